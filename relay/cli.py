@@ -1,0 +1,91 @@
+"""``discard-relay``: run the ordering relay from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sqlite3
+import sys
+
+from .server import Limits, Relay
+from .store import MemoryStore, SQLiteStore
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad flag costs one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def positive(kind):
+    def parse(text: str):
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="discard-relay", description="Order the messages of discard games: each room is an "
+                      "append-only ledger that both players see in the same order. The relay never sees a card.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+    p.add_argument("--port", type=int, default=8765, help="TCP port to listen on (default 8765; 0 picks a free one)")
+    p.add_argument("--max-frame", type=positive(int), default=1 << 20, metavar="BYTES",
+                   help="largest frame accepted; bigger ones get a too_large error (default 1048576)")
+    p.add_argument("--retention", type=positive(float), default=600.0, metavar="SECONDS",
+                   help="how long a room's ledger outlives its last connection (default 600)")
+    p.add_argument("--store", metavar="PATH", help="SQLite file that keeps every ledger across restarts "
+                   "(default: memory only)")
+    p.add_argument("--rate", type=positive(float), default=100.0, metavar="N",
+                   help="frames per second one connection may send, sustained (default 100)")
+    p.add_argument("--burst", type=positive(int), default=400, metavar="N",
+                   help="frames one connection may send at once before the rate applies (default 400)")
+    p.add_argument("--max-rooms", type=positive(int), default=10_000, metavar="N", help="rooms held at once (default 10000)")
+    p.add_argument("--max-connections", type=positive(int), default=5_000, metavar="N",
+                   help="open connections at once (default 5000)")
+    p.add_argument("--log-level", default="INFO", type=str.upper,
+                   choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log verbosity (default INFO)")
+    return p
+
+
+async def run(args: argparse.Namespace) -> int:
+    limits = Limits(max_frame=args.max_frame, retention=args.retention, rate=args.rate, burst=args.burst,
+                    max_rooms=args.max_rooms, max_connections=args.max_connections)
+    try:
+        store = SQLiteStore(args.store) if args.store else MemoryStore()
+    except sqlite3.Error as error:
+        print(f"discard-relay: cannot open store {args.store}: {error}", file=sys.stderr)
+        return 2
+    relay = Relay(store, limits)
+    try:
+        server = await relay.serve(args.host, args.port)
+    except OSError as error:
+        relay.close()
+        print(f"discard-relay: cannot listen on {args.host}:{args.port}: {error.strerror or error}"
+              " (is another relay running? pick another --port)", file=sys.stderr)
+        return 2
+    stop = asyncio.get_running_loop().create_future()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        asyncio.get_running_loop().add_signal_handler(sig, stop.set_result, None)
+    port = server.sockets[0].getsockname()[1]
+    logging.getLogger("discard.relay").info("listening on ws://%s:%d%s", args.host, port,
+                                             f" (store {args.store})" if args.store else "")
+    print(f"discard-relay listening on ws://{args.host}:{port}", flush=True)
+    await stop
+    server.close()  # stops accepting and closes every connection with 1001
+    await server.wait_closed()
+    relay.close()
+    logging.getLogger("discard.relay").info("stopped")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(message)s")
+    logging.getLogger("websockets").setLevel(max(logging.WARNING, logging.getLogger().level))
+    sys.exit(asyncio.run(run(args)))

@@ -1,0 +1,24 @@
+"""Shared fixtures: a real relay on a free loopback port, in this process."""
+
+from __future__ import annotations
+
+import pytest
+
+from relay.server import Limits, Relay
+
+
+@pytest.fixture
+async def relay_server():
+    """A running in-process relay; yields (relay, url)."""
+    relay = Relay(limits=Limits())
+    server = await relay.serve("127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    yield relay, f"ws://127.0.0.1:{port}"
+    server.close()
+    await server.wait_closed()
+    relay.close()
+
+
+@pytest.fixture
+async def relay_url(relay_server):
+    return relay_server[1]
