@@ -1,0 +1,172 @@
+"""Every game message on the wire, as pydantic models, and their signed envelope.
+
+A relay ``post`` body is an :class:`Envelope`: the game number, the sender's
+counter ``n`` (1, 2, 3, … per sender and game), the message, and an Ed25519
+signature over canonical bytes of all of it plus the room and the sender's
+seat. A changed, reordered, replayed or misattributed message fails to verify.
+See ``docs/protocol.md`` for the sequence.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal, Union
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from .rules import DeckKind
+
+PROTOCOL_VERSION = 1
+Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{1,1024}$")]
+Position = Annotated[int, Field(ge=0, lt=52)]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Hello(Message):
+    """First message of every game: who I am and what I play with."""
+
+    type: Literal["hello"] = "hello"
+    version: int
+    name: Annotated[str, Field(min_length=1, max_length=32)]
+    verify_key: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    prime: Hex
+    deck: DeckKind
+
+
+class Commit(Message):
+    """Coin flip, step 1: SHA-256 of a secret nonce."""
+
+    type: Literal["commit"] = "commit"
+    digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class Reveal(Message):
+    """Coin flip, step 2: the nonce, once both commitments are in the ledger."""
+
+    type: Literal["reveal"] = "reveal"
+    nonce: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class Shuffle(Message):
+    """A shuffle step: phase 1 (one key, permuted) or phase 2 (a key per card)."""
+
+    type: Literal["shuffle"] = "shuffle"
+    phase: Literal[1, 2]
+    deck: Annotated[list[Hex], Field(max_length=52)]
+
+
+class CardKey(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    pos: Position
+    key: Hex
+
+
+class Deal(Message):
+    """My keys for the positions dealt to the other player."""
+
+    type: Literal["deal"] = "deal"
+    keys: Annotated[list[CardKey], Field(max_length=52)]
+
+
+class Draw(Message):
+    """Request: I draw the card at ``pos``, the top of the draw pile."""
+
+    type: Literal["draw"] = "draw"
+    pos: Position
+
+
+class DrawKey(Message):
+    """Response: my key for the card the other player is drawing."""
+
+    type: Literal["draw_key"] = "draw_key"
+    pos: Position
+    key: Hex
+
+
+class Discard(Message):
+    """I discard the card at ``pos``; ``key`` lets the other player see it."""
+
+    type: Literal["discard"] = "discard"
+    pos: Position
+    key: Hex
+
+
+class CantMove(Message):
+    """I can neither discard nor draw: I lose. Checked by the audit."""
+
+    type: Literal["cant_move"] = "cant_move"
+
+
+class Keys(Message):
+    """End of game: every secret key I used, for the audit."""
+
+    type: Literal["keys"] = "keys"
+    shuffle_key: Hex
+    card_keys: Annotated[list[Hex], Field(max_length=52)]
+
+
+AnyMessage = Annotated[
+    Union[Hello, Commit, Reveal, Shuffle, Deal, Draw, DrawKey, Discard, CantMove, Keys],
+    Field(discriminator="type"),
+]
+
+
+class Envelope(BaseModel):
+    """The body of every relay post."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    game: Annotated[int, Field(ge=1)]
+    n: Annotated[int, Field(ge=1)]
+    msg: AnyMessage
+    sig: Annotated[str, Field(pattern=r"^[0-9a-f]{128}$")]
+
+
+ENVELOPE = TypeAdapter(Envelope)
+
+
+class BadEnvelope(Exception):
+    """A post body that is not a well-formed envelope."""
+
+
+def signed_bytes(room: str, seat: int, game: int, n: int, msg: Message) -> bytes:
+    """Canonical bytes of everything a signature covers."""
+    record = {"room": room, "seat": seat, "game": game, "n": n, "msg": msg.model_dump(mode="json")}
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def seal(identity: Ed25519PrivateKey, room: str, seat: int, game: int, n: int, msg: Message) -> dict:
+    """The relay post body for ``msg``."""
+    sig = identity.sign(signed_bytes(room, seat, game, n, msg)).hex()
+    return {"game": game, "n": n, "msg": msg.model_dump(mode="json"), "sig": sig}
+
+
+def parse(body: object) -> Envelope:
+    try:
+        return ENVELOPE.validate_python(body)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise BadEnvelope(f"malformed message ({where}: {first['msg']})") from None
+
+
+def verify(key: Ed25519PublicKey, room: str, seat: int, envelope: Envelope) -> bool:
+    data = signed_bytes(room, seat, envelope.game, envelope.n, envelope.msg)
+    try:
+        key.verify(bytes.fromhex(envelope.sig), data)
+    except InvalidSignature:
+        return False
+    return True
+
+
+def public_key(hex_key: str) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(bytes.fromhex(hex_key))
+
+
+def public_hex(identity: Ed25519PrivateKey) -> str:
+    return identity.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
