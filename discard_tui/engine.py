@@ -32,7 +32,7 @@ from gmpy2 import mpz
 from . import protocol as wire
 from .crypto import (MODP_2048, CryptoViolation, Group, PlayerSecrets, decrypt, derive_bytes, group_for_prime,
                      powmod_many)
-from .net import CAUGHT_UP, Event, Link, RelayError
+from .net import CAUGHT_UP, Event, Link, RelayClient, RelayError
 from .rules import HAND_SIZE, Card, DeckKind, RuleViolation, Table, false_claim, matches, mismatch_reason
 
 log = logging.getLogger("discard.engine")
@@ -174,7 +174,18 @@ class Session:
         self._lock = asyncio.Lock()
         self._secrets: dict[int, PlayerSecrets] = {}
         self._identities: dict[int, Ed25519PrivateKey] = {}
-        self.game_over = asyncio.Event()
+        self.completed: asyncio.Queue[Game | None] = asyncio.Queue()  # each audited game; None: stopped
+
+    @classmethod
+    async def connect(cls, url: str, room: str, name: str, *, token: str | None = None, after: int = 0,
+                      **options) -> Session:
+        """Join ``room`` on the relay at ``url``; raises RelayError with a one-line reason."""
+        session: Session | None = None
+        client = RelayClient(url, room, name, token=token, after=after,
+                             on_link=lambda link: session.on_link(link) if session else None)
+        await client.open()
+        session = cls(client, room, name, **options)
+        return session
 
     # -- secrets -----------------------------------------------------------------
 
@@ -240,7 +251,7 @@ class Session:
     def _fail(self, problem: str) -> None:
         self.problem = problem
         self.phase = Phase.FAILED
-        self.game_over.set()
+        self.completed.put_nowait(None)
         self._changed()
 
     # -- intents (from the UI or a strategy) ----------------------------------------
@@ -249,6 +260,8 @@ class Session:
         """Why ``action`` cannot be done now, or None if it can."""
         g, table = self.game, self.game.table
         if action == "rematch":
+            if self._rematch_offered():
+                return None
             if self.phase is not Phase.OVER:
                 return "a rematch can start once this game is over"
             return "a rematch is already requested" if self.want_game > g.number else None
@@ -292,7 +305,7 @@ class Session:
         async with self._lock:
             if (reason := self.refusal("rematch")) is not None:
                 return reason
-            self.want_game = self.game.number + 1
+            self.want_game = self.game.number + (not self._rematch_offered())
             await self._pump_locked()
         return None
 
@@ -336,12 +349,16 @@ class Session:
             # Over: a hello opens the next game, if I want one. New: a hello joins it, if I want it.
             if self.want_game < g.number + (g.verdict is not None):
                 return None
-            first = None if g.verdict is not None else g.hellos.get(them)
             number = g.number + (g.verdict is not None)
+            if g.verdict is not None:  # a rematch keeps the deck and the group
+                group, deck = g.group, g.deck
+            elif (first := g.hellos.get(them)) is not None:  # join the game the other player opened
+                group, deck = first_group(first, self.group_choice), first.deck
+            else:
+                group, deck = self.group_choice, self.deck_choice
             return wire.Hello(version=wire.PROTOCOL_VERSION, name=self.name,
                               verify_key=wire.public_hex(self.identity(number)),
-                              prime=format(first_group(first, self.group_choice).p, "x"),
-                              deck=first.deck if first else self.deck_choice)
+                              prime=format(group.p, "x"), deck=deck)
         if them not in g.hellos:
             return None
         if g.starter is None:
@@ -656,7 +673,7 @@ class Session:
             g.verdict = await audit(g, self.seat, self.mine)  # type: ignore[arg-type]
             self.phase = Phase.OVER
             self._say(f"audit: {describe_verdict(g)}")
-            self.game_over.set()
+            self.completed.put_nowait(g)
 
     # -- violations --------------------------------------------------------------------------------
 
@@ -666,7 +683,7 @@ class Session:
         log.warning("seat %s: violation: %s", self.seat, problem)
         self.transcript_path = self.write_transcript(problem)
         self._say(f"stopped: {problem}")
-        self.game_over.set()
+        self.completed.put_nowait(None)
         self._changed()
 
     def write_transcript(self, reason: str) -> Path | None:
@@ -736,8 +753,9 @@ class Session:
         )
 
     def _rematch_offered(self) -> bool:
+        """The other player opened the next game and waits for me."""
         g = self.game
-        return bool(self.finished) and self.opponent in g.hellos and self.seat not in g.hellos if self.seat is not None else False
+        return self.seat is not None and g.number > self.want_game and self.opponent in g.hellos
 
     def _progress(self) -> tuple[str, int, int] | None:
         g = self.game
@@ -752,11 +770,9 @@ class Session:
         return None
 
 
-def first_group(first: wire.Hello | None, choice: Group) -> Group:
-    """The group of the game: the first hello's, if it named a standard one."""
-    if first is not None and (group := group_for_prime(first.prime)) is not None:
-        return group
-    return choice
+def first_group(first: wire.Hello, choice: Group) -> Group:
+    """The group the first hello named, if it is a standard one."""
+    return group_for_prime(first.prime) or choice
 
 
 def describe_verdict(game: Game) -> str:

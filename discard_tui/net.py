@@ -94,6 +94,8 @@ class RelayClient:
             yield item
 
     async def close(self) -> None:
+        if self._connection is not None:
+            await self._connection.close()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)

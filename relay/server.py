@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from .store import MemoryStore, StoredRoom
@@ -152,6 +153,8 @@ class Relay:
         try:
             async for message in connection:
                 self._handle_frame(client, message)
+        except ConnectionClosed:
+            pass  # an abrupt close is as final as a clean one
         finally:
             self.connection_count -= 1
             self._disconnect(client)

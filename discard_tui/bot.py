@@ -1,0 +1,129 @@
+"""``discard-bot``: the engine without a screen, for tests, benchmarks and as the computer opponent."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+
+from . import crypto
+from .crypto import GROUPS
+from .engine import Game, Session, Strategy
+from .net import RelayError
+from .paths import transcripts_dir
+from .rules import DeckKind, matches
+
+
+def simple_strategy(seed: int | None = None) -> Strategy:
+    """Discard a random playable card (seeded), else draw."""
+    rng = random.Random(seed)
+
+    def choose(session: Session) -> int | None:
+        table = session.game.table
+        assert table is not None
+        playable = [i for i, (_, card) in enumerate(session.hand()) if matches(card, table.top)]
+        return rng.choice(playable) if playable else None
+
+    return choose
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="discard-bot", description="Play discard games against another player through a "
+                      "relay, with a simple legal strategy, verifying every move.")
+    p.add_argument("--relay", required=True, metavar="URL", help="relay address, e.g. ws://127.0.0.1:8765")
+    p.add_argument("--room", required=True, help="room name (1-64 of A-Z a-z 0-9 . _ -)")
+    p.add_argument("--name", default="bot", help="name shown to the other player (default bot)")
+    p.add_argument("--games", type=int, default=1, metavar="N", help="games to play, as rematches (default 1)")
+    p.add_argument("--deck", choices=[k.value for k in DeckKind], default="full",
+                   help="full (52 cards, default) or short (24 cards, 9 to A)")
+    p.add_argument("--group", choices=sorted(GROUPS), default="modp2048", help="RFC 3526 group (default modp2048)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                   help="give up when the opponent is silent this many seconds (default 60)")
+    p.add_argument("--seed", type=int, help="seed the strategy's choices (not the crypto)")
+    p.add_argument("--json", action="store_true", help="print one JSON line per finished game")
+    return p
+
+
+def game_record(session: Session, g: Game, number: int) -> dict:
+    assert g.table is not None and g.dealt_at is not None and g.ended_at is not None
+    return {"game": number, "result": "win" if g.table.winner == session.seat else "loss",
+            "audit": "fair" if g.verdict == [] else "violation", "deck": g.size,
+            "shuffle_s": round(g.dealt_at - g.started, 3), "game_s": round(g.ended_at - g.started, 3),
+            "moves": len(g.moves)}
+
+
+async def next_game(session: Session, timeout: float) -> Game | None:
+    """The next audited game (None if the session stopped); TimeoutError once the ledger is quiet for ``timeout``."""
+    while True:
+        remaining = session.last_activity + timeout - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        try:
+            return await asyncio.wait_for(session.completed.get(), remaining)
+        except TimeoutError:
+            continue
+
+
+async def play(args: argparse.Namespace) -> str | None:
+    """Play the games; the reason for failing, or None when every game finished fair."""
+    await crypto.warm_up()
+    try:
+        session = await Session.connect(args.relay, args.room, args.name, deck=DeckKind(args.deck),
+                                        group=GROUPS[args.group], autoplay=simple_strategy(args.seed),
+                                        transcript_dir=transcripts_dir())
+    except RelayError as error:
+        return str(error)
+    runner = asyncio.create_task(session.run())
+    failure = None
+    try:
+        for number in range(1, args.games + 1):
+            try:
+                game = await next_game(session, args.timeout)
+            except TimeoutError:
+                failure = f"opponent silent for {args.timeout:g} s; giving up"
+                break
+            if game is None:
+                failure = session.problem or "the game stopped"
+                if session.transcript_path:
+                    failure += f" (transcript: {session.transcript_path})"
+                break
+            record = game_record(session, game, number)
+            if args.json:
+                print(json.dumps(record), flush=True)
+            if record["audit"] != "fair":
+                failure = f"game {number} failed its audit: {'; '.join(game.verdict or [])}"
+                break
+            if number < args.games:
+                await session.rematch()
+    finally:
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        await session.ledger.close()
+    return failure
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    if args.games < 1:
+        parser().error("--games must be 1 or more")
+    try:
+        failure = asyncio.run(play(args))
+    except KeyboardInterrupt:
+        failure = "interrupted"
+    finally:
+        crypto.shutdown_pool()
+    if failure:
+        print(f"discard-bot: {failure}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
