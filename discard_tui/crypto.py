@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import multiprocessing
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -212,10 +213,34 @@ def pool() -> ProcessPoolExecutor:
     return _pool
 
 
-async def warm_up() -> None:
-    """Start the workers now, so the first shuffle does not pay for it."""
+def start_pool() -> None:
+    """Start every worker now, so the first shuffle does not pay for it.
+
+    multiprocessing hands its helper processes ``sys.stderr.fileno()``; a
+    full-screen app that captures stderr makes that -1, so the real stderr
+    stands in while the processes start.
+    """
     one = mpz(1)
-    await asyncio.gather(*(powmod_many([one] * 8, [one] * 8, mpz(7)) for _ in range(WORKERS)))
+    captured = sys.stderr
+    try:
+        if not _has_fileno(captured):
+            sys.stderr = sys.__stderr__
+        for future in [pool().submit(_powmod_chunk, [one], [one], mpz(7)) for _ in range(WORKERS)]:
+            future.result()
+    finally:
+        sys.stderr = captured
+
+
+def _has_fileno(stream: object) -> bool:
+    try:
+        return stream.fileno() >= 0  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+async def warm_up() -> None:
+    """:func:`start_pool` without blocking the event loop."""
+    await asyncio.get_running_loop().run_in_executor(None, start_pool)
 
 
 async def powmod_many(bases: list[mpz], exponents: list[mpz], p: mpz) -> list[mpz]:

@@ -33,7 +33,7 @@ from . import protocol as wire
 from .crypto import (MODP_2048, CryptoViolation, Group, PlayerSecrets, decrypt, derive_bytes, group_for_prime,
                      powmod_many)
 from .net import CAUGHT_UP, Event, Link, RelayClient, RelayError
-from .rules import HAND_SIZE, Card, DeckKind, RuleViolation, Table, false_claim, matches, mismatch_reason
+from .rules import HAND_SIZE, Card, DeckKind, RuleViolation, Table, false_claim, matches, short_mismatch
 
 log = logging.getLogger("discard.engine")
 
@@ -146,7 +146,7 @@ class Session:
 
     def __init__(self, ledger, room: str, name: str, *, deck: DeckKind = DeckKind.FULL, group: Group = MODP_2048,
                  seed: bytes | None = None, autoplay: Strategy | None = None, auto_rematch: bool = False,
-                 transcript_dir: Path | None = None) -> None:
+                 think_time: float = 0.0, transcript_dir: Path | None = None) -> None:
         self.ledger = ledger
         self.room = room
         self.name = name
@@ -154,6 +154,8 @@ class Session:
         self.group_choice = group
         self.seed = seed if seed is not None else secrets.token_bytes(32)
         self.autoplay = autoplay
+        self.think_time = think_time  # a pause before each autoplay move, so a person can follow
+        self._thinking = False
         self.auto_rematch = auto_rematch
         self.transcript_dir = transcript_dir
         self.seat: int | None = None
@@ -280,7 +282,7 @@ class Session:
         top = table.top
         if not matches(card, top):
             assert top is not None
-            return mismatch_reason(card, top)
+            return short_mismatch(card, top)
         return None
 
     async def draw(self) -> str | None:
@@ -320,8 +322,13 @@ class Session:
         if not self.caught_up or self.outbox is not None or self.phase in (Phase.VIOLATION, Phase.FAILED):
             return
         message = await self._owed()
-        if message is None and self.autoplay is not None and self.refusal("draw") in (None, "the draw pile is empty"):
-            choice = self.autoplay(self)
+        if message is None and self._autoplay_due():
+            if self.think_time and not self._thinking:
+                self._thinking = True
+                asyncio.get_running_loop().call_later(self.think_time, self._wake_up)
+                return
+            self._thinking = False
+            choice = self.autoplay(self)  # type: ignore[misc]
             if choice is None:
                 assert self.game.table is not None
                 message = wire.Draw(pos=self.game.table.draw_pile[0])
@@ -330,6 +337,13 @@ class Session:
                 message = wire.Discard(pos=pos, key=format(self.mine.card_keys[pos].d, "x"))
         if message is not None:
             await self._post(message)
+
+    def _autoplay_due(self) -> bool:
+        return self.autoplay is not None and self.refusal("draw") in (None, "the draw pile is empty")
+
+    def _wake_up(self) -> None:
+        if self._thinking:
+            asyncio.get_running_loop().create_task(self._pump())
 
     async def _post(self, message: wire.Message) -> None:
         """Seal and send; the message counts once it comes back from the ledger."""
@@ -739,7 +753,7 @@ class Session:
             draw_pile=len(shown.draw_pile) if shown else (g.size if self.phase is Phase.SHUFFLING else 0),
             discard_top=top,
             discard_count=len(shown.discard_pile) if shown else 0,
-            log=tuple(self.log[-50:]),
+            log=tuple(self.log),
             progress=self._progress(),
             link=getattr(self.ledger, "link", Link.CONNECTED),
             result=result if last.verdict is not None or self.phase is Phase.AUDITING else None,

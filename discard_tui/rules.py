@@ -58,6 +58,11 @@ def mismatch_reason(card: Card, top: Card) -> str:
     return f"{card} matches neither the suit nor the value of {top}"
 
 
+def short_mismatch(card: Card, top: Card) -> str:
+    """The same, short enough for a status bar: "7♣ matches neither ♦ nor 9"."""
+    return f"{card} matches neither {top.suit} nor {top.rank}"
+
+
 class RuleViolation(Exception):
     """A move the rules forbid. The message reads after the mover's name:
     "opponent" + " discarded 7♣, which matches neither ..."."""

@@ -22,3 +22,13 @@ async def relay_server():
 @pytest.fixture
 async def relay_url(relay_server):
     return relay_server[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def crypto_pool():
+    """One process pool for the whole run, started before any app captures stdio."""
+    from discard_tui import crypto
+
+    crypto.start_pool()
+    yield
+    crypto.shutdown_pool()

@@ -1,0 +1,85 @@
+"""``discard-tui``: play discard in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import re
+import secrets
+import sys
+
+from . import crypto
+from .rules import DeckKind
+
+ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="discard-tui", description="Play discard, a card game where nobody deals: the deck is "
+                      "shuffled by both players under their own keys and every move is verified. With no "
+                      "options you play the computer.")
+    p.add_argument("--relay", metavar="URL", help="play a person through this relay, e.g. ws://host:8765")
+    p.add_argument("--room", metavar="NAME", help="the room to meet in (1-64 of A-Z a-z 0-9 . _ -)")
+    p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
+    p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
+    p.add_argument("--port", type=int, default=8765, help="with --host: the port to listen on (default 8765)")
+    p.add_argument("--deck", choices=[k.value for k in DeckKind], default="full",
+                   help="full (52 cards, default) or short (24 cards, 9 to A)")
+    p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
+    return p
+
+
+def default_name() -> str:
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = ""
+    name = "".join(ch for ch in name if ch.isprintable())[:32]
+    return name or "player"
+
+
+def config_from(args: argparse.Namespace, p: argparse.ArgumentParser):
+    from .app import PlayConfig
+
+    if args.relay and args.host:
+        p.error("--relay and --host do not go together: either join a relay or host one")
+    if args.relay and not args.room:
+        p.error("--relay needs --room NAME, the room your opponent joins too")
+    if args.room is not None and not ROOM.fullmatch(args.room):
+        p.error(f"--room {args.room!r}: use 1 to 64 of A-Z a-z 0-9 . _ -")
+    if args.relay and not re.match(r"wss?://", args.relay):
+        p.error(f"--relay {args.relay!r}: a relay address starts with ws://, e.g. ws://127.0.0.1:8765")
+    if not 0 <= args.port <= 65535:
+        p.error(f"--port {args.port}: use a port from 0 to 65535")
+    name = args.name if args.name is not None else default_name()
+    if not 1 <= len(name) <= 32 or not name.isprintable():
+        p.error("--name: use 1 to 32 printable characters")
+    deck = DeckKind(args.deck)
+    if args.host:
+        room = args.room or f"table-{secrets.token_hex(3)}"
+        return PlayConfig(room=room, name=name, deck=deck, host="0.0.0.0", port=args.port)
+    if args.relay:
+        return PlayConfig(relay=args.relay, room=args.room, name=name, deck=deck)
+    return PlayConfig(room="local", name=name, deck=deck, opponent_seed=args.seed)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = parser()
+    config = config_from(p.parse_args(argv), p)
+    from .app import DiscardApp
+
+    crypto.start_pool()
+    try:
+        DiscardApp(config).run()
+    finally:
+        crypto.shutdown_pool()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""The Textual app, driven by key presses through Pilot, against the built-in computer."""
+
+import pytest
+
+from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
+from discard_tui.engine import Phase
+from discard_tui.rules import DeckKind, matches
+from discard_tui.widgets import HandView, StatusBar
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
+
+
+def computer_game(deck=DeckKind.SHORT, seed=1) -> DiscardApp:
+    return DiscardApp(PlayConfig(name="tester", deck=deck, opponent_seed=seed, think_time=0))
+
+
+async def until(pilot, condition, what, limit=2000):
+    """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock)."""
+    for _ in range(limit):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def my_turn_or_over(app):
+    view = app.view
+    return view is not None and (view.my_turn or view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))
+
+
+def text_of(screen, selector) -> str:
+    return screen.query_one(selector).render().plain
+
+
+def moved(app, before) -> bool:
+    return app.view.moves > before.moves or app.view.phase is not Phase.PLAYING
+
+
+async def test_whole_game_by_keys_to_game_over():
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        while True:
+            await until(pilot, lambda: my_turn_or_over(app), "my turn")
+            view = app.view
+            if view.phase is not Phase.PLAYING:
+                break
+            playable = [i for i, ok in enumerate(view.playable) if ok]
+            if playable:
+                hand = app.screen.query_one(HandView)
+                for _ in range(len(view.hand)):
+                    await pilot.press("left")
+                for _ in range(playable[0]):
+                    await pilot.press("right")
+                assert hand.cursor == playable[0]
+                await pilot.press("enter")
+            else:
+                await pilot.press("d")
+            await until(pilot, lambda: moved(app, view), "the move to land")
+        await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over screen")
+        await until(pilot, lambda: text_of(app.screen, "#verdict"), "the verdict")
+        text = text_of(app.screen, "#result") + " " + text_of(app.screen, "#verdict")
+        assert ("You win" in text) or ("You lose" in text)
+        assert "fair: 24 cards and" in text and "moves verified" in text
+        await pilot.press("n")
+        await until(pilot, lambda: app.view.game == 2 and app.view.phase in (Phase.PLAYING,), "the rematch")
+        assert isinstance(app.screen, TableScreen)
+
+
+async def test_illegal_discard_is_refused_with_the_reason():
+    app = computer_game(seed=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(200):
+            await until(pilot, lambda: my_turn_or_over(app), "my turn")
+            view = app.view
+            assert view.phase is Phase.PLAYING
+            bad = [i for i, ok in enumerate(view.playable) if not ok]
+            if bad and view.discard_top is not None:
+                break
+            playable = [i for i, ok in enumerate(view.playable) if ok]
+            if playable:
+                app.screen.query_one(HandView).cursor = playable[0]
+                await pilot.press("enter")
+            else:
+                await pilot.press("d")
+            await until(pilot, lambda: moved(app, view), "the move")
+        posted_before = len(app.session.events)
+        app.screen.query_one(HandView).cursor = bad[0]
+        card, top = view.hand[bad[0]], view.discard_top
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.query_one(StatusBar).notice, "a refusal")
+        assert app.screen.query_one(StatusBar).notice == f"{card} matches neither {top.suit} nor {top.rank}"
+        assert not matches(card, top)
+        await pilot.pause()
+        assert app.view.my_turn and len(app.session.events) == posted_before  # nothing was sent
+
+
+async def test_help_screen_opens_and_closes():
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert "matches the [b]suit[/b]" in str(app.screen.query_one("Static").content)
+        await pilot.press("escape")
+        assert isinstance(app.screen, TableScreen)
+
+
+async def test_unreachable_relay_screen_offers_retry():
+    app = DiscardApp(PlayConfig(relay="ws://127.0.0.1:9", room="r", name="tester"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        problem = text_of(app.screen, "#problem")
+        assert "cannot reach the relay at ws://127.0.0.1:9" in problem
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen again")
+        await pilot.press("q")
