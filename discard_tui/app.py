@@ -220,12 +220,14 @@ class TableScreen(Screen[None]):
             with Vertical(id="play"):
                 yield Label("Opponent", id="opponent-label", classes="label")
                 yield OpponentHand(id="opponent")
+                yield Static(classes="spacer")
                 with Horizontal(id="middle"):
                     yield DrawPile(id="draw")
                     yield DiscardPile(id="discard")
                     with Vertical(id="progress-box"):
                         yield Label("", id="progress-label")
                         yield ProgressBar(total=6, show_eta=False, id="progress")
+                yield Static(classes="spacer")
                 yield Label("Your hand", id="hand-label", classes="label")
                 yield HandView(id="hand")
             yield MoveLog(id="log", wrap=True, min_width=10, max_lines=500)
@@ -236,6 +238,7 @@ class TableScreen(Screen[None]):
         status.headline = headline(view)
         status.players = f"{view.my_name} vs {view.opponent_name} · game {view.game}"
         status.link = link_text(view)
+        status.hint = hint(view)
         self.query_one("#opponent-label", Label).update(
             f"{view.opponent_name}: {view.opponent_hand} card{'s' if view.opponent_hand != 1 else ''}")
         self.query_one(OpponentHand).count = view.opponent_hand
@@ -281,6 +284,19 @@ class TableScreen(Screen[None]):
         if action in ("discard", "draw", "rematch"):
             return self.app.can(action)  # type: ignore[attr-defined]
         return True
+
+
+def hint(view: GameView) -> str:
+    """What the player can do now, in one line."""
+    if not view.my_turn:
+        return ""
+    if view.discard_top is None:
+        return "Anything goes on the empty pile: ← → choose, Enter discards"
+    if any(view.playable):
+        return f"Play a card matching {view.discard_top.suit} or {view.discard_top.rank} (green), or d to draw"
+    if view.draw_pile:
+        return f"Nothing matches {view.discard_top}: press d to draw"
+    return "Nothing matches and the draw pile is empty"
 
 
 def headline(view: GameView) -> str:

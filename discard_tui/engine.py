@@ -513,7 +513,7 @@ class Session:
                 self._start_shuffle(g.starter_hint)
             else:
                 self.phase = Phase.FLIPPING
-            self._say(f"game {g.number}: {len(g.deck.cards)} cards, {g.group.name}")
+            self._say(f"game {g.number}: {len(g.deck.cards)} cards, {g.group.p.bit_length()}-bit keys")
         elif seat != self.seat and g.number > 1:
             self._say(f"{hello.name} wants a rematch")
 

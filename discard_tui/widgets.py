@@ -157,6 +157,7 @@ class StatusBar(Widget):
     players: reactive[str] = reactive("")
     link: reactive[str] = reactive("")
     notice: reactive[str] = reactive("")
+    hint: reactive[str] = reactive("")
 
     def render(self) -> Text:
         text = Text(overflow="ellipsis", no_wrap=True)
@@ -166,4 +167,6 @@ class StatusBar(Widget):
             text.append(f"  · {self.link}", "yellow" if self.link != "connected" else "dim")
         if self.notice:
             text.append(f"\n {self.notice}", "bold yellow")
+        elif self.hint:
+            text.append(f"\n {self.hint}", "italic")
         return text
