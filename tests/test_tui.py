@@ -77,7 +77,7 @@ async def test_illegal_discard_is_refused_with_the_reason():
             view = app.view
             assert view.phase is Phase.PLAYING
             bad = [i for i, ok in enumerate(view.playable) if not ok]
-            if bad and view.discard_top is not None:
+            if bad and any(view.playable):  # with nothing playable, Discard is greyed out instead
                 break
             playable = [i for i, ok in enumerate(view.playable) if ok]
             if playable:
