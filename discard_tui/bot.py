@@ -9,7 +9,7 @@ import random
 import sys
 import time
 
-from . import crypto
+from . import crypto, saves
 from .crypto import GROUPS
 from .engine import Game, Session, Strategy
 from .net import RelayError
@@ -48,13 +48,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
                    help="give up when the opponent is silent this many seconds (default 60)")
     p.add_argument("--seed", type=int, help="seed the strategy's choices (not the crypto)")
+    p.add_argument("--think", type=float, default=0.0, metavar="S", help="pause before each move (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON line per finished game")
     return p
 
 
-def game_record(session: Session, g: Game, number: int) -> dict:
+def game_record(session: Session, g: Game) -> dict:
     assert g.table is not None and g.dealt_at is not None and g.ended_at is not None
-    return {"game": number, "result": "win" if g.table.winner == session.seat else "loss",
+    return {"game": g.number, "result": "win" if g.table.winner == session.seat else "loss",
             "audit": "fair" if g.verdict == [] else "violation", "deck": g.size,
             "shuffle_s": round(g.dealt_at - g.started, 3), "game_s": round(g.ended_at - g.started, 3),
             "moves": len(g.moves)}
@@ -76,34 +77,40 @@ async def play(args: argparse.Namespace) -> str | None:
     """Play the games; the reason for failing, or None when every game finished fair."""
     await crypto.warm_up()
     try:
-        session = await Session.connect(args.relay, args.room, args.name, deck=DeckKind(args.deck),
-                                        group=GROUPS[args.group], autoplay=simple_strategy(args.seed),
-                                        transcript_dir=transcripts_dir())
+        session, _ = await saves.resume_or_join(
+            args.relay, args.room, args.name, deck=DeckKind(args.deck), group=GROUPS[args.group],
+            autoplay=simple_strategy(args.seed), think_time=args.think, transcript_dir=transcripts_dir())
     except RelayError as error:
         return str(error)
     runner = asyncio.create_task(session.run())
     failure = None
+    finished = False  # done with this room: forget the saved seat
     try:
-        for number in range(1, args.games + 1):
+        while True:
             try:
                 game = await next_game(session, args.timeout)
             except TimeoutError:
-                failure = f"opponent silent for {args.timeout:g} s; giving up"
+                failure = f"opponent silent for {args.timeout:g} s; giving up (run the same command to resume)"
                 break
+            finished = game is None or game.number >= args.games
             if game is None:
                 failure = session.problem or "the game stopped"
                 if session.transcript_path:
                     failure += f" (transcript: {session.transcript_path})"
                 break
-            record = game_record(session, game, number)
+            record = game_record(session, game)
             if args.json:
                 print(json.dumps(record), flush=True)
             if record["audit"] != "fair":
-                failure = f"game {number} failed its audit: {'; '.join(game.verdict or [])}"
+                failure = f"game {game.number} failed its audit: {'; '.join(game.verdict or [])}"
+                finished = True
                 break
-            if number < args.games:
-                await session.rematch()
+            if finished:
+                break
+            await session.rematch()  # refused harmlessly if a resumed ledger already holds it
     finally:
+        if finished:
+            saves.remove(args.relay, args.room, args.name)
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
         await session.ledger.close()

@@ -49,6 +49,10 @@ class RelayError(Exception):
     """The relay cannot be used; the message says what to do."""
 
 
+class SeatLost(RelayError):
+    """The relay no longer knows our seat token (the room expired or the relay lost it)."""
+
+
 CAUGHT_UP = object()  # marker in the event stream: the backlog is delivered
 
 
@@ -155,7 +159,8 @@ class RelayClient:
         await connection.send(json.dumps(join))
         welcome = json.loads(await connection.recv())
         if welcome.get("type") == "error":
-            raise RelayError(f"the relay refused to seat us in room {self.room}: {welcome.get('message')}")
+            error = SeatLost if welcome.get("code") == "bad_token" else RelayError
+            raise error(f"the relay refused to seat us in room {self.room}: {welcome.get('message')}")
         self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]
         self._connection = connection
         self._set_link(Link.CONNECTED)

@@ -7,6 +7,13 @@ import pytest
 from relay.server import Limits, Relay
 
 
+@pytest.fixture(autouse=True)
+def private_data_dir(tmp_path, monkeypatch):
+    """Saved seats and transcripts go to the test's own directory, for this process and its children."""
+    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
 @pytest.fixture
 async def relay_server():
     """A running in-process relay; yields (relay, url)."""

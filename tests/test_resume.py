@@ -1,0 +1,171 @@
+"""Nothing lost: a killed client, a cut connection and a restarted relay all end in a fair game."""
+
+import asyncio
+import collections
+import json
+import os
+import signal
+import socket
+import sqlite3
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from discard_tui import saves
+from discard_tui.bot import simple_strategy
+from discard_tui.engine import Phase
+from discard_tui.rules import DeckKind
+
+PLAY_STARTS_AT = 14  # two joins and twelve posts: hellos, coin flip, four shuffle steps, deals
+
+
+def bot(url, room, name, *extra):
+    return subprocess.Popen(
+        [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--name", name, "--json",
+         "--think", "0.03", "--seed", "7", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+async def finish(process):
+    out, err = await asyncio.to_thread(process.communicate, timeout=90)
+    return process.returncode, out, err
+
+
+async def until(condition, what, rounds=3000):
+    """Poll ``condition`` (bounded in rounds; the condition, not the clock, decides)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def assert_fair(returncode, out, err):
+    assert returncode == 0, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines and all(line["audit"] == "fair" for line in lines), lines
+
+
+def assert_never_posted_twice(frames):
+    """No (seat, game, counter) appears twice in a ledger."""
+    posts = [json.loads(f) for f in frames]
+    keys = [(p["seat"], p["body"]["game"], p["body"]["n"]) for p in posts if p["kind"] == "post"]
+    duplicates = [k for k, count in collections.Counter(keys).items() if count > 1]
+    assert not duplicates, duplicates
+
+
+@pytest.mark.parametrize("kill_at", [8, PLAY_STARTS_AT + 6], ids=["mid-shuffle", "mid-play"])
+async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_dir):
+    relay, url = relay_server
+    room = f"crash-{kill_at}"
+    survivor = bot(url, room, "steady")
+    victim = bot(url, room, "fragile")
+    await until(lambda: room in relay.rooms and relay.rooms[room].head >= kill_at, "the game to get going")
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    assert saves.load(url, room, "fragile") is not None  # the seat survived the crash on disk
+    again = bot(url, room, "fragile")
+    for process in (survivor, again):
+        assert_fair(*await finish(process))
+    assert_never_posted_twice(relay.rooms[room].frames)
+    assert saves.load(url, room, "fragile") is None  # a finished game is cleaned away
+
+
+async def test_cut_websocket_reconnects_and_finishes(relay_server):
+    relay, url = relay_server
+    room = "cut"
+    sessions = []
+    for seat, name in enumerate(("a", "b")):
+        session, resumed = await saves.resume_or_join(url, room, name, deck=DeckKind.SHORT, think_time=0.01,
+                                                      autoplay=simple_strategy(seat))
+        assert not resumed
+        sessions.append(session)
+    tasks = [asyncio.create_task(s.run()) for s in sessions]
+    try:
+        await until(lambda: relay.rooms[room].head >= PLAY_STARTS_AT + 4, "play to start")
+        relay.rooms[room].seats[0].client.connection.transport.abort()
+        games = await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in sessions)), 60)
+        assert all(g is not None and g.verdict == [] for g in games), [s.problem for s in sessions]
+        kinds = [(e["seat"], e["kind"]) for e in map(json.loads, relay.rooms[room].frames)]
+        assert kinds.count((0, "join")) == 2 and (0, "leave") in kinds  # it really was cut and came back
+        assert_never_posted_twice(relay.rooms[room].frames)
+    finally:
+        for task in tasks:
+            task.cancel()
+        for session in sessions:
+            await session.ledger.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_relay(port, store):
+    process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(port), "--store", str(store),
+                                "--log-level", "WARNING"], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().startswith("discard-relay listening on")
+    return process
+
+
+def stored_events(store) -> int:
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+            return db.execute("SELECT count(*) FROM events").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+async def test_relay_restart_with_store_mid_game(tmp_path):
+    port, store = free_port(), tmp_path / "relay.sqlite3"
+    relay = start_relay(port, store)
+    url = f"ws://127.0.0.1:{port}"
+    players = [bot(url, "restart", "a"), bot(url, "restart", "b")]
+    try:
+        await until(lambda: stored_events(store) >= PLAY_STARTS_AT + 6, "play to start")
+        relay.send_signal(signal.SIGKILL)
+        relay.wait()
+        relay = start_relay(port, store)
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        for process in (*players, relay):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+async def test_saved_seat_is_private(relay_url, private_data_dir):
+    session, _ = await saves.resume_or_join(relay_url, "private", "me", deck=DeckKind.SHORT)
+    try:
+        path = saves.path_for(relay_url, "private", "me")
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+        saved = saves.load(relay_url, "private", "me")
+        assert saved.token == session.ledger.token and saved.seed_bytes == session.seed
+    finally:
+        await session.ledger.close()
+
+
+async def test_resume_in_process_rebuilds_the_same_state(relay_url):
+    """A second client with the saved seed and token replays the ledger into the same hand."""
+    players = [await saves.resume_or_join(relay_url, "replay", n, deck=DeckKind.SHORT) for n in ("x", "y")]
+    sessions = [s for s, _ in players]
+    tasks = [asyncio.create_task(s.run()) for s in sessions]
+    try:
+        await until(lambda: all(s.phase is Phase.PLAYING for s in sessions), "the deal")
+        before = sessions[0].hand()
+        tasks[0].cancel()
+        await sessions[0].ledger.close()
+        again, resumed = await saves.resume_or_join(relay_url, "replay", "x", deck=DeckKind.SHORT)
+        assert resumed
+        task = asyncio.create_task(again.run())
+        tasks.append(task)
+        await until(lambda: again.phase is Phase.PLAYING and again.caught_up, "the replay")
+        assert again.hand() == before and again.seat == sessions[0].seat
+    finally:
+        for task in tasks:
+            task.cancel()
