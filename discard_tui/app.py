@@ -23,7 +23,8 @@ from . import crypto
 from .bot import simple_strategy
 from .engine import GameView, Phase, Session
 from .net import Link, RelayError
-from .paths import transcripts_dir
+from . import saves
+from .paths import data_dir, transcripts_dir
 from .rules import DeckKind
 from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, StatusBar
 
@@ -86,7 +87,8 @@ class ConfirmQuit(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("[b]Quit in the middle of a game?[/b]")
-            yield Label("Your opponent will be left waiting. y quits, n keeps playing.")
+            yield Label("Your seat is kept: the same command brings you back to this game. "
+                        "y quits, n keeps playing.")
         yield Footer()
 
 
@@ -370,30 +372,46 @@ class DiscardApp(App[None]):
         self.push_screen(ConnectingScreen(self.where(), None))
         self.play()
 
+    @property
+    def relay_key(self) -> str:
+        """Which relay saved seats belong to: the URL, or our own embedded relay."""
+        c = self.config
+        if c.relay:
+            return c.relay
+        return saves.LOCAL_RELAY if c.against_computer else f"host:{c.port}"
+
     @work(exclusive=True, group="game")
     async def play(self) -> None:
-        """Start the relay and the opponent if needed, join the room, and run the session."""
+        """Start the relay and the opponent if needed, take (or take back) a seat, and run the session."""
         c = self.config
         try:
             url = c.relay or await self._start_relay()
             await crypto.warm_up()
             if c.against_computer and self._opponent is None:
-                self._opponent = await Session.connect(
-                    url, c.room, "Computer", deck=c.deck, autoplay=simple_strategy(c.opponent_seed), auto_rematch=True,
-                    think_time=c.think_time, transcript_dir=transcripts_dir())
+                self._opponent, _ = await saves.resume_or_join(
+                    url, c.room, saves.COMPUTER, relay_key=self.relay_key, deck=c.deck,
+                    autoplay=simple_strategy(c.opponent_seed), auto_rematch=True, think_time=c.think_time,
+                    transcript_dir=transcripts_dir())
                 self.run_worker(self._opponent.run(), group="opponent")
-            self.session = await Session.connect(url, c.room, c.name, deck=c.deck, transcript_dir=transcripts_dir())
+            self.session, resumed = await saves.resume_or_join(url, c.room, c.name, relay_key=self.relay_key,
+                                                               deck=c.deck, transcript_dir=transcripts_dir())
         except (RelayError, OSError) as error:
             self.switch_to_problem(str(error))
             return
+        if resumed:
+            self.notify(f"Back in room {c.room}: your game goes on where it stopped.", title="Resumed")
         self.session.subscribe(self._engine_changed)
         self._engine_changed()
         await self.session.run()
 
     async def _start_relay(self) -> str:
+        """Our own relay, durable in the data directory so a crash here loses no game."""
         from relay.server import Relay
+        from relay.store import SQLiteStore
 
-        self._relay = Relay()
+        store_name = "computer-relay.sqlite3" if self.config.against_computer else f"host-{self.config.port}.sqlite3"
+        data_dir().mkdir(parents=True, exist_ok=True)
+        self._relay = Relay(SQLiteStore(data_dir() / store_name))
         host = self.config.host or "127.0.0.1"
         try:
             self._relay_server = await self._relay.serve(host, self.config.port)
@@ -504,10 +522,20 @@ class DiscardApp(App[None]):
 
     @work
     async def action_quit_game(self) -> None:
+        """Quit; mid-game, ask first, and keep the seat so the same command comes back to it."""
         if self.view is not None and self.view.phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit()):
                 return
+        elif self.view is not None and self.view.phase in (Phase.OVER, Phase.VIOLATION):
+            self.forget_room()
         self.exit()
+
+    def forget_room(self) -> None:
+        """The game in this room is over: drop the saved seats."""
+        c = self.config
+        saves.remove(self.relay_key, c.room, c.name)
+        if c.against_computer:
+            saves.remove(self.relay_key, c.room, saves.COMPUTER)
 
     async def on_unmount(self) -> None:
         for session in (self.session, self._opponent):

@@ -6,9 +6,11 @@ import argparse
 import getpass
 import re
 import secrets
+import shlex
 import sys
+import time
 
-from . import crypto
+from . import crypto, saves
 from .rules import DeckKind
 
 ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -31,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--deck", choices=[k.value for k in DeckKind], default="full",
                    help="full (52 cards, default) or short (24 cards, 9 to A)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
+    p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     return p
 
 
@@ -61,16 +64,44 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser):
         p.error("--name: use 1 to 32 printable characters")
     deck = DeckKind(args.deck)
     if args.host:
-        room = args.room or f"table-{secrets.token_hex(3)}"
+        room = args.room or saved_room(f"host:{args.port}", name) or f"table-{secrets.token_hex(3)}"
         return PlayConfig(room=room, name=name, deck=deck, host="0.0.0.0", port=args.port)
     if args.relay:
         return PlayConfig(relay=args.relay, room=args.room, name=name, deck=deck)
-    return PlayConfig(room="local", name=name, deck=deck, opponent_seed=args.seed)
+    room = saved_room(saves.LOCAL_RELAY, name) or f"computer-{secrets.token_hex(4)}"
+    return PlayConfig(room=room, name=name, deck=deck, opponent_seed=args.seed)
+
+
+def saved_room(relay_key: str, name: str) -> str | None:
+    """The room of the newest unfinished game on our own relay, to go back to."""
+    rooms = [seat.room for seat in saves.unfinished() if seat.relay == relay_key and seat.name == name]
+    return rooms[-1] if rooms else None
+
+
+def list_games() -> None:
+    seats = saves.unfinished()
+    if not seats:
+        print("No unfinished games.")
+        return
+    print("Unfinished games (run the command to go back):")
+    for seat in seats:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(seat.saved_at))
+        if seat.relay == saves.LOCAL_RELAY:
+            command = "discard-tui" + ("" if seat.name == default_name() else f" --name {shlex.quote(seat.name)}")
+        elif seat.relay.startswith("host:"):
+            command = f"discard-tui --host --port {seat.relay.split(':', 1)[1]}"
+        else:
+            command = f"discard-tui --relay {seat.relay} --room {seat.room} --name {shlex.quote(seat.name)}"
+        print(f"  {when}  room {seat.room} as {seat.name}:  {command}")
 
 
 def main(argv: list[str] | None = None) -> None:
     p = parser()
-    config = config_from(p.parse_args(argv), p)
+    args = p.parse_args(argv)
+    if args.games:
+        list_games()
+        return
+    config = config_from(args, p)
     from .app import DiscardApp
 
     crypto.start_pool()

@@ -19,6 +19,7 @@ from .net import SeatLost
 from .paths import data_dir
 
 LOCAL_RELAY = "local"  # the relay key of games against the computer (embedded relay)
+COMPUTER = "Computer"  # the computer opponent's name, and the name its seat is saved under
 
 
 @dataclass
@@ -71,12 +72,15 @@ def remove(relay: str, room: str, name: str) -> None:
 
 
 def unfinished() -> list[SavedSeat]:
+    """Every saved seat a person can go back to (the computer's own seats are not listed)."""
     seats = []
     for path in sorted(games_dir().glob("*.json")):
         try:
-            seats.append(SavedSeat(**json.loads(path.read_text())))
+            seat = SavedSeat(**json.loads(path.read_text()))
         except (OSError, ValueError, TypeError):
             continue
+        if not (seat.relay == LOCAL_RELAY and seat.name == COMPUTER):
+            seats.append(seat)
     return sorted(seats, key=lambda s: s.saved_at)
 
 
