@@ -43,6 +43,7 @@ class PlayConfig:
     port: int = 0
     opponent_seed: int | None = None
     think_time: float = 0.6
+    seeds: tuple[bytes, bytes] | None = None  # fixed crypto seeds (mine, the computer's), for tests only
 
     @property
     def against_computer(self) -> bool:
@@ -390,11 +391,13 @@ class DiscardApp(App[None]):
             if c.against_computer and self._opponent is None:
                 self._opponent, _ = await saves.resume_or_join(
                     url, c.room, saves.COMPUTER, relay_key=self.relay_key, deck=c.deck,
+                    seed=c.seeds[1] if c.seeds else None,
                     autoplay=simple_strategy(c.opponent_seed), auto_rematch=True, think_time=c.think_time,
                     transcript_dir=transcripts_dir())
                 self.run_worker(self._opponent.run(), group="opponent")
-            self.session, resumed = await saves.resume_or_join(url, c.room, c.name, relay_key=self.relay_key,
-                                                               deck=c.deck, transcript_dir=transcripts_dir())
+            self.session, resumed = await saves.resume_or_join(
+                url, c.room, c.name, relay_key=self.relay_key, deck=c.deck, seed=c.seeds[0] if c.seeds else None,
+                transcript_dir=transcripts_dir())
         except (RelayError, OSError) as error:
             self.switch_to_problem(str(error))
             return
@@ -544,6 +547,7 @@ class DiscardApp(App[None]):
                 await session.ledger.close()
         if self._relay_server is not None:
             self._relay_server.close()
+            await self._relay_server.wait_closed()  # the last leave events reach the store first
             self._relay.close()  # type: ignore[union-attr]
 
 

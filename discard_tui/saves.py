@@ -89,7 +89,7 @@ def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, deck: st
 
 
 async def resume_or_join(url: str, room: str, name: str, *, relay_key: str | None = None,
-                         **options) -> tuple[Session, bool]:
+                         seed: bytes | None = None, **options) -> tuple[Session, bool]:
     """Take back the seat saved for (relay, room, name), or take a new one and save it.
 
     Returns the session and whether it resumed. The save is on disk before the
@@ -103,7 +103,7 @@ async def resume_or_join(url: str, room: str, name: str, *, relay_key: str | Non
             return session, True
         except SeatLost:
             remove(key, room, name)  # the relay forgot the room; start afresh
-    session = await Session.connect(url, room, name, **options)
+    session = await Session.connect(url, room, name, seed=seed, **options)
     deck = options.get("deck")
     save(new_seat(key, room, name, session.ledger.token, session.seed, deck.value if deck else "full"))
     return session, False
