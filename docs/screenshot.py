@@ -1,0 +1,36 @@
+"""Save docs/table.svg: the table mid-game, with Textual's own screenshot.
+
+Run: uv run python docs/screenshot.py
+"""
+
+import asyncio
+import os
+import tempfile
+from pathlib import Path
+
+from discard_tui import crypto
+from discard_tui.app import DiscardApp, PlayConfig
+from discard_tui.rules import DeckKind
+
+
+async def main() -> None:
+    app = DiscardApp(PlayConfig(name="you", room="screenshot", deck=DeckKind.FULL, opponent_seed=5, think_time=0,
+                                seeds=(b"\x07" * 32, b"\x08" * 32)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(6):  # a few moves in, so the piles and the log have something to show
+            while not (app.view and app.view.my_turn):
+                await pilot.pause(0.02)
+            playable = [i for i, ok in enumerate(app.view.playable) if ok]
+            moves = app.view.moves
+            await (app.session.discard(playable[-1]) if playable else app.session.draw())
+            while app.view.moves == moves or not app.view.my_turn:
+                await pilot.pause(0.02)
+        await pilot.pause()
+        app.save_screenshot("table.svg", str(Path(__file__).parent))
+
+
+if __name__ == "__main__":
+    os.environ["DISCARD_DATA_DIR"] = tempfile.mkdtemp()
+    crypto.start_pool()
+    asyncio.run(main())
+    crypto.shutdown_pool()
