@@ -7,7 +7,7 @@ never waits for crypto.
 
 from __future__ import annotations
 
-import asyncio
+import socket
 import time
 from dataclasses import dataclass
 
@@ -110,6 +110,7 @@ class ConnectingScreen(Screen[None]):
                 yield Label(f"[b]{self.invite}[/b]", id="invite")
             yield Label("Connecting…", id="waiting")
             yield LoadingIndicator()
+            yield Label("Escape cancels.", classes="dim")
         yield Footer()
 
     def waiting(self, text: str) -> None:
@@ -423,7 +424,7 @@ class DiscardApp(App[None]):
                              f"{error.strerror or error}; pick another --port") from None
         port = self._relay_server.sockets[0].getsockname()[1]
         if self.config.host:
-            invite = f"discard-tui --relay ws://{shareable_address(host)}:{port} --room {self.config.room}"
+            invite = f"uv run discard-tui --relay ws://{shareable_address(host)}:{port} --room {self.config.room}"
             if isinstance(self.screen, ConnectingScreen):
                 self.screen.invite = invite
                 await self.screen.recompose()
@@ -552,12 +553,13 @@ class DiscardApp(App[None]):
 
 
 def shareable_address(host: str) -> str:
-    """An address a friend can reach: the host's name when listening on every interface."""
-    import socket
-
-    if host in ("0.0.0.0", "::", ""):
-        try:
-            return socket.gethostbyname(socket.gethostname())
-        except OSError:
-            return socket.gethostname()
-    return host
+    """An address a friend can reach: a non-loopback address of this host, else its name."""
+    if host not in ("0.0.0.0", "::", ""):
+        return host
+    name = socket.gethostname()
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(name, None, socket.AF_INET)}
+    except OSError:
+        addresses = set()
+    reachable = sorted(a for a in addresses if not a.startswith("127."))
+    return reachable[0] if reachable else name
