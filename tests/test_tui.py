@@ -21,6 +21,7 @@ async def until(pilot, condition, what, limit=2000):
     """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock)."""
     for _ in range(limit):
         if condition():
+            await pilot.pause()  # let a just-pushed screen compose
             return
         await pilot.pause(0.01)
     raise AssertionError(f"never happened: {what}")
@@ -117,3 +118,25 @@ async def test_unreachable_relay_screen_offers_retry():
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen again")
         await pilot.press("q")
+
+
+async def test_violation_dialog_names_it_and_shows_the_transcript():
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        problem = "opponent discarded 7♣, which matches neither the suit nor the value of 9♦"
+        app.session._violation(problem)  # what the engine does on receipt of such a discard
+        await until(pilot, lambda: type(app.screen).__name__ == "ViolationScreen", "the violation dialog")
+        assert text_of(app.screen, "#problem") == problem
+        transcript = text_of(app.screen, "#transcript")
+        assert str(app.session.transcript_path) in transcript and app.session.transcript_path.exists()
+
+
+async def test_clicking_the_draw_pile_draws():
+    app = computer_game(seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        view = app.view
+        await pilot.click("#draw")
+        await until(pilot, lambda: moved(app, view), "the draw")
+        assert any(line.startswith("you drew ") for line in app.view.log)
