@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import signal
 import sqlite3
@@ -30,11 +31,19 @@ def positive(kind):
     return parse
 
 
+def port(text: str) -> int:
+    """A TCP port number, 0 to 65535."""
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0 to 65535, not {text}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="discard-relay", description="Order the messages of discard games: each room is an "
                       "append-only ledger that both players see in the same order. The relay never sees a card.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
-    p.add_argument("--port", type=int, default=8765, help="TCP port to listen on (default 8765; 0 picks a free one)")
+    p.add_argument("--port", type=port, default=8765, help="TCP port to listen on (default 8765; 0 picks a free one)")
     p.add_argument("--max-frame", type=positive(int), default=1 << 20, metavar="BYTES",
                    help="largest frame accepted; bigger ones get a too_large error (default 1048576)")
     p.add_argument("--retention", type=positive(float), default=600.0, metavar="SECONDS",
@@ -66,8 +75,9 @@ async def run(args: argparse.Namespace) -> int:
         server = await relay.serve(args.host, args.port)
     except OSError as error:
         relay.close()
-        print(f"discard-relay: cannot listen on {args.host}:{args.port}: {error.strerror or error}"
-              " (is another relay running? pick another --port)", file=sys.stderr)
+        hint = " (is another relay running? pick another --port)" if error.errno == errno.EADDRINUSE else ""
+        print(f"discard-relay: cannot listen on {args.host}:{args.port}: {error.strerror or error}{hint}",
+              file=sys.stderr)
         return 2
     stop = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):

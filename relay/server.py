@@ -254,11 +254,8 @@ class Relay:
         self._append(client.room, client.seat, "post", body)
 
     def _disconnect(self, client: Client) -> None:
-        room = client.room
-        if room is None:
-            return
-        self._detach(client)
-        log.info("leave room=%s seat=%d", room.name, client.seat)
+        if client.room is not None:
+            self._detach(client)
 
     def _detach(self, client: Client) -> None:
         """Free the client's seat and record the ``leave`` in the ledger."""
@@ -269,6 +266,7 @@ class Relay:
         self._append(room, client.seat, "leave", None)
         if not room.connections():
             room.idle_since = time.monotonic()
+        log.info("leave room=%s seat=%d", room.name, client.seat)
 
     def _append(self, room: Room, seat: int, kind: str, body: dict | None) -> None:
         """Persist, then broadcast: the one way an event enters a ledger."""
@@ -286,9 +284,11 @@ class Relay:
         self._write(client.connection, raw)
 
     def _write(self, connection: ServerConnection, raw: str) -> None:
-        broadcast([connection], raw)
         transport = connection.transport
-        if transport is not None and transport.get_write_buffer_size() > self.limits.max_buffer:
+        if transport is None or transport.is_closing():
+            return  # already dropped: its handler will record the leave
+        broadcast([connection], raw)
+        if transport.get_write_buffer_size() > self.limits.max_buffer:
             log.info("dropping a client that stopped reading (%d bytes queued)", transport.get_write_buffer_size())
             transport.abort()
 

@@ -1,0 +1,582 @@
+"""Operational tests of the relay: durability, shutdown, CLI, logging, limits.
+
+Every test talks to a real relay over real sockets on a free port: either a
+``python -m relay`` subprocess or an in-process :class:`Relay`. Nothing
+waits on the wall clock: tests wait for specific frames or log lines (with
+generous timeouts), and the relay's clock is replaced where time matters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from relay import server as relay_module
+from relay.server import SEAT_TAKEN_OVER, Limits, Relay
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
+
+
+# -- clients ------------------------------------------------------------------
+
+
+class Peer:
+    """One client connection and everything it has received, in order."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.raw: list[str] = []  # every event frame, exactly as received
+        self.events: list[dict] = []
+        self.seat = -1
+        self.token = ""
+        self.head = 0
+
+    @classmethod
+    async def join(cls, url: str, room: str, name: str, token: str | None = None, after: int = 0) -> Peer:
+        peer = cls(await connect(url))
+        await peer.send(type="join", room=room, name=name, token=token, after=after)
+        welcome = await peer.next()
+        assert welcome["type"] == "welcome", welcome
+        assert welcome["room"] == room
+        peer.seat, peer.token, peer.head = welcome["seat"], welcome["token"], welcome["head"]
+        return peer
+
+    async def send(self, **fields: object) -> None:
+        await self.ws.send(json.dumps(fields))
+
+    async def post(self, body: dict) -> None:
+        await self.send(type="post", body=body)
+
+    async def next(self, timeout: float = WAIT) -> dict:
+        raw = await asyncio.wait_for(self.ws.recv(), timeout)
+        message = json.loads(raw)
+        if message["type"] == "event":
+            self.raw.append(raw)
+            self.events.append(message)
+        return message
+
+    async def until(self, predicate, timeout: float = WAIT) -> dict:
+        """Read frames until one matches ``predicate``; return it."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = await self.next(timeout)
+                if predicate(message):
+                    return message
+
+    async def until_seq(self, seq: int) -> None:
+        if not self.events or self.events[-1]["seq"] < seq:
+            await self.until(lambda m: m["type"] == "event" and m["seq"] >= seq)
+
+    async def error(self) -> str:
+        """Read past events to the next non-event frame, which must be an error; return its code."""
+        message = await self.until(lambda m: m["type"] != "event")
+        assert message["type"] == "error", message
+        assert message["message"], "an error must say why"
+        return message["code"]
+
+    async def drain(self) -> None:
+        """Read until the relay goes away (it was killed)."""
+        with pytest.raises(ConnectionClosed):
+            async with asyncio.timeout(WAIT):
+                while True:
+                    await self.next()
+
+    async def closed(self) -> int | None:
+        await asyncio.wait_for(self.ws.wait_closed(), WAIT)
+        return self.ws.close_code
+
+
+def kinds(events: list[dict]) -> list[tuple[str, int]]:
+    return [(e["kind"], e["seat"]) for e in events]
+
+
+def check_order(events: list[dict], first: int = 1) -> None:
+    assert [e["seq"] for e in events] == list(range(first, first + len(events)))
+
+
+# -- relays ---------------------------------------------------------------------
+
+
+class RelayProcess:
+    """A ``python -m relay`` subprocess; stderr is collected line by line."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, url: str) -> None:
+        self.proc = proc
+        self.url = url
+        self.stderr: list[str] = []
+        self._lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._reader = asyncio.get_running_loop().create_task(self._read_stderr())
+
+    async def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        while line := await self.proc.stderr.readline():
+            text = line.decode().rstrip("\n")
+            self.stderr.append(text)
+            self._lines.put_nowait(text)
+        self._lines.put_nowait(None)
+
+    async def log_line(self, *words: str) -> str:
+        """Wait for the next stderr line containing every one of ``words``."""
+        async with asyncio.timeout(WAIT):
+            while (line := await self._lines.get()) is not None:
+                if all(word in line for word in words):
+                    return line
+        raise AssertionError(f"relay exited without logging {words}: {self.stderr}")
+
+    async def stop(self, sig: int) -> int:
+        self.proc.send_signal(sig)
+        code = await asyncio.wait_for(self.proc.wait(), WAIT)
+        await asyncio.wait_for(self._reader, WAIT)
+        return code
+
+
+@pytest.fixture
+async def spawn():
+    """Start ``python -m relay --port 0 ARGS...``; every process is killed at teardown."""
+    started: list[RelayProcess] = []
+
+    async def start(*args: str) -> RelayProcess:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "relay", "--port", "0", *args,
+            cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        first = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
+        match = re.fullmatch(r"discard-relay listening on (ws://\S+:\d+)\n", first)
+        assert match, f"unexpected first line {first!r}"
+        started.append(RelayProcess(proc, match[1]))
+        return started[-1]
+
+    yield start
+    for relay in started:
+        if relay.proc.returncode is None:
+            relay.proc.kill()
+            await relay.proc.wait()
+        relay._reader.cancel()
+
+
+class InProcess:
+    """An in-process relay with its websockets server, for limits and timing."""
+
+    def __init__(self, relay: Relay, server, url: str) -> None:
+        self.relay = relay
+        self.server = server
+        self.url = url
+
+    def handler_tasks(self) -> set[asyncio.Task]:
+        return set(self.server.handler_tasks)
+
+    async def settled(self, tasks: set[asyncio.Task]) -> None:
+        """Wait until these connection handlers have returned (their leave is in the ledger)."""
+        await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
+
+
+@pytest.fixture
+async def make_relay():
+    started: list[InProcess] = []
+
+    async def start(**limits: object) -> InProcess:
+        relay = Relay(limits=Limits(**limits))
+        server = await relay.serve("127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        started.append(InProcess(relay, server, f"ws://127.0.0.1:{port}"))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.server.close()
+        await running.server.wait_closed()
+        running.relay.close()
+
+
+class FakeClock:
+    """Stands in for the ``time`` module inside ``relay.server``: monotonic time only moves when told."""
+
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def time(self) -> float:
+        return time.time()
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(relay_module, "time", fake)
+    return fake
+
+
+# -- 1. durable store survives SIGKILL -------------------------------------------------
+
+
+async def check_resume(url: str, before: Peer, room: str, name: str) -> Peer:
+    """Resume ``before``'s seat with after=0; its old events must come back byte for byte."""
+    peer = await Peer.join(url, room, name, token=before.token, after=0)
+    assert (peer.seat, peer.token) == (before.seat, before.token)
+    await peer.until_seq(peer.head)
+    assert len(peer.events) == peer.head
+    check_order(peer.events)
+    assert peer.raw[: len(before.raw)] == before.raw
+    return peer
+
+
+async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
+    store = str(tmp_path / "relay.db")
+    first = await spawn("--store", store)
+    a = await Peer.join(first.url, "alpha", "ann")
+    b = await Peer.join(first.url, "alpha", "bob")
+    c = await Peer.join(first.url, "beta", "cat")
+    d = await Peer.join(first.url, "beta", "dan")
+    for i in range(50):
+        await (a, b)[i % 2].post({"i": i})
+    for i in range(6):
+        await (c, d)[i % 2].post({"j": i})
+    for peer in (a, b):
+        await peer.until_seq(52)  # 2 joins + 50 posts
+    for peer in (c, d):
+        await peer.until_seq(8)
+    # Ten more posts still in flight when the relay dies: whatever a client
+    # saw of them must survive too.
+    for i in range(50, 60):
+        await a.post({"i": i})
+    first.proc.kill()
+    for peer in (a, b, c, d):
+        await peer.drain()
+        check_order(peer.events)
+    posts = a.events[2:52]
+    assert sorted(e["body"]["i"] for e in posts) == list(range(50))
+    assert all(e["seat"] == e["body"]["i"] % 2 for e in posts)  # the relay names the sender
+    assert [e["body"] for e in a.events[52:]] == [{"i": i} for i in range(50, len(a.events) - 2)]
+
+    second = await spawn("--store", store)
+    a2 = await check_resume(second.url, a, "alpha", "ann")
+    # After the events, the relay's bookkeeping: both seats were connected at the
+    # crash, so each gets a leave; then a's new join.
+    tail = a2.events[len(a.events):]
+    lost = [e for e in tail if e["kind"] == "post"]  # persisted, never delivered
+    first_lost = 50 + len(a.events) - 52
+    assert [e["body"] for e in lost] == [{"i": i} for i in range(first_lost, first_lost + len(lost))]
+    assert kinds(tail[len(lost):]) == [("leave", 0), ("leave", 1), ("join", 0)]
+    assert all(e["body"] is None for e in tail[len(lost):])
+    b2 = await check_resume(second.url, b, "alpha", "bob")
+    assert b2.raw[: len(a2.raw)] == a2.raw
+    assert kinds(b2.events[len(a2.events):]) == [("join", 1)]
+    join_b = await a2.until(lambda m: m["type"] == "event")
+    assert join_b == b2.events[-1]
+
+    await b2.post({"after": "restart"})
+    for peer in (a2, b2):
+        event = await peer.until(lambda m: m["type"] == "event")
+        assert (event["seq"], event["seat"], event["body"]) == (b2.head + 1, 1, {"after": "restart"})
+
+    c2 = await check_resume(second.url, c, "beta", "cat")
+    assert kinds(c2.events[len(c.events):]) == [("leave", 0), ("leave", 1), ("join", 0)]
+    d2 = await check_resume(second.url, d, "beta", "dan")
+    assert kinds(d2.events[len(c2.events):]) == [("join", 1)]
+    await c2.post({"beta": "lives"})
+    event = await d2.until(lambda m: m["type"] == "event")
+    assert (event["seq"], event["seat"]) == (d2.head + 1, 0)
+
+
+# -- 2. graceful shutdown -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_signal_closes_clients_with_1001_and_keeps_the_ledger(spawn, tmp_path, sig):
+    store = str(tmp_path / "relay.db")
+    first = await spawn("--store", store)
+    a = await Peer.join(first.url, "room", "ann")
+    for i in range(5):
+        await a.post({"i": i})
+    await a.until_seq(6)
+    assert await first.stop(sig) == 0
+    assert await a.closed() == 1001
+    assert not any("Traceback" in line or "ERROR" in line for line in first.stderr), first.stderr
+
+    second = await spawn("--store", store)
+    a2 = await check_resume(second.url, a, "room", "ann")
+    # A clean shutdown records the leave itself; the restart adds none.
+    assert kinds(a2.events[len(a.events):]) == [("leave", 0), ("join", 0)]
+    assert await second.stop(signal.SIGTERM) == 0
+
+
+# -- 3. command line ----------------------------------------------------------------------
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "relay", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=20)
+
+
+def test_port_in_use_is_one_line_and_exit_2():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        result = run_cli("--port", str(taken.getsockname()[1]))
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "already in use" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("args", [["--no-such-flag"], ["--port", "70000"], ["--port", "-1"], ["--max-frame", "0"],
+                                  ["--log-level", "LOUD"]])
+def test_bad_flag_is_one_line_and_exit_2(args):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_help_mentions_every_flag():
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for flag in ("--host", "--port", "--max-frame", "--retention", "--store", "--log-level"):
+        assert flag in result.stdout
+
+
+# -- 4. logging ----------------------------------------------------------------------
+
+
+async def test_join_leave_and_refusals_are_logged_with_room_and_seat(spawn):
+    relay = await spawn("--log-level", "INFO")
+    a = await Peer.join(relay.url, "logged", "ann")
+    await relay.log_line("join", "room=logged", "seat=0")
+    await a.send(type="post", body=["not", "an", "object"])
+    assert await a.error() == "bad_request"
+    await relay.log_line("refused", "bad_request", "room=logged", "seat=0")
+    stranger = Peer(await connect(relay.url))
+    await stranger.post({"x": 1})
+    assert await stranger.error() == "not_joined"
+    await relay.log_line("refused", "not_joined", "not joined")
+    # A resume that takes the seat over logs the old connection's leave too.
+    a2 = await Peer.join(relay.url, "logged", "ann", token=a.token)
+    await relay.log_line("leave", "room=logged", "seat=0")
+    await relay.log_line("join", "room=logged", "seat=0", "resumed=True")
+    await a2.ws.close()
+    await relay.log_line("leave", "room=logged", "seat=0")
+    await stranger.ws.close()
+
+    mentions = [line for line in relay.stderr if "room=logged" in line]
+    assert len(mentions) == 5, mentions  # join, refusal, leave + join (resume), leave
+    assert sum("not_joined" in line for line in relay.stderr) == 1
+
+
+# -- 5. limits ---------------------------------------------------------------------------
+
+
+async def test_rate_limit_refuses_then_refills(make_relay, clock):
+    running = await make_relay(burst=5, rate=0.01)
+    a = await Peer.join(running.url, "rate", "ann")  # frame 1
+    for i in range(4):  # frames 2 to 5
+        await a.post({"i": i})
+    await a.post({"i": 4})  # frame 6: over the burst
+    await a.until_seq(5)
+    assert await a.error() == "rate_limited"
+    await a.post({"i": 5})  # the bucket does not refill while time stands still
+    assert await a.error() == "rate_limited"
+    clock.advance(150)  # 1.5 / rate: one more frame, and half a token left over
+    await a.post({"i": 6})
+    event = await a.until(lambda m: m["type"] == "event")
+    assert (event["seq"], event["body"]) == (6, {"i": 6})
+    await a.post({"i": 7})
+    assert await a.error() == "rate_limited"
+    assert len(running.relay.rooms["rate"].frames) == 6  # refused frames changed nothing
+
+
+async def test_max_rooms_gives_relay_full(make_relay):
+    running = await make_relay(max_rooms=1)
+    await Peer.join(running.url, "one", "ann")
+    b = Peer(await connect(running.url))
+    await b.send(type="join", room="two", name="bob")
+    assert await b.error() == "relay_full"
+    assert set(running.relay.rooms) == {"one"}
+    await b.send(type="join", room="one", name="bob")  # the connection is still usable
+    welcome = await b.next()
+    assert (welcome["type"], welcome["seat"]) == ("welcome", 1)
+
+
+async def test_max_connections_refuses_the_handshake_with_503(make_relay):
+    running = await make_relay(max_connections=2)
+    await Peer.join(running.url, "r", "ann")  # a welcome: the handler is counting it
+    await Peer.join(running.url, "r", "bob")
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(running.url)
+    assert refused.value.response.status_code == 503
+
+
+async def test_max_frame_gives_too_large_then_1009(make_relay):
+    running = await make_relay(max_frame=1024)
+    a = await Peer.join(running.url, "big", "ann")
+    b = await Peer.join(running.url, "big", "bob")
+
+    def post_of(size: int, char: str = "x") -> str:
+        empty = json.dumps({"type": "post", "body": {"p": ""}}, ensure_ascii=False)
+        pad = (size - len(empty.encode())) // len(char.encode())
+        return json.dumps({"type": "post", "body": {"p": char * pad}}, ensure_ascii=False)
+
+    exact = post_of(1024)
+    assert len(exact.encode()) == 1024
+    await a.ws.send(exact)
+    event = await a.until(lambda m: m["type"] == "event" and m["kind"] == "post")
+    assert event["seq"] == 3
+    await a.ws.send(post_of(1025))
+    assert await a.error() == "too_large"
+    wide = post_of(1027, "\N{GRINNING FACE}")  # 256 characters but 1027 bytes
+    assert len(wide) < 1024 < len(wide.encode())
+    await a.ws.send(wide)
+    assert await a.error() == "too_large"
+    await a.post({"small": True})  # still usable, and nothing was appended meanwhile
+    event = await a.until(lambda m: m["type"] == "event")
+    assert (event["seq"], event["body"]) == (4, {"small": True})
+
+    await a.ws.send(post_of(4 * 1024 + 1))
+    assert await a.closed() == 1009
+    leave = await b.until(lambda m: m["type"] == "event" and m["kind"] == "leave")
+    assert leave["seat"] == 0
+
+
+# -- 6. a slow client never delays its room -----------------------------------------
+
+
+async def test_stalled_reader_is_dropped_without_delaying_the_room(make_relay):
+    running = await make_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
+    a = await Peer.join(running.url, "slow", "ann")
+    stalled = await Peer.join(running.url, "slow", "bob")
+    stalled.ws.transport.pause_reading()
+    await a.until(lambda m: m["type"] == "event" and m["kind"] == "join" and m["seat"] == 1)
+
+    # Incompressible padding: websockets compresses frames, and a stall must
+    # really fill the kernel's buffers and then the relay's.
+    noise = random.Random(6)
+    started = time.monotonic()
+    try:
+        for i in range(2000):
+            await a.post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode(), "i": i})
+            event = await a.until(lambda m: m["type"] == "event", timeout=5)
+            if event["kind"] == "leave":
+                break
+            assert (event["kind"], event["seat"], event["body"]["i"]) == ("post", 0, i)
+        else:
+            pytest.fail("the stalled client was never dropped")
+    finally:
+        stalled.ws.transport.abort()
+    assert event["seat"] == 1
+    assert time.monotonic() - started < 30
+    room = running.relay.rooms["slow"]
+    assert room.seats[1].client is None and room.seats[0].client is not None
+    assert [k for k in kinds([json.loads(f) for f in room.frames]) if k[1] == 1] == [("join", 1), ("leave", 1)]
+    event = await a.until(lambda m: m["type"] == "event")  # the post in flight as the leave went out
+    assert (event["kind"], event["body"]["i"]) == ("post", i)
+
+    # The room goes on, and the dropped player can take its seat back.
+    back = await Peer.join(running.url, "slow", "bob", token=stalled.token, after=room.head)
+    assert back.seat == 1
+    await a.post({"still": "here"})
+    for peer in (a, back):
+        event = await peer.until(lambda m: m["type"] == "event" and m["kind"] == "post")
+        assert event["body"] == {"still": "here"}
+
+
+async def test_client_dropped_during_catch_up_is_dropped_quietly(make_relay, caplog):
+    running = await make_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
+    a = await Peer.join(running.url, "deep", "ann")
+    noise = random.Random(7)
+    for i in range(300):  # a ledger of some 10 MB: more than the kernel buffers hold
+        await a.post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode()})
+        await a.until_seq(i + 2)  # in step: a is no slow reader itself
+    late = await connect(running.url)
+    try:
+        late.transport.pause_reading()
+        await late.send(json.dumps({"type": "join", "room": "deep", "name": "bob"}))
+        await a.until(lambda m: m["type"] == "event" and m["kind"] == "join")
+        leave = await a.until(lambda m: m["type"] == "event")
+        assert (leave["kind"], leave["seat"]) == ("leave", 1)
+    finally:
+        late.transport.abort()
+    # Once dropped, the relay writes nothing more to it (asyncio would warn).
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+# -- 7. retention -------------------------------------------------------------------------
+
+
+async def test_rooms_expire_only_after_everyone_left_for_retention(make_relay, clock):
+    running = await make_relay(retention=0.05)
+    relay = running.relay
+    a = await Peer.join(running.url, "kept", "ann")
+    a_task = running.handler_tasks()
+    b = await Peer.join(running.url, "kept", "bob")
+    await b.ws.close()
+    await a.until(lambda m: m["type"] == "event" and m["kind"] == "leave")
+
+    clock.advance(3600)  # one seat connected: never expired
+    relay.expire_rooms()
+    assert "kept" in relay.rooms
+    await a.post({"still": "here"})
+    event = await a.until(lambda m: m["type"] == "event")
+    assert event["seq"] == 4
+
+    await a.ws.close()
+    await running.settled(a_task)
+    assert relay.rooms["kept"].connections() == []
+    relay.expire_rooms()  # empty, but not for long enough yet
+    assert "kept" in relay.rooms
+    clock.advance(0.06)
+    relay.expire_rooms()
+    assert "kept" not in relay.rooms
+
+    late = Peer(await connect(running.url))
+    await late.send(type="join", room="kept", name="ann", token=a.token, after=0)
+    assert await late.error() == "bad_token"
+    fresh = await Peer.join(running.url, "kept", "cat")
+    assert (fresh.seat, fresh.head) == (0, 1)  # a new ledger from seq 1
+
+
+# -- 8. resume while the old connection is open -----------------------------------------------
+
+
+async def test_resume_closes_the_old_connection_with_4000(make_relay):
+    running = await make_relay()
+    a = await Peer.join(running.url, "twice", "ann")
+    a_task = running.handler_tasks()
+    b = await Peer.join(running.url, "twice", "bob")
+    await a.until_seq(2)
+
+    a2 = await Peer.join(running.url, "twice", "ann", token=a.token, after=2)
+    assert a2.seat == 0
+    assert await a.closed() == SEAT_TAKEN_OVER
+    await a2.until_seq(4)
+    assert kinds(a2.events) == [("leave", 0), ("join", 0)]
+    await b.until_seq(4)
+    assert kinds(b.events) == [("join", 0), ("join", 1), ("leave", 0), ("join", 0)]
+
+    # The old connection's end adds no second leave.
+    await running.settled(a_task)
+    await a2.post({"after": "resume"})
+    event = await b.until(lambda m: m["type"] == "event")
+    assert (event["seq"], event["seat"], event["kind"]) == (5, 0, "post")
+    room = running.relay.rooms["twice"]
+    assert kinds([json.loads(f) for f in room.frames]) == [("join", 0), ("join", 1), ("leave", 0), ("join", 0),
+                                                         ("post", 0)]
