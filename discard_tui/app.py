@@ -177,7 +177,10 @@ class GameOverScreen(ModalScreen[None]):
         result = self.query_one("#result", Label)
         result.update("[b]You win![/b]" if view.result == "win" else "[b]You lose[/b]")
         result.set_class(view.result == "win", "win")
-        self.query_one("#verdict", Label).update(f"Audit: {view.verdict}" if view.verdict else "Auditing…")
+        verdict = f"Audit: {view.verdict}" if view.verdict else "Auditing…"
+        if view.transcript and view.verdict and not view.verdict.startswith("fair"):
+            verdict += f"\nTranscript of every message: {view.transcript}"
+        self.query_one("#verdict", Label).update(verdict)
         if view.rematch_offered:
             offer = f"{view.opponent_name} wants a rematch: press n to play again, q to quit."
         elif view.phase is Phase.WAITING:

@@ -105,7 +105,7 @@ class Group:
         """A shuffled deck from the other player: exact length, valid elements, no duplicates."""
         if len(values) != size:
             raise CryptoViolation(f"{what} has {len(values)} cards instead of {size}")
-        deck = [self.from_hex(v, f"card {i} of {what}") for i, v in enumerate(values)]
+        deck = [self.from_hex(v, f"{what}: card {i}") for i, v in enumerate(values)]
         if len(set(deck)) != size:
             raise CryptoViolation(f"{what} contains a duplicated card")
         return deck

@@ -329,9 +329,12 @@ class Session:
                 return
             self._thinking = False
             choice = self.autoplay(self)  # type: ignore[misc]
+            table = self.game.table
+            assert table is not None
+            if choice is None and not table.draw_pile:
+                return  # a strategy that cannot draw now: CantMove is owed instead, if nothing matches
             if choice is None:
-                assert self.game.table is not None
-                message = wire.Draw(pos=self.game.table.draw_pile[0])
+                message = wire.Draw(pos=table.draw_pile[0])
             else:
                 pos = self.hand()[choice][0]
                 message = wire.Discard(pos=pos, key=format(self.mine.card_keys[pos].d, "x"))
@@ -424,9 +427,11 @@ class Session:
         else:
             try:
                 await self._receive_post(event)
-            except (Violation, RuleViolation, CryptoViolation) as error:
-                text = str(error)
-                self._violation(text if isinstance(error, Violation) else f"opponent {text}")
+            except (Violation, CryptoViolation) as error:
+                self._violation(str(error))
+                return
+            except RuleViolation as error:
+                self._violation(f"{'you' if event.seat == self.seat else 'opponent'} {error}")
                 return
         self._changed()
 
@@ -436,9 +441,7 @@ class Session:
         try:
             envelope = wire.parse(event.body)
         except wire.BadEnvelope as error:
-            if mine:
-                raise AssertionError(f"own post is malformed: {error}") from None
-            raise Violation(f"opponent sent a {error}") from None
+            raise Violation(f"{'this program' if mine else 'opponent'} sent a {error}") from None
         g = self.game
         message = envelope.msg
         if envelope.game == g.number + 1 and isinstance(message, wire.Hello) and self._can_open_next_game():
@@ -454,6 +457,8 @@ class Session:
                 if seat in g.hellos:
                     raise Violation("opponent said hello twice in one game")
                 key = wire.public_key(message.verify_key)
+                if key is None:
+                    raise Violation("opponent announced a weak verify key, under which signatures prove nothing")
             elif seat not in g.verify_keys:
                 raise Violation(f"opponent sent {message.type!r} before saying hello")
             else:
@@ -687,6 +692,9 @@ class Session:
             g.verdict = await audit(g, self.seat, self.mine)  # type: ignore[arg-type]
             self.phase = Phase.OVER
             self._say(f"audit: {describe_verdict(g)}")
+            if g.verdict:  # the evidence of a failed audit is kept like any violation
+                self.problem = "the audit found: " + "; ".join(g.verdict)
+                self.transcript_path = self.write_transcript(self.problem)
             self.completed.put_nowait(g)
 
     # -- violations --------------------------------------------------------------------------------
@@ -858,8 +866,8 @@ def replay(g: Game, me: int, cards: dict[int, Card]) -> list[str]:
             else:
                 disproof = false_claim(table.hand_cards(move.seat), table.top)
                 if disproof is not None:
-                    return [f"{who} claimed they could not move, but held {disproof}, "
-                            f"which could go on {table.top}"]
+                    pile = table.top or "the empty discard pile"
+                    return [f"{who} claimed they could not move, but held {disproof}, which could go on {pile}"]
                 table.apply_cant_move(move.seat)
         except RuleViolation as error:
             return [f"{who} {error}"]

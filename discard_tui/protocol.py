@@ -164,8 +164,54 @@ def verify(key: Ed25519PublicKey, room: str, seat: int, envelope: Envelope) -> b
     return True
 
 
-def public_key(hex_key: str) -> Ed25519PublicKey:
-    return Ed25519PublicKey.from_public_bytes(bytes.fromhex(hex_key))
+def public_key(hex_key: str) -> Ed25519PublicKey | None:
+    """The verify key, or None if it is malformed or weak (of small order)."""
+    raw = bytes.fromhex(hex_key)
+    if has_small_order(raw):
+        return None
+    try:
+        return Ed25519PublicKey.from_public_bytes(raw)
+    except ValueError:
+        return None
+
+
+# Edwards25519, just enough to refuse weak keys. Under a point A of small order,
+# [k]A vanishes after a cofactor multiplication, so one fixed signature can
+# verify for every message: such a key proves nothing about who signed.
+_P = 2**255 - 19
+_D = -121665 * pow(121666, -1, _P) % _P
+
+
+def _decode_point(raw: bytes) -> tuple[int, int] | None:
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    sign = raw[31] >> 7
+    if y >= _P:
+        return None
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P
+    if (v * x * x - u) % _P:
+        x = x * pow(2, (_P - 1) // 4, _P) % _P
+        if (v * x * x - u) % _P:
+            return None
+    if x == 0 and sign:
+        return None
+    return (_P - x if x & 1 != sign else x), y
+
+
+def _double(point: tuple[int, int]) -> tuple[int, int]:
+    x, y = point
+    t = _D * x * x * y * y % _P
+    return ((2 * x * y) * pow(1 + t, -1, _P) % _P, (y * y + x * x) * pow(1 - t, -1, _P) % _P)
+
+
+def has_small_order(raw: bytes) -> bool:
+    """True for an encoding that is no point, or a point whose order divides 8."""
+    point = _decode_point(raw)
+    if point is None:
+        return True
+    for _ in range(3):
+        point = _double(point)
+    return point == (0, 1)
 
 
 def public_hex(identity: Ed25519PrivateKey) -> str:

@@ -53,11 +53,6 @@ def matches(card: Card, top: Card | None) -> bool:
     return top is None or card.suit == top.suit or card.rank == top.rank
 
 
-def mismatch_reason(card: Card, top: Card) -> str:
-    """Why ``card`` cannot go on ``top``, in words a player understands."""
-    return f"{card} matches neither the suit nor the value of {top}"
-
-
 def short_mismatch(card: Card, top: Card) -> str:
     """The same, short enough for a status bar: "7♣ matches neither ♦ nor 9"."""
     return f"{card} matches neither {top.suit} nor {top.rank}"
@@ -151,7 +146,7 @@ class Table:
         top = self.top
         if not matches(card, top):
             assert top is not None
-            raise RuleViolation(f"discarded {mismatch_reason(card, top)}")
+            raise RuleViolation(f"discarded {card}, which matches neither the suit nor the value of {top}")
         self.faces[pos] = card
         self.hands[player].remove(pos)
         self.discard_pile.append(pos)
@@ -170,6 +165,8 @@ class Table:
         self.check_turn(player, "claimed they cannot move")
         if self.draw_pile:
             raise RuleViolation(f"claimed they cannot move with {len(self.draw_pile)} cards left to draw")
+        if not self.discard_pile and self.hands[player]:
+            raise RuleViolation("claimed they cannot move, but anything goes on the empty discard pile")
         self.winner = 1 - player
         self.moves += 1
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from discard_tui.rules import Card, DeckKind, RuleViolation, Table, false_claim, matches, mismatch_reason
+from discard_tui.rules import Card, DeckKind, RuleViolation, Table, false_claim, matches, short_mismatch
 
 
 def test_decks():
@@ -18,7 +18,7 @@ def test_matching():
     assert matches(Card("2", "♦"), nine_diamonds)
     assert not matches(Card("7", "♣"), nine_diamonds)
     assert matches(Card("7", "♣"), None)
-    assert mismatch_reason(Card("7", "♣"), nine_diamonds) == "7♣ matches neither the suit nor the value of 9♦"
+    assert short_mismatch(Card("7", "♣"), nine_diamonds) == "7♣ matches neither ♦ nor 9"
 
 
 def dealt_table(faces: dict[int, Card]) -> Table:
@@ -57,7 +57,8 @@ def test_discard_checks_hand_and_match():
     hand = table.hands[1]
     bad = next(p for p in hand if not matches(table.faces[p], top))
     before = (list(table.hands[1]), list(table.discard_pile), table.turn)
-    with pytest.raises(RuleViolation, match="matches neither"):
+    with pytest.raises(RuleViolation, match=f"^discarded {table.faces[bad]}, which matches neither the suit nor "
+                       f"the value of {top}$"):
         table.apply_discard(1, bad, table.faces[bad])
     assert (table.hands[1], table.discard_pile, table.turn) == before  # a refused move changes nothing
 
@@ -74,6 +75,9 @@ def test_cant_move_only_with_empty_draw_pile():
     with pytest.raises(RuleViolation, match="cards left to draw"):
         table.apply_cant_move(0)
     table.draw_pile.clear()
+    with pytest.raises(RuleViolation, match="anything goes on the empty discard pile"):
+        table.apply_cant_move(0)
+    table.discard_pile.append(table.hands[1].pop())
     table.apply_cant_move(0)
     assert table.winner == 1
 
