@@ -10,6 +10,7 @@ import sys
 import time
 
 from . import crypto, saves
+from .cli import OneLineParser
 from .crypto import GROUPS
 from .engine import Game, Session, Strategy
 from .net import RelayError
@@ -28,11 +29,6 @@ def simple_strategy(seed: int | None = None) -> Strategy:
         return rng.choice(playable) if playable else None
 
     return choose
-
-
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
 def parser() -> argparse.ArgumentParser:

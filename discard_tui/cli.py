@@ -17,6 +17,8 @@ ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad flag costs one line on stderr and exit code 2."""
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 

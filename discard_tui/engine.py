@@ -113,7 +113,7 @@ class GameView:
     """What a screen needs, as one immutable snapshot."""
 
     phase: Phase
-    game: int
+    game: int  # the game on screen: the last one played until both players open the next
     my_name: str
     opponent_name: str
     opponent_present: bool
@@ -724,54 +724,56 @@ class Session:
 
     def hand(self) -> list[tuple[int, Card]]:
         """My cards as (position, card), sorted by suit then rank, as shown on screen."""
-        table = self.game.table
-        if table is None or self.seat is None or self.phase in (Phase.SHUFFLING, Phase.DEALING):
+        return self._hand_of(self.game)
+
+    def _hand_of(self, game: Game) -> list[tuple[int, Card]]:
+        table = game.table
+        if table is None or game.dealt_at is None or self.seat is None:
             return []
-        ranks = self.game.deck.cards
-        return sorted(((p, table.faces[p]) for p in table.hands[self.seat]), key=lambda pc: ranks.index(pc[1]))
+        order = game.deck.cards
+        return sorted(((p, table.faces[p]) for p in table.hands[self.seat]), key=lambda pc: order.index(pc[1]))
+
+    def _on_screen(self) -> Game:
+        """The game a screen shows: the current one once both said hello, else the last one played."""
+        if len(self.game.hellos) == 2 or not self.finished:
+            return self.game
+        return self.finished[-1]
 
     def view(self) -> GameView:
-        g, table, seat = self.game, self.game.table, self.seat
-        last = g if g.verdict is not None or not self.finished else self.finished[-1]
-        shown = table if table is not None and self.phase not in (Phase.SHUFFLING, Phase.DEALING) else None
-        if shown is None and self.phase is Phase.WAITING and self.finished:
-            shown = self.finished[-1].table
-        hand = tuple(card for _, card in self.hand()) if shown is table else ()
-        top = shown.top if shown else None
+        shown, seat = self._on_screen(), self.seat
         opponent = 1 - seat if seat is not None else 1
-        over_table = last.table
-        result = None
-        if over_table is not None and over_table.winner is not None:
-            result = "win" if over_table.winner == seat else "loss"
+        table = shown.table if shown.dealt_at is not None else None
+        hand = tuple(card for _, card in self._hand_of(shown))
+        top = table.top if table else None
         my_turn = bool(table and self.phase is Phase.PLAYING and table.turn == seat)
-        waiting = None
-        if self.phase in (Phase.WAITING, Phase.FLIPPING, Phase.SHUFFLING, Phase.DEALING, Phase.AUDITING) or (
-                self.phase is Phase.PLAYING and not my_turn):
-            waiting = self.last_activity
+        result = None
+        if table is not None and table.winner is not None:
+            result = "win" if table.winner == seat else "loss"
+        idle = self.phase in (Phase.WAITING, Phase.FLIPPING, Phase.SHUFFLING, Phase.DEALING, Phase.AUDITING)
         return GameView(
             phase=self.phase,
-            game=g.number,
+            game=shown.number,
             my_name=self.name,
-            opponent_name=self.names.get(opponent, "opponent") if opponent in self.names else "opponent",
+            opponent_name=self.names.get(opponent, "opponent"),
             opponent_present=opponent in self.present,
             my_turn=my_turn,
             hand=hand,
             playable=tuple(matches(c, top) for c in hand),
-            opponent_hand=len(shown.hands[opponent]) if shown else 0,
-            draw_pile=len(shown.draw_pile) if shown else (g.size if self.phase is Phase.SHUFFLING else 0),
+            opponent_hand=len(table.hands[opponent]) if table else 0,
+            draw_pile=len(table.draw_pile) if table else shown.size,
             discard_top=top,
-            discard_count=len(shown.discard_pile) if shown else 0,
+            discard_count=len(table.discard_pile) if table else 0,
             log=tuple(self.log),
             progress=self._progress(),
             link=getattr(self.ledger, "link", Link.CONNECTED),
-            result=result if last.verdict is not None or self.phase is Phase.AUDITING else None,
-            verdict=describe_verdict(last) if last.verdict is not None else None,
+            result=result,
+            verdict=describe_verdict(shown) if shown.verdict is not None else None,
             problem=self.problem,
             transcript=str(self.transcript_path) if self.transcript_path else None,
             rematch_offered=self._rematch_offered(),
-            waiting_since=waiting,
-            deck_size=g.size,
-            moves=len(last.moves),
+            waiting_since=self.last_activity if idle or (self.phase is Phase.PLAYING and not my_turn) else None,
+            deck_size=shown.size,
+            moves=len(shown.moves),
         )
 
     def _rematch_offered(self) -> bool:

@@ -140,3 +140,25 @@ async def test_clicking_the_draw_pile_draws():
         await pilot.click("#draw")
         await until(pilot, lambda: moved(app, view), "the draw")
         assert any(line.startswith("you drew ") for line in app.view.log)
+
+
+async def test_rematch_offer_from_the_opponent_shows_once():
+    """The computer asks for a rematch first; the player sees one dialog saying so, and accepts with n."""
+    app = computer_game(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.view is not None and app.view.my_turn, "my turn")
+        app._opponent.want_game = 2  # the computer will open game 2 as soon as game 1 is audited
+        while app.view.verdict is None:
+            view = app.view
+            if view.my_turn:
+                playable = [i for i, ok in enumerate(view.playable) if ok]
+                await (app.session.discard(playable[0]) if playable else app.session.draw())
+                await until(pilot, lambda: moved(app, view), "the move")
+            else:
+                await pilot.pause(0.01)
+        await until(pilot, lambda: app.view.rematch_offered, "the offer")
+        assert sum(isinstance(s, GameOverScreen) for s in app.screen_stack) == 1
+        assert "Computer wants a rematch" in text_of(app.screen, "#offer")
+        await pilot.press("n")
+        await until(pilot, lambda: app.view.game == 2 and app.view.phase is Phase.PLAYING, "game 2")
+        assert isinstance(app.screen, TableScreen)
