@@ -126,7 +126,7 @@ class RelayClient:
         delay = 0.1
         while True:
             try:
-                async with connect(self.url, open_timeout=10, max_size=8 << 20) as connection:
+                async with connect(self.url, open_timeout=10, max_size=8 << 20, compression=None) as connection:
                     await self._session(connection)
                     delay = 0.1
             except RelayError as error:

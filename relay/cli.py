@@ -10,6 +10,11 @@ import signal
 import sqlite3
 import sys
 
+try:  # libuv's event loop cuts the relay's CPU per event by about a third (see docs/relay.md)
+    from uvloop import run as run_loop
+except ImportError:  # Windows: uvloop is not available there
+    from asyncio import run as run_loop
+
 from .server import Limits, Relay
 from .store import MemoryStore, SQLiteStore
 
@@ -98,4 +103,4 @@ def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(message)s")
     logging.getLogger("websockets").setLevel(max(logging.WARNING, logging.getLogger().level))
-    sys.exit(asyncio.run(run(args)))
+    sys.exit(run_loop(run(args)))

@@ -275,22 +275,22 @@ class Relay:
                     time=round(time.time(), 3))
         self.store.append(room.name, seq, raw)
         room.frames.append(raw)
-        for connection in room.connections():
-            self._write(connection, raw)
+        self._write(room.connections(), raw)
 
     # -- writing without waiting ----------------------------------------------
 
     def _send(self, client: Client, raw: str) -> None:
-        self._write(client.connection, raw)
+        self._write([client.connection], raw)
 
-    def _write(self, connection: ServerConnection, raw: str) -> None:
-        transport = connection.transport
-        if transport is None or transport.is_closing():
-            return  # already dropped: its handler will record the leave
-        broadcast([connection], raw)
-        if transport.get_write_buffer_size() > self.limits.max_buffer:
-            log.info("dropping a client that stopped reading (%d bytes queued)", transport.get_write_buffer_size())
-            transport.abort()
+    def _write(self, connections: list[ServerConnection], raw: str) -> None:
+        """Queue one frame to each connection without waiting; drop any that stopped reading."""
+        open_ones = [c for c in connections if c.transport is not None and not c.transport.is_closing()]
+        broadcast(open_ones, raw)  # encodes the frame once for all of them
+        for connection in open_ones:
+            transport = connection.transport
+            if transport.get_write_buffer_size() > self.limits.max_buffer:
+                log.info("dropping a client that stopped reading (%d bytes queued)", transport.get_write_buffer_size())
+                transport.abort()
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -320,6 +320,7 @@ class Relay:
             port,
             process_request=self.process_request,
             max_size=4 * self.limits.max_frame,
+            compression=None,  # deflate state per connection costs memory and CPU; bodies are mostly hex
             ping_interval=self.limits.ping_interval,
             ping_timeout=self.limits.ping_timeout,
         )
