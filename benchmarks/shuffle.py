@@ -1,0 +1,109 @@
+"""Shuffle-and-deal time between two discard-bot processes over a loopback relay.
+
+Starts `python -m relay --port 0`, then for each configuration two
+`discard-bot --json` processes that play GAMES rematches in one room, and
+prints the median `shuffle_s` (game start until both hands are dealt, as each
+bot reports it) together with the raw cost of one gmpy2 powmod, which sets the
+floor: a two-party shuffle of n cards needs at least 4n exponentiations in
+sequence.
+
+    uv run python benchmarks/shuffle.py            # 52/2048, 24/2048, 52/3072
+    uv run python benchmarks/shuffle.py --games 9  # more rematches per figure
+
+Reference toolkit (mental-poker-toolkit demo, 1024-bit prime, measured on this
+machine): 17.7 s for 52 cards, 6.8 s for 24.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import gmpy2
+
+from discard_tui.crypto import GROUPS
+
+TARGET_52_2048 = 0.5
+CONFIGS = [("full", 52, "modp2048"), ("short", 24, "modp2048"), ("full", 52, "modp3072")]
+
+
+def start_relay() -> tuple[subprocess.Popen, str]:
+    relay = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--log-level", "warning"],
+                             stdout=subprocess.PIPE, text=True)
+    line = relay.stdout.readline()
+    match = re.search(r"(ws://\S+)", line)
+    if not match:
+        relay.kill()
+        sys.exit(f"relay did not start: {line!r}")
+    return relay, match.group(1)
+
+
+def play(url: str, room: str, deck: str, group: str, games: int, data_dir: str) -> list[dict]:
+    """Two bots play `games` games; returns both bots' per-game JSON lines."""
+    env = dict(os.environ, DISCARD_DATA_DIR=data_dir)
+    command = [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room,
+               "--games", str(games), "--deck", deck, "--group", group, "--json"]
+    bots = [subprocess.Popen(command + ["--name", name, "--seed", str(i)], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for i, name in enumerate(("north", "south"))]
+    results = []
+    for bot in bots:
+        out, err = bot.communicate(timeout=600)
+        if bot.returncode != 0:
+            sys.exit(f"bot failed ({bot.returncode}): {err.strip()}")
+        results += [json.loads(line) for line in out.splitlines() if line.strip()]
+    return results
+
+
+def powmod_ms(group_name: str, rounds: int = 200) -> float:
+    """Milliseconds for one modular exponentiation with a full-size exponent."""
+    p = GROUPS[group_name].p
+    base, exponent = gmpy2.mpz(3) ** 2 % p, (p - 1) // 2 - 12345
+    start = time.perf_counter()
+    for _ in range(rounds):
+        base = gmpy2.powmod(base, exponent, p)
+    return (time.perf_counter() - start) / rounds * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=5, help="rematches per configuration (default 5)")
+    args = parser.parse_args()
+
+    print(f"cores: {os.cpu_count()}, gmpy2 {gmpy2.version()} ({gmpy2.mp_version()})")
+    powmod = {name: powmod_ms(name) for name in ("modp2048", "modp3072")}
+    for name, ms in powmod.items():
+        print(f"one powmod, {name}: {ms:.2f} ms")
+    relay, url = start_relay()
+    failed = False
+    try:
+        with tempfile.TemporaryDirectory() as data_dir:
+            for number, (deck, cards, group) in enumerate(CONFIGS):
+                results = play(url, f"bench-{number}-{os.getpid()}", deck, group, args.games, data_dir)
+                shuffles = [r["shuffle_s"] for r in results]
+                audits = {r["audit"] for r in results}
+                median = statistics.median(shuffles)
+                one_core = 4 * cards * powmod[group] / 1000
+                line = (f"{cards} cards, {group}: shuffle+deal median {median:.3f} s "
+                        f"(min {min(shuffles):.3f}, max {max(shuffles):.3f}, {len(shuffles)} samples), "
+                        f"4n powmods on one core {one_core:.2f} s, audits {','.join(sorted(audits))}")
+                if (cards, group) == (52, "modp2048"):
+                    verdict = "ok" if median <= TARGET_52_2048 else "MISSED"
+                    failed = median > TARGET_52_2048
+                    line += f"  [target <= {TARGET_52_2048} s: {verdict}]"
+                print(line, flush=True)
+    finally:
+        relay.terminate()
+        relay.wait(timeout=10)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
