@@ -19,8 +19,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import multiprocessing
+import multiprocessing.connection
 import os
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -205,11 +207,28 @@ def _powmod_chunk(bases: list[mpz], exponents: list[mpz], p: mpz) -> list[mpz]:
     return [gmpy2.powmod(b, e, p) for b, e in zip(bases, exponents)]
 
 
+def _exit_with_parent() -> None:
+    """Worker start-up: leave when the game's process dies, even by SIGKILL.
+
+    Pool workers otherwise outlive a killed parent (each holds its own queue's
+    write end, so it never sees EOF), and keep the forkserver alive with them.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_when_ready, args=(parent.sentinel,), daemon=True).start()
+
+
+def _exit_when_ready(sentinel: int) -> None:
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
+
+
 def pool() -> ProcessPoolExecutor:
     """The shared worker pool (started on first use; forkserver is safe beside threads)."""
     global _pool
     if _pool is None:
-        _pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("forkserver"))
+        _pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("forkserver"),
+                                    initializer=_exit_with_parent)
     return _pool
 
 

@@ -42,6 +42,33 @@ async def until(condition, what, rounds=3000):
     raise AssertionError(f"never happened: {what}")
 
 
+def descendants(pid: int) -> set[int]:
+    """Every living process below ``pid`` (Linux /proc)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat_file:
+                    fields = stat_file.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat_file:
+            return stat_file.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def assert_fair(returncode, out, err):
     assert returncode == 0, err
     lines = [json.loads(line) for line in out.splitlines()]
@@ -62,13 +89,23 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
     room = f"crash-{kill_at}"
     survivor = bot(url, room, "steady")
     victim = bot(url, room, "fragile")
-    await until(lambda: room in relay.rooms and relay.rooms[room].head >= kill_at, "the game to get going")
-    victim.send_signal(signal.SIGKILL)
-    victim.wait()
-    assert saves.load(url, room, "fragile") is not None  # the seat survived the crash on disk
-    again = bot(url, room, "fragile")
-    for process in (survivor, again):
-        assert_fair(*await finish(process))
+    again = None
+    try:
+        await until(lambda: room in relay.rooms and relay.rooms[room].head >= kill_at, "the game to get going")
+        helpers = descendants(victim.pid)  # its crypto pool: forkserver and workers
+        assert helpers
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        await until(lambda: not any(alive(pid) for pid in helpers), "the killed bot's pool processes to exit")
+        assert saves.load(url, room, "fragile") is not None  # the seat survived the crash on disk
+        again = bot(url, room, "fragile")
+        for process in (survivor, again):
+            assert_fair(*await finish(process))
+    finally:
+        for process in (survivor, victim, again):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
     assert_never_posted_twice(relay.rooms[room].frames)
     assert saves.load(url, room, "fragile") is None  # a finished game is cleaned away
 
