@@ -11,7 +11,7 @@ import socket
 import time
 from dataclasses import dataclass
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal, Vertical
@@ -26,7 +26,7 @@ from .net import Link, RelayError
 from . import saves
 from .paths import data_dir, transcripts_dir
 from .rules import DeckKind
-from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, StatusBar
+from .widgets import LARGE_SCREEN, CardWidget, DiscardPile, DrawPile, HandView, OpponentHand, StatusBar
 
 IN_GAME = (Phase.FLIPPING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)
 
@@ -239,6 +239,13 @@ class TableScreen(Screen[None]):
                 yield HandView(id="hand")
             yield MoveLog(id="log", wrap=True, min_width=10, max_lines=500)
         yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Large cards when the terminal has room for them (the CSS sizes follow the class)."""
+        large = event.size.width >= LARGE_SCREEN[0] and event.size.height >= LARGE_SCREEN[1]
+        self.set_class(large, "-large")
+        for widget in self.query(CardWidget):
+            widget.large = large
 
     def update(self, view: GameView) -> None:
         status = self.query_one(StatusBar)

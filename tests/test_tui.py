@@ -162,3 +162,18 @@ async def test_rematch_offer_from_the_opponent_shows_once():
         await pilot.press("n")
         await until(pilot, lambda: app.view.game == 2 and app.view.phase is Phase.PLAYING, "game 2")
         assert isinstance(app.screen, TableScreen)
+
+
+@pytest.mark.parametrize("size, large", [((80, 24), False), ((120, 40), True)])
+async def test_cards_grow_when_the_terminal_has_room(size, large):
+    app = computer_game()
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        table = app.screen
+        assert isinstance(table, TableScreen) and table.has_class("-large") is large
+        rows = text_of(table, HandView).splitlines()
+        card = "┌─────┐" if large else "┌───┐"
+        assert card in "".join(rows)
+        assert len(rows) == (6 if large else 5)  # the cursor card is lifted by one row
+        await pilot.resize_terminal(*((80, 24) if large else (120, 40)))
+        await until(pilot, lambda: table.has_class("-large") is not large, "the layout to follow the resize")
