@@ -33,6 +33,8 @@ log = logging.getLogger("discard.relay")
 
 ROOM_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 SEAT_TAKEN_OVER = 4000  # close code for a connection whose seat was resumed elsewhere
+MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
 
 
 @dataclass
@@ -108,6 +110,40 @@ class Room:
             if secrets.compare_digest(seat.token, token):
                 return number
         return None
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is beyond a double's range")
+    return number
+
+
+def too_deep(value: object) -> bool:
+    """True if ``value`` nests lists and dicts more than MAX_DEPTH levels (checked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > MAX_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def encodable(value: object) -> bool:
+    """True if ``value`` serialises to valid UTF-8 (no lone surrogates)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def frame(**fields: object) -> str:
@@ -190,9 +226,17 @@ class Relay:
         if len(message) > self.limits.max_frame // 4 and len(message.encode()) > self.limits.max_frame:
             raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
         try:
-            request = json.loads(message)
-        except ValueError:
+            request = json.loads(message, parse_constant=_not_json, parse_float=_finite)
+        except RecursionError:
+            raise Refused("bad_request", f"frame nests arrays and objects deeper than {MAX_DEPTH} levels") from None
+        except ValueError as error:
+            if "integer string conversion" in str(error):
+                raise Refused("bad_request", "a number in the frame has more than 4300 digits") from None
             raise Refused("bad_request", "frame is not valid JSON") from None
+        if message.count("[") + message.count("{") > MAX_DEPTH and too_deep(request):
+            raise Refused("bad_request", f"frame nests arrays and objects deeper than {MAX_DEPTH} levels")
+        if SURROGATE_ESCAPE.search(message) and not encodable(request):
+            raise Refused("bad_request", "frame has a lone surrogate escape (\\ud800 to \\udfff), which is no character")
         if not isinstance(request, dict):
             raise Refused("bad_request", "frame must be a JSON object")
         if request.get("type") not in ("join", "post"):
@@ -205,7 +249,8 @@ class Relay:
         if client.room is not None:
             raise Refused("already_joined", f"this connection already holds seat {client.seat} in room {client.room.name}")
         name, room_name = request.get("name"), request.get("room")
-        token, after = request.get("token"), request.get("after", 0)
+        token, after = request.get("token"), request.get("after")
+        after = 0 if after is None else after  # absent or null: from the start
         if not isinstance(room_name, str) or not ROOM_PATTERN.fullmatch(room_name):
             raise Refused("bad_request", '"room" must be 1 to 64 characters from A-Z a-z 0-9 . _ -')
         if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
@@ -320,7 +365,8 @@ class Relay:
             port,
             process_request=self.process_request,
             max_size=4 * self.limits.max_frame,
-            compression=None,  # deflate state per connection costs memory and CPU; bodies are mostly hex
+            compression=None,
+            close_timeout=2,  # shutdown waits at most this long for a client's closing handshake  # deflate state per connection costs memory and CPU; bodies are mostly hex
             ping_interval=self.limits.ping_interval,
             ping_timeout=self.limits.ping_timeout,
         )
