@@ -123,6 +123,9 @@ def _finite(text: str) -> float:
     return number
 
 
+DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)  # strict JSON only
+
+
 def too_deep(value: object) -> bool:
     """True if ``value`` nests lists and dicts more than MAX_DEPTH levels (checked without recursion)."""
     stack = [(value, 1)]
@@ -226,7 +229,7 @@ class Relay:
         if len(message) > self.limits.max_frame // 4 and len(message.encode()) > self.limits.max_frame:
             raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
         try:
-            request = json.loads(message, parse_constant=_not_json, parse_float=_finite)
+            request = DECODER.decode(message)
         except RecursionError:
             raise Refused("bad_request", f"frame nests arrays and objects deeper than {MAX_DEPTH} levels") from None
         except ValueError as error:
