@@ -107,7 +107,7 @@ class Room:
 
     def seat_for_token(self, token: str) -> int | None:
         for number, seat in self.seats.items():
-            if secrets.compare_digest(seat.token, token):
+            if secrets.compare_digest(seat.token.encode(), token.encode()):  # str form takes ASCII only
                 return number
         return None
 
@@ -368,8 +368,8 @@ class Relay:
             port,
             process_request=self.process_request,
             max_size=4 * self.limits.max_frame,
-            compression=None,
-            close_timeout=2,  # shutdown waits at most this long for a client's closing handshake  # deflate state per connection costs memory and CPU; bodies are mostly hex
+            compression=None,  # deflate state per connection costs memory and CPU; bodies are mostly hex
+            close_timeout=2,  # shutdown waits at most this long for a client's closing handshake
             ping_interval=self.limits.ping_interval,
             ping_timeout=self.limits.ping_timeout,
         )

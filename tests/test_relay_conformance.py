@@ -657,12 +657,13 @@ async def test_third_join_without_token_gets_room_full(relay):
     await close_all(a, b, c)
 
 
-async def test_wrong_token_gets_bad_token(relay):
+@pytest.mark.parametrize("token", [secrets.token_urlsafe(24), "é", "\u2603" * 40, ""], ids=["random", "accent", "snowmen", "empty"])
+async def test_wrong_token_gets_bad_token(relay, token):
     a = await alone_in_room(relay.url)
     room = a.room
     await a.next_event()
     c = await Client.open(relay.url, "C")
-    reply = await c.try_join(room, "Mallory", token=secrets.token_urlsafe(24))
+    reply = await c.try_join(room, "Mallory", token=token)
     assert reply["type"] == "error" and reply["code"] == "bad_token", reply
     await strict_marker(a)
     # the free seat is still free: the next plain join gets seat 1
