@@ -22,6 +22,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 log = logging.getLogger("discard.net")
 
 SEAT_TAKEN_OVER = 4000
+WELCOME_TIMEOUT = 10.0  # seconds a relay has to answer a join
 
 
 @dataclass(frozen=True)
@@ -157,11 +158,18 @@ class RelayClient:
     async def _session(self, connection: ClientConnection) -> None:
         join = {"type": "join", "room": self.room, "name": self.name, "token": self.token, "after": self.last_seq}
         await connection.send(json.dumps(join))
-        welcome = json.loads(await connection.recv())
+        try:
+            welcome = self._frame(await asyncio.wait_for(connection.recv(), WELCOME_TIMEOUT))
+        except TimeoutError:
+            raise RelayError(f"{self.url} did not answer our join in {WELCOME_TIMEOUT:g} s; "
+                             "is it a discard relay?") from None
         if welcome.get("type") == "error":
             error = SeatLost if welcome.get("code") == "bad_token" else RelayError
             raise error(f"the relay refused to seat us in room {self.room}: {welcome.get('message')}")
-        self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]
+        try:
+            self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]
+        except KeyError as missing:
+            raise RelayError(f"{self.url} is not a discard relay (its welcome has no {missing})") from None
         self._connection = connection
         self._set_link(Link.CONNECTED)
         assert self._joined is not None
@@ -170,16 +178,31 @@ class RelayClient:
         if self.last_seq >= head:
             self._queue.put_nowait(CAUGHT_UP)
         async for raw in connection:
-            frame = json.loads(raw)
+            frame = self._frame(raw)
             if frame.get("type") == "error":
                 raise RelayError(f"the relay refused a message: {frame.get('message')}")
-            if frame.get("type") != "event" or frame["seq"] <= self.last_seq:
+            if frame.get("type") != "event" or frame.get("seq", 0) <= self.last_seq:
                 continue
-            self.last_seq = frame["seq"]
-            self._queue.put_nowait(Event(frame["seq"], frame["seat"], frame["name"], frame["kind"],
-                                         frame["body"], frame["time"]))
-            if frame["seq"] == head:
+            try:
+                event = Event(frame["seq"], frame["seat"], frame["name"], frame["kind"], frame["body"], frame["time"])
+            except KeyError as missing:
+                raise RelayError(f"the relay sent an event without {missing}") from None
+            if event.seq != self.last_seq + 1:
+                raise RelayError(f"the relay skipped events: #{event.seq} came after #{self.last_seq}")
+            self.last_seq = event.seq
+            self._queue.put_nowait(event)
+            if event.seq == head:
                 self._queue.put_nowait(CAUGHT_UP)
+
+    def _frame(self, raw: str | bytes) -> dict:
+        """One frame from the relay as a JSON object, or a RelayError that says it is not one."""
+        try:
+            frame = json.loads(raw)
+        except ValueError:
+            frame = None
+        if not isinstance(frame, dict):
+            raise RelayError(f"{self.url} sent something that is not a discard relay frame: {str(raw)[:60]!r}")
+        return frame
 
 
 def describe(error: BaseException) -> str:
