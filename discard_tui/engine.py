@@ -87,6 +87,7 @@ class Game:
     dealt_at: float | None = None
     ended_at: float | None = None
     verdict: list[str] | None = None  # [] means fair
+    replayed: bool = False  # finished before this run caught up with the ledger (timings are not real)
     encodings: dict[mpz, int] | None = None
 
     @property
@@ -167,6 +168,7 @@ class Session:
         self.present: set[int] = set()
         self.outbox: dict | None = None  # my post that has not come back yet
         self.caught_up = False
+        self.replaying = True  # until the first catch-up: rebuilding what an earlier run already played
         self.log: list[str] = []
         self.problem: str | None = None
         self.transcript_path: Path | None = None
@@ -179,11 +181,10 @@ class Session:
         self.completed: asyncio.Queue[Game | None] = asyncio.Queue()  # each audited game; None: stopped
 
     @classmethod
-    async def connect(cls, url: str, room: str, name: str, *, token: str | None = None, after: int = 0,
-                      **options) -> Session:
+    async def connect(cls, url: str, room: str, name: str, *, token: str | None = None, **options) -> Session:
         """Join ``room`` on the relay at ``url``; raises RelayError with a one-line reason."""
         session: Session | None = None
-        client = RelayClient(url, room, name, token=token, after=after,
+        client = RelayClient(url, room, name, token=token,
                              on_link=lambda link: session.on_link(link) if session else None)
         await client.open()
         session = cls(client, room, name, **options)
@@ -223,6 +224,7 @@ class Session:
             async for item in self.ledger.events():
                 if item is CAUGHT_UP:
                     self.caught_up = True
+                    self.replaying = False
                     if self.outbox is not None:  # lost with the old connection: send it again
                         await self.ledger.post(self.outbox)
                 else:
@@ -470,6 +472,9 @@ class Session:
                 raise Violation(f"opponent's messages arrived out of order (#{envelope.n} before #{expected})")
         elif envelope.n != expected:
             return  # a stale copy of my own post (re-sent after a reconnect); already applied
+        elif not wire.verify(self.identity(envelope.game).public_key(), self.room, seat, envelope):
+            raise Violation(f"the relay forged a message in your seat: #{envelope.n} ({message.type}) "
+                            "is not signed by this program")
         g.counters[seat] = envelope.n
         if mine and self.outbox is not None and self.outbox["n"] == envelope.n and self.outbox["game"] == g.number:
             self.outbox = None
@@ -509,6 +514,10 @@ class Session:
             raise Violation("opponent announced a non-standard group: its prime is not an RFC 3526 MODP prime")
         if not g.hellos:
             g.group, g.deck = group, hello.deck
+        elif group is not g.group:
+            who = "you" if seat == self.seat else "opponent"
+            raise Violation(f"{who} announced the {group.p.bit_length()}-bit group, but the first hello of this "
+                            f"game chose the {g.group.p.bit_length()}-bit one; both players must use the same group")
         g.hellos[seat] = hello
         g.verify_keys[seat] = wire.public_key(hello.verify_key)
         self.names[seat] = hello.name
@@ -690,6 +699,7 @@ class Session:
         g.final_keys[seat] = keys
         if len(g.final_keys) == 2:
             g.verdict = await audit(g, self.seat, self.mine)  # type: ignore[arg-type]
+            g.replayed = self.replaying
             self.phase = Phase.OVER
             self._say(f"audit: {describe_verdict(g)}")
             if g.verdict:  # the evidence of a failed audit is kept like any violation

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from discard_tui import protocol as wire
 from discard_tui.bot import simple_strategy
-from discard_tui.crypto import MODP_2048
+from discard_tui.crypto import MODP_2048, MODP_3072
 from discard_tui.engine import Game, Phase, Session
 from discard_tui.rules import DeckKind, matches
 
@@ -507,6 +507,49 @@ async def test_non_standard_group(arena, prime, cheater_seat):
     match = await arena(cls, cheater_seat=cheater_seat)
     await assert_caught(match, "non-standard group")
     assert match.honest.game.group == MODP_2048
+
+
+class OtherStandardGroup(Cheater):
+    """Waits for the honest hello (2048-bit), then answers with the other RFC 3526 group."""
+
+    async def _owed(self):
+        message = await super()._owed()
+        if isinstance(message, wire.Hello) and self.opponent not in self.game.hellos:
+            return None  # hello second, so that the honest hello decides the game
+        return message
+
+    def cheat(self, message):
+        if not isinstance(message, wire.Hello):
+            return None
+        return message.model_copy(update={"prime": format(MODP_3072.p, "x")})
+
+
+async def test_second_hello_with_the_other_standard_group(arena):
+    match = await arena(OtherStandardGroup, cheater_seat=1)
+    await assert_caught(match, "3072-bit group", "2048-bit")
+    assert match.honest.game.group == MODP_2048
+
+
+async def test_relay_forging_a_post_in_my_seat(arena, relay_server):
+    """A relay stamps a post with my seat: my own engine must not take it for mine."""
+    relay, _ = relay_server
+    match = await arena(honest_autoplay=None)  # the honest player waits for a move nobody makes
+    honest = match.honest
+    for _ in range(2000):
+        table = honest.game.table
+        if honest.phase is Phase.PLAYING and table.turn == honest.seat and honest.outbox is None:
+            break
+        await asyncio.sleep(0.01)  # bounded poll for a state, not a timing assumption
+    else:
+        raise AssertionError("never reached the honest player's turn")
+    g = honest.game
+    forged = wire.seal(Ed25519PrivateKey.generate(), honest.room, honest.seat, g.number,
+                       g.counters[honest.seat] + 1, wire.Draw(pos=g.table.draw_pile[0]))
+    relay._append(relay.rooms[honest.room], honest.seat, "post", forged)
+    assert await honest_outcome(match) is None
+    assert honest.phase is Phase.VIOLATION
+    assert honest.problem.startswith("the relay forged a message in your seat"), honest.problem
+    assert honest.transcript_path is not None
 
 
 # -- 10. false can't-move claims ---------------------------------------------------------------------
