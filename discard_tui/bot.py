@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import random
+import signal
 import sys
 import time
+from collections.abc import Callable
 
 from . import crypto, saves
 from .cli import OneLineParser
 from .crypto import GROUPS
 from .engine import Game, Session, Strategy
 from .net import RelayError
-from .paths import transcripts_dir
+from .paths import data_dir, transcripts_dir
 from .rules import DeckKind, matches
 
 
@@ -31,6 +34,21 @@ def simple_strategy(seed: int | None = None) -> Strategy:
     return choose
 
 
+def seconds(positive: bool) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds, above zero or at least zero."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < 0 or (positive and value == 0):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds {'above' if positive else 'from'} 0")
+        return value
+
+    return parse
+
+
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="discard-bot", description="Play discard games against another player through a "
                       "relay, with a simple legal strategy, verifying every move.")
@@ -41,10 +59,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--deck", choices=[k.value for k in DeckKind], default="full",
                    help="full (52 cards, default) or short (24 cards, 9 to A)")
     p.add_argument("--group", choices=sorted(GROUPS), default="modp2048", help="RFC 3526 group (default modp2048)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+    p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
                    help="give up when the opponent is silent this many seconds (default 60)")
     p.add_argument("--seed", type=int, help="seed the strategy's choices (not the crypto)")
-    p.add_argument("--think", type=float, default=0.0, metavar="S", help="pause before each move (default 0)")
+    p.add_argument("--think", type=seconds(positive=False), default=0.0, metavar="S", help="pause before each move (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON line per finished game")
     return p
 
@@ -78,6 +96,8 @@ async def play(args: argparse.Namespace) -> str | None:
             autoplay=simple_strategy(args.seed), think_time=args.think, transcript_dir=transcripts_dir())
     except RelayError as error:
         return str(error)
+    except OSError as error:
+        return f"cannot keep the saved game in {data_dir()}: {error.strerror or error}; set DISCARD_DATA_DIR to a writable directory"
     runner = asyncio.create_task(session.run())
     failure = None
     finished = False  # done with this room: forget the saved seat
@@ -95,7 +115,7 @@ async def play(args: argparse.Namespace) -> str | None:
                     failure += f" (transcript: {session.transcript_path})"
                 break
             record = game_record(session, game)
-            if args.json:
+            if args.json and not game.replayed:  # a replayed game was reported by the run that played it
                 print(json.dumps(record), flush=True)
             if record["audit"] != "fair":
                 failure = f"game {game.number} failed its audit: {'; '.join(game.verdict or [])}"
@@ -117,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if args.games < 1:
         parser().error("--games must be 1 or more")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly as on Ctrl-C
     try:
         failure = asyncio.run(play(args))
     except KeyboardInterrupt:

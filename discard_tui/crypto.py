@@ -21,6 +21,7 @@ import hashlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -64,10 +65,6 @@ class Group:
     @cached_property
     def q(self) -> mpz:
         return (self.p - 1) // 2
-
-    @property
-    def hex_len(self) -> int:
-        return (self.p.bit_length() + 3) // 4
 
     def is_element(self, x: mpz) -> bool:
         """1 < x < p - 1 and x is a quadratic residue (in the order-q subgroup)."""
@@ -147,10 +144,6 @@ class Key:
         e = mpz(derive_below(seed, label, int(group.q) - 2) + 2)
         return cls(e, gmpy2.invert(e, group.q))
 
-    @classmethod
-    def from_decryption(cls, group: Group, d: mpz) -> Key:
-        return cls(gmpy2.invert(d, group.q), d)
-
 
 class PlayerSecrets:
     """Every secret one player needs for one game, derived from one seed."""
@@ -213,6 +206,7 @@ def _exit_with_parent() -> None:
     Pool workers otherwise outlive a killed parent (each holds its own queue's
     write end, so it never sees EOF), and keep the forkserver alive with them.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the game's to handle, not a worker's
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_when_ready, args=(parent.sentinel,), daemon=True).start()
