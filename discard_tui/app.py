@@ -8,8 +8,16 @@ never waits for crypto.
 from __future__ import annotations
 
 import socket
+import sqlite3
 import time
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+try:  # POSIX; on Windows two copies are not kept apart
+    import fcntl
+except ImportError:
+    fcntl = None  # type: ignore[assignment]
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
@@ -363,6 +371,7 @@ class DiscardApp(App[None]):
         self._opponent: Session | None = None
         self._relay_server = None
         self._relay = None
+        self._store_lock: TextIO | None = None
         self._over_shown = 0  # the game whose game-over dialog was shown
 
     # -- start-up ------------------------------------------------------------------
@@ -425,7 +434,15 @@ class DiscardApp(App[None]):
 
         store_name = "computer-relay.sqlite3" if self.config.against_computer else f"host-{self.config.port}.sqlite3"
         data_dir().mkdir(parents=True, exist_ok=True)
-        self._relay = Relay(SQLiteStore(data_dir() / store_name))
+        path = data_dir() / store_name
+        if self._store_lock is not None:  # a retry: let go of the last attempt's lock first
+            self._store_lock.close()
+        self._store_lock = hold_lock(path.with_suffix(".lock"))
+        try:
+            self._relay = Relay(SQLiteStore(path))
+        except sqlite3.DatabaseError as error:
+            raise RelayError(f"the saved games in {path} are unreadable ({error}); "
+                             "move that file away to start afresh") from None
         host = self.config.host or "127.0.0.1"
         try:
             self._relay_server = await self._relay.serve(host, self.config.port)
@@ -560,6 +577,22 @@ class DiscardApp(App[None]):
             self._relay_server.close()
             await self._relay_server.wait_closed()  # the last leave events reach the store first
             self._relay.close()  # type: ignore[union-attr]
+
+
+def hold_lock(path: Path) -> TextIO:
+    """Hold an exclusive lock on ``path`` for as long as the returned file stays open.
+
+    Two copies of the game must not run one embedded relay's store at once.
+    """
+    handle = path.open("a")
+    if fcntl is not None:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise RelayError("another discard-tui is already running this game from "
+                             f"{path.parent}; finish it there, or set DISCARD_DATA_DIR to play another") from None
+    return handle
 
 
 def shareable_address(host: str) -> str:

@@ -177,3 +177,25 @@ async def test_cards_grow_when_the_terminal_has_room(size, large):
         assert len(rows) == (6 if large else 5)  # the cursor card is lifted by one row
         await pilot.resize_terminal(*((80, 24) if large else (120, 40)))
         await until(pilot, lambda: table.has_class("-large") is not large, "the layout to follow the resize")
+
+
+async def test_damaged_store_of_the_computer_game_is_named(tmp_path):
+    (tmp_path / "computer-relay.sqlite3").write_bytes(b"this is not an SQLite database" * 100)
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        problem = text_of(app.screen, "#problem")
+        assert "computer-relay.sqlite3 are unreadable" in problem and "move that file away" in problem
+
+
+async def test_a_second_copy_against_the_computer_is_refused(tmp_path):
+    from discard_tui.app import hold_lock
+
+    held = hold_lock(tmp_path / "computer-relay.lock")  # as the first copy holds it
+    try:
+        app = computer_game()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+            assert "another discard-tui is already running this game" in text_of(app.screen, "#problem")
+    finally:
+        held.close()
