@@ -40,13 +40,6 @@ class DeckKind(str, Enum):
         ranks = FULL_RANKS if self is DeckKind.FULL else SHORT_RANKS
         return tuple(Card(rank, suit) for rank in ranks for suit in SUITS)
 
-    @classmethod
-    def of_size(cls, size: int) -> DeckKind:
-        for kind in cls:
-            if len(kind.cards) == size:
-                return kind
-        raise ValueError(f"no deck has {size} cards")
-
 
 def matches(card: Card, top: Card | None) -> bool:
     """May ``card`` go on ``top``? Anything goes on an empty pile."""
@@ -80,7 +73,6 @@ class Table:
     faces: dict[int, Card] = field(default_factory=dict)
     turn: int = -1
     winner: int | None = None
-    moves: int = 0
 
     def __post_init__(self) -> None:
         if not self.draw_pile and not any(self.hands) and not self.discard_pile:
@@ -152,7 +144,6 @@ class Table:
         self.discard_pile.append(pos)
         if not self.hands[player]:
             self.winner = player
-            self.moves += 1
         else:
             self._next_turn()
 
@@ -168,10 +159,8 @@ class Table:
         if not self.discard_pile and self.hands[player]:
             raise RuleViolation("claimed they cannot move, but anything goes on the empty discard pile")
         self.winner = 1 - player
-        self.moves += 1
 
     def _next_turn(self) -> None:
-        self.moves += 1
         self.turn = 1 - self.turn
 
 
