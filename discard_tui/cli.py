@@ -31,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--room", metavar="NAME", help="the room to meet in (1-64 of A-Z a-z 0-9 . _ -)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
-    p.add_argument("--port", type=int, default=8765, help="with --host: the port to listen on (default 8765)")
+    p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
     p.add_argument("--deck", choices=[k.value for k in DeckKind], default="full",
                    help="full (52 cards, default) or short (24 cards, 9 to A)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
@@ -59,15 +59,20 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser):
         p.error(f"--room {args.room!r}: use 1 to 64 of A-Z a-z 0-9 . _ -")
     if args.relay and not re.match(r"wss?://", args.relay):
         p.error(f"--relay {args.relay!r}: a relay address starts with ws://, e.g. ws://127.0.0.1:8765")
-    if not 0 <= args.port <= 65535:
-        p.error(f"--port {args.port}: use a port from 0 to 65535")
+    if args.port is not None and not args.host:
+        p.error("--port goes with --host, the port your relay listens on")
+    if args.room is not None and not (args.relay or args.host):
+        p.error("--room goes with --relay or --host; against the computer the room is chosen for you")
+    port = 8765 if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        p.error(f"--port {port}: use a port from 0 to 65535")
     name = args.name if args.name is not None else default_name()
     if not 1 <= len(name) <= 32 or not name.isprintable():
         p.error("--name: use 1 to 32 printable characters")
     deck = DeckKind(args.deck)
     if args.host:
-        room = args.room or saved_room(f"host:{args.port}", name) or f"table-{secrets.token_hex(3)}"
-        return PlayConfig(room=room, name=name, deck=deck, host="0.0.0.0", port=args.port)
+        room = args.room or saved_room(f"host:{port}", name) or f"table-{secrets.token_hex(3)}"
+        return PlayConfig(room=room, name=name, deck=deck, host="0.0.0.0", port=port)
     if args.relay:
         return PlayConfig(relay=args.relay, room=args.room, name=name, deck=deck)
     room = saved_room(saves.LOCAL_RELAY, name) or f"computer-{secrets.token_hex(4)}"

@@ -199,3 +199,23 @@ async def test_a_second_copy_against_the_computer_is_refused(tmp_path):
             assert "another discard-tui is already running this game" in text_of(app.screen, "#problem")
     finally:
         held.close()
+
+
+async def test_status_bar_says_reconnecting_disconnected_and_how_long_we_wait():
+    import dataclasses
+    import time
+
+    from discard_tui.net import Link
+
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        table, view = app.screen, app.view
+        cases = [
+            (dict(link=Link.RECONNECTING), "Reconnecting…"),
+            (dict(opponent_present=False), "Computer disconnected; waiting for them to come back"),
+            (dict(my_turn=False, waiting_since=time.monotonic() - 42), "waiting for Computer for 4"),
+        ]
+        for changes, says in cases:
+            table.update(dataclasses.replace(view, **changes))  # what the engine's next change would show
+            assert says in text_of(table, StatusBar), (changes, text_of(table, StatusBar))
