@@ -372,6 +372,7 @@ class DiscardApp(App[None]):
         self._relay_server = None
         self._relay = None
         self._store_lock: TextIO | None = None
+        self._room_over = False  # the player left a finished game: its seats and ledger can go
         self._over_shown = 0  # the game whose game-over dialog was shown
 
     # -- start-up ------------------------------------------------------------------
@@ -567,6 +568,7 @@ class DiscardApp(App[None]):
         saves.remove(self.relay_key, c.room, c.name)
         if c.against_computer:
             saves.remove(self.relay_key, c.room, saves.COMPUTER)
+        self._room_over = True
 
     async def on_unmount(self) -> None:
         for session in (self.session, self._opponent):
@@ -576,6 +578,8 @@ class DiscardApp(App[None]):
         if self._relay_server is not None:
             self._relay_server.close()
             await self._relay_server.wait_closed()  # the last leave events reach the store first
+            if self._room_over:  # nobody comes back to a finished game: keep the store small
+                self._relay.store.drop_room(self.config.room)  # type: ignore[union-attr]
             self._relay.close()  # type: ignore[union-attr]
 
 

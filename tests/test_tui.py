@@ -40,34 +40,54 @@ def moved(app, before) -> bool:
     return app.view.moves > before.moves or app.view.phase is not Phase.PLAYING
 
 
+async def play_to_game_over(pilot, app) -> None:
+    """Play by keys, the first playable card or a draw, until the game-over screen shows its verdict."""
+    while True:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        view = app.view
+        if view.phase is not Phase.PLAYING:
+            break
+        playable = [i for i, ok in enumerate(view.playable) if ok]
+        if playable:
+            hand = app.screen.query_one(HandView)
+            for _ in range(len(view.hand)):
+                await pilot.press("left")
+            for _ in range(playable[0]):
+                await pilot.press("right")
+            assert hand.cursor == playable[0]
+            await pilot.press("enter")
+        else:
+            await pilot.press("d")
+        await until(pilot, lambda: moved(app, view), "the move to land")
+    await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over screen")
+    await until(pilot, lambda: text_of(app.screen, "#verdict"), "the verdict")
+
+
 async def test_whole_game_by_keys_to_game_over():
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
-        while True:
-            await until(pilot, lambda: my_turn_or_over(app), "my turn")
-            view = app.view
-            if view.phase is not Phase.PLAYING:
-                break
-            playable = [i for i, ok in enumerate(view.playable) if ok]
-            if playable:
-                hand = app.screen.query_one(HandView)
-                for _ in range(len(view.hand)):
-                    await pilot.press("left")
-                for _ in range(playable[0]):
-                    await pilot.press("right")
-                assert hand.cursor == playable[0]
-                await pilot.press("enter")
-            else:
-                await pilot.press("d")
-            await until(pilot, lambda: moved(app, view), "the move to land")
-        await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over screen")
-        await until(pilot, lambda: text_of(app.screen, "#verdict"), "the verdict")
+        await play_to_game_over(pilot, app)
         text = text_of(app.screen, "#result") + " " + text_of(app.screen, "#verdict")
         assert ("You win" in text) or ("You lose" in text)
         assert "fair: 24 cards and" in text and "moves verified" in text
         await pilot.press("n")
         await until(pilot, lambda: app.view.game == 2 and app.view.phase in (Phase.PLAYING,), "the rematch")
         assert isinstance(app.screen, TableScreen)
+
+
+async def test_leaving_a_finished_game_cleans_the_data_directory(tmp_path):
+    import sqlite3
+
+    from discard_tui import saves
+
+    app = computer_game(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_to_game_over(pilot, app)
+        assert [seat.name for seat in saves.unfinished()] == ["tester"]  # mine, until I leave
+        await pilot.press("q")
+    assert saves.unfinished() == []
+    with sqlite3.connect(tmp_path / "computer-relay.sqlite3") as store:
+        assert store.execute("SELECT count(*) FROM events").fetchone() == (0,)
 
 
 async def test_illegal_discard_is_refused_with_the_reason():
