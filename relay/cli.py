@@ -85,8 +85,8 @@ async def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     stop = asyncio.get_running_loop().create_future()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        asyncio.get_running_loop().add_signal_handler(sig, stop.set_result, None)
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal while stopping changes nothing
+        asyncio.get_running_loop().add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
     port = server.sockets[0].getsockname()[1]
     logging.getLogger("discard.relay").info("listening on ws://%s:%d%s", args.host, port,
                                              f" (store {args.store})" if args.store else "")
