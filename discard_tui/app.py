@@ -255,7 +255,19 @@ class TableScreen(Screen[None]):
         for widget in self.query(CardWidget):
             widget.large = large
 
+    ready = False  # composed: its widgets exist
+    latest: GameView | None = None
+
+    def on_mount(self) -> None:
+        self.ready = True
+        if self.latest is not None:
+            self.update(self.latest)
+
     def update(self, view: GameView) -> None:
+        """Show ``view``; before the widgets exist (a fast resume), keep it for when they do."""
+        self.latest = view
+        if not self.ready:
+            return
         status = self.query_one(StatusBar)
         status.headline = headline(view)
         status.players = f"{view.my_name} vs {view.opponent_name} · game {view.game}"
@@ -279,7 +291,8 @@ class TableScreen(Screen[None]):
         self.query_one(MoveLog).show(view.log)
 
     def notice(self, text: str) -> None:
-        self.query_one(StatusBar).notice = text
+        if self.ready:
+            self.query_one(StatusBar).notice = text
 
     def action_move(self, step: int) -> None:
         hand = self.query_one(HandView)
@@ -471,7 +484,7 @@ class DiscardApp(App[None]):
 
     def _tick(self) -> None:
         table = self.table
-        if self.view is not None and table is not None:
+        if self.view is not None and table is not None and table.ready:
             table.query_one(StatusBar).link = link_text(self.view)
 
     @property
@@ -581,6 +594,8 @@ class DiscardApp(App[None]):
             if self._room_over:  # nobody comes back to a finished game: keep the store small
                 self._relay.store.drop_room(self.config.room)  # type: ignore[union-attr]
             self._relay.close()  # type: ignore[union-attr]
+        if self._store_lock is not None:
+            self._store_lock.close()
 
 
 def hold_lock(path: Path) -> TextIO:

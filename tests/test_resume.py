@@ -192,6 +192,7 @@ async def test_resume_in_process_rebuilds_the_same_state(relay_url):
     players = [await saves.resume_or_join(relay_url, "replay", n, deck=DeckKind.SHORT) for n in ("x", "y")]
     sessions = [s for s, _ in players]
     tasks = [asyncio.create_task(s.run()) for s in sessions]
+    again = None
     try:
         await until(lambda: all(s.phase is Phase.PLAYING for s in sessions), "the deal")
         before = sessions[0].hand()
@@ -206,3 +207,7 @@ async def test_resume_in_process_rebuilds_the_same_state(relay_url):
     finally:
         for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for session in (sessions[1], again):
+            if session is not None:
+                await session.ledger.close()

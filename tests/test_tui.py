@@ -239,3 +239,16 @@ async def test_status_bar_says_reconnecting_disconnected_and_how_long_we_wait():
         for changes, says in cases:
             table.update(dataclasses.replace(view, **changes))  # what the engine's next change would show
             assert says in text_of(table, StatusBar), (changes, text_of(table, StatusBar))
+
+
+async def test_closing_mid_game_and_starting_again_goes_back_to_the_same_hand():
+    first = computer_game(seed=4)
+    async with first.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(first), "my turn")
+        hand, game = first.view.hand, first.view.game
+        assert first.view.phase is Phase.PLAYING
+    # the terminal closed without quitting; the same command starts again
+    again = computer_game(seed=4)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(again), "my turn again")
+        assert (again.view.hand, again.view.game, again.view.phase) == (hand, game, Phase.PLAYING)
