@@ -10,6 +10,7 @@ from pathlib import Path
 
 from discard_tui import crypto
 from discard_tui.app import DiscardApp, PlayConfig
+from discard_tui.engine import Phase
 from discard_tui.rules import DeckKind
 
 
@@ -18,12 +19,14 @@ async def main() -> None:
                                 seeds=(b"\x07" * 32, b"\x08" * 32)))
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(6):  # a few moves in, so the piles and the log have something to show
-            while not (app.view and app.view.my_turn):
+            while not (app.view and (app.view.my_turn or app.view.phase is Phase.OVER)):
                 await pilot.pause(0.02)
+            if app.view.phase is Phase.OVER:
+                break  # a short game: show its end
             playable = [i for i, ok in enumerate(app.view.playable) if ok]
             moves = app.view.moves
             await (app.session.discard(playable[-1]) if playable else app.session.draw())
-            while app.view.moves == moves or not app.view.my_turn:
+            while (app.view.moves == moves or not app.view.my_turn) and app.view.phase is not Phase.OVER:
                 await pilot.pause(0.02)
         await pilot.pause()
         app.save_screenshot("table.svg", str(Path(__file__).parent))
