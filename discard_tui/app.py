@@ -61,22 +61,16 @@ class PlayConfig:
 HELP = """\
 [b]Discard[/b]: get rid of all your cards first.
 
-On your turn, either [b]discard[/b] a card that matches the [b]suit[/b] or the
-[b]value[/b] of the top of the discard pile (anything goes on an empty pile), or
-[b]draw[/b] the top card of the draw pile. Either ends your turn. If you can do
-neither, you lose. Discarding your last card wins.
+On your turn, either [b]discard[/b] a card that matches the [b]suit[/b] or the [b]value[/b] of the top of the discard pile (anything goes on an empty pile), or [b]draw[/b] the top card of the draw pile. Either ends your turn. If you can do neither, you lose. Discarding your last card wins.
 
 [b]Keys[/b]
-  ← → or h l   choose a card          Enter / Space   discard it
-  d            draw                   n               rematch (after a game)
-  ?            this help              q               quit
+  ← → or h l  choose a card    Enter, Space  discard it
+  d           draw             n             rematch, once over
+  ?           this help        q             quit
 
 [b]Mouse[/b]: click a card to discard it, click the draw pile to draw.
 
-Nobody deals: both players shuffle the deck under their own keys, so neither
-you, your opponent nor the relay can see a card before its owner. Every move is
-checked on arrival, and at the end both players publish their keys and audit
-the whole game.
+Nobody deals: both players shuffle the deck under their own keys, so neither you, your opponent nor the relay can see a card before its owner. Every move is checked on arrival, and at the end both players publish their keys and audit the whole game.
 
 [dim]Escape closes this help.[/dim]"""
 
