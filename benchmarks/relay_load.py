@@ -23,14 +23,14 @@ import json
 import multiprocessing
 import os
 import random
-import re
 import statistics
 import struct
-import subprocess
 import sys
 import time
 
 from websockets.speedups import apply_mask
+
+from local_relay import start_relay
 
 TARGET_EVENTS_PER_S = 20_000
 TARGET_P99_MS = 50.0
@@ -201,13 +201,7 @@ def main() -> None:
     if args.relay:
         url = args.relay
     else:
-        relay = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--log-level", "warning"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        match = re.search(r"(ws://\S+)", relay.stdout.readline())
-        if not match:
-            relay.kill()
-            sys.exit("relay did not start")
-        url = match.group(1)
+        relay, url = start_relay()
     try:
         context = multiprocessing.get_context("spawn")
         ready = [context.Event() for _ in range(args.workers)]

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -29,20 +28,10 @@ import time
 import gmpy2
 
 from discard_tui.crypto import GROUPS
+from local_relay import start_relay
 
 TARGET_52_2048 = 0.5
 CONFIGS = [("full", 52, "modp2048"), ("short", 24, "modp2048"), ("full", 52, "modp3072")]
-
-
-def start_relay() -> tuple[subprocess.Popen, str]:
-    relay = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--log-level", "warning"],
-                             stdout=subprocess.PIPE, text=True)
-    line = relay.stdout.readline()
-    match = re.search(r"(ws://\S+)", line)
-    if not match:
-        relay.kill()
-        sys.exit(f"relay did not start: {line!r}")
-    return relay, match.group(1)
 
 
 def play(url: str, room: str, deck: str, group: str, games: int, data_dir: str) -> list[dict]:
