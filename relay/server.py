@@ -34,6 +34,7 @@ log = logging.getLogger("discard.relay")
 ROOM_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 SEAT_TAKEN_OVER = 4000  # close code for a connection whose seat was resumed elsewhere
 MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
+TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
 
 
@@ -230,14 +231,14 @@ class Relay:
             raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
         try:
             request = DECODER.decode(message)
-        except RecursionError:
-            raise Refused("bad_request", f"frame nests arrays and objects deeper than {MAX_DEPTH} levels") from None
+        except RecursionError:  # deeper than Python's own limit
+            raise Refused("bad_request", TOO_DEEP) from None
         except ValueError as error:
             if "integer string conversion" in str(error):
                 raise Refused("bad_request", "a number in the frame has more than 4300 digits") from None
             raise Refused("bad_request", "frame is not valid JSON") from None
         if message.count("[") + message.count("{") > MAX_DEPTH and too_deep(request):
-            raise Refused("bad_request", f"frame nests arrays and objects deeper than {MAX_DEPTH} levels")
+            raise Refused("bad_request", TOO_DEEP)
         if SURROGATE_ESCAPE.search(message) and not encodable(request):
             raise Refused("bad_request", "frame has a lone surrogate escape (\\ud800 to \\udfff), which is no character")
         if not isinstance(request, dict):
