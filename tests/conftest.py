@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from relay.server import Limits, Relay
@@ -39,3 +41,18 @@ def crypto_pool():
     crypto.start_pool()
     yield
     crypto.shutdown_pool()
+
+
+async def _until(condition, what, rounds=3000):
+    """Poll ``condition`` (bounded in rounds; the condition, not the clock, decides)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+@pytest.fixture
+def until():
+    """``await until(condition, what)``: wait for a state the test cannot be told about."""
+    return _until

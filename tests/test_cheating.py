@@ -530,18 +530,13 @@ async def test_second_hello_with_the_other_standard_group(arena):
     assert match.honest.game.group == MODP_2048
 
 
-async def test_relay_forging_a_post_in_my_seat(arena, relay_server):
+async def test_relay_forging_a_post_in_my_seat(arena, relay_server, until):
     """A relay stamps a post with my seat: my own engine must not take it for mine."""
     relay, _ = relay_server
     match = await arena(honest_autoplay=None)  # the honest player waits for a move nobody makes
     honest = match.honest
-    for _ in range(2000):
-        table = honest.game.table
-        if honest.phase is Phase.PLAYING and table.turn == honest.seat and honest.outbox is None:
-            break
-        await asyncio.sleep(0.01)  # bounded poll for a state, not a timing assumption
-    else:
-        raise AssertionError("never reached the honest player's turn")
+    await until(lambda: honest.phase is Phase.PLAYING and honest.game.table.turn == honest.seat
+                and honest.outbox is None, "the honest player's turn", rounds=2000)
     g = honest.game
     forged = wire.seal(Ed25519PrivateKey.generate(), honest.room, honest.seat, g.number,
                        g.counters[honest.seat] + 1, wire.Draw(pos=g.table.draw_pile[0]))

@@ -33,15 +33,6 @@ async def finish(process):
     return process.returncode, out, err
 
 
-async def until(condition, what, rounds=3000):
-    """Poll ``condition`` (bounded in rounds; the condition, not the clock, decides)."""
-    for _ in range(rounds):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"never happened: {what}")
-
-
 def descendants(pid: int) -> set[int]:
     """Every living process below ``pid`` (Linux /proc)."""
     parents = {}
@@ -84,7 +75,7 @@ def assert_never_posted_twice(frames):
 
 
 @pytest.mark.parametrize("kill_at", [8, PLAY_STARTS_AT + 6], ids=["mid-shuffle", "mid-play"])
-async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_dir):
+async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_dir, until):
     relay, url = relay_server
     room = f"crash-{kill_at}"
     survivor = bot(url, room, "steady")
@@ -110,7 +101,7 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
     assert saves.load(url, room, "fragile") is None  # a finished game is cleaned away
 
 
-async def test_cut_websocket_reconnects_and_finishes(relay_server):
+async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
     relay, url = relay_server
     room = "cut"
     sessions = []
@@ -156,7 +147,7 @@ def stored_events(store) -> int:
         return 0
 
 
-async def test_relay_restart_with_store_mid_game(tmp_path):
+async def test_relay_restart_with_store_mid_game(tmp_path, until):
     port, store = free_port(), tmp_path / "relay.sqlite3"
     relay = start_relay(port, store)
     url = f"ws://127.0.0.1:{port}"
@@ -187,7 +178,7 @@ async def test_saved_seat_is_private(relay_url, private_data_dir):
         await session.ledger.close()
 
 
-async def test_resume_in_process_rebuilds_the_same_state(relay_url):
+async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
     """A second client with the saved seed and token replays the ledger into the same hand."""
     players = [await saves.resume_or_join(relay_url, "replay", n, deck=DeckKind.SHORT) for n in ("x", "y")]
     sessions = [s for s, _ in players]
