@@ -56,3 +56,13 @@ async def _until(condition, what, rounds=3000):
 def until():
     """``await until(condition, what)``: wait for a state the test cannot be told about."""
     return _until
+
+
+@pytest.fixture
+async def arena(relay_url, tmp_path, request):
+    """``await arena(CheaterClass, ...)``: an honest session and a cheater playing in a fresh room (tests/arena.py)."""
+    from arena import arena_starter, stop
+
+    started: list = []
+    yield arena_starter(relay_url, tmp_path, request, started)
+    await stop(started)
