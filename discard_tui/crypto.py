@@ -1,9 +1,13 @@
 """Commutative (SRA / Pohlig-Hellman) encryption in a fixed safe-prime group.
 
 * The group is an RFC 3526 MODP safe prime p = 2q + 1; nobody chooses it.
-* Cards are quadratic residues, m = (i + 2)^2 mod p, so every card and every
-  encryption of one lies in the order-q subgroup: the Legendre symbol, which
-  leaks one bit of every face-down card in plain SRA, is always 1.
+* Card i is m_i = h_i^2 mod p, where h_i is SHAKE-256 of a fixed domain
+  string and i, reduced mod p. Squares are quadratic residues, so every card
+  and every encryption of one lies in the order-q subgroup: the Legendre
+  symbol, which leaks one bit of every face-down card in plain SRA, is
+  always 1. Hashed encodings have no multiplicative relation anyone knows
+  (with m_i = (i + 2)^2, m_0 * m_1 = m_4, and such relations survive every
+  shuffle step that raises all cards to one key, which reads the deal).
 * A key is a random e in [2, q - 1] (q is prime, so gcd(e, q) = 1) with
   d = e^-1 mod q. No prime search.
 * All of a player's secrets for one game derive from a 32-byte seed with
@@ -17,6 +21,7 @@ Nothing here knows about cards' ranks, the network or the game's rules.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import multiprocessing
 import multiprocessing.connection
@@ -71,11 +76,16 @@ class Group:
         return 1 < x < self.p - 1 and gmpy2.legendre(x, self.p) == 1
 
     def encode(self, index: int) -> mpz:
-        """The group element for card ``index`` of the unshuffled deck."""
-        return gmpy2.powmod(index + 2, 2, self.p)
+        """The group element for card ``index`` of the unshuffled deck (see :func:`card_encoding`)."""
+        return card_encoding(self, index)
+
+    def encoded(self, count: int) -> tuple[mpz, ...]:
+        """The elements for cards 0 .. count - 1, in deck order."""
+        return _encodings(self, count)
 
     def encodings(self, count: int) -> dict[mpz, int]:
-        return {self.encode(i): i for i in range(count)}
+        """Element -> card index, for recognising a decrypted card."""
+        return {m: i for i, m in enumerate(self.encoded(count))}
 
     def to_hex(self, x: mpz) -> str:
         return format(x, "x")
@@ -108,6 +118,31 @@ class Group:
         if len(set(deck)) != size:
             raise CryptoViolation(f"{what} contains a duplicated card")
         return deck
+
+
+ENCODING_DOMAIN = b"discard/v2/card"
+
+
+def card_encoding(group: Group, index: int) -> mpz:
+    """m_i = (SHAKE-256(domain ‖ group ‖ index) mod p)^2 mod p, fixed by the protocol version.
+
+    The hash has 128 bits more than p, so h_i is uniform enough in [0, p);
+    squaring puts it in the order-q subgroup. Nobody knows a discrete-log
+    relation between two hashed elements, so raising every card to one key
+    keeps no structure that could name a card.
+    """
+    label = ENCODING_DOMAIN + b"/" + group.name.encode() + b"/" + str(index).encode()
+    length = (group.p.bit_length() + 128 + 7) // 8
+    h = mpz(int.from_bytes(hashlib.shake_256(label).digest(length), "big")) % group.p
+    return gmpy2.powmod(h, 2, group.p)
+
+
+@functools.lru_cache(maxsize=16)
+def _encodings(group: Group, count: int) -> tuple[mpz, ...]:
+    encoded = tuple(card_encoding(group, i) for i in range(count))
+    if len(set(encoded)) != count or not all(group.is_element(m) for m in encoded):
+        raise AssertionError(f"card encodings of {group.name} are not {count} distinct group elements")
+    return encoded
 
 
 MODP_2048 = Group("modp2048", mpz(_MODP_2048, 16))
