@@ -76,9 +76,12 @@ def game_record(session: Session, g: Game) -> dict:
 
 
 async def next_game(session: Session, timeout: float) -> Game | None:
-    """The next audited game (None if the session stopped); TimeoutError once the ledger is quiet for ``timeout``."""
+    """The next audited game (None if the session stopped); TimeoutError once the game has not moved on
+    for ``timeout`` while the opponent owes it something (joining and leaving are no progress)."""
     while True:
-        remaining = session.last_activity + timeout - time.monotonic()
+        remaining = session.last_progress + timeout - time.monotonic()
+        if session.awaiting() is None:  # the move is mine: my own post will come
+            remaining = max(remaining, timeout / 10)
         if remaining <= 0:
             raise TimeoutError
         try:
@@ -106,7 +109,10 @@ async def play(args: argparse.Namespace) -> str | None:
             try:
                 game = await next_game(session, args.timeout)
             except TimeoutError:
-                failure = f"opponent silent for {args.timeout:g} s; giving up (run the same command to resume)"
+                failure = session.give_up(args.timeout)
+                if session.transcript_path:
+                    failure += f"; transcript: {session.transcript_path}"
+                failure += "; run the same command to resume"
                 break
             finished = game is None or game.number >= args.games
             if game is None:

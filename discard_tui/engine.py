@@ -173,7 +173,7 @@ class Session:
         self.problem: str | None = None
         self.transcript_path: Path | None = None
         self.events: list[Event] = []
-        self.last_activity = time.monotonic()
+        self.last_progress = time.monotonic()  # when a post last moved the game on (joins and leaves do not)
         self.observers: list[Observer] = []
         self._lock = asyncio.Lock()
         self._secrets: dict[int, PlayerSecrets] = {}
@@ -391,7 +391,7 @@ class Session:
             if g.shuffle_step_owner(step) != me:
                 return None
             if step < 2:
-                source = [g.group.encode(i) for i in range(g.size)] if step == 0 else g.shuffles[0]
+                source = list(g.group.encoded(g.size)) if step == 0 else g.shuffles[0]
                 deck = await self.mine.shuffle_phase1(source)
             else:
                 deck = await self.mine.shuffle_phase2(g.shuffles[step - 1])
@@ -412,11 +412,46 @@ class Session:
                              card_keys=[format(k.d, "x") for k in self.mine.card_keys])
         return None
 
+    def awaiting(self) -> str | None:
+        """What the other player owes the protocol now, as the end of "bo never …"; None if nothing."""
+        if self.seat is None or self.phase in (Phase.CONNECTING, Phase.VIOLATION, Phase.FAILED):
+            return None
+        g, them, table = self.game, self.opponent, self.game.table
+        if g.verdict is not None:
+            return "accepted the rematch" if self.want_game > g.number else None
+        if them not in g.hellos:
+            return "accepted the rematch" if g.number > 1 else "said hello"
+        if g.starter is None:
+            if them not in g.commits:
+                return "sent their coin-flip commitment"
+            return "revealed their coin flip" if len(g.commits) == 2 and them not in g.nonces else None
+        if len(g.shuffles) < 4:
+            step = len(g.shuffles)
+            return f"sent shuffle step {step + 1} of 4" if g.shuffle_step_owner(step) == them else None
+        if them not in g.dealt:
+            return "sent the keys to your hand"
+        if table is None:
+            return None
+        if not table.over:
+            if g.pending_draw is not None:
+                return "sent the key to the card you drew" if g.pending_draw[0] != them else None
+            return "made their move" if table.turn == them else None
+        if them not in g.final_keys:
+            return "sent their keys for the audit: the game cannot be verified"
+        return None
+
+    def give_up(self, waited: float) -> str:
+        """Stop waiting for a silent opponent: one line naming what they owe; the transcript is kept."""
+        if self.seat is None or self.opponent not in self.names:
+            return f"nobody came to play in room {self.room} (waited {waited:g} s)"
+        line = f"{self.names[self.opponent]} never {self.awaiting() or 'moved'} (silent for {waited:g} s)"
+        self.transcript_path = self.write_transcript(line)
+        return line
+
     # -- receiving -------------------------------------------------------------------------
 
     async def _receive(self, event: Event) -> None:
         self.events.append(event)
-        self.last_activity = time.monotonic()
         self.names[event.seat] = event.name
         if event.kind == "join":
             self.present.add(event.seat)
@@ -450,32 +485,36 @@ class Session:
             self._open_game(g.number + 1)
             g = self.game
         if envelope.game != g.number:
-            raise Violation(f"opponent sent a message for game {envelope.game} during game {g.number}")
+            raise Violation(f"{'this program' if mine else 'opponent'} sent a message for game {envelope.game} "
+                            f"during game {g.number}")
+        # The signature first: an unsigned post is a forgery, whatever its counter says.
+        if mine:
+            key = self.identity(envelope.game).public_key()
+        elif seat in g.verify_keys:
+            key = g.verify_keys[seat]
+        elif isinstance(message, wire.Hello):
+            announced = wire.public_key(message.verify_key)
+            if announced is None:
+                raise Violation("opponent announced a weak verify key, under which signatures prove nothing")
+            key = announced
+        else:
+            raise Violation(f"opponent sent {message.type!r} before saying hello")
+        if not wire.verify(key, self.room, seat, envelope):
+            if mine:
+                raise Violation(f"the relay forged a message in your seat: #{envelope.n} ({message.type}) "
+                                "is not signed by this program")
+            raise Violation(f"opponent's message #{envelope.n} ({message.type}) has a bad signature: "
+                            "it was forged or altered")
         expected = g.counters[seat] + 1
-        if not mine:
-            if envelope.n < expected:
-                raise Violation(f"opponent replayed their message #{envelope.n} (expected #{expected})")
-            if isinstance(message, wire.Hello):
-                if seat in g.hellos:
-                    raise Violation("opponent said hello twice in one game")
-                key = wire.public_key(message.verify_key)
-                if key is None:
-                    raise Violation("opponent announced a weak verify key, under which signatures prove nothing")
-            elif seat not in g.verify_keys:
-                raise Violation(f"opponent sent {message.type!r} before saying hello")
-            else:
-                key = g.verify_keys[seat]
-            if not wire.verify(key, self.room, seat, envelope):
-                raise Violation(f"opponent's message #{envelope.n} ({message.type}) has a bad signature: "
-                                "it was forged or altered")
-            if envelope.n > expected:
-                raise Violation(f"opponent's messages arrived out of order (#{envelope.n} before #{expected})")
-        elif envelope.n != expected:
+        if mine and envelope.n < expected:
             return  # a stale copy of my own post (re-sent after a reconnect); already applied
-        elif not wire.verify(self.identity(envelope.game).public_key(), self.room, seat, envelope):
-            raise Violation(f"the relay forged a message in your seat: #{envelope.n} ({message.type}) "
-                            "is not signed by this program")
+        if envelope.n < expected:
+            raise Violation(f"opponent replayed their message #{envelope.n} (expected #{expected})")
+        if envelope.n > expected:
+            who = "your" if mine else "opponent's"
+            raise Violation(f"{who} messages arrived out of order (#{envelope.n} before #{expected})")
         g.counters[seat] = envelope.n
+        self.last_progress = time.monotonic()
         if mine and self.outbox is not None and self.outbox["n"] == envelope.n and self.outbox["game"] == g.number:
             self.outbox = None
         await self._apply(seat, message)
@@ -488,7 +527,7 @@ class Session:
         previous = self.game
         self.finished.append(previous)
         assert previous.table is not None and previous.table.winner is not None
-        self.game = Game(number, starter_hint=1 - previous.table.winner)
+        self.game = Game(number, group=previous.group, deck=previous.deck, starter_hint=1 - previous.table.winner)
         if self.auto_rematch:
             self.want_game = number
         self.phase = Phase.WAITING
@@ -512,12 +551,19 @@ class Session:
         group = group_for_prime(hello.prime)
         if group is None:
             raise Violation("opponent announced a non-standard group: its prime is not an RFC 3526 MODP prime")
-        if not g.hellos:
+        if seat in g.hellos:
+            raise Violation("opponent said hello twice in one game")
+        if not g.hellos and g.number == 1:  # the first hello of the room decides deck and group for good
             g.group, g.deck = group, hello.deck
-        elif group is not g.group:
+        else:
             who = "you" if seat == self.seat else "opponent"
-            raise Violation(f"{who} announced the {group.p.bit_length()}-bit group, but the first hello of this "
-                            f"game chose the {g.group.p.bit_length()}-bit one; both players must use the same group")
+            chosen = "game 1" if g.number > 1 else "the first hello of this game"
+            if group is not g.group:
+                raise Violation(f"{who} announced the {group.p.bit_length()}-bit group, but {chosen} chose the "
+                                f"{g.group.p.bit_length()}-bit one; both players must use the same group")
+            if hello.deck is not g.deck:
+                raise Violation(f"{who} asked for the {hello.deck.value} deck, but {chosen} chose the "
+                                f"{g.deck.value} deck; both players must use the same deck")
         g.hellos[seat] = hello
         g.verify_keys[seat] = wire.public_key(hello.verify_key)
         self.names[seat] = hello.name
@@ -781,7 +827,7 @@ class Session:
             problem=self.problem,
             transcript=str(self.transcript_path) if self.transcript_path else None,
             rematch_offered=self._rematch_offered(),
-            waiting_since=self.last_activity if idle or (self.phase is Phase.PLAYING and not my_turn) else None,
+            waiting_since=self.last_progress if idle or (self.phase is Phase.PLAYING and not my_turn) else None,
             deck_size=shown.size,
             moves=len(shown.moves),
         )
@@ -838,7 +884,7 @@ async def audit(g: Game, me: int, mine: PlayerSecrets) -> list[str]:
         if seat == them and key != their_d[pos]:
             problems.append(f"opponent's key for card {pos} during the game differs from the one they published")
 
-    encoded = [group.encode(i) for i in range(g.size)]
+    encoded = list(group.encoded(g.size))
     their_steps = [s for s in range(4) if g.shuffle_step_owner(s) == them]
     phase1, phase2 = their_steps
     source1 = encoded if phase1 == 0 else g.shuffles[0]

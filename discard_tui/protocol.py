@@ -4,7 +4,11 @@ A relay ``post`` body is an :class:`Envelope`: the game number, the sender's
 counter ``n`` (1, 2, 3, … per sender and game), the message, and an Ed25519
 signature over canonical bytes of all of it plus the room and the sender's
 seat. A changed, reordered, replayed or misattributed message fails to verify.
-See ``docs/protocol.md`` for the sequence.
+
+Every model is strict (an int is an int: no ``2.0``, ``"2"`` or ``true``), and
+a body is accepted only if it is already in canonical form, the form that was
+signed: the signature covers exactly what was received, never a coerced
+re-serialisation of it. See ``docs/protocol.md`` for the sequence.
 """
 
 from __future__ import annotations
@@ -19,21 +23,24 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .rules import DeckKind
 
-PROTOCOL_VERSION = 1
-Hex = Annotated[str, Field(pattern=r"^[0-9a-f]{1,1024}$")]
+PROTOCOL_VERSION = 2
+HEX_DIGITS = 768  # a 3072-bit number; no leading zeros, lower case
+Hex = Annotated[str, Field(pattern=rf"^(0|[1-9a-f][0-9a-f]{{0,{HEX_DIGITS - 1}}})$")]
 Position = Annotated[int, Field(ge=0, lt=52)]
+Counter = Annotated[int, Field(ge=1, le=1_000_000)]
+STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
 
 class Hello(Message):
     """First message of every game: who I am and what I play with."""
 
     type: Literal["hello"] = "hello"
-    version: int
-    name: Annotated[str, Field(min_length=1, max_length=32)]
+    version: Annotated[int, Field(ge=1, le=65535)]
+    name: Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")]
     verify_key: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     prime: Hex
     deck: DeckKind
@@ -62,7 +69,7 @@ class Shuffle(Message):
 
 
 class CardKey(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
     pos: Position
     key: Hex
 
@@ -120,9 +127,9 @@ AnyMessage = Annotated[
 class Envelope(BaseModel):
     """The body of every relay post."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    game: Annotated[int, Field(ge=1)]
-    n: Annotated[int, Field(ge=1)]
+    model_config = STRICT
+    game: Counter
+    n: Counter
     msg: AnyMessage
     sig: Annotated[str, Field(pattern=r"^[0-9a-f]{128}$")]
 
@@ -134,10 +141,15 @@ class BadEnvelope(Exception):
     """A post body that is not a well-formed envelope."""
 
 
+def canonical(value: object) -> bytes:
+    """The one byte string a JSON value is signed as: sorted keys, no spaces, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode()
+
+
 def signed_bytes(room: str, seat: int, game: int, n: int, msg: Message) -> bytes:
     """Canonical bytes of everything a signature covers."""
-    record = {"room": room, "seat": seat, "game": game, "n": n, "msg": msg.model_dump(mode="json")}
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return canonical({"room": room, "seat": seat, "game": game, "n": n, "msg": msg.model_dump(mode="json")})
 
 
 def seal(identity: Ed25519PrivateKey, room: str, seat: int, game: int, n: int, msg: Message) -> dict:
@@ -147,15 +159,46 @@ def seal(identity: Ed25519PrivateKey, room: str, seat: int, game: int, n: int, m
 
 
 def parse(body: object) -> Envelope:
+    """A post body as an envelope, or BadEnvelope: strictly typed, and already canonical."""
+    if not isinstance(body, dict):
+        raise BadEnvelope("malformed message (not a JSON object)")
+    received = canonical(body)
     try:
-        return ENVELOPE.validate_python(body)
+        envelope = ENVELOPE.validate_json(received)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise BadEnvelope(f"malformed message ({where}: {first['msg']})") from None
+        where = clip(".".join(str(part) for part in first["loc"]), 40)
+        raise BadEnvelope(f"malformed message ({where}: {clip(first['msg'], 80)})") from None
+    dumped = envelope.model_dump(mode="json")
+    if canonical(dumped) != received:
+        where = clip(".".join(_first_difference(body, dumped)), 40)
+        raise BadEnvelope(f"malformed message ({where}: not in canonical form)")
+    return envelope
+
+
+def _first_difference(received: object, canonical_form: object) -> list[str]:
+    """The path to the first value written differently from its canonical form."""
+    if isinstance(received, dict) and isinstance(canonical_form, dict):
+        for key in sorted(set(received) | set(canonical_form), key=str):
+            if key not in received or key not in canonical_form:
+                return [str(key)]
+            if canonical(received[key]) != canonical(canonical_form[key]):
+                return [str(key), *_first_difference(received[key], canonical_form[key])]
+    if isinstance(received, list) and isinstance(canonical_form, list):
+        for index, (a, b) in enumerate(zip(received, canonical_form)):
+            if canonical(a) != canonical(b):
+                return [str(index), *_first_difference(a, b)]
+    return []
+
+
+def clip(text: str, limit: int = 40) -> str:
+    """Text that came from the other side, cut short enough for a one-line message."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def verify(key: Ed25519PublicKey, room: str, seat: int, envelope: Envelope) -> bool:
+    """Does ``sig`` sign exactly this envelope (its canonical bytes), posted in ``room`` by ``seat``?"""
     data = signed_bytes(room, seat, envelope.game, envelope.n, envelope.msg)
     try:
         key.verify(bytes.fromhex(envelope.sig), data)

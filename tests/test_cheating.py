@@ -15,24 +15,25 @@ honest side cannot have moved in between. Nothing sleeps.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from arena import Cheater, assert_caught, draw_first, honest_outcome
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from processes import finish, run_bot
 
 from discard_tui import protocol as wire
 from discard_tui.bot import simple_strategy
 from discard_tui.crypto import MODP_2048, MODP_3072
-from discard_tui.engine import Game, Phase, Session
+from discard_tui.engine import Phase, Session
+from discard_tui.net import RelayClient
 from discard_tui.rules import DeckKind, matches
-
-HONEST_SEED = bytes([1]) * 32
-CHEATER_SEED = bytes([2]) * 32
-WAIT = 20.0  # seconds; a short-deck game takes well under one
 
 # RFC 2409 (IKE) group 2: a genuine 1024-bit safe prime, but not one of the game's RFC 3526 groups.
 OAKLEY_1024 = (
@@ -40,188 +41,6 @@ OAKLEY_1024 = (
     "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
     "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF"
 ).lower()
-
-
-# -- the cheater -------------------------------------------------------------------------------------
-
-
-class Cheater(Session):
-    """An honest session that deviates once.
-
-    :meth:`cheat` sees every message the session is about to post and may
-    return a replacement message (sealed as usual) or a raw relay body (posted
-    verbatim). The cheater does not run its own checks on a raw body when it
-    comes back, so it does not stop itself; a replaced message is applied as
-    usual (the cheater may then stop itself, which does not matter here).
-    """
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.cheated = False
-        self.cheat_body: dict | None = None  # the post that breaks the rules
-        self.raw_body: dict | None = None
-        self.sent: list[dict] = []  # every body posted, in order
-
-    def cheat(self, message: wire.Message) -> wire.Message | dict | None:
-        return None
-
-    async def _post(self, message: wire.Message) -> None:
-        if not self.cheated and (forged := self.cheat(message)) is not None:
-            self.cheated = True
-            if isinstance(forged, dict):
-                await self._post_raw(forged)
-                return
-            await super()._post(forged)
-            self.cheat_body = self.outbox
-        else:
-            await super()._post(message)
-        assert self.outbox is not None
-        self.sent.append(self.outbox)
-
-    async def _post_raw(self, body: dict) -> None:
-        self.cheat_body = self.raw_body = body
-        self.outbox = body  # nothing else goes out after it
-        self.sent.append(body)
-        await self.ledger.post(body)
-
-    async def _receive_post(self, event) -> None:
-        if event.seat == self.seat and self.raw_body is not None and event.body == self.raw_body:
-            return
-        await super()._receive_post(event)
-
-    # helpers for cheats
-
-    def playing_move(self, message: wire.Message) -> bool:
-        return self.phase is Phase.PLAYING and isinstance(message, (wire.Draw, wire.Discard))
-
-    def key_hex(self, pos: int) -> str:
-        return format(self.mine.card_keys[pos].d, "x")
-
-    def seal(self, message: wire.Message, identity: Ed25519PrivateKey | None = None) -> dict:
-        g = self.game
-        assert self.seat is not None
-        return wire.seal(identity or self.identity(g.number), self.room, self.seat, g.number,
-                         g.counters[self.seat] + 1, message)
-
-
-# -- the arena ---------------------------------------------------------------------------------------
-
-
-@dataclass
-class Match:
-    honest: Session
-    cheater: Cheater
-    tasks: list[asyncio.Task] = field(default_factory=list)
-
-    @property
-    def honest_task(self) -> asyncio.Task:
-        return self.tasks[0]
-
-
-DEFAULT = object()
-
-
-@pytest.fixture
-async def arena(relay_url, tmp_path, request):
-    """``await arena(CheaterClass, ...)``: an honest session and a cheater playing in a fresh room."""
-    matches_started: list[Match] = []
-    base = re.sub(r"[^A-Za-z0-9._-]", "-", request.node.name)[:60]
-
-    async def start(cheater_cls: type[Cheater] = Cheater, *, deck: DeckKind = DeckKind.SHORT,
-                    honest_autoplay=DEFAULT, cheater_autoplay=DEFAULT, honest_seed: bytes = HONEST_SEED,
-                    cheater_seed: bytes = CHEATER_SEED, cheater_seat: int = 1) -> Match:
-        honest_options = {"deck": deck, "seed": honest_seed, "transcript_dir": tmp_path,
-                          "autoplay": simple_strategy(1) if honest_autoplay is DEFAULT else honest_autoplay}
-        cheater_options = {"deck": deck, "seed": cheater_seed, "transcript_dir": None,
-                           "autoplay": simple_strategy(2) if cheater_autoplay is DEFAULT else cheater_autoplay}
-        # The relay seats players in the order they join.
-        order = [("honest", Session, honest_options), ("cheater", cheater_cls, cheater_options)]
-        if cheater_seat == 0:
-            order.reverse()
-        joined = {}
-        room = f"{base}-{len(matches_started)}"
-        for name, cls, options in order:
-            joined[name] = await cls.connect(relay_url, room, name, **options)
-        match = Match(joined["honest"], joined["cheater"])
-        assert match.cheater.ledger.seat == cheater_seat
-        match.tasks = [asyncio.create_task(match.honest.run()), asyncio.create_task(match.cheater.run())]
-        matches_started.append(match)
-        return match
-
-    yield start
-    for match in matches_started:
-        for task in match.tasks:
-            task.cancel()
-        await asyncio.gather(*match.tasks, return_exceptions=True)
-        for session in (match.honest, match.cheater):
-            await session.ledger.close()
-
-
-async def honest_outcome(match: Match) -> Game | None:
-    """What the honest side put on ``completed`` first; fails if its run() raised or it went quiet."""
-    getter = asyncio.ensure_future(match.honest.completed.get())
-    done, _ = await asyncio.wait({getter, match.honest_task}, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
-    if getter not in done:
-        getter.cancel()
-        task = match.honest_task
-        if task.done():
-            raise AssertionError(f"the honest run() ended early: {task.exception()!r}")
-        raise AssertionError(f"the honest side neither finished nor stopped; phase {match.honest.phase}, "
-                             f"log {match.honest.log[-5:]}")
-    return getter.result()
-
-
-async def assert_caught(match: Match, *fragments: str) -> str:
-    """The honest side stopped at the cheat, named it, wrote a transcript, and run() returned cleanly."""
-    honest = match.honest
-    assert await honest_outcome(match) is None, f"the game finished: {honest.log[-5:]}"
-    assert honest.phase is Phase.VIOLATION, (honest.phase, honest.problem)
-    problem = honest.problem
-    assert problem is not None
-    assert problem.startswith("opponent"), problem
-    for fragment in fragments:
-        assert fragment in problem, f"{fragment!r} not in {problem!r}"
-    # run() returns by itself once it stops, without raising
-    await asyncio.wait_for(asyncio.shield(match.honest_task), 5)
-    assert match.honest_task.exception() is None
-    assert_transcript(match, problem)
-    assert honest.log[-1] == f"stopped: {problem}"
-    view = honest.view()
-    assert view.phase is Phase.VIOLATION and view.problem == problem
-    return problem
-
-
-def assert_transcript(match: Match, problem: str) -> None:
-    honest = match.honest
-    path = honest.transcript_path
-    assert path is not None, "no transcript written"
-    path = Path(path)
-    tmp = honest.transcript_dir
-    assert tmp is not None and path.is_file() and path.parent == tmp
-    assert honest.view().transcript == str(path)
-    record = json.loads(path.read_text())
-    assert record["reason"] == problem
-    assert record["room"] == honest.room and record["seat"] == honest.seat
-    events = record["events"]
-    assert events == [e.as_json() for e in honest.events]
-    kinds = {e["kind"] for e in events}
-    assert {"join", "post"} <= kinds
-    assert sum(e["kind"] == "post" for e in events) >= 2
-    # The cheat is the last thing the honest side saw, posted by the cheater's seat.
-    assert events[-1]["kind"] == "post" and events[-1]["seat"] == match.cheater.seat
-    assert match.cheater.cheat_body is not None
-    assert events[-1]["body"] == match.cheater.cheat_body
-
-
-def draw_first(seed: int):
-    """Draw while the draw pile lasts, then discard a random playable card (seeded)."""
-    fallback = simple_strategy(seed)
-
-    def choose(session: Session) -> int | None:
-        assert session.game.table is not None
-        return None if session.game.table.draw_pile else fallback(session)
-
-    return choose
 
 
 # -- 1. a discard that does not match -------------------------------------------------------------
@@ -651,6 +470,228 @@ async def test_malformed_message(arena, kind):
     cls = type(f"Garbler_{kind}", (Garbler,), {"body": MALFORMED[kind]})
     match = await arena(cls)
     await assert_caught(match, "malformed")
+
+
+# -- strict wire: the signature covers exactly what was received ----------------------------------------
+
+
+class Recoder(Cheater):
+    """Signs its message honestly, then changes how a value is written (not what it means) on the wire.
+
+    ``recode`` is (message types to act on, field, new value or a function of the old one).
+    """
+
+    recode: ClassVar[tuple] = ((wire.Commit,), "n", None)
+
+    def cheat(self, message):
+        target, field, value = self.recode
+        if not isinstance(message, target):
+            return None
+        if isinstance(message, (wire.Draw, wire.Discard)) and not self.playing_move(message):
+            return None
+        body = self.seal(message)
+        body["msg"] = dict(body["msg"])
+        where = body if field in ("n", "game") else body["msg"]
+        where[field] = value(where[field]) if callable(value) else value
+        return body
+
+
+MOVES = (wire.Draw, wire.Discard)
+RECODED = {  # each verified before version 2: the signature covered a coerced re-serialisation
+    "float-counter": ((wire.Commit,), "n", float),
+    "string-counter": ((wire.Commit,), "n", str),
+    "spaced-counter": ((wire.Commit,), "n", lambda n: f" {n}"),
+    "bool-game": ((wire.Commit,), "game", True),
+    "string-pos": (MOVES, "pos", str),
+    "float-pos": (MOVES, "pos", float),
+    "bool-phase": ((wire.Shuffle,), "phase", True),
+    "string-version": ((wire.Hello,), "version", str),
+    "leading-zero-hex": ((wire.Shuffle,), "deck", lambda deck: ["0" + deck[0], *deck[1:]]),
+    "upper-case-hex": ((wire.Shuffle,), "deck", lambda deck: [deck[0].upper(), *deck[1:]]),
+    "deck-name-casing": ((wire.Hello,), "deck", str.upper),
+}
+
+
+@pytest.mark.parametrize("kind", list(RECODED))
+async def test_a_recoded_value_is_refused(arena, kind):
+    cls = type(f"Recoder_{kind}", (Recoder,), {"recode": RECODED[kind]})
+    problem = await assert_caught(await arena(cls), "malformed message")
+    assert RECODED[kind][1] in problem
+
+
+class UnsignedReplay(Cheater):
+    """Posts an unsigned move with an old counter: a forgery first, whatever the counter says."""
+
+    def cheat(self, message):
+        if not self.playing_move(message):
+            return None
+        return {"game": self.game.number, "n": 1, "msg": message.model_dump(mode="json"), "sig": "00" * 64}
+
+
+async def test_an_unsigned_post_with_a_low_counter_is_a_forgery(arena):
+    problem = await assert_caught(await arena(UnsignedReplay), "bad signature", "#1")
+    assert "replayed" not in problem
+
+
+HUGE = {  # what the other side sent is never echoed at length
+    "counter": ((wire.Commit,), "n", 10**4000),
+    "game": ((wire.Commit,), "game", 10**4000),
+    "pos": (MOVES, "pos", 10**4000),
+    "key": ((wire.Discard,), "key", "f" * 5000),
+    "deck": ((wire.Shuffle,), "deck", ["ab"] * 10_000),
+    "version": ((wire.Hello,), "version", 10**4000),
+    "name": ((wire.Hello,), "name", "x" * 5000),
+    "prime": ((wire.Hello,), "prime", "f" * 5000),
+    "type": ((wire.Commit,), "type", "teleport" * 500),
+    "name-with-newline": ((wire.Hello,), "name", "bo\nopponent resigned"),
+}
+
+
+@pytest.mark.parametrize("kind", list(HUGE))
+async def test_a_violation_is_one_short_line(arena, kind):
+    cls = type(f"Huge_{kind}", (Recoder,), {"recode": HUGE[kind]})
+    problem = await assert_caught(await arena(cls), "malformed message")
+    assert len(problem) <= 160 and "\n" not in problem, problem
+
+
+class RelabellingDiscarder(Cheater):
+    """Discards with key d * 2: with relations among encodings that turns m into another card, m^2."""
+
+    def cheat(self, message):
+        if not (self.playing_move(message) and isinstance(message, wire.Discard)):
+            return None
+        d = self.mine.card_keys[message.pos].d
+        return wire.Discard(pos=message.pos, key=format(d * 2 % self.game.group.q, "x"))
+
+
+async def test_a_relabelling_discard_key_is_named_at_once(arena):
+    match = await arena(RelabellingDiscarder)
+    pos = None
+    problem = await assert_caught(match, "wrong key", "does not decrypt to any card")
+    pos = match.cheater.cheat_body["msg"]["pos"]
+    assert f"card {pos}" in problem and match.honest.game.verdict is None  # on receipt, not at the audit
+
+
+class RelabellingDrawKey(Cheater):
+    def cheat(self, message):
+        if not isinstance(message, wire.DrawKey):
+            return None
+        d = self.mine.card_keys[message.pos].d
+        return wire.DrawKey(pos=message.pos, key=format(d * 2 % self.game.group.q, "x"))
+
+
+async def test_a_relabelling_draw_key_is_named_at_once(arena):
+    match = await arena(RelabellingDrawKey, honest_autoplay=draw_first(1))
+    await assert_caught(match, "wrong key", "does not decrypt to any card")
+
+
+# -- deck and group are the room's: the first hello of game 1 decides them ------------------------------
+
+
+class OtherDeckSecond(Cheater):
+    """Waits for the honest hello (short deck), then answers asking for the full deck."""
+
+    async def _owed(self):
+        message = await super()._owed()
+        if isinstance(message, wire.Hello) and self.opponent not in self.game.hellos:
+            return None
+        return message
+
+    def cheat(self, message):
+        return message.model_copy(update={"deck": DeckKind.FULL}) if isinstance(message, wire.Hello) else None
+
+
+async def test_a_second_hello_with_another_deck(arena):
+    await assert_caught(await arena(OtherDeckSecond), "asked for the full deck",
+                        "the first hello of this game chose the short deck")
+
+
+class RematchChanger(Cheater):
+    """Plays game 1 honestly, then opens game 2 with another deck or group."""
+
+    change: ClassVar[dict] = {}
+
+    def cheat(self, message):
+        if isinstance(message, wire.Hello) and self.game.verdict is not None:
+            return message.model_copy(update=self.change)
+        return None
+
+
+@pytest.mark.parametrize("change, fragments", [
+    ({"deck": DeckKind.FULL}, ("asked for the full deck", "game 1 chose the short deck")),
+    ({"prime": format(MODP_3072.p, "x")}, ("3072-bit group", "game 1 chose the 2048-bit")),
+], ids=["deck", "group"])
+async def test_a_rematch_keeps_deck_and_group(arena, until, change, fragments):
+    match = await arena(type("RematchChangerFixed", (RematchChanger,), {"change": change}))
+    first = await honest_outcome(match)
+    assert first is not None and first.verdict == []
+    await until(lambda: match.cheater.phase is Phase.OVER, "the cheater's audit")
+    assert await match.cheater.rematch() is None
+    await assert_caught(match, *fragments)
+
+
+async def test_the_starter_follows_the_documented_coin_flip(arena):
+    """An independent client computes the starter from the ledger: SHA-256(nonce0 ‖ nonce1)[0] & 1."""
+    match = await arena()
+    game = await honest_outcome(match)
+    assert game is not None
+    posts = [(e.seat, e.body["msg"]) for e in match.honest.events if e.kind == "post"]
+    nonces = {seat: bytes.fromhex(msg["nonce"]) for seat, msg in posts if msg["type"] == "reveal"}
+    starter = hashlib.sha256(nonces[0] + nonces[1]).digest()[0] & 1
+    assert game.starter == starter
+    deals = {seat: [k["pos"] for k in msg["keys"]] for seat, msg in posts if msg["type"] == "deal"}
+    assert deals[1 - starter] == [0, 1, 2, 3, 4] and deals[starter] == [5, 6, 7, 8, 9]
+
+
+# -- silent opponents: only a move the protocol owes counts ---------------------------------------------
+
+
+class Staller(Cheater):
+    """Plays until it owes ``stall``, then never sends it; meanwhile it keeps joining and leaving."""
+
+    stall: ClassVar[type] = wire.Keys
+
+    async def _owed(self):
+        message = await super()._owed()
+        if isinstance(message, self.stall) and (self.stall is not MOVES or self.phase is Phase.PLAYING):
+            return None
+        return message
+
+    def _autoplay_due(self) -> bool:
+        return self.stall is not MOVES and super()._autoplay_due()
+
+
+@pytest.mark.parametrize("stall, owed", [
+    (wire.Keys, "never sent their keys for the audit: the game cannot be verified"),
+    (MOVES, "never made their move"),
+], ids=["keys", "move"])
+async def test_a_bot_gives_up_on_a_staller_that_keeps_reconnecting(relay_url, until, stall, owed):
+    room = f"stall-{owed.split()[-1]}"
+    cheater = await type("StallerFixed", (Staller,), {"stall": stall}).connect(
+        relay_url, room, "staller", deck=DeckKind.SHORT, seed=bytes([2]) * 32, autoplay=simple_strategy(2))
+    victim = run_bot(relay_url, room, "--name", "victim", "--deck", "short", "--timeout", "1.5", "--seed", "1")
+    task = asyncio.create_task(cheater.run())
+    try:
+        await until(lambda: cheater.awaiting() is None and cheater.phase in (Phase.PLAYING, Phase.AUDITING)
+                    and cheater.caught_up and cheater.outbox is None
+                    and (stall is wire.Keys) is (cheater.phase is Phase.AUDITING), "the stall", rounds=3000)
+        while victim.poll() is None:  # join and leave over and over: no progress, so no excuse
+            churn = RelayClient(relay_url, room, "staller", token=cheater.ledger.token)
+            await churn.open()
+            await churn.close()
+            await asyncio.sleep(0.2)
+        code, _, err = await finish(victim)
+        assert code == 1
+        [line] = err.splitlines()
+        assert line.startswith(f"discard-bot: staller {owed} (silent for 1.5 s); transcript: "), line
+        transcript = Path(line.split("transcript: ")[1].split(";")[0])
+        assert json.loads(transcript.read_text())["reason"].startswith(f"staller {owed}")
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await cheater.ledger.close()
 
 
 # -- the honest side itself ------------------------------------------------------------------------
