@@ -571,10 +571,9 @@ class DiscardApp(App[None]):
 
     def forget_room(self) -> None:
         """The game in this room is over: drop the saved seats."""
-        c = self.config
-        saves.remove(self.relay_key, c.room, c.name)
-        if c.against_computer:
-            saves.remove(self.relay_key, c.room, saves.COMPUTER)
+        for session in (self.session, self._opponent):
+            if session is not None:
+                saves.forget(session)
         self._room_over = True
 
     async def on_unmount(self) -> None:

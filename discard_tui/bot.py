@@ -132,7 +132,7 @@ async def play(args: argparse.Namespace) -> str | None:
             await session.rematch()  # refused harmlessly if a resumed ledger already holds it
     finally:
         if finished:
-            saves.remove(args.relay, args.room, args.name)
+            saves.forget(session)
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
         await session.ledger.close()

@@ -3,19 +3,30 @@
 One file per (relay, room, player name) in the data directory, mode 0600,
 written atomically *before* the session posts anything: the seat token and
 the seed every secret key of every game in that room derives from.
+
+A process holds a lock beside each seat file it plays from, so two players
+with the same name in one room (two bots, say) each keep their own file: the
+second takes the next free slot instead of resuming the first one's seat.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TextIO
+
+try:  # POSIX; elsewhere two same-named players in one room share a file
+    import fcntl
+except ImportError:
+    fcntl = None  # type: ignore[assignment]
 
 from .engine import Session
-from .net import SeatLost
+from .net import Link, SeatLost
 from .paths import data_dir
 
 LOCAL_RELAY = "local"  # the relay key of games against the computer (embedded relay)
@@ -46,10 +57,10 @@ def path_for(relay: str, room: str, name: str) -> Path:
     return games_dir() / f"{digest}.json"
 
 
-def save(seat: SavedSeat) -> Path:
-    """Write ``seat`` readable by its owner only; never leaves a half-written file."""
+def save(seat: SavedSeat, key: str | None = None) -> Path:
+    """Write ``seat`` (under ``key``, its name by default) readable by its owner only; never half-written."""
     games_dir().mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = path_for(seat.relay, seat.room, seat.name)
+    path = path_for(seat.relay, seat.room, key or seat.name)
     temporary = path.with_suffix(".tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as file:
@@ -88,6 +99,57 @@ def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, deck: st
     return SavedSeat(relay, room, name, token, seed.hex(), deck, time.time())
 
 
+@dataclass
+class _Claim:
+    """A seat file this process plays from, locked against other processes."""
+
+    relay: str
+    room: str
+    key: str  # the player's name, or "name#2", "name#3", … for a second same-named player
+    lock: TextIO
+    user: Session | None = None
+
+    @property
+    def free(self) -> bool:
+        return self.user is None or self.user.ledger.link is Link.CLOSED
+
+
+_claims: dict[Path, _Claim] = {}
+
+
+def _claim(relay: str, room: str, name: str) -> _Claim:
+    """The first slot for (relay, room, name) that no other process and no live session here is using."""
+    games_dir().mkdir(parents=True, exist_ok=True, mode=0o700)
+    for slot in itertools.count(1):
+        key = name if slot == 1 else f"{name}#{slot}"
+        path = path_for(relay, room, key).with_suffix(".lock")
+        claim = _claims.get(path)
+        if claim is not None:
+            if claim.free:
+                return claim
+            continue
+        handle = path.open("a")
+        if fcntl is not None:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                continue
+        _claims[path] = claim = _Claim(relay, room, key, handle)
+        return claim
+    raise AssertionError("unreachable")
+
+
+def forget(session: Session) -> None:
+    """The session's game in its room is over: remove its seat file and let go of it."""
+    for path, claim in list(_claims.items()):
+        if claim.user is session:
+            remove(claim.relay, claim.room, claim.key)
+            path.unlink(missing_ok=True)
+            claim.lock.close()
+            del _claims[path]
+
+
 async def resume_or_join(url: str, room: str, name: str, *, relay_key: str | None = None,
                          seed: bytes | None = None, **options) -> tuple[Session, bool]:
     """Take back the seat saved for (relay, room, name), or take a new one and save it.
@@ -95,15 +157,18 @@ async def resume_or_join(url: str, room: str, name: str, *, relay_key: str | Non
     Returns the session and whether it resumed. The save is on disk before the
     session can post anything.
     """
-    key = relay_key or url
-    saved = load(key, room, name)
+    claim = _claim(relay_key or url, room, name)
+    saved = load(claim.relay, room, claim.key)
     if saved is not None:
         try:
             session = await Session.connect(url, room, name, token=saved.token, seed=saved.seed_bytes, **options)
+            claim.user = session
             return session, True
         except SeatLost:
-            remove(key, room, name)  # the relay forgot the room; start afresh
+            remove(claim.relay, room, claim.key)  # the relay forgot the room; start afresh
     session = await Session.connect(url, room, name, seed=seed, **options)
     deck = options.get("deck")
-    save(new_seat(key, room, name, session.ledger.token, session.seed, deck.value if deck else "full"))
+    seat = new_seat(claim.relay, room, name, session.ledger.token, session.seed, deck.value if deck else "full")
+    save(seat, claim.key)
+    claim.user = session
     return session, False

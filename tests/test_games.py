@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from processes import finish, run_bot
 
 from discard_tui.bot import simple_strategy
 from discard_tui.engine import Phase, Session
@@ -84,18 +85,12 @@ async def test_rematch_is_refused_mid_game(relay_url):
         await stop(sessions, tasks)
 
 
-def run_bot(url, room, *flags, timeout=60):
-    return subprocess.Popen([sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, *flags],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
 async def test_bot_cli_prints_one_json_line_per_game(relay_url, tmp_path, monkeypatch):
     monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
     bots = [run_bot(relay_url, "cli", "--name", name, "--games", "2", "--deck", "short", "--json")
             for name in ("a", "b")]
-    outputs = await asyncio.gather(*(asyncio.to_thread(b.communicate, timeout=60) for b in bots))
-    for bot, (out, err) in zip(bots, outputs):
-        assert bot.returncode == 0, err
+    for code, out, err in await asyncio.gather(*(finish(b) for b in bots)):
+        assert code == 0, err
         lines = [json.loads(line) for line in out.splitlines()]
         assert [line["game"] for line in lines] == [1, 2]
         for line in lines:
@@ -118,7 +113,19 @@ def test_bot_bad_flag_is_one_line():
 
 
 async def test_bot_gives_up_on_a_silent_opponent(relay_url):
-    bot = run_bot(relay_url, "lonely", "--timeout", "0.5")
-    out, err = await asyncio.to_thread(bot.communicate, timeout=30)
-    assert bot.returncode == 1
-    assert err.strip() == "discard-bot: opponent silent for 0.5 s; giving up (run the same command to resume)"
+    code, _, err = await finish(run_bot(relay_url, "lonely", "--timeout", "0.5"))
+    assert code == 1
+    assert err.strip() == "discard-bot: nobody came to play in room lonely (waited 0.5 s); run the same command to resume"
+
+
+async def test_two_bots_with_one_name_keep_their_own_seats(relay_url, private_data_dir):
+    """Same --name, same room: each keeps its own seat file instead of resuming the other's seat."""
+    bots = [run_bot(relay_url, "twins", "--name", "twin", "--deck", "short", "--json", "--seed", str(i))
+            for i in (1, 2)]
+    results = await asyncio.gather(*(finish(b) for b in bots))
+    for code, out, err in results:
+        assert code == 0, err
+        [line] = [json.loads(text) for text in out.splitlines()]
+        assert line["audit"] == "fair"
+    assert sorted(json.loads(out)["result"] for _, out, _ in results) == ["loss", "win"]
+    assert not list((private_data_dir / "games").glob("*.json"))  # both finished: both files gone

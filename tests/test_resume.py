@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from processes import finish, run_bot
 
 from discard_tui import saves
 from discard_tui.bot import simple_strategy
@@ -22,15 +23,7 @@ PLAY_STARTS_AT = 14  # two joins and twelve posts: hellos, coin flip, four shuff
 
 
 def bot(url, room, name, *extra):
-    return subprocess.Popen(
-        [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--name", name, "--json",
-         "--think", "0.03", "--seed", "7", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-async def finish(process):
-    out, err = await asyncio.to_thread(process.communicate, timeout=90)
-    return process.returncode, out, err
+    return run_bot(url, room, "--name", name, "--json", "--think", "0.03", "--seed", "7", *extra)
 
 
 def descendants(pid: int) -> set[int]:
