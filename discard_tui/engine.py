@@ -392,10 +392,10 @@ class Session:
                 return None
             if step < 2:
                 source = list(g.group.encoded(g.size)) if step == 0 else g.shuffles[0]
-                deck = await self.mine.shuffle_phase1(source)
+                shuffled = await self.mine.shuffle_phase1(source)
             else:
-                deck = await self.mine.shuffle_phase2(g.shuffles[step - 1])
-            return wire.Shuffle(phase=1 if step < 2 else 2, deck=[format(x, "x") for x in deck])
+                shuffled = await self.mine.shuffle_phase2(g.shuffles[step - 1])
+            return wire.Shuffle(phase=1 if step < 2 else 2, deck=[format(x, "x") for x in shuffled])
         if me not in g.dealt:
             keys = [wire.CardKey(pos=p, key=format(self.mine.card_keys[p].d, "x")) for p in g.hand_positions(them)]
             return wire.Deal(keys=keys)
@@ -565,7 +565,10 @@ class Session:
                 raise Violation(f"{who} asked for the {hello.deck.value} deck, but {chosen} chose the "
                                 f"{g.deck.value} deck; both players must use the same deck")
         g.hellos[seat] = hello
-        g.verify_keys[seat] = wire.public_key(hello.verify_key)
+        key = wire.public_key(hello.verify_key)
+        if key is None:
+            raise Violation("opponent announced a weak verify key, under which signatures prove nothing")
+        g.verify_keys[seat] = key
         self.names[seat] = hello.name
         if len(g.hellos) == 2:
             g.started = time.monotonic()
@@ -917,16 +920,18 @@ def replay(g: Game, me: int, cards: dict[int, Card]) -> list[str]:
     for move in g.moves:
         who = "you" if move.seat == me else "opponent"
         try:
-            if move.kind == "draw":
-                table.apply_draw(move.seat, move.pos)  # type: ignore[arg-type]
-            elif move.kind == "discard":
-                table.apply_discard(move.seat, move.pos, cards[move.pos])  # type: ignore[index]
-            else:
+            if move.kind == "cant_move":
                 disproof = false_claim(table.hand_cards(move.seat), table.top)
                 if disproof is not None:
                     pile = table.top or "the empty discard pile"
                     return [f"{who} claimed they could not move, but held {disproof}, which could go on {pile}"]
                 table.apply_cant_move(move.seat)
+                continue
+            assert move.pos is not None
+            if move.kind == "draw":
+                table.apply_draw(move.seat, move.pos)
+            else:
+                table.apply_discard(move.seat, move.pos, cards[move.pos])
         except RuleViolation as error:
             return [f"{who} {error}"]
     return []
