@@ -26,9 +26,9 @@ import tempfile
 import time
 
 import gmpy2
-
-from discard_tui.crypto import GROUPS
 from local_relay import start_relay
+
+from tabletop.crypto import GROUPS
 
 TARGET_52_2048 = 0.5
 CONFIGS = [("full", 52, "modp2048"), ("short", 24, "modp2048"), ("full", 52, "modp3072")]

@@ -22,16 +22,17 @@ except ImportError:
 from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Horizontal, Vertical
+from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, LoadingIndicator, ProgressBar, RichLog, Static
 
-from . import crypto
+from tabletop import crypto
+from tabletop.ledger import Link, RelayError
+
+from . import saves
 from .bot import simple_strategy
 from .engine import GameView, Phase, Session
-from .net import Link, RelayError
-from . import saves
 from .paths import data_dir, transcripts_dir
 from .rules import DeckKind
 from .widgets import LARGE_SCREEN, CardWidget, DiscardPile, DrawPile, HandView, OpponentHand, StatusBar

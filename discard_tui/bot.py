@@ -12,11 +12,13 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import crypto, saves
+from tabletop import crypto
+from tabletop.crypto import GROUPS
+from tabletop.ledger import RelayError
+
+from . import saves
 from .cli import OneLineParser
-from .crypto import GROUPS
 from .engine import Game, Session, Strategy
-from .net import RelayError
 from .paths import data_dir, transcripts_dir
 from .rules import DeckKind, matches
 

@@ -10,7 +10,9 @@ import shlex
 import sys
 import time
 
-from . import crypto, saves
+from tabletop import crypto
+
+from . import saves
 from .rules import DeckKind
 
 ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")

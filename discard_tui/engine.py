@@ -29,10 +29,19 @@ import gmpy2
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from gmpy2 import mpz
 
+from tabletop.crypto import (
+    MODP_2048,
+    CryptoViolation,
+    Group,
+    PlayerSecrets,
+    decrypt,
+    derive_bytes,
+    group_for_prime,
+    powmod_many,
+)
+from tabletop.ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError
+
 from . import protocol as wire
-from .crypto import (MODP_2048, CryptoViolation, Group, PlayerSecrets, decrypt, derive_bytes, group_for_prime,
-                     powmod_many)
-from .net import CAUGHT_UP, Event, Link, RelayClient, RelayError
 from .rules import HAND_SIZE, Card, DeckKind, RuleViolation, Table, false_claim, matches, short_mismatch
 
 log = logging.getLogger("discard.engine")

@@ -25,8 +25,9 @@ try:  # POSIX; elsewhere two same-named players in one room share a file
 except ImportError:
     fcntl = None  # type: ignore[assignment]
 
+from tabletop.ledger import Link, SeatLost
+
 from .engine import Session
-from .net import Link, SeatLost
 from .paths import data_dir
 
 LOCAL_RELAY = "local"  # the relay key of games against the computer (embedded relay)

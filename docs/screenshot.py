@@ -8,10 +8,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from discard_tui import crypto
 from discard_tui.app import DiscardApp, PlayConfig
 from discard_tui.engine import Phase
 from discard_tui.rules import DeckKind
+from tabletop import crypto
 
 
 async def main() -> None:

@@ -36,7 +36,7 @@ async def relay_url(relay_server):
 @pytest.fixture(scope="session", autouse=True)
 def crypto_pool():
     """One process pool for the whole run, started before any app captures stdio."""
-    from discard_tui import crypto
+    from tabletop import crypto
 
     crypto.start_pool()
     yield

@@ -22,18 +22,15 @@ from typing import ClassVar
 
 import pytest
 from arena import Cheater, assert_caught, draw_first, honest_outcome
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from processes import finish, run_bot
 
 from discard_tui import protocol as wire
 from discard_tui.bot import simple_strategy
-from discard_tui.crypto import MODP_2048, MODP_3072
 from discard_tui.engine import Phase, Session
-from discard_tui.net import RelayClient
 from discard_tui.rules import DeckKind, matches
+from tabletop.crypto import MODP_2048, MODP_3072
+from tabletop.ledger import RelayClient
 
 # RFC 2409 (IKE) group 2: a genuine 1024-bit safe prime, but not one of the game's RFC 3526 groups.
 OAKLEY_1024 = (

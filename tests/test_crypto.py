@@ -4,8 +4,16 @@ import gmpy2
 import pytest
 from gmpy2 import mpz
 
-from discard_tui.crypto import (MODP_2048, MODP_3072, CryptoViolation, Key, PlayerSecrets, decrypt, group_for_prime,
-                                powmod_many)
+from tabletop.crypto import (
+    MODP_2048,
+    MODP_3072,
+    CryptoViolation,
+    Key,
+    PlayerSecrets,
+    decrypt,
+    group_for_prime,
+    powmod_many,
+)
 
 SEED = bytes(range(32))
 

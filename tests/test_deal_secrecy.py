@@ -17,17 +17,11 @@ import pytest
 from arena import Cheater, honest_outcome
 from relations import cross_products, name_positions, narrowed, relations
 
-from discard_tui import crypto
 from discard_tui import protocol as wire
-from discard_tui.crypto import (
-    MODP_2048,
-    MODP_3072,
-    PlayerSecrets,
-    decrypt,
-    derive_bytes,
-)
 from discard_tui.engine import Phase
 from discard_tui.rules import DeckKind
+from tabletop import crypto
+from tabletop.crypto import MODP_2048, MODP_3072, PlayerSecrets, decrypt, derive_bytes
 
 # SHA-256 of the 52 encodings of card 0..51 as lower-case hex joined by commas (docs/protocol.md).
 TEST_VECTORS = {

@@ -5,7 +5,7 @@ import json
 import pytest
 from websockets.asyncio.server import serve
 
-from discard_tui.net import RelayClient, RelayError
+from tabletop.ledger import RelayClient, RelayError
 
 
 async def scripted_server(replies):

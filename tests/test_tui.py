@@ -225,7 +225,7 @@ async def test_status_bar_says_reconnecting_disconnected_and_how_long_we_wait():
     import dataclasses
     import time
 
-    from discard_tui.net import Link
+    from tabletop.ledger import Link
 
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
