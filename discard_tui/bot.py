@@ -1,153 +1,155 @@
-"""``discard-bot``: the engine without a screen, for tests, benchmarks and as the computer opponent."""
+"""``discard-bot``: the table without a screen, for tests, benchmarks and as a computer player."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
-import math
-import random
 import signal
 import sys
 import time
-from collections.abc import Callable
 
+from games import GAMES
 from tabletop import crypto
 from tabletop.crypto import GROUPS
+from tabletop.game import Game
 from tabletop.ledger import RelayError
+from tabletop.shell import Seat
+from tabletop.table import Wish
 
 from . import saves
-from .cli import OneLineParser
-from .engine import Game, Session, Strategy
+from .args import OneLineParser, seconds
 from .paths import data_dir, transcripts_dir
-from .rules import DeckKind, matches
-
-
-def simple_strategy(seed: int | None = None) -> Strategy:
-    """Discard a random playable card (seeded), else draw."""
-    rng = random.Random(seed)
-
-    def choose(session: Session) -> int | None:
-        table = session.game.table
-        assert table is not None
-        playable = [i for i, (_, card) in enumerate(session.hand()) if matches(card, table.top)]
-        return rng.choice(playable) if playable else None
-
-    return choose
-
-
-def seconds(positive: bool) -> Callable[[str], float]:
-    """An argparse type: a finite number of seconds, above zero or at least zero."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or value < 0 or (positive and value == 0):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds {'above' if positive else 'from'} 0")
-        return value
-
-    return parse
 
 
 def parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="discard-bot", description="Play discard games against another player through a "
-                      "relay, with a simple legal strategy, verifying every move.")
+    p = OneLineParser(prog="discard-bot", description="Play games against other players through a relay, with "
+                      "a simple legal strategy, verifying every move.")
     p.add_argument("--relay", required=True, metavar="URL", help="relay address, e.g. ws://127.0.0.1:8765")
     p.add_argument("--room", required=True, help="room name (1-64 of A-Z a-z 0-9 . _ -)")
-    p.add_argument("--name", default="bot", help="name shown to the other player (default bot)")
+    p.add_argument("--name", default="bot", help="name shown to the other players (default bot)")
+    p.add_argument("--game", choices=sorted(GAMES), default="discard", help="the game, if this bot opens the room "
+                   "(default discard)")
+    p.add_argument("--seats", type=int, default=None, metavar="N", help="players in the room, if this bot opens it "
+                   "(default: the game's smallest number)")
     p.add_argument("--games", type=int, default=1, metavar="N", help="games to play, as rematches (default 1)")
-    p.add_argument("--deck", choices=[k.value for k in DeckKind], default="full",
-                   help="full (52 cards, default) or short (24 cards, 9 to A)")
+    p.add_argument("--deck", choices=["full", "short"], default=None,
+                   help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
     p.add_argument("--group", choices=sorted(GROUPS), default="modp2048", help="RFC 3526 group (default modp2048)")
     p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
-                   help="give up when the opponent is silent this many seconds (default 60)")
+                   help="give up when another player owes a move for this many seconds (default 60)")
     p.add_argument("--seed", type=int, help="seed the strategy's choices (not the crypto)")
-    p.add_argument("--think", type=seconds(positive=False), default=0.0, metavar="S", help="pause before each move (default 0)")
+    p.add_argument("--think", type=seconds(positive=False), default=0.0, metavar="S",
+                   help="pause before each move (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON line per finished game")
     return p
 
 
-def game_record(session: Session, g: Game) -> dict:
-    assert g.table is not None and g.dealt_at is not None and g.ended_at is not None
-    return {"game": g.number, "result": "win" if g.table.winner == session.seat else "loss",
-            "audit": "fair" if g.verdict == [] else "violation", "deck": g.size,
-            "shuffle_s": round(g.dealt_at - g.started, 3), "game_s": round(g.ended_at - g.started, 3),
-            "moves": len(g.moves)}
+def options_for(game: Game, args: argparse.Namespace, p: argparse.ArgumentParser) -> dict[str, str | int]:
+    """The game's options from the flags that were given; a flag the game does not have is an error."""
+    given = {"deck": args.deck}
+    options = {}
+    for key, value in given.items():
+        if value is None:
+            continue
+        if key not in game.Options.model_fields:
+            p.error(f"--{key} is not an option of {game.title}")
+        options[key] = value
+    return options
 
 
-async def next_game(session: Session, timeout: float) -> Game | None:
-    """The next audited game (None if the session stopped); TimeoutError once the game has not moved on
-    for ``timeout`` while the opponent owes it something (joining and leaving are no progress)."""
+def game_record(seat: Seat, number: int) -> dict:
+    table = seat.table
+    play = table.plays[number - 1]
+    timing = seat.timings[number]
+    assert play.outcome is not None and timing.started is not None and timing.dealt is not None
+    assert timing.ended is not None
+    winners = play.outcome.winners
+    return {"game": number, "result": "draw" if not winners else "win" if table.me in winners else "loss",
+            "audit": "fair" if play.verdict == [] else "violation", "deck": play.deck.size if play.deck else 0,
+            "shuffle_s": round(timing.dealt - timing.started, 3), "game_s": round(timing.ended - timing.started, 3),
+            "moves": len(play.moves), "players": play.seats, "scores": list(play.outcome.scores)}
+
+
+async def next_game(seat: Seat, timeout: float) -> int | None:
+    """The number of the next audited game (None if the seat stopped); TimeoutError once the game has not moved
+    on for ``timeout`` while another seat owes it something (joining and leaving are no progress)."""
     while True:
-        remaining = session.last_progress + timeout - time.monotonic()
-        if session.awaiting() is None:  # the move is mine: my own post will come
+        remaining = seat.last_progress + timeout - time.monotonic()
+        if not seat.table.awaiting():  # the move is mine: my own post will come
             remaining = max(remaining, timeout / 10)
         if remaining <= 0:
             raise TimeoutError
         try:
-            return await asyncio.wait_for(session.completed.get(), remaining)
+            return await asyncio.wait_for(seat.completed.get(), remaining)
         except TimeoutError:
             continue
 
 
-async def play(args: argparse.Namespace) -> str | None:
+async def play(args: argparse.Namespace, wish: Wish, game: Game) -> str | None:
     """Play the games; the reason for failing, or None when every game finished fair."""
     await crypto.warm_up()
     try:
-        session, _ = await saves.resume_or_join(
-            args.relay, args.room, args.name, deck=DeckKind(args.deck), group=GROUPS[args.group],
-            autoplay=simple_strategy(args.seed), think_time=args.think, transcript_dir=transcripts_dir())
+        seat, _ = await saves.resume_or_join(args.relay, args.room, wish, autoplay=game.computer(args.seed),
+                                             think_time=args.think, transcript_dir=transcripts_dir())
     except RelayError as error:
         return str(error)
     except OSError as error:
-        return f"cannot keep the saved game in {data_dir()}: {error.strerror or error}; set DISCARD_DATA_DIR to a writable directory"
-    runner = asyncio.create_task(session.run())
+        return (f"cannot keep the saved game in {data_dir()}: {error.strerror or error}; "
+                "set DISCARD_DATA_DIR to a writable directory")
+    runner = asyncio.create_task(seat.run())
     failure = None
     finished = False  # done with this room: forget the saved seat
     try:
         while True:
             try:
-                game = await next_game(session, args.timeout)
+                number = await next_game(seat, args.timeout)
             except TimeoutError:
-                failure = session.give_up(args.timeout)
-                if session.transcript_path:
-                    failure += f"; transcript: {session.transcript_path}"
+                failure = seat.give_up(args.timeout)
+                if seat.transcript_path:
+                    failure += f"; transcript: {seat.transcript_path}"
                 failure += "; run the same command to resume"
                 break
-            finished = game is None or game.number >= args.games
-            if game is None:
-                failure = session.problem or "the game stopped"
-                if session.transcript_path:
-                    failure += f" (transcript: {session.transcript_path})"
+            finished = number is None or number >= args.games
+            if number is None:
+                failure = seat.table.problem or seat.failure or "the game stopped"
+                if seat.transcript_path:
+                    failure += f" (transcript: {seat.transcript_path})"
                 break
-            record = game_record(session, game)
-            if args.json and not game.replayed:  # a replayed game was reported by the run that played it
+            record = game_record(seat, number)
+            if args.json and not seat.timings[number].replayed:  # a replayed game was reported by the run that played it
                 print(json.dumps(record), flush=True)
             if record["audit"] != "fair":
-                failure = f"game {game.number} failed its audit: {'; '.join(game.verdict or [])}"
+                failure = f"game {number} failed its audit: {'; '.join(seat.table.plays[number - 1].verdict or [])}"
                 finished = True
                 break
             if finished:
                 break
-            await session.rematch()  # refused harmlessly if a resumed ledger already holds it
+            await seat.rematch()  # refused harmlessly if a resumed ledger already holds it
     finally:
         if finished:
-            saves.forget(session)
+            saves.forget(seat)
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
-        await session.ledger.close()
+        await seat.ledger.close()
     return failure
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
     if args.games < 1:
-        parser().error("--games must be 1 or more")
+        p.error("--games must be 1 or more")
+    if not 1 <= len(args.name) <= 32 or not args.name.isprintable():
+        p.error("--name: use 1 to 32 printable characters")
+    game = GAMES[args.game]
+    seats = args.seats if args.seats is not None else game.seats.start
+    if seats not in game.seats:
+        p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
+    wish = Wish(args.name, game.name, seats, options_for(game, args, p), GROUPS[args.group])
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly as on Ctrl-C
     try:
-        failure = asyncio.run(play(args))
+        failure = asyncio.run(play(args, wish, game))
     except KeyboardInterrupt:
         failure = "interrupted"
     finally:

@@ -15,6 +15,7 @@ import hashlib
 import itertools
 import json
 import os
+import secrets
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,9 +26,11 @@ try:  # POSIX; elsewhere two same-named players in one room share a file
 except ImportError:
     fcntl = None  # type: ignore[assignment]
 
+from games import GAMES
 from tabletop.ledger import Link, SeatLost
+from tabletop.shell import Seat, join
+from tabletop.table import Wish
 
-from .engine import Session
 from .paths import data_dir
 
 LOCAL_RELAY = "local"  # the relay key of games against the computer (embedded relay)
@@ -41,7 +44,7 @@ class SavedSeat:
     name: str
     token: str
     seed: str  # hex
-    deck: str
+    game: str
     saved_at: float
 
     @property
@@ -96,8 +99,8 @@ def unfinished() -> list[SavedSeat]:
     return sorted(seats, key=lambda s: s.saved_at)
 
 
-def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, deck: str) -> SavedSeat:
-    return SavedSeat(relay, room, name, token, seed.hex(), deck, time.time())
+def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, game: str) -> SavedSeat:
+    return SavedSeat(relay, room, name, token, seed.hex(), game, time.time())
 
 
 @dataclass
@@ -108,7 +111,7 @@ class _Claim:
     room: str
     key: str  # the player's name, or "name#2", "name#3", … for a second same-named player
     lock: TextIO
-    user: Session | None = None
+    user: Seat | None = None
 
     @property
     def free(self) -> bool:
@@ -141,35 +144,35 @@ def _claim(relay: str, room: str, name: str) -> _Claim:
     raise AssertionError("unreachable")
 
 
-def forget(session: Session) -> None:
-    """The session's game in its room is over: remove its seat file and let go of it."""
+def forget(seat: Seat) -> None:
+    """The seat's game in its room is over: remove its seat file and let go of it."""
     for path, claim in list(_claims.items()):
-        if claim.user is session:
+        if claim.user is seat:
             remove(claim.relay, claim.room, claim.key)
             path.unlink(missing_ok=True)
             claim.lock.close()
             del _claims[path]
 
 
-async def resume_or_join(url: str, room: str, name: str, *, relay_key: str | None = None,
-                         seed: bytes | None = None, **options) -> tuple[Session, bool]:
+async def resume_or_join(url: str, room: str, wish: Wish, *, relay_key: str | None = None, seed: bytes | None = None,
+                         **options) -> tuple[Seat, bool]:
     """Take back the seat saved for (relay, room, name), or take a new one and save it.
 
-    Returns the session and whether it resumed. The save is on disk before the
-    session can post anything.
+    Returns the seat and whether it resumed. The save is on disk before the
+    seat can post anything.
     """
-    claim = _claim(relay_key or url, room, name)
+    claim = _claim(relay_key or url, room, wish.name)
     saved = load(claim.relay, room, claim.key)
     if saved is not None:
         try:
-            session = await Session.connect(url, room, name, token=saved.token, seed=saved.seed_bytes, **options)
-            claim.user = session
-            return session, True
+            seat = await join(url, room, wish, GAMES, token=saved.token, seed=saved.seed_bytes, **options)
+            claim.user = seat
+            return seat, True
         except SeatLost:
             remove(claim.relay, room, claim.key)  # the relay forgot the room; start afresh
-    session = await Session.connect(url, room, name, seed=seed, **options)
-    deck = options.get("deck")
-    seat = new_seat(claim.relay, room, name, session.ledger.token, session.seed, deck.value if deck else "full")
-    save(seat, claim.key)
-    claim.user = session
-    return session, False
+    seed = seed if seed is not None else secrets.token_bytes(32)
+    seat = await join(url, room, wish, GAMES, seed=seed, **options)
+    assert seat.ledger.token is not None
+    save(new_seat(claim.relay, room, wish.name, seat.ledger.token, seed, wish.game), claim.key)
+    claim.user = seat
+    return seat, False

@@ -1,0 +1,9 @@
+"""The games the table can run, by the name they have on the wire."""
+
+from __future__ import annotations
+
+from tabletop.game import Game
+
+from .discard.game import Discard
+
+GAMES: dict[str, Game] = {game.name: game for game in (Discard(),)}

@@ -71,6 +71,10 @@ class Group:
     def q(self) -> mpz:
         return (self.p - 1) // 2
 
+    @cached_property
+    def byte_length(self) -> int:
+        return (self.p.bit_length() + 7) // 8
+
     def is_element(self, x: mpz) -> bool:
         """1 < x < p - 1 and x is a quadratic residue (in the order-q subgroup)."""
         return 1 < x < self.p - 1 and gmpy2.legendre(x, self.p) == 1

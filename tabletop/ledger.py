@@ -61,8 +61,8 @@ class RelayClient:
     """One seat in one relay room."""
 
     def __init__(self, url: str, room: str, name: str, token: str | None = None, after: int = 0,
-                 on_link: Callable[[Link], None] | None = None, max_backoff: float = 5.0) -> None:
-        self.url, self.room, self.name = url, room, name
+                 on_link: Callable[[Link], None] | None = None, max_backoff: float = 5.0, seats: int = 2) -> None:
+        self.url, self.room, self.name, self.seats = url, room, name, seats
         self.token, self.last_seq = token, after
         self.seat: int | None = None
         self.link = Link.CONNECTING
@@ -157,6 +157,8 @@ class RelayClient:
 
     async def _session(self, connection: ClientConnection) -> None:
         join = {"type": "join", "room": self.room, "name": self.name, "token": self.token, "after": self.last_seq}
+        if self.seats != 2:
+            join["seats"] = self.seats  # the room's size, when this join creates it (docs/relay-protocol.md)
         await connection.send(json.dumps(join))
         try:
             welcome = self._frame(await asyncio.wait_for(connection.recv(), WELCOME_TIMEOUT))

@@ -1,36 +1,32 @@
-"""An honest engine against a cheating one, over a real relay on loopback.
+"""Every cheat, against the pure core: events in, a named violation out. No relay, no pool: seconds in all.
 
-Each cheater is an ordinary :class:`Session` that deviates at exactly one
-point (one replaced or forged post) and is honest everywhere else. The honest
-side must stop at that post with phase VIOLATION, a problem that starts with
-"opponent" and names the cheat, and a transcript of the ledger; or, for a
-cheat that only the end-of-game audit can see, finish the game and list it in
-the verdict. Nothing may escape ``run()`` as an exception.
-
-Ordering is deterministic: every cheat is posted on the cheater's own turn (or
-while the honest player, who has no autoplay in that test, is thinking), so the
-honest side cannot have moved in between. Nothing sleeps.
+Each cheater is an honest seat (tests/room.py) whose outgoing posts one
+``tamper`` function rewrites, through the ledger: the honest seat sees
+exactly what a cheating program would post. The honest seat must stop at that
+post with a one-line problem that names the cheater and the cheat; or, for
+what only the end-of-game audit can see, finish and list it in the verdict.
+The same cheats over a real relay, with transcripts, are in test_cheating_wire.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import json
-from pathlib import Path
-from typing import ClassVar
+from collections.abc import Callable
 
 import pytest
-from arena import Cheater, assert_caught, draw_first, honest_outcome
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from processes import finish, run_bot
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from discard_tui import protocol as wire
-from discard_tui.bot import simple_strategy
-from discard_tui.engine import Phase, Session
-from discard_tui.rules import DeckKind, matches
+from games.discard.game import CantMove, DiscardCard, DiscardState, Draw
+from games.discard.rules import matches
+from games.discard.strategy import simple
+from room import Room
+from tabletop import wire
 from tabletop.crypto import MODP_2048, MODP_3072
-from tabletop.ledger import RelayClient
+from tabletop.deck import Show
+from tabletop.table import Phase, Table
+from test_table import wrong_sealed_share
+
+HONEST, CHEATER = 0, 1
 
 # RFC 2409 (IKE) group 2: a genuine 1024-bit safe prime, but not one of the game's RFC 3526 groups.
 OAKLEY_1024 = (
@@ -40,664 +36,495 @@ OAKLEY_1024 = (
 ).lower()
 
 
-# -- 1. a discard that does not match -------------------------------------------------------------
+def draw_first(seed: int):
+    """Draw while the draw pile lasts, then play a random playable card."""
+    fallback = simple(seed)
+
+    def choose(table: Table):
+        state = table.play.state
+        assert isinstance(state, DiscardState)
+        moves = state.legal_moves(table.me)
+        return next((m for m in moves if isinstance(m, Draw)), None) or fallback(table)
+
+    return choose
 
 
-class MismatchDiscarder(Cheater):
-    def cheat(self, message):
-        table = self.game.table
-        if not self.playing_move(message) or table.top is None:
+def play(tamper: Callable, *, cheater: int = CHEATER, honest_strategy=None, cheater_strategy=None,
+         deck: str = "short") -> Room:
+    room = Room(options={"deck": deck})
+    room.strategies = {cheater: cheater_strategy or simple(2), 1 - cheater: honest_strategy or simple(1)}
+    room.tamper = {cheater: tamper}
+    room.run()
+    return room
+
+
+def caught(room: Room, *fragments: str, cheater: int = CHEATER) -> str:
+    """The honest seat stopped, named the cheater first and the cheat; one short line."""
+    honest = 1 - cheater
+    problem = room.violations.get(honest)
+    assert problem is not None, f"not caught; honest log: {room.tables[honest].log[-4:]}"
+    name = room.tables[cheater].wish.name
+    assert problem.startswith(name), problem
+    for fragment in fragments:
+        assert fragment in problem, f"{fragment!r} not in {problem!r}"
+    assert len(problem) <= 200 and "\n" not in problem, problem
+    assert room.tables[honest].phase is Phase.VIOLATION
+    assert room.tables[honest].log[-1] == f"stopped: {problem}"
+    return problem
+
+
+def reseal(table: Table, body: dict, msg: wire.Message | None = None, shares: wire.Shares | None | bool = True,
+           n: int | None = None) -> dict:
+    """The body again, signed by the cheater, with its message or shares replaced."""
+    envelope = table.registry(table.play).parse(body)
+    return wire.seal(table.identity(body["game"]), table.room, table.me, body["game"], n or body["n"],
+                     msg or envelope.msg, envelope.shares if shares is True else shares or None)
+
+
+class Once:
+    """A tamper that acts the first time ``act`` returns something, then lets everything through."""
+
+    def __init__(self, act: Callable[[Table, dict], dict | list[dict] | None]) -> None:
+        self.act, self.done, self.body = act, False, None
+
+    def __call__(self, table: Table, body: dict):
+        if self.done:
             return None
-        wrong = [pos for pos, card in self.hand() if not matches(card, table.top)]
-        if not wrong:
-            return None  # every card matches this turn: play honestly, try next turn
-        return wire.Discard(pos=wrong[0], key=self.key_hex(wrong[0]))
+        changed = self.act(table, body)
+        if changed is not None:
+            self.done, self.body = True, changed
+        return changed
 
 
-async def test_discard_matching_neither_suit_nor_value(arena):
-    match = await arena(MismatchDiscarder)
-    problem = await assert_caught(match, "matches neither the suit nor the value")
-    pos = match.cheater.cheat_body["msg"]["pos"]
-    card = match.cheater.game.table.faces[pos]
-    assert problem.startswith(f"opponent discarded {card}"), problem
+def my_move(table: Table, body: dict) -> bool:
+    return table.phase is Phase.PLAYING and body["msg"]["type"] in ("draw", "discard")
 
 
-async def test_mismatch_message_reads_naturally(arena):
-    match = await arena(MismatchDiscarder)
-    problem = await assert_caught(match, "matches neither the suit nor the value")
-    card = match.cheater.game.table.faces[match.cheater.cheat_body["msg"]["pos"]]
-    top = match.honest.game.table.top
-    assert problem == f"opponent discarded {card}, which matches neither the suit nor the value of {top}"
+def state_of(table: Table) -> DiscardState:
+    state = table.play.state
+    assert isinstance(state, DiscardState)
+    return state
 
 
-# -- 2. a discard of a card not in the cheater's hand ---------------------------------------------
+# -- rules ---------------------------------------------------------------------------------------------------
 
 
-class StrangerDiscarder(Cheater):
-    """Discards a card of the honest player's hand (a position the cheater does not hold)."""
+def mismatch(table, body):
+    if not my_move(table, body) or state_of(table).table.top is None:
+        return None
+    t = state_of(table).table
+    wrong = [pos for pos in t.hands[table.me] if not matches(t.faces[pos], t.top)]
+    if not wrong:
+        return None
+    shares = table.play.deck.my_shares(extra=[Show(wrong[0])])
+    return reseal(table, body, DiscardCard(pos=wrong[0]), shares)
 
-    def cheat(self, message):
-        if not self.playing_move(message):
+
+def test_a_discard_that_matches_neither_suit_nor_value():
+    cheat = Once(mismatch)
+    room = play(cheat)
+    pos = cheat.body["msg"]["pos"]
+    card, top = state_of(room.tables[CHEATER]).faces[pos], state_of(room.tables[HONEST]).table.top
+    assert caught(room) == f"bo discarded {card}, which matches neither the suit nor the value of {top}"
+
+
+def test_a_discard_of_a_card_not_in_hand():
+    def stranger(table, body):
+        return reseal(table, body, DiscardCard(pos=state_of(table).table.hands[HONEST][0]), None) \
+            if my_move(table, body) else None
+
+    caught(play(Once(stranger)), "not in their hand")
+
+
+def test_a_draw_that_is_not_the_top_card():
+    def deep(table, body):
+        pile = state_of(table).table.draw_pile if table.play.state else []
+        return reseal(table, body, Draw(pos=pile[-1]), None) if my_move(table, body) and len(pile) > 1 else None
+
+    problem = caught(play(Once(deep)), "but the top of the draw pile is card")
+    assert "asked to draw card" in problem
+
+
+def test_a_draw_out_of_turn():
+    def twice(table, body):
+        if not my_move(table, body):
             return None
-        pos = self.game.table.hands[self.opponent][0]
-        return wire.Discard(pos=pos, key=self.key_hex(pos))
+        top = state_of(table).table.draw_pile[-1]
+        extra = reseal(table, body, Draw(pos=top), None, n=body["n"] + 1)
+        return [body, extra]
 
+    caught(play(Once(twice)), "out of turn")
 
-async def test_discard_of_a_card_not_in_hand(arena):
-    match = await arena(StrangerDiscarder)
-    problem = await assert_caught(match, "not in their hand")
-    pos = match.cheater.cheat_body["msg"]["pos"]
-    assert f"card {pos}" in problem
 
+def claim_when(condition: Callable[[Table], bool]):
+    def claim(table, body):
+        return reseal(table, body, CantMove(), None) if my_move(table, body) and condition(table) else None
 
-# -- 3. a draw that is not from the top of the draw pile ----------------------------------------------
+    return claim
 
 
-class DeepDrawer(Cheater):
-    def cheat(self, message):
-        pile = self.game.table.draw_pile if self.game.table else []
-        if not self.playing_move(message) or len(pile) < 2:
-            return None
-        return wire.Draw(pos=pile[-1])
+def test_a_false_cant_move_claim_is_caught_by_the_audit():
+    def empty_pile_and_a_match(table):
+        t = state_of(table).table
+        return not t.draw_pile and t.top is not None and bool(t.playable(table.me))
 
+    room = play(Once(claim_when(empty_pile_and_a_match)), honest_strategy=draw_first(1), cheater_strategy=draw_first(2))
+    honest = room.tables[HONEST]
+    assert HONEST not in room.violations, room.violations
+    assert honest.play.verdict and honest.play.verdict[0].startswith("bo claimed they could not move, but held ")
+    assert honest.view().result == "win"
+    assert honest.view().verdict.startswith("violation: bo claimed they could not move")
 
-async def test_draw_not_from_the_top(arena):
-    match = await arena(DeepDrawer)
-    problem = await assert_caught(match, "top of the draw pile")
-    top = match.honest.game.table.draw_pile[0]
-    asked = match.cheater.cheat_body["msg"]["pos"]
-    assert f"card {asked}" in problem and f"card {top}" in problem
 
-
-# -- 4. a wrong key ---------------------------------------------------------------------------------
-
-
-class WrongKeyDiscarder(Cheater):
-    """Discards a legal card but reveals a key that is valid in the group and wrong for the card."""
-
-    def cheat(self, message):
-        if not (self.playing_move(message) and isinstance(message, wire.Discard)):
-            return None
-        bogus = 0x1234567890ABCDEF1234567890ABCDEF % MODP_2048.q
-        return wire.Discard(pos=message.pos, key=format(bogus, "x"))
-
-
-async def test_wrong_key_revealed(arena):
-    match = await arena(WrongKeyDiscarder)
-    problem = await assert_caught(match, "wrong key", "does not decrypt")
-    pos = match.cheater.cheat_body["msg"]["pos"]
-    assert f"card {pos}" in problem
-    assert pos not in match.honest.game.table.faces  # the honest side learnt nothing from it
-
-
-class WrongDrawKey(Cheater):
-    """When the honest player draws, answers with someone else's key."""
-
-    def cheat(self, message):
-        if not isinstance(message, wire.DrawKey):
-            return None
-        return wire.DrawKey(pos=message.pos, key=self.key_hex((message.pos + 1) % self.game.size))
-
-
-async def test_wrong_key_for_a_draw(arena):
-    # The honest player always draws first, so the cheater must answer a draw.
-    match = await arena(WrongDrawKey, honest_autoplay=draw_first(1))
-    await assert_caught(match, "wrong key", "does not decrypt")
-
-
-# -- 5. a duplicated card in a shuffle step ------------------------------------------------------
-
-
-class DuplicatingShuffler(Cheater):
-    def cheat(self, message):
-        if not isinstance(message, wire.Shuffle):
-            return None
-        deck = list(message.deck)
-        deck[1] = deck[0]
-        return wire.Shuffle(phase=message.phase, deck=deck)
-
-
-async def test_duplicated_card_in_shuffle(arena):
-    match = await arena(DuplicatingShuffler)
-    await assert_caught(match, "duplicated card")
-    assert match.honest.game.table is None  # stopped before any dealing
-
-
-async def test_crypto_violation_reads_naturally(arena):
-    match = await arena(DuplicatingShuffler)
-    problem = await assert_caught(match, "duplicated card")
-    assert not problem.startswith("opponent opponent"), problem
-
-
-# -- 6. a move out of turn -------------------------------------------------------------------------
-
-
-class OutOfTurnDrawer(Cheater):
-    """Asks to draw as soon as it is the honest player's turn."""
-
-    async def _pump_locked(self) -> None:
-        g, table = self.game, self.game.table
-        if (not self.cheated and self.caught_up and self.outbox is None and self.phase is Phase.PLAYING
-                and table is not None and table.turn == self.opponent and g.pending_draw is None
-                and table.draw_pile):
-            self.cheated = True
-            await Session._post(self, wire.Draw(pos=table.draw_pile[0]))
-            self.cheat_body = self.outbox
-            return
-        await super()._pump_locked()
-
-
-async def test_draw_out_of_turn(arena):
-    # The honest player is a person thinking about their move (no autoplay), so the cheater's
-    # draw certainly lands in the ledger during their turn.
-    match = await arena(OutOfTurnDrawer, honest_autoplay=None)
-    await assert_caught(match, "out of turn", "draw")
-
-
-# -- 7. a forged signature --------------------------------------------------------------------------
-
-
-class Forger(Cheater):
-    how = "flip"
-
-    def cheat(self, message):
-        if not self.playing_move(message):
-            return None
-        if self.how == "other_key":
-            return self.seal(message, Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32))
-        body = self.seal(message)
-        if self.how == "flip":
-            sig = bytearray.fromhex(body["sig"])
-            sig[5] ^= 0x10
-            body["sig"] = sig.hex()
-        else:  # "altered": the signed move, then a different card on the wire
-            body["msg"] = dict(body["msg"], pos=(body["msg"]["pos"] + 1) % self.game.size)
-        return body
-
-
-@pytest.mark.parametrize("how", ["flip", "other_key", "altered"])
-async def test_forged_signature(arena, how):
-    cls = type(f"Forger_{how}", (Forger,), {"how": how})
-    match = await arena(cls)
-    problem = await assert_caught(match, "bad signature")
-    n = match.cheater.cheat_body["n"]
-    assert f"#{n}" in problem
-
-
-# An Ed25519 verify key of small order: with the neutral point as the key, (R = neutral, S = 0) is a valid
-# signature of every message, so anyone (the relay, say) can post in that player's name and the
-# transcript proves nothing about who sent what.
-NEUTRAL_POINT_KEY = "01" + "00" * 31
-ANY_MESSAGE_SIG = "01" + "00" * 63
-
-
-class WeakKeyPlayer(Cheater):
-    """Plays honestly, but announces the neutral point as its verify key and signs with the universal forgery."""
-
-    async def _post(self, message):
-        g = self.game
-        assert self.seat is not None
-        if isinstance(message, wire.Hello):
-            message = message.model_copy(update={"verify_key": NEUTRAL_POINT_KEY})
-        body = {"game": g.number, "n": g.counters[self.seat] + 1, "msg": message.model_dump(mode="json"),
-                "sig": ANY_MESSAGE_SIG}
-        if isinstance(message, wire.Hello):
-            self.cheated, self.cheat_body = True, body
-        self.outbox = body
-        self.sent.append(body)
-        await self.ledger.post(body)
-
-
-async def test_weak_verify_key(arena):
-    any_envelope = wire.parse({"game": 1, "n": 9, "msg": {"type": "cant_move"}, "sig": ANY_MESSAGE_SIG})
-    weak = Ed25519PublicKey.from_public_bytes(bytes.fromhex(NEUTRAL_POINT_KEY))
-    assert wire.verify(weak, "any-room", 1, any_envelope)  # under this key the forgery works...
-    assert wire.public_key(NEUTRAL_POINT_KEY) is None  # ...so the engine refuses the key
-    match = await arena(WeakKeyPlayer)
-    await assert_caught(match, "key")
-
-
-# -- 8. a replayed message --------------------------------------------------------------------------
-
-
-class Replayer(Cheater):
-    """On its second move, posts its first move again, byte for byte."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.first_move: dict | None = None
-
-    def cheat(self, message):
-        if not self.playing_move(message):
-            return None
-        if self.first_move is None:
-            return None
-        return dict(self.first_move)
-
-    async def _post(self, message):
-        await super()._post(message)
-        if self.first_move is None and self.phase is Phase.PLAYING and self.outbox is not None \
-                and self.outbox["msg"]["type"] in ("draw", "discard"):
-            self.first_move = self.outbox
-
-
-async def test_replayed_message(arena):
-    match = await arena(Replayer)
-    problem = await assert_caught(match, "replayed")
-    body = match.cheater.cheat_body
-    assert body == match.cheater.first_move and body in match.cheater.sent[:-1]
-    assert f"#{body['n']}" in problem
-
-
-class HelloReplayer(Cheater):
-    """Says hello again (its own first post, verbatim) instead of shuffling."""
-
-    def cheat(self, message):
-        if not isinstance(message, wire.Shuffle):
-            return None
-        return dict(self.sent[0])
-
-
-async def test_replayed_hello(arena):
-    match = await arena(HelloReplayer)
-    await assert_caught(match, "replayed", "#1")
-
-
-# -- 9. a non-standard group --------------------------------------------------------------------------
-
-
-class OddGroup(Cheater):
-    prime = OAKLEY_1024
-
-    def cheat(self, message):
-        if not isinstance(message, wire.Hello):
-            return None
-        return message.model_copy(update={"prime": self.prime})
-
-
-@pytest.mark.parametrize("prime", [OAKLEY_1024, "17", format(MODP_2048.p + 2, "x")],
-                         ids=["rfc2409-1024", "toy-23", "modp2048-plus-2"])
-@pytest.mark.parametrize("cheater_seat", [0, 1], ids=["cheater-opens", "cheater-joins"])
-async def test_non_standard_group(arena, prime, cheater_seat):
-    cls = type("OddGroupFixed", (OddGroup,), {"prime": prime})
-    match = await arena(cls, cheater_seat=cheater_seat)
-    await assert_caught(match, "non-standard group")
-    assert match.honest.game.group == MODP_2048
-
-
-class OtherStandardGroup(Cheater):
-    """Waits for the honest hello (2048-bit), then answers with the other RFC 3526 group."""
-
-    async def _owed(self):
-        message = await super()._owed()
-        if isinstance(message, wire.Hello) and self.opponent not in self.game.hellos:
-            return None  # hello second, so that the honest hello decides the game
-        return message
-
-    def cheat(self, message):
-        if not isinstance(message, wire.Hello):
-            return None
-        return message.model_copy(update={"prime": format(MODP_3072.p, "x")})
-
-
-async def test_second_hello_with_the_other_standard_group(arena):
-    match = await arena(OtherStandardGroup, cheater_seat=1)
-    await assert_caught(match, "3072-bit group", "2048-bit")
-    assert match.honest.game.group == MODP_2048
-
-
-async def test_relay_forging_a_post_in_my_seat(arena, relay_server, until):
-    """A relay stamps a post with my seat: my own engine must not take it for mine."""
-    relay, _ = relay_server
-    match = await arena(honest_autoplay=None)  # the honest player waits for a move nobody makes
-    honest = match.honest
-    await until(lambda: honest.phase is Phase.PLAYING and honest.game.table.turn == honest.seat
-                and honest.outbox is None, "the honest player's turn", rounds=2000)
-    g = honest.game
-    forged = wire.seal(Ed25519PrivateKey.generate(), honest.room, honest.seat, g.number,
-                       g.counters[honest.seat] + 1, wire.Draw(pos=g.table.draw_pile[0]))
-    relay._append(relay.rooms[honest.room], honest.seat, "post", forged)
-    assert await honest_outcome(match) is None
-    assert honest.phase is Phase.VIOLATION
-    assert honest.problem.startswith("the relay forged a message in your seat"), honest.problem
-    assert honest.transcript_path is not None
-
-
-# -- 10. false can't-move claims ---------------------------------------------------------------------
-
-
-class FalseClaimant(Cheater):
-    """Draws while it can; once the pile is empty, claims it cannot move although a card matches."""
-
-    empty_discard_pile = False  # claim when the discard pile is empty too (then any card matches)
-    claimed_with: list | None = None
-
-    async def _owed(self):
-        message = await super()._owed()
-        g, table = self.game, self.game.table
-        if (message is None and not self.cheated and self.phase is Phase.PLAYING and table is not None
-                and table.turn == self.seat and g.pending_draw is None and not table.draw_pile
-                and (table.top is None) is self.empty_discard_pile and table.playable(self.seat)):
-            self.claimed_with = [table.faces[p] for p in table.playable(self.seat)]
-            return wire.CantMove()
-        return message
-
-    def cheat(self, message):
-        return message if isinstance(message, wire.CantMove) and self.claimed_with else None
-
-
-async def test_false_cant_move_claim_is_caught_by_the_audit(arena):
-    match = await arena(FalseClaimant, honest_autoplay=draw_first(1), cheater_autoplay=draw_first(2))
-    honest, cheater = match.honest, match.cheater
-    game = await honest_outcome(match)
-    assert game is not None, honest.problem
-    assert cheater.cheated, "the cheater never got a chance to lie; pick other seeds"
-    assert honest.phase is Phase.OVER
-    assert game.moves[-1].kind == "cant_move" and game.moves[-1].seat == cheater.seat
-    assert game.table.winner == honest.seat and honest.view().result == "win"
-    assert game.verdict, "the audit found nothing"
-    [finding] = game.verdict
-    assert finding.startswith("opponent claimed they could not move, but held "), finding
-    held = finding.removeprefix("opponent claimed they could not move, but held ").split(",")[0]
-    assert held in {str(c) for c in cheater.claimed_with}, (held, cheater.claimed_with)
-    assert f"which could go on {game.table.top}" in finding
-    assert honest.view().verdict == "violation: " + finding
-    assert not match.honest_task.done()  # still running, ready for a rematch
-
-
-async def test_failed_audit_keeps_the_evidence(arena):
-    match = await arena(FalseClaimant, honest_autoplay=draw_first(1), cheater_autoplay=draw_first(2))
-    game = await honest_outcome(match)
-    assert game is not None and game.verdict
-    assert match.honest.transcript_path is not None and Path(match.honest.transcript_path).is_file()
-    assert match.honest.problem is not None and "could not move" in match.honest.problem
-
-
-class EmptyPileClaimant(FalseClaimant):
-    empty_discard_pile = True
-
-
-async def test_cant_move_claim_on_an_empty_discard_pile(arena):
-    # With these seeds the cheater (seat 0) starts; after 14 draws the piles are empty on its turn.
-    match = await arena(EmptyPileClaimant, cheater_seat=0, honest_autoplay=draw_first(1),
-                        cheater_autoplay=draw_first(2))
-    problem = await assert_caught(match, "cannot move")
+def test_a_cant_move_claim_with_cards_left_to_draw():
+    problem = caught(play(Once(claim_when(lambda t: True))), "cannot move with", "cards left to draw")
     assert "None" not in problem
 
 
-class EarlyClaimant(Cheater):
-    def cheat(self, message):
-        return wire.CantMove() if self.playing_move(message) else None
+# -- keys ------------------------------------------------------------------------------------------------------
 
 
-async def test_cant_move_claim_with_cards_left_to_draw(arena):
-    match = await arena(EarlyClaimant)
-    problem = await assert_caught(match, "cards left to draw")
-    assert f"{len(match.honest.game.table.draw_pile)} cards left" in problem
+def wrong_own_key(table, body):
+    if body["msg"]["type"] != "discard" or "shares" not in body:
+        return None
+    shares = wire.Shares.model_validate(body["shares"])
+    opened = [o if o.seat != table.me else o.model_copy(update={"key": format(int(o.key, 16) * 2 % MODP_2048.q, "x")})
+              for o in shares.open]
+    return reseal(table, body, shares=wire.Shares(open=opened, sealed=shares.sealed))
 
 
-# -- malformed posts --------------------------------------------------------------------------------
+def test_a_discard_with_a_wrong_key_is_named_at_once():
+    problem = caught(play(Once(wrong_own_key)), "sent a wrong key for card", "not their committed key")
+    assert room_verdict_none(problem)
 
 
-class Garbler(Cheater):
-    body: ClassVar[dict] = {}
+def room_verdict_none(problem: str) -> bool:
+    return "audit" not in problem  # named on receipt, not at the audit
 
-    def cheat(self, message):
-        if not isinstance(message, wire.Commit):
+
+def wrong_other_key(table, body):
+    if body["msg"]["type"] != "discard" or "shares" not in body:
+        return None
+    shares = wire.Shares.model_validate(body["shares"])
+    opened = [o if o.seat == table.me else o.model_copy(update={"key": format(int(o.key, 16) * 3 % MODP_2048.q, "x")})
+              for o in shares.open]
+    return reseal(table, body, shares=wire.Shares(open=opened, sealed=shares.sealed))
+
+
+def test_a_discard_showing_the_other_seats_key_wrongly():
+    caught(play(Once(wrong_other_key)), "sent a wrong key for card", "another player's committed key")
+
+
+def test_a_wrong_sealed_key_for_a_draw():
+    room = play(Once(lambda t, b: wrong_sealed_share(t, b) if b["msg"]["type"] == "share" and t.phase is Phase.PLAYING
+                     else None), honest_strategy=draw_first(1))
+    caught(room, "sent a wrong key for card", "not their committed key")
+
+
+def test_a_wrong_sealed_key_in_the_deal():
+    caught(play(Once(lambda t, b: wrong_sealed_share(t, b) if t.phase is Phase.DEALING else None)), "wrong key")
+
+
+def test_a_sealed_key_that_does_not_open():
+    def garbage(table, body):
+        shares = body.get("shares")
+        if not shares or not shares["sealed"]:
             return None
-        body = json.loads(json.dumps(self.body))
-        body.setdefault("game", 1)
-        body.setdefault("n", self.game.counters[self.seat] + 1)
-        return body
+        sealed = [wire.SealedKey(pos=s["pos"], to=s["to"], box="ab" * (len(s["box"]) // 2)) for s in shares["sealed"]]
+        return reseal(table, body, shares=wire.Shares(open=[], sealed=sealed))
+
+    caught(play(Once(garbage)), "does not open")
+
+
+def test_a_key_nobody_asked_for():
+    def unasked(table, body):
+        if body["msg"]["type"] != "discard":
+            return None
+        pos = state_of(table).table.draw_pile[-1]
+        key = table.secrets(1, MODP_2048).card_key(pos).d
+        return reseal(table, body, shares=wire.Shares(open=[wire.OpenKey(pos=pos, seat=table.me, key=format(key, "x"))],
+                                                      sealed=[]))
+
+    caught(play(Once(unasked)), "nobody asked to see")
+
+
+# -- the shuffle ------------------------------------------------------------------------------------------------
+
+
+def shuffle_tamper(change: Callable[[dict], None], phase: int = 1):
+    def act(table, body):
+        if body["msg"]["type"] != "shuffle" or body["msg"]["phase"] != phase:
+            return None
+        msg = dict(body["msg"])
+        change(msg)
+        return reseal(table, body, table.registry(table.play).models["shuffle"].model_validate(msg))
+
+    return act
+
+
+def test_a_duplicated_card_in_a_shuffle_step():
+    caught(play(Once(shuffle_tamper(lambda m: m["deck"].__setitem__(1, m["deck"][0])))), "duplicated card")
+
+
+def test_a_phase_2_step_without_commitments():
+    caught(play(Once(shuffle_tamper(lambda m: m.pop("commitments"), phase=2))), "without a commitment")
+
+
+def test_a_shuffle_step_out_of_turn():
+    def early(table, body):
+        if table.phase is not Phase.STARTING or body["msg"]["type"] != "reveal":
+            return None
+        deck = [format(x, "x") for x in MODP_2048.encoded(24)]
+        from tabletop.deck import Shuffle
+
+        return [body, reseal(table, body, Shuffle(phase=1, deck=deck), None, n=body["n"] + 1)]
+
+    room = play(Once(early))
+    assert room.violations[HONEST].startswith("bo sent "), room.violations
+
+
+# -- signatures, counters, envelopes --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["flip", "other_key", "altered"])
+def test_a_forged_signature(how):
+    def forge(table, body):
+        if not my_move(table, body):
+            return None
+        if how == "other_key":
+            envelope = table.registry(table.play).parse(body)
+            return wire.seal(Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32), table.room, table.me,
+                             body["game"], body["n"], envelope.msg, envelope.shares)
+        forged = dict(body)
+        if how == "flip":
+            sig = bytearray.fromhex(body["sig"])
+            sig[5] ^= 0x10
+            forged["sig"] = sig.hex()
+        else:
+            forged["msg"] = dict(body["msg"], pos=(body["msg"]["pos"] + 1) % 24)
+        return forged
+
+    cheat = Once(forge)
+    problem = caught(play(cheat), "bad signature")
+    assert f"#{cheat.body['n']}" in problem
+
+
+NEUTRAL_POINT_KEY = "01" + "00" * 31  # under it, (R = neutral, S = 0) signs every message
+ANY_MESSAGE_SIG = "01" + "00" * 63
+
+
+def test_a_weak_verify_key():
+    def weak(table, body):
+        if body["msg"]["type"] != "hello":
+            return None
+        return dict(body, msg=dict(body["msg"], verify_key=NEUTRAL_POINT_KEY), sig=ANY_MESSAGE_SIG)
+
+    caught(play(Once(weak)), "weak verify key")
+
+
+def test_a_replayed_move():
+    first: list[dict] = []
+
+    def replay(table, body):
+        if my_move(table, body):
+            if not first:
+                first.append(body)
+                return None
+            return first[0]
+        return None
+
+    cheat = Once(replay)
+    problem = caught(play(cheat), "replayed their message")
+    assert f"#{first[0]['n']}" in problem
+
+
+def test_a_replayed_hello():
+    hello: list[dict] = []
+
+    def again(table, body):
+        if body["msg"]["type"] == "hello":
+            hello.append(body)
+            return None
+        return hello[0] if body["msg"]["type"] == "shuffle" else None
+
+    caught(play(Once(again)), "replayed their message #1")
+
+
+def test_an_unsigned_post_with_a_low_counter_is_a_forgery():
+    def unsigned(table, body):
+        return dict(body, n=1, sig="00" * 64) if my_move(table, body) else None
+
+    problem = caught(play(Once(unsigned)), "bad signature", "#1")
+    assert "replayed" not in problem
+
+
+def test_the_relay_forging_a_post_in_my_seat():
+    room = Room(options={"deck": "short"})
+    room.strategies = {0: simple(1), 1: simple(2)}
+    room.run(until=lambda: room.tables[0].phase is Phase.PLAYING)
+    table = room.tables[0]
+    p = table.play
+    forged = wire.seal(Ed25519PrivateKey.generate(), room.name, 0, p.number, p.counters[0] + 1, wire.Share())
+    room.append(0, "post", forged)
+    assert room.violations[0].startswith("the relay forged a message in your seat")
 
 
 MALFORMED = {
     "null-game": {"game": None},
     "not-an-envelope": {"hello": "world"},
-    "unknown-type": {"msg": {"type": "teleport", "pos": 3}, "sig": "00" * 64},
-    "no-signature": {"msg": {"type": "commit", "digest": "ab" * 32}},
-    "extra-field": {"msg": {"type": "commit", "digest": "ab" * 32}, "sig": "00" * 64, "note": "trust me"},
-    "bad-digest": {"msg": {"type": "commit", "digest": "not hex"}, "sig": "00" * 64},
-    "counter-zero": {"n": 0, "msg": {"type": "commit", "digest": "ab" * 32}, "sig": "00" * 64},
+    "unknown-type": {"msg": {"type": "teleport", "pos": 3}},
+    "no-signature": {"sig": None},
+    "extra-field": {"note": "trust me"},
+    "bad-digest": {"msg": {"type": "commit", "label": "start", "digest": "not hex"}},
+    "counter-zero": {"n": 0},
+    "null-shares": {"shares": None},
 }
 
 
 @pytest.mark.parametrize("kind", list(MALFORMED))
-async def test_malformed_message(arena, kind):
-    cls = type(f"Garbler_{kind}", (Garbler,), {"body": MALFORMED[kind]})
-    match = await arena(cls)
-    await assert_caught(match, "malformed")
-
-
-# -- strict wire: the signature covers exactly what was received ----------------------------------------
-
-
-class Recoder(Cheater):
-    """Signs its message honestly, then changes how a value is written (not what it means) on the wire.
-
-    ``recode`` is (message types to act on, field, new value or a function of the old one).
-    """
-
-    recode: ClassVar[tuple] = ((wire.Commit,), "n", None)
-
-    def cheat(self, message):
-        target, field, value = self.recode
-        if not isinstance(message, target):
+def test_a_malformed_post(kind):
+    def garble(table, body):
+        if body["msg"]["type"] != "commit":
             return None
-        if isinstance(message, (wire.Draw, wire.Discard)) and not self.playing_move(message):
+        changed = {**body, **MALFORMED[kind]}
+        return {k: v for k, v in changed.items() if v is not None or kind in ("null-game", "null-shares")}
+
+    caught(play(Once(garble)), "malformed message")
+
+
+def recode(kind: str, field: str, value):
+    def act(table, body):
+        if body["msg"]["type"] != kind:
             return None
-        body = self.seal(message)
-        body["msg"] = dict(body["msg"])
-        where = body if field in ("n", "game") else body["msg"]
+        if kind in ("draw", "discard") and not my_move(table, body):
+            return None
+        changed = dict(body, msg=dict(body["msg"]))
+        where = changed if field in ("n", "game") else changed["msg"]
         where[field] = value(where[field]) if callable(value) else value
-        return body
+        return changed
+
+    return act
 
 
-MOVES = (wire.Draw, wire.Discard)
-RECODED = {  # each verified before version 2: the signature covered a coerced re-serialisation
-    "float-counter": ((wire.Commit,), "n", float),
-    "string-counter": ((wire.Commit,), "n", str),
-    "spaced-counter": ((wire.Commit,), "n", lambda n: f" {n}"),
-    "bool-game": ((wire.Commit,), "game", True),
-    "string-pos": (MOVES, "pos", str),
-    "float-pos": (MOVES, "pos", float),
-    "bool-phase": ((wire.Shuffle,), "phase", True),
-    "string-version": ((wire.Hello,), "version", str),
-    "leading-zero-hex": ((wire.Shuffle,), "deck", lambda deck: ["0" + deck[0], *deck[1:]]),
-    "upper-case-hex": ((wire.Shuffle,), "deck", lambda deck: [deck[0].upper(), *deck[1:]]),
-    "deck-name-casing": ((wire.Hello,), "deck", str.upper),
+RECODED = {  # each verified in version 1: its signature covered a coerced re-serialisation
+    "float-counter": ("commit", "n", float),
+    "string-counter": ("commit", "n", str),
+    "spaced-counter": ("commit", "n", lambda n: f" {n}"),
+    "bool-game": ("commit", "game", True),
+    "string-pos": ("draw", "pos", str),
+    "float-pos": ("discard", "pos", float),
+    "bool-phase": ("shuffle", "phase", True),
+    "string-version": ("hello", "version", str),
+    "leading-zero-hex": ("shuffle", "deck", lambda deck: ["0" + deck[0], *deck[1:]]),
+    "upper-case-hex": ("shuffle", "deck", lambda deck: [deck[0].upper(), *deck[1:]]),
+    "int-option-as-string": ("hello", "seats", str),
 }
 
 
 @pytest.mark.parametrize("kind", list(RECODED))
-async def test_a_recoded_value_is_refused(arena, kind):
-    cls = type(f"Recoder_{kind}", (Recoder,), {"recode": RECODED[kind]})
-    problem = await assert_caught(await arena(cls), "malformed message")
-    assert RECODED[kind][1] in problem
-
-
-class UnsignedReplay(Cheater):
-    """Posts an unsigned move with an old counter: a forgery first, whatever the counter says."""
-
-    def cheat(self, message):
-        if not self.playing_move(message):
-            return None
-        return {"game": self.game.number, "n": 1, "msg": message.model_dump(mode="json"), "sig": "00" * 64}
-
-
-async def test_an_unsigned_post_with_a_low_counter_is_a_forgery(arena):
-    problem = await assert_caught(await arena(UnsignedReplay), "bad signature", "#1")
-    assert "replayed" not in problem
+def test_a_recoded_value_is_refused(kind):
+    message, field, value = RECODED[kind]
+    problem = caught(play(Once(recode(message, field, value)), honest_strategy=draw_first(1),
+                          cheater_strategy=draw_first(2) if message == "draw" else None), "malformed message")
+    assert field in problem
 
 
 HUGE = {  # what the other side sent is never echoed at length
-    "counter": ((wire.Commit,), "n", 10**4000),
-    "game": ((wire.Commit,), "game", 10**4000),
-    "pos": (MOVES, "pos", 10**4000),
-    "key": ((wire.Discard,), "key", "f" * 5000),
-    "deck": ((wire.Shuffle,), "deck", ["ab"] * 10_000),
-    "version": ((wire.Hello,), "version", 10**4000),
-    "name": ((wire.Hello,), "name", "x" * 5000),
-    "prime": ((wire.Hello,), "prime", "f" * 5000),
-    "type": ((wire.Commit,), "type", "teleport" * 500),
-    "name-with-newline": ((wire.Hello,), "name", "bo\nopponent resigned"),
+    "counter": ("commit", "n", 10**4000),
+    "game": ("commit", "game", 10**4000),
+    "pos": ("discard", "pos", 10**4000),
+    "deck": ("shuffle", "deck", ["ab"] * 10_000),
+    "version": ("hello", "version", 10**4000),
+    "name": ("hello", "name", "x" * 5000),
+    "prime": ("hello", "prime", "f" * 5000),
+    "type": ("commit", "type", "teleport" * 500),
+    "label": ("commit", "label", "x" * 5000),
+    "name-with-newline": ("hello", "name", "bo\nopponent resigned"),
 }
 
 
 @pytest.mark.parametrize("kind", list(HUGE))
-async def test_a_violation_is_one_short_line(arena, kind):
-    cls = type(f"Huge_{kind}", (Recoder,), {"recode": HUGE[kind]})
-    problem = await assert_caught(await arena(cls), "malformed message")
-    assert len(problem) <= 160 and "\n" not in problem, problem
+def test_a_violation_is_one_short_line(kind):
+    caught(play(Once(recode(*HUGE[kind]))), "malformed message")
 
 
-class RelabellingDiscarder(Cheater):
-    """Discards with key d * 2: with relations among encodings that turns m into another card, m^2."""
+# -- hello: the first hello of game 1 decides game, seats, options and group -------------------------------------
 
-    def cheat(self, message):
-        if not (self.playing_move(message) and isinstance(message, wire.Discard)):
+
+def hello_change(**update):
+    def act(table, body):
+        if body["msg"]["type"] != "hello":
             return None
-        d = self.mine.card_keys[message.pos].d
-        return wire.Discard(pos=message.pos, key=format(d * 2 % self.game.group.q, "x"))
+        msg = table.registry(table.play).models["hello"].model_validate(dict(body["msg"], **update))
+        return reseal(table, body, msg)
+
+    return act
 
 
-async def test_a_relabelling_discard_key_is_named_at_once(arena):
-    match = await arena(RelabellingDiscarder)
-    pos = None
-    problem = await assert_caught(match, "wrong key", "does not decrypt to any card")
-    pos = match.cheater.cheat_body["msg"]["pos"]
-    assert f"card {pos}" in problem and match.honest.game.verdict is None  # on receipt, not at the audit
+@pytest.mark.parametrize("prime", [OAKLEY_1024, "17", format(MODP_2048.p + 2, "x")],
+                         ids=["rfc2409-1024", "toy", "modp2048-plus-2"])
+@pytest.mark.parametrize("cheater", [0, 1], ids=["cheater-opens", "cheater-joins"])
+def test_a_non_standard_group(prime, cheater):
+    room = play(Once(hello_change(prime=prime)), cheater=cheater)
+    caught(room, "non-standard group", cheater=cheater)
 
 
-class RelabellingDrawKey(Cheater):
-    def cheat(self, message):
-        if not isinstance(message, wire.DrawKey):
-            return None
-        d = self.mine.card_keys[message.pos].d
-        return wire.DrawKey(pos=message.pos, key=format(d * 2 % self.game.group.q, "x"))
+def test_a_second_hello_with_the_other_standard_group():
+    caught(play(Once(hello_change(prime=format(MODP_3072.p, "x")))), "3072-bit group", "2048-bit")
 
 
-async def test_a_relabelling_draw_key_is_named_at_once(arena):
-    match = await arena(RelabellingDrawKey, honest_autoplay=draw_first(1))
-    await assert_caught(match, "wrong key", "does not decrypt to any card")
+def test_a_second_hello_with_another_deck():
+    caught(play(Once(hello_change(options={"deck": "full"}))), "asked for options", "the first hello of this game")
 
 
-# -- deck and group are the room's: the first hello of game 1 decides them ------------------------------
+def test_a_second_hello_for_another_game():
+    caught(play(Once(hello_change(game="chess"))), "which this program does not know")
 
 
-class OtherDeckSecond(Cheater):
-    """Waits for the honest hello (short deck), then answers asking for the full deck."""
-
-    async def _owed(self):
-        message = await super()._owed()
-        if isinstance(message, wire.Hello) and self.opponent not in self.game.hellos:
-            return None
-        return message
-
-    def cheat(self, message):
-        return message.model_copy(update={"deck": DeckKind.FULL}) if isinstance(message, wire.Hello) else None
-
-
-async def test_a_second_hello_with_another_deck(arena):
-    await assert_caught(await arena(OtherDeckSecond), "asked for the full deck",
-                        "the first hello of this game chose the short deck")
-
-
-class RematchChanger(Cheater):
-    """Plays game 1 honestly, then opens game 2 with another deck or group."""
-
-    change: ClassVar[dict] = {}
-
-    def cheat(self, message):
-        if isinstance(message, wire.Hello) and self.game.verdict is not None:
-            return message.model_copy(update=self.change)
-        return None
-
-
-@pytest.mark.parametrize("change, fragments", [
-    ({"deck": DeckKind.FULL}, ("asked for the full deck", "game 1 chose the short deck")),
-    ({"prime": format(MODP_3072.p, "x")}, ("3072-bit group", "game 1 chose the 2048-bit")),
+@pytest.mark.parametrize("update, fragment", [
+    ({"options": {"deck": "full"}}, "asked for options"),
+    ({"prime": format(MODP_3072.p, "x")}, "3072-bit group"),
 ], ids=["deck", "group"])
-async def test_a_rematch_keeps_deck_and_group(arena, until, change, fragments):
-    match = await arena(type("RematchChangerFixed", (RematchChanger,), {"change": change}))
-    first = await honest_outcome(match)
-    assert first is not None and first.verdict == []
-    await until(lambda: match.cheater.phase is Phase.OVER, "the cheater's audit")
-    assert await match.cheater.rematch() is None
-    await assert_caught(match, *fragments)
+def test_a_rematch_keeps_game_1s_terms(update, fragment):
+    room = Room(options={"deck": "short"})
+    room.strategies = {0: simple(1), 1: simple(2)}
+    room.run()
+    assert room.tables[0].play.verdict == []
+    change = hello_change(**update)
+    room.tamper = {CHEATER: Once(lambda t, b: change(t, b) if b["game"] == 2 else None)}
+    assert room.tables[CHEATER].rematch() is None
+    room.run()
+    caught(room, fragment, "game 1 chose")
 
 
-async def test_the_starter_follows_the_documented_coin_flip(arena):
-    """An independent client computes the starter from the ledger: SHA-256(nonce0 ‖ nonce1)[0] & 1."""
-    match = await arena()
-    game = await honest_outcome(match)
-    assert game is not None
-    posts = [(e.seat, e.body["msg"]) for e in match.honest.events if e.kind == "post"]
-    nonces = {seat: bytes.fromhex(msg["nonce"]) for seat, msg in posts if msg["type"] == "reveal"}
-    starter = hashlib.sha256(nonces[0] + nonces[1]).digest()[0] & 1
-    assert game.starter == starter
-    deals = {seat: [k["pos"] for k in msg["keys"]] for seat, msg in posts if msg["type"] == "deal"}
-    assert deals[1 - starter] == [0, 1, 2, 3, 4] and deals[starter] == [5, 6, 7, 8, 9]
+def test_the_starter_follows_the_documented_draw():
+    """An independent client computes the starter from the ledger: SHA-256(nonce0 ‖ nonce1)[:8] mod 2."""
+    room = Room(options={"deck": "short"})
+    room.strategies = {0: simple(1), 1: simple(2)}
+    room.run()
+    reveals = {e.seat: bytes.fromhex(e.body["msg"]["nonce"]) for e in room.ledger
+               if e.kind == "post" and e.body["msg"]["type"] == "reveal" and e.body["msg"]["label"] == "start"}
+    starter = int.from_bytes(hashlib.sha256(reveals[0] + reveals[1]).digest()[:8], "big") % 2
+    assert room.tables[0].play.starter == starter
+    deal: dict[int, list[int]] = {}
+    for e in room.ledger:
+        if e.kind == "post" and e.body["msg"]["type"] == "share" and e.seat not in deal:
+            deal[e.seat] = sorted(s["pos"] for s in e.body["shares"]["sealed"])
+    assert deal[1 - starter] == [0, 1, 2, 3, 4] and deal[starter] == [5, 6, 7, 8, 9]
 
 
-# -- silent opponents: only a move the protocol owes counts ---------------------------------------------
+def test_a_cant_move_claim_on_an_empty_discard_pile():
+    starter_after_14_draws = None
 
+    def empty_piles(table):
+        t = state_of(table).table
+        return not t.draw_pile and not t.discard_pile
 
-class Staller(Cheater):
-    """Plays until it owes ``stall``, then never sends it; meanwhile it keeps joining and leaving."""
-
-    stall: ClassVar[type] = wire.Keys
-
-    async def _owed(self):
-        message = await super()._owed()
-        if isinstance(message, self.stall) and (self.stall is not MOVES or self.phase is Phase.PLAYING):
-            return None
-        return message
-
-    def _autoplay_due(self) -> bool:
-        return self.stall is not MOVES and super()._autoplay_due()
-
-
-@pytest.mark.parametrize("stall, owed", [
-    (wire.Keys, "never sent their keys for the audit: the game cannot be verified"),
-    (MOVES, "never made their move"),
-], ids=["keys", "move"])
-async def test_a_bot_gives_up_on_a_staller_that_keeps_reconnecting(relay_url, until, stall, owed):
-    room = f"stall-{owed.split()[-1]}"
-    cheater = await type("StallerFixed", (Staller,), {"stall": stall}).connect(
-        relay_url, room, "staller", deck=DeckKind.SHORT, seed=bytes([2]) * 32, autoplay=simple_strategy(2))
-    victim = run_bot(relay_url, room, "--name", "victim", "--deck", "short", "--timeout", "1.5", "--seed", "1")
-    task = asyncio.create_task(cheater.run())
-    try:
-        await until(lambda: cheater.awaiting() is None and cheater.phase in (Phase.PLAYING, Phase.AUDITING)
-                    and cheater.caught_up and cheater.outbox is None
-                    and (stall is wire.Keys) is (cheater.phase is Phase.AUDITING), "the stall", rounds=3000)
-        while victim.poll() is None:  # join and leave over and over: no progress, so no excuse
-            churn = RelayClient(relay_url, room, "staller", token=cheater.ledger.token)
-            await churn.open()
-            await churn.close()
-            await asyncio.sleep(0.2)
-        code, _, err = await finish(victim)
-        assert code == 1
-        [line] = err.splitlines()
-        assert line.startswith(f"discard-bot: staller {owed} (silent for 1.5 s); transcript: "), line
-        transcript = Path(line.split("transcript: ")[1].split(";")[0])
-        assert json.loads(transcript.read_text())["reason"].startswith(f"staller {owed}")
-    finally:
-        if victim.poll() is None:
-            victim.kill()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await cheater.ledger.close()
-
-
-# -- the honest side itself ------------------------------------------------------------------------
-
-
-async def test_transcript_path_is_reported(arena, tmp_path):
-    match = await arena(EarlyClaimant)
-    await assert_caught(match)
-    path = match.honest.transcript_path
-    assert path is not None and Path(path).parent == tmp_path
-    assert list(tmp_path.glob("*.json")) == [Path(path)]
-    assert match.honest.view().transcript == str(path)
+    for cheater in (0, 1):
+        room = play(Once(claim_when(empty_piles)), cheater=cheater, honest_strategy=draw_first(1),
+                    cheater_strategy=draw_first(2))
+        if (1 - cheater) in room.violations:
+            starter_after_14_draws = cheater
+            break
+    assert starter_after_14_draws is not None, "the cheater never had both piles empty on its turn"
+    caught(room, "anything goes on the empty discard pile", cheater=starter_after_14_draws)

@@ -1,44 +1,20 @@
-"""The discard game's rules: cards, matching and the table. No crypto, no network.
+"""The discard game's rules: matching and the table. No crypto, no network.
 
-A deck is a fixed list of cards; after the shuffle, each *position* 0..n-1 of
-the shuffled deck holds one card whose face may or may not be known to us.
-``Table`` tracks where every position is (draw pile, a hand, discard pile) and
-refuses any move the rules forbid, with a message that names it.
+After the shuffle each *position* 0..n-1 of the deck holds one card whose face
+one player may or may not know. ``Table`` tracks where every position is
+(draw pile, a hand, discard pile) and refuses any move the rules forbid, with
+a message that reads after the mover's name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 
-SUITS = "♠♥♦♣"
-RED_SUITS = "♥♦"
-FULL_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-SHORT_RANKS = ("9", "10", "J", "Q", "K", "A")
+from games.cards import Card
+from tabletop.game import RuleViolation
+
 HAND_SIZE = 5
-
-
-@dataclass(frozen=True, order=True)
-class Card:
-    rank: str
-    suit: str
-
-    def __str__(self) -> str:
-        return f"{self.rank}{self.suit}"
-
-    @property
-    def red(self) -> bool:
-        return self.suit in RED_SUITS
-
-
-class DeckKind(str, Enum):
-    FULL = "full"
-    SHORT = "short"
-
-    @property
-    def cards(self) -> tuple[Card, ...]:
-        ranks = FULL_RANKS if self is DeckKind.FULL else SHORT_RANKS
-        return tuple(Card(rank, suit) for rank in ranks for suit in SUITS)
 
 
 def matches(card: Card, top: Card | None) -> bool:
@@ -51,43 +27,39 @@ def short_mismatch(card: Card, top: Card) -> str:
     return f"{card} matches neither {top.suit} nor {top.rank}"
 
 
-class RuleViolation(Exception):
-    """A move the rules forbid. The message reads after the mover's name:
-    "opponent" + " discarded 7♣, which matches neither ..."."""
+def false_claim(hand: list[Card], top: Card | None) -> Card | None:
+    """The card that disproves a can't-move claim, if any."""
+    return next((card for card in hand if matches(card, top)), None)
 
 
 @dataclass
 class Table:
-    """Where each deck position is, from the point of view of one player.
+    """Where each deck position is. ``faces`` are the cards whose face this player knows.
 
-    Players are numbered by seat (0, 1). ``faces`` holds the cards whose face
-    this player knows. Every ``apply_*`` method checks the move first and
-    changes nothing when it raises :class:`RuleViolation`.
+    Seats take turns in order from the starter. Every ``check_*`` raises
+    :class:`RuleViolation` and changes nothing; every ``apply_*`` checks first.
     """
 
     deck_size: int
     starter: int
+    seats: int
+    faces: Mapping[int, Card]
     draw_pile: list[int] = field(default_factory=list)
-    hands: tuple[list[int], list[int]] = field(default_factory=lambda: ([], []))
+    hands: list[list[int]] = field(default_factory=list)
     discard_pile: list[int] = field(default_factory=list)
-    faces: dict[int, Card] = field(default_factory=dict)
     turn: int = -1
     winner: int | None = None
 
     def __post_init__(self) -> None:
-        if not self.draw_pile and not any(self.hands) and not self.discard_pile:
-            self.draw_pile = list(range(self.deck_size))
-
-    # -- dealing -------------------------------------------------------------
-
-    def deal(self) -> None:
-        """The starter takes positions 0..4, the other player 5..9; the starter moves first."""
-        for player in (self.starter, 1 - self.starter):
-            for _ in range(HAND_SIZE):
-                self.hands[player].append(self.draw_pile.pop(0))
+        """The deal: the starter takes positions 0..4, the next seat 5..9, …; the starter moves first."""
+        self.hands = [[] for _ in range(self.seats)]
+        for k in range(self.seats):
+            seat = (self.starter + k) % self.seats
+            self.hands[seat] = list(range(k * HAND_SIZE, (k + 1) * HAND_SIZE))
+        self.draw_pile = list(range(self.seats * HAND_SIZE, self.deck_size))
         self.turn = self.starter
 
-    # -- queries ---------------------------------------------------------------
+    # -- queries ---------------------------------------------------------------------------------------
 
     @property
     def top(self) -> Card | None:
@@ -100,14 +72,17 @@ class Table:
     def hand_cards(self, player: int) -> list[Card]:
         return [self.faces[pos] for pos in self.hands[player]]
 
+    def knows_hand(self, player: int) -> bool:
+        return all(pos in self.faces for pos in self.hands[player])
+
     def playable(self, player: int) -> list[int]:
-        """Positions in ``player``'s hand that may be discarded now (faces must be known)."""
+        """Positions in ``player``'s hand that may be discarded now (their faces must be known)."""
         return [pos for pos in self.hands[player] if matches(self.faces[pos], self.top)]
 
     def can_move(self, player: int) -> bool:
         return bool(self.draw_pile) or bool(self.playable(player))
 
-    # -- moves -----------------------------------------------------------------
+    # -- moves -------------------------------------------------------------------------------------------
 
     def check_turn(self, player: int, action: str) -> None:
         if self.over:
@@ -133,13 +108,12 @@ class Table:
         if pos not in self.hands[player]:
             raise RuleViolation(f"discarded card {pos}, which is not in their hand")
 
-    def apply_discard(self, player: int, pos: int, card: Card) -> None:
+    def apply_discard(self, player: int, pos: int) -> None:
         self.check_discard(player, pos)
-        top = self.top
+        card, top = self.faces[pos], self.top
         if not matches(card, top):
             assert top is not None
             raise RuleViolation(f"discarded {card}, which matches neither the suit nor the value of {top}")
-        self.faces[pos] = card
         self.hands[player].remove(pos)
         self.discard_pile.append(pos)
         if not self.hands[player]:
@@ -147,23 +121,22 @@ class Table:
         else:
             self._next_turn()
 
-    def apply_cant_move(self, player: int) -> None:
-        """``player`` declares that they can neither draw nor discard, and loses.
-
-        With an empty draw pile the claim can only be checked once the hand's
-        faces are known (the end-of-game audit); see :meth:`false_claim`.
-        """
+    def check_cant_move(self, player: int) -> None:
+        """What can be checked of a can't-move claim without the claimer's faces."""
         self.check_turn(player, "claimed they cannot move")
         if self.draw_pile:
             raise RuleViolation(f"claimed they cannot move with {len(self.draw_pile)} cards left to draw")
         if not self.discard_pile and self.hands[player]:
             raise RuleViolation("claimed they cannot move, but anything goes on the empty discard pile")
-        self.winner = 1 - player
+
+    def apply_cant_move(self, player: int) -> None:
+        """``player`` can neither draw nor discard, and loses. With every face known (the audit's replay) the
+        claim itself is proved or disproved; during the game nobody but the claimer could tell."""
+        self.check_cant_move(player)
+        every_face = len(self.faces) == self.deck_size
+        if every_face and (disproof := false_claim(self.hand_cards(player), self.top)) is not None:
+            raise RuleViolation(f"claimed they could not move, but held {disproof}, which could go on {self.top}")
+        self.winner = (player + 1) % self.seats  # two players: the other one wins
 
     def _next_turn(self) -> None:
-        self.turn = 1 - self.turn
-
-
-def false_claim(hand: list[Card], top: Card | None) -> Card | None:
-    """The card that disproves a can't-move claim, if any."""
-    return next((card for card in hand if matches(card, top)), None)
+        self.turn = (self.turn + 1) % self.seats

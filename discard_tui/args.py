@@ -1,0 +1,29 @@
+"""Command-line pieces shared by discard-tui and discard-bot."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad flag costs one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def seconds(positive: bool) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds, above zero or at least zero."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < 0 or (positive and value == 0):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds {'above' if positive else 'from'} 0")
+        return value
+
+    return parse

@@ -1,0 +1,161 @@
+"""Discard on the table: its messages, its state, and what a screen or a computer player sees of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel
+
+from games.cards import FULL_DECK, SHORT_DECK, Card
+from tabletop.deck import Show
+from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup
+from tabletop.wire import STRICT, Message, Position
+
+from .rules import Table, matches
+
+
+class Options(BaseModel):
+    model_config = STRICT
+    deck: Literal["full", "short"] = "full"
+
+
+class Draw(Message):
+    """I draw the card at ``pos``, the top of the draw pile: the others send me their keys to it."""
+
+    type: Literal["draw"] = "draw"
+    pos: Position
+
+
+class DiscardCard(Message):
+    """I discard the card at ``pos``; the move carries every key to it, so everyone sees it."""
+
+    type: Literal["discard"] = "discard"
+    pos: Position
+
+
+class CantMove(Message):
+    """I can neither discard nor draw: I lose. The audit checks the claim."""
+
+    type: Literal["cant_move"] = "cant_move"
+
+
+@dataclass(frozen=True)
+class DiscardView:
+    """What a screen or a computer player needs of the game, for one seat."""
+
+    hand: tuple[tuple[int, Card], ...]  # (position, card), sorted by deck order
+    playable: tuple[bool, ...]
+    hand_sizes: tuple[int, ...]  # per seat
+    draw_pile: int
+    top: Card | None
+    discard_count: int
+    turn: int | None
+    winner: int | None
+    deck_size: int
+
+
+@dataclass
+class DiscardState(GameState[Card]):
+    table: Table = field(init=False)
+
+    def __post_init__(self) -> None:
+        s = self.setup
+        self.table = Table(len(s.faces), s.starter, s.seats, self.faces)
+
+    def deal(self) -> list[Show]:
+        return [Show(pos, seat) for seat, hand in enumerate(self.table.hands) for pos in hand]
+
+    def to_move(self) -> tuple[int, ...]:
+        return () if self.table.over else (self.table.turn,)
+
+    def check(self, seat: int, move: Message) -> None:
+        if isinstance(move, Draw):
+            self.table.check_draw(seat, move.pos)
+        elif isinstance(move, DiscardCard):
+            self.table.check_discard(seat, move.pos)
+        elif isinstance(move, CantMove):
+            self.table.check_cant_move(seat)
+        else:
+            raise RuleViolation(f"sent {move.type!r}, which is no discard move")
+
+    def shows(self, seat: int, move: Message) -> list[Show]:
+        if isinstance(move, Draw):
+            return [Show(move.pos, seat)]
+        if isinstance(move, DiscardCard):
+            return [Show(move.pos)]
+        return []
+
+    def push(self, seat: int, move: Message) -> None:
+        if isinstance(move, Draw):
+            self.table.apply_draw(seat, move.pos)
+        elif isinstance(move, DiscardCard):
+            self.table.apply_discard(seat, move.pos)
+        else:
+            self.table.apply_cant_move(seat)
+
+    def owed(self, seat: int) -> Message | None:
+        t = self.table
+        if not t.over and t.turn == seat and t.knows_hand(seat) and not t.can_move(seat):
+            return CantMove()
+        return None
+
+    def legal_moves(self, seat: int) -> list[Message]:
+        t = self.table
+        if t.over or t.turn != seat or not t.knows_hand(seat):
+            return []
+        moves: list[Message] = [DiscardCard(pos=pos) for pos in t.playable(seat)]
+        if t.draw_pile:
+            moves.append(Draw(pos=t.draw_pile[0]))
+        return moves
+
+    def outcome(self) -> Outcome | None:
+        t = self.table
+        if t.winner is None:
+            return None
+        loser = (t.winner + 1) % t.seats
+        if t.hands[t.winner]:
+            reason = f"{{{loser}}} could not move: {{{t.winner}}} won"
+        else:
+            reason = f"{{{t.winner}}} discarded the last card and won"
+        return Outcome((t.winner,), tuple(len(hand) for hand in t.hands), reason, next_starter=loser)
+
+    def describe(self, seat: int, move: Message) -> str:
+        if isinstance(move, Draw):
+            return f"drew {self.faces[move.pos]}" if move.pos in self.faces else "drew a card"
+        if isinstance(move, DiscardCard):
+            return f"discarded {self.faces[move.pos]}"
+        return "could not move"
+
+    def view(self, seat: int) -> DiscardView:
+        t = self.table
+        order = self.setup.faces
+        known = [(pos, t.faces[pos]) for pos in t.hands[seat] if pos in t.faces]
+        hand = tuple(sorted(known, key=lambda pc: order.index(pc[1])))
+        return DiscardView(
+            hand=hand, playable=tuple(matches(card, t.top) for _, card in hand),
+            hand_sizes=tuple(len(h) for h in t.hands), draw_pile=len(t.draw_pile), top=t.top,
+            discard_count=len(t.discard_pile), turn=None if t.over else t.turn, winner=t.winner,
+            deck_size=t.deck_size)
+
+
+class Discard(Game[Card]):
+    """Get rid of your cards: discard one that matches the top card's suit or value, or draw."""
+
+    name: ClassVar[str] = "discard"
+    title: ClassVar[str] = "discard"
+    seats: ClassVar[range] = range(2, 3)
+    messages: ClassVar[tuple[type[Message], ...]] = (Draw, DiscardCard, CantMove)
+    Options = Options
+
+    def faces(self, options: Options) -> tuple[Card, ...]:
+        return FULL_DECK if options.deck == "full" else SHORT_DECK
+
+    def new(self, setup: Setup[Card]) -> DiscardState:
+        return DiscardState(setup)
+
+    def computer(self, seed: int | None) -> Callable[[Any], Message | str | None]:
+        from .strategy import simple
+
+        return simple(seed)

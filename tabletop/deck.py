@@ -1,0 +1,465 @@
+"""The mental deck for N players: shuffled by everyone, shown only to whom the game says.
+
+**Shuffle.** 2N steps. In phase 1 each seat in turn (the starter first)
+raises every card to its one shuffle key and permutes the deck; in phase 2
+each seat in turn swaps its shuffle key for a key per position,
+x_j -> x_j^(d * e_j), and publishes a commitment (a salted SHA-256) to each of
+its decryption keys d_j. Position j of the final deck is m^(e_0j · … · e_(N-1)j).
+
+**Showing a card.** A position is shown either to *one* seat or to
+*everyone*. To show position j to seat t, every other seat s sends its key
+d_sj *sealed* to t: encrypted with ChaCha20-Poly1305 under a key derived
+(HKDF) from X25519 between s's and t's per-game box keys, so nobody else, the
+relay included, can read it, and a later showing of the same position to
+another seat adds nothing the first recipient's keys did not already cover.
+To show it to everyone, every d_sj is published in the open (by s, or by any
+seat that already knows it). Every key received, sealed or open, must match
+its owner's commitment, so a wrong key is named at once with its sender.
+
+**Audit.** At the end every seat publishes its shuffle key, its position keys
+and its box secret. Anyone can then open every sealed share, and re-check
+every other seat's two steps, every key it showed, and that the final deck is
+one of each card.
+
+Nothing here knows a game's rules, the network, or time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+import gmpy2
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from gmpy2 import mpz
+from pydantic import Field
+
+from .crypto import CryptoViolation, Group, Key, derive_below, derive_bytes
+from .wire import Audit, Digest, Hex, Message, OpenKey, SealedKey, Shares, canonical
+
+
+class Shuffle(Message):
+    """One shuffle step: phase 1 (one key, permuted) or phase 2 (a key per position, with commitments)."""
+
+    type: Literal["shuffle"] = "shuffle"
+    phase: Literal[1, 2]
+    deck: Annotated[list[Hex], Field(max_length=1000)]
+    commitments: Annotated[list[Digest], Field(max_length=1000)] | None = None
+
+
+MESSAGES = (Shuffle,)
+
+
+class DeckViolation(Exception):
+    """A shuffle step or key share that breaks the deck's rules.
+
+    ``seat`` is who is to blame (None when it cannot be told); the message reads after that seat's name.
+    """
+
+    def __init__(self, seat: int | None, text: str) -> None:
+        super().__init__(text)
+        self.seat = seat
+
+
+@dataclass(frozen=True)
+class Show:
+    """Show position ``pos`` to seat ``to``, or to everyone when ``to`` is None."""
+
+    pos: int
+    to: int | None = None
+
+
+@dataclass(frozen=True)
+class Job:
+    """Exponentiations for the process pool, and what to make of their results."""
+
+    bases: list[mpz]
+    exponents: list[mpz]
+    p: mpz
+    finish: Callable[[list[mpz]], object]
+
+
+# -- one seat's secrets ---------------------------------------------------------------------------
+
+
+class Secrets:
+    """Every secret one seat needs for one game, derived from the game's seed (so a restart finds them again)."""
+
+    def __init__(self, group: Group, seed: bytes) -> None:
+        self.group = group
+        self.seed = seed
+        self.shuffle_key = Key.derive(group, seed, "shuffle")
+        self.box = X25519PrivateKey.from_private_bytes(derive_bytes(seed, "box", 32))
+        self._card_keys: dict[int, Key] = {}
+
+    def card_key(self, pos: int) -> Key:
+        if pos not in self._card_keys:
+            self._card_keys[pos] = Key.derive(self.group, self.seed, f"card/{pos}")
+        return self._card_keys[pos]
+
+    def nonce(self, label: str) -> bytes:
+        return derive_bytes(self.seed, f"nonce/{label}", 32)
+
+    @property
+    def box_public(self) -> str:
+        return self.box.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+
+    @property
+    def box_secret(self) -> str:
+        return derive_bytes(self.seed, "box", 32).hex()
+
+    def permutation(self, size: int) -> list[int]:
+        """Fisher–Yates over range(size) driven by the seed: output j is input order[j]."""
+        order = list(range(size))
+        for i in range(size - 1, 0, -1):
+            j = derive_below(self.seed, f"permute/{i}", i + 1)
+            order[i], order[j] = order[j], order[i]
+        return order
+
+
+def key_commitment(room: str, game: int, seat: int, pos: int, key: mpz) -> str:
+    record = {"domain": "discard/v3/key", "room": room, "game": game, "seat": seat, "pos": pos, "key": format(key, "x")}
+    return hashlib.sha256(canonical(record)).hexdigest()
+
+
+def box_key_valid(hex_key: str) -> bool:
+    """Can sealed shares be made for this X25519 key (it is not of small order)?"""
+    try:
+        X25519PrivateKey.from_private_bytes(bytes(32)).exchange(X25519PublicKey.from_public_bytes(bytes.fromhex(hex_key)))
+    except ValueError:
+        return False
+    return True
+
+
+def seal_key(secret: X25519PrivateKey, their_box_key: str, room: str, game: int, sender: int, to: int, pos: int,
+             key: mpz, length: int) -> str:
+    """``key`` for ``pos``, sealed from ``sender`` to ``to``: hex of ChaCha20-Poly1305 over its ``length`` bytes."""
+    aead, nonce = _aead(secret, their_box_key, room, game, sender, to, pos)
+    return aead.encrypt(nonce, int(key).to_bytes(length, "big"), None).hex()
+
+
+def _open(secret: X25519PrivateKey, other: str, room: str, game: int, sender: int, to: int, pos: int, box: str
+          ) -> mpz | None:
+    """The key inside a sealed share, opened with either party's box secret; None if it does not open."""
+    aead, nonce = _aead(secret, other, room, game, sender, to, pos)
+    try:
+        return mpz(int.from_bytes(aead.decrypt(nonce, bytes.fromhex(box), None), "big"))
+    except InvalidTag:
+        return None
+
+
+def _aead(mine: X25519PrivateKey, theirs: str, room: str, game: int, sender: int, to: int, pos: int
+          ) -> tuple[ChaCha20Poly1305, bytes]:
+    shared = mine.exchange(X25519PublicKey.from_public_bytes(bytes.fromhex(theirs)))
+    info = canonical({"domain": "discard/v3/share", "room": room, "game": game, "from": sender, "to": to, "pos": pos})
+    material = HKDF(hashes.SHA256(), 44, salt=None, info=info).derive(shared)
+    return ChaCha20Poly1305(material[:32]), material[32:]  # one key per (game, sender, to, pos): a fixed nonce is safe
+
+
+# -- the deck of one game, as one seat sees it ----------------------------------------------------------
+
+
+@dataclass
+class Deck:
+    room: str
+    game: int
+    group: Group
+    encodings: tuple[mpz, ...]  # card i of the unshuffled deck
+    order: tuple[int, ...]  # seats in shuffle order, the starter first
+    me: int
+    secrets: Secrets
+    box_keys: dict[int, str]  # every seat's X25519 public key, from its hello
+    steps: list[list[mpz]] = field(default_factory=list)
+    commitments: dict[int, list[str]] = field(default_factory=dict)
+    public: dict[int, dict[int, mpz]] = field(default_factory=dict)  # pos -> seat -> key, for everyone
+    sealed: dict[tuple[int, int, int], str] = field(default_factory=dict)  # (pos, from, to) -> box
+    known: dict[int, dict[int, mpz]] = field(default_factory=dict)  # pos -> seat -> key I know
+    faces: dict[int, int] = field(default_factory=dict)  # pos -> card index I have seen
+    seen: dict[int, set[int]] = field(default_factory=dict)  # pos -> seats it has been shown to
+    shows: list[Show] = field(default_factory=list)  # under way
+
+    @property
+    def size(self) -> int:
+        return len(self.encodings)
+
+    @property
+    def seats(self) -> int:
+        return len(self.order)
+
+    # -- shuffling ------------------------------------------------------------------------------------
+
+    @property
+    def shuffled(self) -> bool:
+        return len(self.steps) == 2 * self.seats
+
+    @property
+    def final(self) -> list[mpz]:
+        return self.steps[-1]
+
+    def step_owner(self, step: int) -> int:
+        return self.order[step % self.seats]
+
+    def step_input(self, step: int) -> list[mpz]:
+        return list(self.encodings) if step == 0 else self.steps[step - 1]
+
+    def shuffle_owed(self) -> int | None:
+        """The seat whose step is next, or None once the deck is shuffled."""
+        return None if self.shuffled else self.step_owner(len(self.steps))
+
+    def apply_shuffle(self, seat: int, message: Shuffle) -> None:
+        step = len(self.steps)
+        if self.shuffled:
+            raise DeckViolation(seat, "sent a shuffle step after the deck was shuffled")
+        if self.step_owner(step) != seat:
+            raise DeckViolation(seat, f"sent shuffle step {step + 1} of {2 * self.seats} out of turn")
+        phase = 1 if step < self.seats else 2
+        if message.phase != phase:
+            raise DeckViolation(seat, f"sent a phase-{message.phase} shuffle at step {step + 1}")
+        what = f"phase-{phase} shuffle"
+        try:
+            deck = self.group.validate_deck(message.deck, self.size, what)
+        except CryptoViolation as error:
+            raise DeckViolation(seat, f"sent a {error}") from None
+        if phase == 2:
+            if message.commitments is None or len(message.commitments) != self.size:
+                raise DeckViolation(seat, f"sent a phase-2 shuffle without a commitment for each of {self.size} keys")
+            self.commitments[seat] = list(message.commitments)
+        elif message.commitments is not None:
+            raise DeckViolation(seat, "sent key commitments with a phase-1 shuffle")
+        self.steps.append(deck)
+
+    def shuffle_job(self) -> Job:
+        """My next shuffle step, for the pool; its ``finish`` makes the :class:`Shuffle` message."""
+        step = len(self.steps)
+        assert self.step_owner(step) == self.me
+        source, q, s = self.step_input(step), self.group.q, self.secrets
+        if step < self.seats:
+            order = s.permutation(self.size)
+
+            def phase1(results: list[mpz]) -> Shuffle:
+                return Shuffle(phase=1, deck=[format(results[i], "x") for i in order])
+
+            return Job(source, [s.shuffle_key.e] * self.size, self.group.p, phase1)
+        exponents = [s.shuffle_key.d * s.card_key(j).e % q for j in range(self.size)]
+        commitments = [key_commitment(self.room, self.game, self.me, j, s.card_key(j).d) for j in range(self.size)]
+
+        def phase2(results: list[mpz]) -> Shuffle:
+            return Shuffle(phase=2, deck=[format(x, "x") for x in results], commitments=commitments)
+
+        return Job(source, exponents, self.group.p, phase2)
+
+    # -- showing --------------------------------------------------------------------------------------
+
+    def begin(self, shows: Sequence[Show]) -> None:
+        for show in shows:
+            if not 0 <= show.pos < self.size:
+                raise ValueError(f"no position {show.pos} in a deck of {self.size}")
+            self.shows.append(show)
+            self.known.setdefault(show.pos, {})[self.me] = self.secrets.card_key(show.pos).d
+
+    def _public_needed(self, pos: int, seat: int) -> bool:
+        return any(show.pos == pos and show.to is None for show in self.shows) and seat not in self.public.get(pos, {})
+
+    def _sealed_needed(self, pos: int, sender: int, to: int) -> bool:
+        return (sender != to and any(show.pos == pos and show.to == to for show in self.shows)
+                and (pos, sender, to) not in self.sealed and sender not in self.public.get(pos, {}))
+
+    def owes(self, seat: int) -> list[Show]:
+        """What ``seat`` still has to send for the showings under way (a Show per key)."""
+        owed = []
+        for show in self.shows:
+            if show.to is None:
+                if self._public_needed(show.pos, seat):
+                    owed.append(Show(show.pos))
+            elif self._sealed_needed(show.pos, seat, show.to):
+                owed.append(show)
+        return list(dict.fromkeys(owed))
+
+    def my_shares(self, extra: Sequence[Show] = ()) -> Shares | None:
+        """The shares I owe now (and for ``extra`` showings my own move is about to start), ready to send.
+
+        For a showing to everyone I also open every other seat's key I already know, so that
+        nobody else has to answer (a card I hold and have seen needs nobody but me).
+        """
+        wanted = [*self.owes(self.me), *(s for s in extra if s.to != self.me)]
+        opened: list[OpenKey] = []
+        sealed: list[SealedKey] = []
+        for show in dict.fromkeys(wanted):
+            if show.to is None:
+                for seat, key in sorted(self.known.get(show.pos, {}).items()):
+                    if seat not in self.public.get(show.pos, {}):
+                        opened.append(OpenKey(pos=show.pos, seat=seat, key=format(key, "x")))
+                if self.me not in self.known.get(show.pos, {}):
+                    opened.append(OpenKey(pos=show.pos, seat=self.me, key=format(self.secrets.card_key(show.pos).d, "x")))
+            else:
+                sealed.append(self._seal(show.pos, show.to))
+        opened = list({(o.pos, o.seat): o for o in opened}.values())
+        return Shares(open=opened, sealed=sealed) if opened or sealed else None
+
+    def _seal(self, pos: int, to: int) -> SealedKey:
+        box = seal_key(self.secrets.box, self.box_keys[to], self.room, self.game, self.me, to, pos,
+                       self.secrets.card_key(pos).d, self.group.byte_length)
+        return SealedKey(pos=pos, to=to, box=box)
+
+    def apply_shares(self, sender: int, shares: Shares) -> None:
+        """Take in ``sender``'s keys: each one must be owed, well formed, and match its owner's commitment."""
+        for entry in shares.open:
+            if not self._public_needed(entry.pos, entry.seat):
+                raise DeckViolation(sender, f"sent a key for card {entry.pos} that nobody asked to see")
+            key = self._checked(sender, entry.pos, entry.seat, entry.key)
+            self.public.setdefault(entry.pos, {})[entry.seat] = key
+            self.known.setdefault(entry.pos, {})[entry.seat] = key
+        for item in shares.sealed:
+            if not self._sealed_needed(item.pos, sender, item.to):
+                raise DeckViolation(sender, f"sent a sealed key for card {item.pos} that nobody asked to see")
+            if len(item.box) != 2 * (self.group.byte_length + 16):
+                raise DeckViolation(sender, f"sent a sealed key for card {item.pos} of the wrong length")
+            self.sealed[(item.pos, sender, item.to)] = item.box
+            if item.to == self.me:
+                key = self._unseal(sender, item.pos, item.box)
+                self.known.setdefault(item.pos, {})[sender] = self._checked(sender, item.pos, sender, format(key, "x"))
+
+    def _unseal(self, sender: int, pos: int, box: str) -> mpz:
+        opened = _open(self.secrets.box, self.box_keys[sender], self.room, self.game, sender, self.me, pos, box)
+        if opened is None:
+            raise DeckViolation(sender, f"sent a sealed key for card {pos} that does not open")
+        return opened
+
+    def _checked(self, sender: int, pos: int, owner: int, text: str) -> mpz:
+        try:
+            key = self.group.exponent_from_hex(text, f"key for card {pos}")
+        except CryptoViolation as error:
+            raise DeckViolation(sender, f"sent a {error}") from None
+        commitment = (self.commitments.get(owner) or [None] * self.size)[pos]
+        if owner == self.me:
+            right = key == self.secrets.card_key(pos).d
+        else:
+            right = commitment == key_commitment(self.room, self.game, owner, pos, key)
+        if not right:
+            whose = "their" if owner == sender else "another player's"
+            raise DeckViolation(sender, f"sent a wrong key for card {pos} (it is not {whose} committed key)")
+        return key
+
+    def _complete(self, show: Show) -> bool:
+        others = [s for s in self.order if s != show.to]
+        if show.to is None:
+            return all(s in self.public.get(show.pos, {}) for s in others)
+        return all((show.pos, s, show.to) in self.sealed or s in self.public.get(show.pos, {}) for s in others)
+
+    def settle(self) -> list[Show]:
+        """Finish every showing whose keys are all in; learn the faces shown to me. The finished ones."""
+        done = [show for show in self.shows if self._complete(show)]
+        for show in done:
+            self.shows.remove(show)
+            audience = set(self.order) if show.to is None else {show.to}
+            self.seen.setdefault(show.pos, set()).update(audience)
+            if self.me in audience and show.pos not in self.faces:
+                self._learn(show.pos)
+        return done
+
+    def _learn(self, pos: int) -> None:
+        keys = self.known.get(pos, {})
+        assert len(keys) == self.seats, (pos, keys)
+        exponent = mpz(1)
+        for key in keys.values():
+            exponent = exponent * key % self.group.q
+        value = gmpy2.powmod(self.final[pos], exponent, self.group.p)
+        card = self.group.encodings(self.size).get(value)
+        others = [s for s in self.order if s != self.me]
+        culprit = others[0] if len(others) == 1 else None
+        if card is None:
+            raise DeckViolation(culprit, f"dealt a deck whose card {pos} decrypts to no card although every key "
+                                "matched its commitment: a shuffle step was dishonest")
+        if card in self.faces.values():
+            raise DeckViolation(culprit, f"dealt a deck in which card {pos} repeats another card")
+        self.faces[pos] = card
+
+    # -- the audit ------------------------------------------------------------------------------------
+
+    def audit_job(self, audits: dict[int, Audit], name: Callable[[int], str]) -> Job | list[str]:
+        """Checks that need no exponentiation, then a job for the rest; or the problems found already.
+
+        The job's ``finish`` returns the problems and, when there are none, every face by position.
+        """
+        size, q, problems = self.size, self.group.q, []
+        keys: dict[int, list[mpz]] = {}
+        shuffle_keys: dict[int, mpz] = {}
+        secrets: dict[int, X25519PrivateKey] = {}
+        for seat in self.order:
+            if seat == self.me:
+                keys[seat] = [self.secrets.card_key(j).d for j in range(size)]
+                shuffle_keys[seat] = self.secrets.shuffle_key.e
+                continue
+            audit = audits[seat]
+            try:
+                if audit.shuffle_key is None or len(audit.card_keys) != size:
+                    raise CryptoViolation(f"published {len(audit.card_keys)} card keys instead of {size}")
+                shuffle_keys[seat] = self.group.exponent_from_hex(audit.shuffle_key, "published shuffle key")
+                keys[seat] = [self.group.exponent_from_hex(k, f"published key for card {j}")
+                              for j, k in enumerate(audit.card_keys)]
+            except CryptoViolation as error:
+                return [f"{name(seat)} {error}"]
+            secret = X25519PrivateKey.from_private_bytes(bytes.fromhex(audit.box_secret))
+            if secret.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex() != self.box_keys[seat]:
+                problems.append(f"{name(seat)} published a box secret that is not the one of their hello")
+                continue
+            secrets[seat] = secret
+            for j, key in enumerate(keys[seat]):
+                if self.commitments[seat][j] != key_commitment(self.room, self.game, seat, j, key):
+                    problems.append(f"{name(seat)}'s published key for card {j} is not the one they committed to")
+                    break
+        for (pos, sender, to), box in self.sealed.items():
+            if sender == self.me or to == self.me or to not in secrets or sender not in keys:
+                continue  # mine, or checked when it reached me, or its seat's audit already failed
+            if _open(secrets[to], self.box_keys[sender], self.room, self.game, sender, to, pos, box) != keys[sender][pos]:
+                problems.append(f"{name(sender)}'s sealed key for card {pos} to {name(to)} was wrong")
+        for pos, by_seat in self.public.items():
+            for seat, key in by_seat.items():
+                if seat in keys and keys[seat][pos] != key:
+                    problems.append(f"{name(seat)}'s key for card {pos} during the game differs from the published one")
+        if problems:
+            return problems
+        bases: list[mpz] = []
+        exponents: list[mpz] = []
+        checks: list[tuple[int, int]] = []  # (seat, step) in the order their results come back
+        for step in range(2 * self.seats):
+            seat = self.step_owner(step)
+            if seat == self.me:
+                continue
+            checks.append((seat, step))
+            bases.extend(self.step_input(step))
+            if step < self.seats:
+                exponents.extend([shuffle_keys[seat]] * size)
+            else:
+                d = gmpy2.invert(shuffle_keys[seat], q)
+                exponents.extend(d * gmpy2.invert(k, q) % q for k in keys[seat])
+        bases.extend(self.final)
+        for j in range(size):
+            total = mpz(1)
+            for seat in self.order:
+                total = total * keys[seat][j] % q
+            exponents.append(total)
+
+        def finish(results: list[mpz]) -> tuple[list[str], dict[int, int]]:
+            found = []
+            for index, (seat, step) in enumerate(checks):
+                got = results[index * size:(index + 1) * size]
+                if step < self.seats and set(got) != set(self.steps[step]):
+                    found.append(f"{name(seat)}'s phase-1 shuffle is not a permutation of the deck they received")
+                elif step >= self.seats and got != self.steps[step]:
+                    found.append(f"{name(seat)}'s phase-2 shuffle does not match the keys they published")
+            encodings = self.group.encodings(size)
+            cards = [encodings.get(v) for v in results[len(checks) * size:]]
+            if None in cards or len(set(cards)) != size:
+                found.append("the final deck does not decrypt to one of each card")
+                return found, {}
+            return found, {pos: card for pos, card in enumerate(cards) if card is not None}
+
+        return Job(bases, exponents, self.group.p, finish)

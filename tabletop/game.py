@@ -1,0 +1,137 @@
+"""What a game implements for the table to run it: a :class:`Game` and its :class:`GameState`.
+
+The state is pure, in the manner of python-chess's ``Board``: ``check`` says
+whether a move is legal without hidden faces, ``shows`` which deck positions
+the move reveals and to whom, ``push`` applies it once those faces are in
+(raising :class:`RuleViolation` for what only the faces can tell), and
+``outcome`` says when the game is over. The table fills ``faces`` (the
+positions this seat has seen) and ``seen`` (who has seen which position) as
+showings complete. At the end the audit replays every move on a fresh state
+with every face known, so the same ``push`` checks every claim.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from .deck import Show
+from .wire import STRICT, Message
+
+Face = TypeVar("Face", bound=Hashable)
+
+
+class RuleViolation(Exception):
+    """A move the rules forbid; the message reads after the mover's name ("bo" + " discarded 7♣, …")."""
+
+
+class NoOptions(BaseModel):
+    model_config = STRICT
+
+
+@dataclass(frozen=True)
+class Setup(Generic[Face]):
+    """Everything a game needs to begin: agreed by every seat's hello and the draw for who starts."""
+
+    seats: int
+    starter: int
+    options: Any  # the game's Options model
+    faces: tuple[Face, ...]  # card i of the unshuffled deck; () for a game without cards
+
+
+@dataclass(frozen=True)
+class Outcome:
+    winners: tuple[int, ...]  # () when nobody wins (a draw)
+    scores: tuple[int, ...]  # one per seat, in seat order, in the game's own unit
+    reason: str  # how it ended, for the log; names are filled in with {0}, {1}, … for seats
+    next_starter: int | None = None  # who starts a rematch, if the game says (else a new draw)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A simultaneous choice the game waits for: each of ``seats`` commits to one of ``allowed``."""
+
+    label: str
+    seats: tuple[int, ...]
+    allowed: tuple[str, ...]
+
+
+@dataclass
+class GameState(ABC, Generic[Face]):
+    setup: Setup[Face]
+    faces: dict[int, Face] = field(default_factory=dict)  # positions this seat has seen
+    seen: dict[int, set[int]] = field(default_factory=dict)  # position -> seats that have seen it
+
+    def deal(self) -> list[Show]:
+        """The showings that make the deal (positions shown to their owners), once the deck is shuffled."""
+        return []
+
+    @abstractmethod
+    def to_move(self) -> tuple[int, ...]:
+        """The seats the game waits on for a move now."""
+
+    @abstractmethod
+    def check(self, seat: int, move: Message) -> None:
+        """Raise RuleViolation if ``seat`` may not make ``move`` now (judged without hidden faces)."""
+
+    def shows(self, seat: int, move: Message) -> list[Show]:
+        """The positions ``move`` reveals, and to whom; the move is pushed once they are all shown."""
+        return []
+
+    @abstractmethod
+    def push(self, seat: int, move: Message) -> None:
+        """Apply a checked move whose showings are complete; RuleViolation for what the faces disprove."""
+
+    def owed(self, seat: int) -> Message | None:
+        """A move ``seat`` must make with no choice in it (e.g. conceding), if any."""
+        return None
+
+    @abstractmethod
+    def legal_moves(self, seat: int) -> list[Message]:
+        """Every move ``seat`` may make now (for a computer player, and to grey out keys)."""
+
+    def choice(self) -> Choice | None:
+        """A simultaneous choice the game waits for, made by commit–reveal."""
+        return None
+
+    def choose(self, values: dict[int, str]) -> None:
+        """Apply the revealed values of the current :meth:`choice`."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """None while the game goes on."""
+
+    @abstractmethod
+    def describe(self, seat: int, move: Message) -> str:
+        """The move, as a log line that reads after the mover's name ("discarded 8♥")."""
+
+    @abstractmethod
+    def view(self, seat: int) -> Any:
+        """The game as ``seat`` sees it, for its screen and its computer player (an immutable snapshot)."""
+
+
+class Game(ABC, Generic[Face]):
+    """One kind of game the table can run."""
+
+    name: ClassVar[str]  # on the wire, in hello
+    title: ClassVar[str]  # for people
+    seats: ClassVar[range]  # how many players it takes
+    messages: ClassVar[tuple[type[Message], ...]]  # its moves
+    Options: ClassVar[type[BaseModel]] = NoOptions
+
+    @abstractmethod
+    def faces(self, options: Any) -> Sequence[Face]:
+        """The cards, in the deck's order (card 0 first); empty for a game without a deck."""
+
+    @abstractmethod
+    def new(self, setup: Setup[Face]) -> GameState[Face]:
+        ...
+
+    @abstractmethod
+    def computer(self, seed: int | None) -> Callable[[Any], Message | str | None]:
+        """A simple, legal player (seeded): given the table, its move, its choice's value, or None to wait."""

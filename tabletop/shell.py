@@ -1,0 +1,267 @@
+"""The shell around a :class:`~tabletop.table.Table`: the ledger loop, the outbox, the pool, timers, files.
+
+``Seat.run()`` feeds every ledger event to the table and, once the backlog is
+delivered, posts what the table says this seat owes, one message in flight at
+a time: a post has happened only when it comes back, so a reconnect or a
+restart with the same seed never posts twice. Exponentiations run in the
+process pool. A violation stops the seat and writes the transcript of every
+event seen. Observers are called after every change; a screen turns that call
+into a message of its own and reads :meth:`Seat.table` on its own time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from . import wire
+from .crypto import powmod_many
+from .game import Game
+from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError
+from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
+
+log = logging.getLogger("tabletop.shell")
+
+
+class Ledger(Protocol):
+    """A room's ordered events and a way to post to it (tabletop.ledger.RelayClient, or a test's wrapper)."""
+
+    seat: int | None
+    token: str | None
+    link: Link
+
+    def events(self) -> AsyncIterator[Event | object]: ...
+
+    async def post(self, body: dict) -> bool: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class Timing:
+    """When each game started (every hello in), was dealt and ended, by this process's clock."""
+
+    started: float | None = None
+    dealt: float | None = None
+    ended: float | None = None
+    replayed: bool = False  # finished before this run caught up: its timings are not real
+
+
+@dataclass
+class Seat:
+    """One seat in one room: a table, the ledger it folds, and the work and I/O around it."""
+
+    ledger: Ledger
+    table: Table
+    autoplay: Strategy | None = None
+    think_time: float = 0.0  # a pause before each autoplay move, so a person can follow
+    transcript_dir: Path | None = None
+    observers: list[Callable[[], None]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    timings: dict[int, Timing] = field(default_factory=dict)
+    outbox: dict | None = None  # my post that has not come back yet
+    caught_up: bool = False
+    replaying: bool = True  # until the first catch-up: rebuilding what an earlier run played
+    failure: str | None = None  # the relay cannot be used
+    transcript_path: Path | None = None
+    last_progress: float = field(default_factory=time.monotonic)  # joins and leaves are no progress
+    completed: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)  # audited games; None: stopped
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _thinking: asyncio.TimerHandle | None = None
+
+    # -- running ----------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Consume the ledger until it ends; never raises for the other side's faults."""
+        try:
+            async for item in self.ledger.events():
+                if item is CAUGHT_UP:
+                    self.caught_up = True
+                    self.replaying = False
+                    if self.outbox is not None:  # lost with the old connection: send it again
+                        await self.ledger.post(self.outbox)
+                else:
+                    assert isinstance(item, Event)
+                    if not self._receive(item):
+                        return
+                await self.pump()
+        except RelayError as error:
+            self.failure = str(error)
+            self.completed.put_nowait(None)
+            self._changed()
+
+    def link_changed(self, link: Link) -> None:
+        if link is not Link.CONNECTED:
+            self.caught_up = False
+        self._changed()
+
+    def _receive(self, event: Event) -> bool:
+        """Apply one event; False once the table found a violation (the seat stops)."""
+        self.events.append(event)
+        before = self._progress_marker()
+        try:
+            self.table.apply(event)
+        except Violation as error:
+            log.warning("seat %s: violation: %s", self.table.me, error)
+            self.transcript_path = self.write_transcript(str(error))
+            self.completed.put_nowait(None)
+            self._changed()
+            return False
+        if event.kind == "post":
+            self.last_progress = time.monotonic()
+            if event.seat == self.table.me and self.outbox is not None and event.body == self.outbox:
+                self.outbox = None
+        self._time(before)
+        self._changed()
+        return True
+
+    def _progress_marker(self) -> tuple[int, Phase]:
+        return self.table.play.number, self.table.phase
+
+    def _time(self, before: tuple[int, Phase]) -> None:
+        number, phase = self.table.play.number, self.table.phase
+        timing = self.timings.setdefault(number, Timing())
+        if timing.started is None and phase not in (Phase.WAITING,):
+            timing.started = time.monotonic()
+        if timing.dealt is None and phase in (Phase.PLAYING, Phase.AUDITING, Phase.OVER):
+            timing.dealt = time.monotonic()
+        if timing.ended is None and phase in (Phase.AUDITING, Phase.OVER):
+            timing.ended = time.monotonic()
+            timing.replayed = self.replaying
+
+    def subscribe(self, observer: Callable[[], None]) -> None:
+        self.observers.append(observer)
+
+    def _changed(self) -> None:
+        for observer in self.observers:
+            observer()
+
+    # -- posting what I owe -----------------------------------------------------------------------------
+
+    async def pump(self) -> None:
+        async with self._lock:
+            await self._pump_locked()
+
+    async def _pump_locked(self) -> None:
+        """Post what the table says I owe, one message in flight at a time."""
+        table = self.table
+        if not self.caught_up or self.outbox is not None or table.problem is not None:
+            return
+        if (work := table.audit_work()) is not None:
+            results = await powmod_many(work.job.bases, work.job.exponents, work.job.p)
+            work.job.finish(results)
+            self.completed.put_nowait(table.play.number)
+            self._changed()
+        owed = table.owed()
+        if isinstance(owed, Work):
+            results = await powmod_many(owed.job.bases, owed.job.exponents, owed.job.p)
+            owed = Post(table.play.number, owed.job.finish(results))  # type: ignore[arg-type]
+        if isinstance(owed, Needs) and self.autoplay is not None:
+            value = self.autoplay(table)
+            if isinstance(value, str) and table.choose(value) is None:
+                owed = table.owed()
+        if isinstance(owed, Post):
+            await self._post(owed)
+        elif owed is None and self.autoplay is not None:
+            await self._autoplay()
+
+    async def _autoplay(self) -> None:
+        table = self.table
+        p = table.play
+        if table.phase is not Phase.PLAYING or p.state is None or table.me not in p.state.to_move():
+            return
+        if p.pending is not None or p.choice is not None or (p.deck is not None and p.deck.shows):
+            return
+        if self.think_time and self._thinking is None:
+            self._thinking = asyncio.get_running_loop().call_later(self.think_time, self._wake_up)
+            return
+        self._thinking = None
+        move = self.autoplay(table)  # type: ignore[misc]
+        if isinstance(move, wire.Message) and table.refusal(move) is None:
+            await self._post(table.prepare(move))
+
+    def _wake_up(self) -> None:
+        asyncio.get_running_loop().create_task(self.pump())
+
+    async def _post(self, post: Post) -> None:
+        """Seal and send; the message counts once it comes back from the ledger."""
+        table = self.table
+        p = table.play
+        n = 1 if post.game > p.number else p.counters.get(table.me, 0) + 1
+        self.outbox = wire.seal(table.identity(post.game), table.room, table.me, post.game, n, post.msg, post.shares)
+        await self.ledger.post(self.outbox)
+
+    # -- intents (from a screen or a strategy) -------------------------------------------------------------
+
+    async def move(self, move: wire.Message) -> str | None:
+        """Make ``move``; the reason it is refused, or None."""
+        async with self._lock:
+            if self.outbox is not None:
+                return "your last move is still on its way"
+            if (reason := self.table.refusal(move)) is not None:
+                return reason
+            await self._post(self.table.prepare(move))
+        return None
+
+    async def choose(self, value: str) -> str | None:
+        async with self._lock:
+            reason = self.table.choose(value)
+            if reason is None:
+                await self._pump_locked()
+        return reason
+
+    async def rematch(self) -> str | None:
+        async with self._lock:
+            reason = self.table.rematch()
+            if reason is None:
+                await self._pump_locked()
+        return reason
+
+    # -- silence and evidence -----------------------------------------------------------------------------
+
+    def give_up(self, waited: float) -> str:
+        """Stop waiting for silent seats: one line naming what they owe; the transcript is kept."""
+        table = self.table
+        owed = table.awaiting()
+        if not table.play.hellos and not any(s != table.me for s in table.present):
+            return f"nobody came to play in room {table.room} (waited {waited:g} s)"
+        what = "; ".join(f"{table.name(s)} never {thing}" for s, thing in owed) or "nobody moved"
+        line = f"{what} (silent for {waited:g} s)"
+        self.transcript_path = self.write_transcript(line)
+        return line
+
+    def write_transcript(self, reason: str) -> Path | None:
+        """Every ledger event seen, with the reason; the path, or None if there is nowhere to write it."""
+        if self.transcript_dir is None:
+            return None
+        self.transcript_dir.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = self.transcript_dir / f"{self.table.room}-seat{self.table.me}-{stamp}.json"
+        record = {"room": self.table.room, "seat": self.table.me, "reason": reason,
+                  "events": [e.as_json() for e in self.events]}
+        path.write_text(json.dumps(record, indent=1))
+        return path
+
+
+async def join(url: str, room: str, wish: Wish, catalog: dict[str, Game], *, seed: bytes, token: str | None = None,
+               follow: bool = False, autoplay: Strategy | None = None, think_time: float = 0.0,
+               transcript_dir: Path | None = None) -> Seat:
+    """Take a seat (or take it back with ``token``) in ``room``; raises RelayError with a one-line reason."""
+    seat: Seat | None = None
+
+    def link_changed(link: Link) -> None:
+        if seat is not None:
+            seat.link_changed(link)
+
+    client = RelayClient(url, room, wish.name, token=token, on_link=link_changed, seats=wish.seats)
+    await client.open()
+    assert client.seat is not None
+    table = Table(room, client.seat, seed, catalog, wish, follow=follow)
+    seat = Seat(client, table, autoplay=autoplay, think_time=think_time, transcript_dir=transcript_dir)
+    return seat

@@ -1,0 +1,754 @@
+"""The table: one seat's view of a room, as a fold of the room's ledger. Pure: no I/O, no clock, no asyncio.
+
+``Table.apply(event)`` takes the next ledger event (the seat's own posts
+included: a post has happened only when it comes back) and either changes the
+state or raises :class:`Violation`, which names what broke the rules and whose
+fault it is. ``Table.owed()`` says what this seat must post next, as a
+function of that state: a message ready to sign (:class:`Post`), work for the
+process pool first (:class:`Work`), or a choice only the player can make
+(:class:`Needs`). The shell (tabletop/shell.py) does the I/O.
+
+Per game of the room (a :class:`Play`): every seat says hello; a
+commit–reveal draw picks who starts (a rematch may let the game say who);
+if the game has cards, the deck is shuffled in 2N steps and dealt; then moves,
+each checked on receipt, each showing what it reveals; then every seat
+publishes its secrets and the audit re-checks everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from gmpy2 import mpz
+from pydantic import ValidationError
+
+from . import commit
+from . import deck as mental
+from . import wire
+from .crypto import Group, derive_bytes, group_for_prime
+from .game import Game, GameState, Outcome, RuleViolation, Setup
+
+START = "start"  # the label of the draw for who starts
+
+
+class Phase(str, Enum):
+    WAITING = "waiting"  # for every seat's hello
+    STARTING = "starting"  # drawing who starts
+    SHUFFLING = "shuffling"
+    DEALING = "dealing"
+    PLAYING = "playing"
+    AUDITING = "auditing"
+    OVER = "over"
+    VIOLATION = "violation"
+
+
+class Violation(Exception):
+    """The rules or the protocol were broken; the message says what and by whom, in one short line."""
+
+
+class LedgerEvent(Protocol):
+    seat: int
+    name: str
+    kind: str  # "join" | "leave" | "post"
+    body: dict | None
+
+
+@dataclass(frozen=True)
+class Wish:
+    """What this seat opens a room with (the first hello of a room decides for everyone)."""
+
+    name: str
+    game: str
+    seats: int
+    options: dict[str, str | int]
+    group: Group
+
+
+@dataclass(frozen=True)
+class Post:
+    """A message to sign and post in game ``game``."""
+
+    game: int
+    msg: wire.Message
+    shares: wire.Shares | None = None
+
+
+@dataclass(frozen=True)
+class Work:
+    """Exponentiations to run in the pool; ``finish`` turns their results into the post."""
+
+    job: mental.Job
+
+
+@dataclass(frozen=True)
+class Needs:
+    """The game waits for this seat's own choice (a throw, a bid), which only the player can make."""
+
+    choice: Any
+
+
+@dataclass
+class Play:
+    """One game of the room, from the hellos to the verdict."""
+
+    number: int
+    hellos: dict[int, wire.Hello] = field(default_factory=dict)
+    verify_keys: dict[int, Ed25519PublicKey] = field(default_factory=dict)
+    counters: dict[int, int] = field(default_factory=dict)
+    game: Game | None = None
+    options: Any = None
+    group: Group | None = None
+    seats: int = 0
+    draw: commit.Round | None = None
+    starter: int | None = None
+    next_starter: int | None = None  # from the last game's outcome
+    deck: mental.Deck | None = None
+    state: GameState | None = None
+    dealt: bool = False
+    choice: commit.Round | None = None
+    moves: list[tuple[int, wire.Message]] = field(default_factory=list)
+    choices: list[dict[int, str]] = field(default_factory=list)
+    pending: tuple[int, wire.Message] | None = None  # a move waiting for its showings
+    outcome: Outcome | None = None
+    audits: dict[int, wire.Audit] = field(default_factory=dict)
+    verdict: list[str] | None = None  # [] means fair
+    cards_on_screen: int = 0
+
+    @property
+    def audited(self) -> bool:
+        return self.seats > 0 and len(self.audits) == self.seats
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What a screen needs of the table, as one immutable snapshot."""
+
+    phase: Phase
+    game: int  # the game on screen: the last one played until every seat has opened the next
+    me: int
+    seats: int
+    names: tuple[str, ...]
+    present: tuple[bool, ...]
+    my_turn: bool
+    log: tuple[str, ...]
+    progress: tuple[str, int, int] | None  # (what, done, of)
+    result: str | None  # "win" | "loss" | "draw", for me
+    ending: str | None  # how the game ended, in words
+    verdict: str | None  # "fair: …" or "violation: …", once audited
+    problem: str | None
+    rematch_offered: bool
+    awaiting: tuple[tuple[int, str], ...]
+    wins: tuple[int, ...]  # games won in this room, per seat
+    safety: str | None
+    board: Any  # the game's own view for me (GameState.view), None before the game starts
+    moves: int
+
+
+class Table:
+    """One seat in one room, for as many games as everyone wants."""
+
+    def __init__(self, room: str, me: int, seed: bytes, catalog: Mapping[str, Game], wish: Wish,
+                 follow: bool = False) -> None:
+        self.room = room
+        self.me = me
+        self.seed = seed
+        self.catalog = catalog
+        self.wish = wish
+        self.follow = follow  # open every next game another seat opens (the computer opponent does)
+        self.plays: list[Play] = [Play(1)]
+        self.names: dict[int, str] = {}
+        self.present: set[int] = set()
+        self.want = 1  # the game number I want to be playing; a rematch raises it
+        self.choices: dict[str, str] = {}  # my chosen values for rounds I have not committed to yet
+        self.problem: str | None = None
+        self.log: list[str] = []
+        self._identities: dict[int, Ed25519PrivateKey] = {}
+        self._secrets: dict[int, mental.Secrets] = {}
+
+    # -- secrets ------------------------------------------------------------------------------------
+
+    def game_seed(self, number: int) -> bytes:
+        return derive_bytes(self.seed, f"game/{number}", 32)
+
+    def identity(self, number: int) -> Ed25519PrivateKey:
+        if number not in self._identities:
+            self._identities[number] = Ed25519PrivateKey.from_private_bytes(
+                derive_bytes(self.game_seed(number), "identity", 32))
+        return self._identities[number]
+
+    def secrets(self, number: int, group: Group) -> mental.Secrets:
+        if number not in self._secrets:
+            self._secrets[number] = mental.Secrets(group, self.game_seed(number))
+        return self._secrets[number]
+
+    # -- reading the state --------------------------------------------------------------------------
+
+    @property
+    def play(self) -> Play:
+        return self.plays[-1]
+
+    @property
+    def phase(self) -> Phase:
+        p = self.play
+        if self.problem is not None:
+            return Phase.VIOLATION
+        if p.verdict is not None:
+            return Phase.OVER
+        if p.seats == 0 or len(p.hellos) < p.seats:
+            return Phase.WAITING
+        if p.starter is None:
+            return Phase.STARTING
+        if p.deck is not None and not p.deck.shuffled:
+            return Phase.SHUFFLING
+        if not p.dealt:
+            return Phase.DEALING
+        return Phase.PLAYING if p.outcome is None else Phase.AUDITING
+
+    def name(self, seat: int) -> str:
+        return self.names.get(seat, f"seat {seat}")
+
+    def who(self, seat: int) -> str:
+        """A seat as the subject of a log line: "you" for me."""
+        return "you" if seat == self.me else self.name(seat)
+
+    def others(self) -> list[int]:
+        return [s for s in range(self.play.seats or self.wish.seats) if s != self.me]
+
+    def registry(self, play: Play) -> wire.Registry:
+        models = [*wire.TABLE_MESSAGES, *commit.MESSAGES, *mental.MESSAGES]
+        game = play.game or self.catalog.get(self.wish.game)
+        return wire.Registry([*models, *(game.messages if game else ())])
+
+    # -- applying the ledger ------------------------------------------------------------------------
+
+    def apply(self, event: LedgerEvent) -> None:
+        """Take the next ledger event; raise Violation (and keep it as ``problem``) if it breaks the rules."""
+        if event.kind == "join":
+            self.present.add(event.seat)
+            self.names.setdefault(event.seat, event.name)
+            if event.seat != self.me:
+                self._say(f"{self.name(event.seat)} joined")
+            return
+        if event.kind == "leave":
+            self.present.discard(event.seat)
+            if event.seat != self.me:
+                self._say(f"{self.name(event.seat)} left")
+            return
+        try:
+            self._post(event.seat, event.body)
+        except Violation as error:
+            self.problem = str(error)
+            self._say(f"stopped: {self.problem}")
+            raise
+
+    def _post(self, seat: int, body: dict | None) -> None:
+        mine = seat == self.me
+        sender = "this program" if mine else self.name(seat)
+        p = self.play
+        if p.seats and seat >= p.seats:
+            raise Violation(f"the relay let seat {seat} post in a game of {p.seats} seats")
+        try:
+            envelope = self.registry(p).parse(body)
+        except wire.BadEnvelope as error:
+            raise Violation(f"{sender} sent a {error}") from None
+        message = envelope.msg
+        if envelope.game == p.number + 1 and isinstance(message, wire.Hello) and p.audited:
+            self._open_next()
+            p = self.play
+        if envelope.game != p.number:
+            raise Violation(f"{sender} sent a message for game {envelope.game} during game {p.number}")
+        self._verify(seat, envelope, p)
+        expected = p.counters.get(seat, 0) + 1
+        if envelope.n < expected:
+            if mine:
+                return  # a stale copy of my own post, re-sent after a reconnect: already applied
+            raise Violation(f"{sender} replayed their message #{envelope.n} (expected #{expected})")
+        if envelope.n > expected:
+            raise Violation(f"{sender}'s messages arrived out of order (#{envelope.n} before #{expected})")
+        p.counters[seat] = envelope.n
+        try:
+            self._dispatch(seat, p, message, envelope.shares)
+        except RuleViolation as error:
+            raise Violation(f"{self.who(seat)} {error}") from None
+        except commit.CommitViolation as error:
+            raise Violation(f"{self.who(seat)} {error}") from None
+        except mental.DeckViolation as error:
+            culprit = "one of the other players" if error.seat is None else self.who(error.seat)
+            raise Violation(f"{culprit} {error}") from None
+
+    def _verify(self, seat: int, envelope: wire.Envelope, p: Play) -> None:
+        """The signature first: an unsigned post is a forgery, whatever its counter says."""
+        message = envelope.msg
+        if seat == self.me:
+            key = self.identity(envelope.game).public_key()
+        elif seat in p.verify_keys:
+            key = p.verify_keys[seat]
+        elif isinstance(message, wire.Hello):
+            announced = wire.public_key(message.verify_key)
+            if announced is None:
+                raise Violation(f"{self.name(seat)} announced a weak verify key, under which signatures prove nothing")
+            key = announced
+        else:
+            raise Violation(f"{self.name(seat)} sent {message.type!r} before saying hello")
+        if not wire.verify(key, self.room, seat, envelope):
+            if seat == self.me:
+                raise Violation(f"the relay forged a message in your seat: #{envelope.n} ({message.type}) "
+                                "is not signed by this program")
+            raise Violation(f"{self.name(seat)}'s message #{envelope.n} ({message.type}) has a bad signature: "
+                            "it was forged or altered")
+
+    def _dispatch(self, seat: int, p: Play, message: wire.Message, shares: wire.Shares | None) -> None:
+        if shares is not None and not (isinstance(message, wire.Share) or self._is_move(p, message)):
+            raise Violation(f"{self.who(seat)} sent keys with a {message.type!r} message")
+        if isinstance(message, wire.Hello):
+            self._hello(seat, p, message)
+        elif isinstance(message, (commit.Commit, commit.Reveal)):
+            self._round(seat, p, message)
+        elif isinstance(message, mental.Shuffle):
+            self._expect(seat, p, message, Phase.SHUFFLING)
+            assert p.deck is not None
+            p.deck.apply_shuffle(seat, message)
+            if p.deck.shuffled:
+                p.deck.begin(p.state.deal() if p.state else [])
+        elif isinstance(message, wire.Share):
+            if shares is None or p.deck is None:
+                raise Violation(f"{self.who(seat)} sent an empty share")
+            p.deck.apply_shares(seat, shares)
+        elif isinstance(message, wire.Audit):
+            self._expect(seat, p, message, Phase.AUDITING)
+            if seat in p.audits:
+                raise Violation(f"{self.who(seat)} published their secrets twice")
+            p.audits[seat] = message
+        else:
+            self._move(seat, p, message, shares)
+        self._settle(p)
+
+    def _is_move(self, p: Play, message: wire.Message) -> bool:
+        return p.game is not None and type(message) in p.game.messages
+
+    def _expect(self, seat: int, p: Play, message: wire.Message, *phases: Phase) -> None:
+        if self.phase not in phases:
+            raise Violation(f"{self.who(seat)} sent {message.type!r} while the game was {self.phase.value}")
+
+    def _hello(self, seat: int, p: Play, hello: wire.Hello) -> None:
+        self._expect(seat, p, hello, Phase.WAITING)
+        who = self.who(seat)
+        if seat in p.hellos:
+            raise Violation(f"{who} said hello twice in one game")
+        if hello.version != wire.PROTOCOL_VERSION:
+            raise Violation(f"{who} speak{'s' * (seat != self.me)} protocol version {hello.version}, "
+                            f"this program speaks {wire.PROTOCOL_VERSION}")
+        group = group_for_prime(hello.prime)
+        if group is None:
+            raise Violation(f"{who} announced a non-standard group: its prime is not an RFC 3526 MODP prime")
+        if not mental.box_key_valid(hello.box_key):
+            raise Violation(f"{who} announced a box key that cannot receive sealed keys")
+        game = self.catalog.get(hello.game)
+        if game is None:
+            raise Violation(f"{who} wants to play {wire.clip(hello.game, 20)!r}, which this program does not know")
+        if hello.seats not in game.seats:
+            raise Violation(f"{who} wants {game.title} for {hello.seats} players, which it is not")
+        try:
+            options = game.Options.model_validate_json(wire.canonical(hello.options))
+        except ValidationError as error:
+            raise Violation(f"{who} asked for options {game.title} does not have "
+                            f"({wire.clip(error.errors()[0]['msg'], 60)})") from None
+        if p.game is None:  # the first hello of the room decides for good
+            p.game, p.options, p.group, p.seats = game, options, group, hello.seats
+        else:
+            chosen = "game 1" if p.number > 1 else "the first hello of this game"
+            for what, theirs, agreed in (("game", game.name, p.game.name), ("seats", hello.seats, p.seats),
+                                         ("options", options, p.options)):
+                if theirs != agreed:
+                    raise Violation(f"{who} asked for {what} {wire.clip(theirs, 30)}, but {chosen} chose "
+                                    f"{wire.clip(agreed, 30)}")
+            if group is not p.group:
+                assert p.group is not None
+                raise Violation(f"{who} announced the {group.p.bit_length()}-bit group, but {chosen} chose the "
+                                f"{p.group.p.bit_length()}-bit one; everyone must use the same group")
+        key = wire.public_key(hello.verify_key)
+        if key is None:
+            raise Violation(f"{who} announced a weak verify key, under which signatures prove nothing")
+        p.hellos[seat] = hello
+        p.verify_keys[seat] = key
+        self.names[seat] = hello.name
+        if len(p.hellos) == p.seats:
+            self._say(f"game {p.number}: {game.title}, {p.seats} players" +
+                      (f", {len(game.faces(options))} cards, {group.p.bit_length()}-bit keys"
+                       if game.faces(options) else ""))
+            if p.next_starter is not None:
+                self._start(p, p.next_starter)
+            else:
+                p.draw = commit.Round(self.room, p.number, START, tuple(range(p.seats)), ("",))
+        elif seat != self.me and p.number > 1:
+            self._say(f"{self.name(seat)} wants a rematch")
+
+    def _round(self, seat: int, p: Play, message: commit.Commit | commit.Reveal) -> None:
+        current = p.draw if p.starter is None else p.choice
+        if current is None or message.label != current.label:
+            raise Violation(f"{self.who(seat)} sent a {message.type} for {wire.clip(message.label, 20)!r}, "
+                            "which is not under way")
+        if isinstance(message, commit.Commit):
+            current.commit(seat, message)
+        else:
+            current.reveal(seat, message)
+        if not current.done:
+            return
+        if current is p.draw:
+            self._start(p, current.draw(p.seats))
+        else:
+            assert p.state is not None
+            p.choices.append(dict(current.values))
+            p.state.choose(dict(current.values))
+            p.choice = None
+            self.choices.pop(current.label, None)
+
+    def _start(self, p: Play, starter: int) -> None:
+        assert p.game is not None and p.group is not None
+        p.starter = starter
+        faces = tuple(p.game.faces(p.options))
+        p.state = p.game.new(Setup(p.seats, starter, p.options, faces))
+        if faces:
+            order = tuple((starter + k) % p.seats for k in range(p.seats))
+            box_keys = {s: h.box_key for s, h in p.hellos.items()}
+            p.deck = mental.Deck(self.room, p.number, p.group, p.group.encoded(len(faces)), order, self.me,
+                                 self.secrets(p.number, p.group), box_keys)
+            self._say(f"shuffling; {self.who(starter)} start{'s' * (starter != self.me)}")
+        else:
+            self._say(f"{self.who(starter)} start{'s' * (starter != self.me)}")
+
+    def _move(self, seat: int, p: Play, move: wire.Message, shares: wire.Shares | None) -> None:
+        self._expect(seat, p, move, Phase.PLAYING)
+        assert p.state is not None
+        if p.pending is not None:
+            raise Violation(f"{self.who(seat)} sent {move.type!r} while a move was waiting for its cards")
+        if p.choice is not None:
+            raise Violation(f"{self.who(seat)} sent {move.type!r} while everyone was choosing")
+        p.state.check(seat, move)
+        shows = p.state.shows(seat, move)
+        if shows:
+            assert p.deck is not None
+            p.deck.begin(shows)
+        if shares is not None:
+            if p.deck is None:
+                raise Violation(f"{self.who(seat)} sent keys in a game without cards")
+            p.deck.apply_shares(seat, shares)
+        p.pending = (seat, move)
+
+    def _settle(self, p: Play) -> None:
+        """Complete what the last post completed: showings, the deal, a waiting move, the game."""
+        if p.deck is not None and p.state is not None:
+            for show in p.deck.settle():
+                seen = p.state.seen.setdefault(show.pos, set())
+                seen.update(range(p.seats) if show.to is None else {show.to})
+                if show.pos in p.deck.faces:
+                    p.state.faces[show.pos] = p.state.setup.faces[p.deck.faces[show.pos]]
+        if p.state is None or self.phase is Phase.SHUFFLING:
+            return
+        if not p.dealt and (p.deck is None or not p.deck.shows):
+            p.dealt = True
+            if p.deck is not None:
+                self._say("cards dealt")
+        if p.pending is not None and (p.deck is None or not p.deck.shows):
+            seat, move = p.pending
+            p.pending = None
+            p.state.push(seat, move)
+            p.moves.append((seat, move))
+            self._say(f"{self.who(seat)} {p.state.describe(seat, move)}")
+        if p.choice is None and p.outcome is None and (choice := p.state.choice()) is not None:
+            p.choice = commit.Round(self.room, p.number, choice.label, choice.seats, choice.allowed)
+        if p.outcome is None and p.dealt and p.pending is None and (outcome := p.state.outcome()) is not None:
+            p.outcome = outcome
+            self._say(outcome.reason.format(*(self.who(s) for s in range(p.seats))))
+
+    def _open_next(self) -> None:
+        previous = self.play
+        nxt = Play(previous.number + 1, game=previous.game, options=previous.options, group=previous.group,
+                   seats=previous.seats,
+                   next_starter=previous.outcome.next_starter if previous.outcome else None)
+        self.plays.append(nxt)
+        if self.follow:
+            self.want = nxt.number
+
+    def _say(self, line: str) -> None:
+        self.log.append(line)
+
+    # -- the audit (its exponentiations are the shell's to run) ----------------------------------------
+
+    def audit_work(self) -> Work | None:
+        """Once every seat's secrets are in: the job whose ``finish`` records the verdict."""
+        p = self.play
+        if not p.audited or p.verdict is not None or p.state is None:
+            return None
+        if p.deck is None:
+            return Work(mental.Job([], [], mpz(7), lambda _: self._conclude(p, self._replay(p, {}))))
+        job = p.deck.audit_job(p.audits, self.who)
+        if isinstance(job, list):
+            return Work(mental.Job([], [], mpz(7), lambda _, found=job: self._conclude(p, found)))
+
+        def finish(results: list[mpz]) -> None:
+            found, cards = job.finish(results)  # type: ignore[misc]
+            if not found:
+                found = self._replay(p, cards)
+            self._conclude(p, found)
+
+        return Work(mental.Job(job.bases, job.exponents, job.p, finish))
+
+    def _replay(self, p: Play, cards: dict[int, int]) -> list[str]:
+        """Play the game again with every face known: each move legal, each claim true."""
+        assert p.game is not None and p.state is not None and p.starter is not None
+        state = p.game.new(p.state.setup)
+        state.faces.update({pos: state.setup.faces[card] for pos, card in cards.items()})
+        state.seen.update({pos: set(range(p.seats)) for pos in cards})
+        choices = iter(p.choices)
+        moves = iter(p.moves)
+        while True:
+            if state.choice() is not None:
+                values = next(choices, None)
+                if values is None:
+                    return []
+                state.choose(values)
+                continue
+            item = next(moves, None)
+            if item is None:
+                return []
+            seat, move = item
+            try:
+                state.check(seat, move)
+                state.push(seat, move)
+            except RuleViolation as error:
+                return [f"{self.who(seat)} {error}"]
+
+    def _conclude(self, p: Play, found: list[str]) -> None:
+        p.verdict = found
+        self._say("audit: " + (f"fair: {len(p.moves)} moves verified" if not found else "; ".join(found)))
+
+    # -- what I owe ----------------------------------------------------------------------------------
+
+    def owed(self) -> Post | Work | Needs | None:
+        """What this seat must post next, one message at a time. Pure: a function of the state."""
+        p = self.play
+        if self.problem is not None:
+            return None
+        if p.verdict is not None or (p.audited and p.outcome is not None):
+            if self.want > p.number:
+                return Post(p.number + 1, self._my_hello(p.number + 1, p))
+            return None
+        if self.me not in p.hellos:
+            return Post(p.number, self._my_hello(p.number, p)) if self.want >= p.number else None
+        phase = self.phase
+        if phase is Phase.WAITING:
+            return None
+        if phase is Phase.STARTING:
+            return self._round_owed(p, p.draw)
+        assert p.deck is not None or phase is not Phase.SHUFFLING
+        if phase is Phase.SHUFFLING:
+            return Work(p.deck.shuffle_job()) if p.deck and p.deck.shuffle_owed() == self.me else None
+        if p.deck is not None and p.deck.owes(self.me):
+            return Post(p.number, wire.Share(), p.deck.my_shares())
+        if phase is Phase.AUDITING:
+            if self.me in p.audits:
+                return None
+            secrets = self.secrets(p.number, p.group) if p.group else None
+            assert secrets is not None
+            size = p.deck.size if p.deck else 0
+            return Post(p.number, wire.Audit(
+                shuffle_key=format(secrets.shuffle_key.e, "x") if p.deck else None,
+                card_keys=[format(secrets.card_key(j).d, "x") for j in range(size)],
+                box_secret=secrets.box_secret))
+        if phase is Phase.PLAYING and p.pending is None:
+            if p.choice is not None:
+                return self._round_owed(p, p.choice)
+            assert p.state is not None
+            forced = p.state.owed(self.me)
+            if forced is not None:
+                return self.prepare(forced)
+        return None
+
+    def _my_hello(self, number: int, p: Play) -> wire.Hello:
+        game = p.game or self.catalog[self.wish.game]
+        group = p.group or self.wish.group
+        options = p.options.model_dump(mode="json") if p.options is not None else self.wish.options
+        return wire.Hello(version=wire.PROTOCOL_VERSION, name=self.wish.name,
+                          verify_key=wire.public_hex(self.identity(number)),
+                          box_key=self.secrets(number, group).box_public, game=game.name,
+                          seats=p.seats or self.wish.seats, prime=format(group.p, "x"), options=options)
+
+    def _round_owed(self, p: Play, current: commit.Round | None) -> Post | Needs | None:
+        assert p.group is not None
+        if current is None:
+            return None
+        owed = current.owed(self.me)
+        nonce = self.secrets(p.number, p.group).nonce(current.label)
+        if owed == "commit":
+            value = "" if current.allowed == ("",) else self.choices.get(current.label)
+            if value is None:
+                return Needs(p.state.choice() if p.state else None)
+            return Post(p.number, commit.make_commit(self.room, p.number, self.me, current.label, nonce, value))
+        if owed == "reveal":
+            value = current.recover(self.me, nonce)
+            assert value is not None, "my own commitment matches none of the allowed values"
+            return Post(p.number, commit.make_reveal(current.label, nonce, value))
+        return None
+
+    # -- my intents ----------------------------------------------------------------------------------
+
+    def refusal(self, move: wire.Message) -> str | None:
+        """Why this seat may not make ``move`` now, in words for a status bar; None if it may."""
+        p = self.play
+        if self.phase is not Phase.PLAYING or p.state is None:
+            return "the game is not under way"
+        if p.pending is not None or (p.deck is not None and p.deck.shows):
+            return "the last move is still being shown"
+        if p.choice is not None:
+            return "everyone is choosing"
+        if self.me not in p.state.to_move():
+            waiting = [self.name(s) for s in p.state.to_move()]
+            return f"it is {' and '.join(waiting)}'s turn" if waiting else "it is nobody's turn"
+        try:
+            p.state.check(self.me, move)
+        except RuleViolation as error:
+            return str(error)
+        return None
+
+    def prepare(self, move: wire.Message) -> Post:
+        """My move with the keys it shows (a card I hold and have seen needs no one else's)."""
+        p = self.play
+        assert p.state is not None
+        shows = p.state.shows(self.me, move)
+        shares = p.deck.my_shares(extra=shows) if p.deck is not None and shows else None
+        return Post(p.number, move, shares)
+
+    def choose(self, value: str) -> str | None:
+        """My value for the choice under way; the reason it is refused, or None."""
+        p = self.play
+        current = p.choice
+        if current is None or current.owed(self.me) != "commit":
+            return "there is nothing to choose now"
+        if value not in current.allowed:
+            return f"{value!r} is not one of {', '.join(current.allowed)}"
+        self.choices[current.label] = value
+        return None
+
+    def rematch(self) -> str | None:
+        p = self.play
+        if self.rematch_offered:
+            self.want = p.number
+            return None
+        if p.outcome is None or not p.audited:
+            return "a rematch can start once this game is over"
+        if self.want > p.number:
+            return "a rematch is already requested"
+        self.want = p.number + 1
+        return None
+
+    @property
+    def rematch_offered(self) -> bool:
+        """Another seat opened the next game and waits for me."""
+        p = self.play
+        return p.number > self.want and any(s in p.hellos for s in self.others())
+
+    # -- silence --------------------------------------------------------------------------------------
+
+    def awaiting(self) -> list[tuple[int, str]]:
+        """Who owes the game what now, as (seat, the end of "bo never …"); empty while it is my move."""
+        p = self.play
+        phase = self.phase
+        seats = range(p.seats or self.wish.seats)
+        if phase is Phase.VIOLATION:
+            return []
+        if p.verdict is not None or (p.audited and p.outcome is not None):
+            if self.want > p.number:
+                return [(s, "accepted the rematch") for s in seats if s != self.me]
+            return []
+        if phase is Phase.WAITING:
+            what = "accepted the rematch" if p.number > 1 else "said hello"
+            return [(s, what) for s in seats if s != self.me and s not in p.hellos]
+        if phase is Phase.STARTING and p.draw is not None:
+            return [(s, f"{'sent their commitment' if p.draw.owed(s) == 'commit' else 'revealed their draw'}"
+                        " for who starts") for s in seats if s != self.me and p.draw.owed(s)]
+        if phase is Phase.SHUFFLING and p.deck is not None:
+            step = len(p.deck.steps)
+            owner = p.deck.step_owner(step)
+            return [] if owner == self.me else [(owner, f"sent shuffle step {step + 1} of {2 * p.seats}")]
+        if p.deck is not None and p.deck.shows:
+            what = "sent the keys to your hand" if phase is Phase.DEALING else "sent their key to a card"
+            return [(s, what) for s in seats if s != self.me and p.deck.owes(s)]
+        if phase is Phase.AUDITING:
+            return [(s, "sent their keys for the audit: the game cannot be verified")
+                    for s in seats if s != self.me and s not in p.audits]
+        if p.choice is not None:
+            return [(s, f"{'chose' if p.choice.owed(s) == 'commit' else 'revealed their choice'}")
+                    for s in seats if s != self.me and p.choice.owed(s)]
+        if p.state is not None:
+            return [(s, "made their move") for s in p.state.to_move() if s != self.me]
+        return []
+
+    # -- the view ----------------------------------------------------------------------------------------
+
+    def view(self) -> TableView:
+        p = self.play
+        if len(self.plays) > 1 and len(p.hellos) < p.seats:
+            p = self.plays[-2]  # a rematch not everyone has opened: keep the last game on screen
+        seats = p.seats or self.wish.seats
+        state = p.state if p.dealt else None
+        outcome = p.outcome
+        result = None
+        if outcome is not None:
+            result = "draw" if not outcome.winners else "win" if self.me in outcome.winners else "loss"
+        verdict = None
+        if p.verdict is not None:
+            verdict = "fair: " + (f"{p.deck.size} cards and " if p.deck else "") + f"{len(p.moves)} moves verified" \
+                if not p.verdict else "violation: " + "; ".join(p.verdict)
+        wins = [0] * seats
+        for play in self.plays:
+            if play.outcome is not None and play.verdict is not None:
+                for seat in play.outcome.winners:
+                    wins[seat] += 1
+        return TableView(
+            phase=self.phase if p is self.play else Phase.OVER, game=p.number, me=self.me, seats=seats,
+            names=tuple(self.name(s) for s in range(seats)),
+            present=tuple(s in self.present for s in range(seats)),
+            my_turn=bool(state is not None and self.phase is Phase.PLAYING and p.pending is None
+                         and self.me in state.to_move() and p.choice is None),
+            log=tuple(self.log), progress=self._progress(), result=result,
+            ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
+            verdict=verdict, problem=self.problem, rematch_offered=self.rematch_offered,
+            awaiting=tuple(self.awaiting()), wins=tuple(wins), safety=self.safety_number(),
+            board=state.view(self.me) if state is not None else None, moves=len(p.moves))
+
+    def _progress(self) -> tuple[str, int, int] | None:
+        p, phase = self.play, self.phase
+        steps = 2 * p.seats if p.deck is not None else 0
+        total = steps + 3
+        if phase is Phase.STARTING:
+            return ("Drawing who starts", 0, total)
+        if phase is Phase.SHUFFLING and p.deck is not None:
+            return (f"Shuffling: step {len(p.deck.steps) + 1} of {steps}", 1 + len(p.deck.steps), total)
+        if phase is Phase.DEALING:
+            return ("Dealing", steps + 1, total)
+        if phase is Phase.AUDITING:
+            return ("Auditing the game", steps + 2, total)
+        return None
+
+    # -- identities -------------------------------------------------------------------------------------
+
+    def safety_number(self) -> str | None:
+        """Six groups of five digits from every seat's verify key, the room and the game: the same on every
+        screen unless someone (a relay in the middle, say) is not who the others think."""
+        p = self.play
+        if p.seats == 0 or len(p.hellos) < p.seats:
+            return None
+        record = {"room": self.room, "game": p.number,
+                  "keys": [p.hellos[s].verify_key for s in range(p.seats)]}
+        value = int.from_bytes(hashlib.sha256(b"discard/v3/safety" + wire.canonical(record)).digest(), "big")
+        digits = f"{value % 10**30:030d}"
+        return " ".join(digits[i:i + 5] for i in range(0, 30, 5))
+
+
+Strategy = Callable[[Table], wire.Message | str | None]  # a move, a choice's value, or None to wait

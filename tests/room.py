@@ -1,0 +1,118 @@
+"""A room without a relay or a pool: tables fed from one in-memory ledger, for fast tests of the pure core.
+
+``Room.run()`` lets every seat post what its table says it owes (computing
+exponentiations in-process), in seat order, one post at a time, until nobody
+owes anything. A ``tamper`` function may replace any seat's outgoing body:
+that is how a cheater is written, through the ledger, not by reaching into a
+table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import gmpy2
+
+from games import GAMES
+from tabletop import wire
+from tabletop.crypto import MODP_2048, Group
+from tabletop.table import Needs, Post, Strategy, Table, Violation, Wish, Work
+
+Tamper = Callable[[Table, dict], "dict | list[dict] | None"]  # (cheater's table, honest body) -> what to post
+
+
+@dataclass
+class Event:
+    seq: int
+    seat: int
+    name: str
+    kind: str
+    body: dict | None
+    time: float = 0.0
+
+    def as_json(self) -> dict:
+        return vars(self)
+
+
+@dataclass
+class Room:
+    game: str = "discard"
+    seats: int = 2
+    options: dict = field(default_factory=dict)
+    group: Group = MODP_2048
+    name: str = "room"
+    catalog: dict = field(default_factory=lambda: dict(GAMES))
+    tables: list[Table] = field(default_factory=list)
+    strategies: dict[int, Strategy] = field(default_factory=dict)
+    tamper: dict[int, Tamper] = field(default_factory=dict)
+    ledger: list[Event] = field(default_factory=list)
+    violations: dict[int, str] = field(default_factory=dict)
+    seeds: list[bytes] | None = None  # each seat's room seed (default: bytes([seat + 1]) * 32)
+
+    def __post_init__(self) -> None:
+        names = ["ana", "bo", "cy", "di", "ed", "flo"]
+        for seat in range(self.seats):
+            wish = Wish(names[seat], self.game, self.seats, dict(self.options), self.group)
+            seed = self.seeds[seat] if self.seeds else bytes([seat + 1]) * 32
+            self.tables.append(Table(self.name, seat, seed, self.catalog, wish, follow=seat > 0))
+        for seat in range(self.seats):
+            self.append(seat, "join", None)
+
+    def append(self, seat: int, kind: str, body: dict | None) -> None:
+        event = Event(len(self.ledger) + 1, seat, self.tables[seat].wish.name, kind, body)
+        self.ledger.append(event)
+        for table in self.tables:
+            if table.me in self.violations:
+                continue
+            try:
+                table.apply(event)
+            except Violation as error:
+                self.violations[table.me] = str(error)
+
+    def post(self, seat: int, post: Post) -> None:
+        table = self.tables[seat]
+        p = table.play
+        n = 1 if post.game > p.number else p.counters.get(seat, 0) + 1
+        body = wire.seal(table.identity(post.game), self.name, seat, post.game, n, post.msg, post.shares)
+        bodies = self.tamper[seat](table, body) if seat in self.tamper else None
+        for each in ([body] if bodies is None else [bodies] if isinstance(bodies, dict) else bodies):
+            self.append(seat, "post", each)
+
+    def owed(self, seat: int) -> Post | None:
+        table = self.tables[seat]
+        if seat in self.violations:
+            return None
+        if (work := table.audit_work()) is not None:
+            work.job.finish(_powmods(work.job))
+        owed = table.owed()
+        if isinstance(owed, Work):
+            owed = Post(table.play.number, owed.job.finish(_powmods(owed.job)))  # type: ignore[arg-type]
+        strategy = self.strategies.get(seat)
+        if isinstance(owed, Needs) and strategy is not None:
+            value = strategy(table)
+            if isinstance(value, str) and table.choose(value) is None:
+                owed = table.owed()
+        if owed is None and strategy is not None and table.play.state is not None:
+            move = strategy(table)
+            if isinstance(move, wire.Message) and table.refusal(move) is None:
+                owed = table.prepare(move)
+        return owed if isinstance(owed, Post) else None
+
+    def run(self, until: Callable[[], bool] | None = None, limit: int = 10_000) -> None:
+        """Post until nobody owes anything, a violation stops a seat, or ``until()`` holds."""
+        for _ in range(limit):
+            if until is not None and until():
+                return
+            for seat in range(self.seats):
+                post = self.owed(seat)
+                if post is not None:
+                    self.post(seat, post)
+                    break
+            else:
+                return
+        raise AssertionError("the room never settled")
+
+
+def _powmods(job) -> list:
+    return [gmpy2.powmod(b, e, job.p) for b, e in zip(job.bases, job.exponents)]

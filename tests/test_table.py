@@ -1,0 +1,159 @@
+"""The pure core: whole games folded from an in-memory ledger, with no relay and no pool."""
+
+from __future__ import annotations
+
+import itertools
+
+import gmpy2
+import pytest
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from games import GAMES
+from games.discard.strategy import simple
+from peekgame import TARGET, Look, Open, PeekGame, script
+from room import Room
+from tabletop.crypto import MODP_2048
+from tabletop.deck import _open, seal_key
+from tabletop.table import Phase
+
+
+def discard_room(**options) -> Room:
+    room = Room(options={"deck": "short", **options})
+    room.strategies = {0: simple(1), 1: simple(2)}
+    return room
+
+
+def test_a_discard_game_is_audited_fair_with_neither_relay_nor_pool():
+    room = discard_room()
+    room.run()
+    assert room.violations == {}
+    views = [t.view() for t in room.tables]
+    assert all(t.phase is Phase.OVER and t.play.verdict == [] for t in room.tables)
+    assert {v.result for v in views} == {"win", "loss"}
+    assert views[0].verdict == views[1].verdict and views[0].verdict.startswith("fair: 24 cards and ")
+    assert views[0].safety == views[1].safety and len(views[0].safety.split()) == 6
+    # Both folded the same game: the same moves, in the same order.
+    assert room.tables[0].play.moves == room.tables[1].play.moves
+
+
+def test_a_rematch_in_the_pure_core_is_started_by_the_loser():
+    room = discard_room()
+    room.run()
+    first = room.tables[0].play
+    loser = [s for s in range(2) if s not in first.outcome.winners][0]
+    assert room.tables[0].rematch() is None
+    room.run()
+    second = room.tables[0].play
+    assert second.number == 2 and second.verdict == [] and second.starter == loser
+    assert room.tables[1].play.verdict == []
+
+
+# -- three seats: a private showing to one seat, later to another, and the third stays blind ------------------
+
+
+def peek_room() -> Room:
+    room = Room(game="peek", seats=3, catalog={**GAMES, "peek": PeekGame()})
+    room.strategies = {seat: script for seat in range(3)}
+    return room
+
+
+def spied(room: Room) -> bool:
+    return any(seat == 2 and isinstance(move, Look) for seat, move in room.tables[2].play.moves)
+
+
+def test_a_card_shown_to_seat_0_then_seat_2_stays_hidden_from_seat_1_and_the_relay():
+    room = peek_room()
+    room.run(until=lambda: spied(room))
+    assert room.violations == {}
+    tables = room.tables
+    deck = [t.play.deck for t in tables]
+    assert TARGET in deck[0].faces and TARGET in deck[2].faces
+    assert deck[0].faces[TARGET] == deck[2].faces[TARGET]
+    assert TARGET not in deck[1].faces
+    assert tables[1].play.state.seen[TARGET] == {0, 2}  # everyone knows who has seen it, not what
+
+    # What seat 1 can compute: its own key, and every key in the open. No key to card 0 was opened.
+    opened = [o for e in room.ledger if e.kind == "post" and "shares" in e.body
+              for o in e.body["shares"]["open"] if o["pos"] == TARGET]
+    assert opened == []
+    known = deck[1].known.get(TARGET, {})
+    assert set(known) <= {1}
+    # Every sealed share of card 0 is addressed to seat 0 or seat 2 (seat 1 sent its own key to each);
+    # seat 1's box secret opens none of the others' shares.
+    boxes = [(e.seat, s) for e in room.ledger if e.kind == "post" and "shares" in e.body
+             for s in e.body["shares"]["sealed"] if s["pos"] == TARGET]
+    assert sorted((sender, s["to"]) for sender, s in boxes) == [(0, 2), (1, 0), (1, 2), (2, 0)]
+    seat1_box = tables[1].secrets(1, MODP_2048).box
+    for sender, share in boxes:
+        if sender != 1:
+            for other in (sender, share["to"]):
+                assert _open(seat1_box, deck[1].box_keys[other], room.name, 1, sender, share["to"], TARGET,
+                             share["box"]) is None
+    # With only its own key (and any subset of keys anyone published), card 0 decrypts to no card.
+    final = deck[1].final[TARGET]
+    encodings = set(MODP_2048.encoded(24))
+    for keys in itertools.chain.from_iterable(itertools.combinations(known.values(), k) for k in range(len(known) + 1)):
+        exponent = 1
+        for key in keys:
+            exponent = exponent * key % MODP_2048.q
+        assert gmpy2.powmod(final, exponent, MODP_2048.p) not in encodings
+
+    room.run()
+    assert room.violations == {}
+    assert all(t.play.verdict == [] for t in tables), [t.play.verdict for t in tables]
+    outcomes = {t.play.outcome for t in tables}
+    assert len(outcomes) == 1
+    assert any(isinstance(m, Open) for _, m in tables[0].play.moves)
+
+
+def wrong_sealed_share(table, body):
+    """Replace the first sealed key in the post by a wrong one, sealed properly to the same seat."""
+    shares = body.get("shares")
+    if not shares or not shares["sealed"]:
+        return None
+    p = table.play
+    item = shares["sealed"][0]
+    wrong = table.secrets(p.number, p.group).card_key(item["pos"]).d * 2 % p.group.q
+    item["box"] = seal_key(table.secrets(p.number, p.group).box, p.hellos[item["to"]].box_key, table.room,
+                           p.number, table.me, item["to"], item["pos"], wrong, p.group.byte_length)
+    return resign(table, body)
+
+
+def resign(table, body):
+    from tabletop import wire
+
+    p = table.play
+    envelope = table.registry(p).parse({**body, "sig": "0" * 128})
+    return wire.seal(table.identity(body["game"]), table.room, table.me, body["game"], body["n"], envelope.msg,
+                     envelope.shares)
+
+
+@pytest.mark.parametrize("cheater", [0, 1, 2])
+def test_a_wrong_sealed_share_from_any_seat_is_named_by_its_recipient(cheater):
+    room = peek_room()
+    tampered = []
+
+    def tamper(table, body):
+        if tampered:
+            return None
+        changed = wrong_sealed_share(table, body)
+        if changed is not None:
+            tampered.append(changed["shares"]["sealed"][0]["to"])
+        return changed
+
+    room.tamper = {cheater: tamper}
+    room.run()
+    [victim] = tampered
+    name = room.tables[cheater].wish.name
+    assert room.violations[victim].startswith(f"{name} sent a wrong key for card "), room.violations
+    assert "not their committed key" in room.violations[victim]
+
+
+def test_an_unknown_box_secret_opens_nothing():
+    stranger = X25519PrivateKey.generate()
+    room = peek_room()
+    room.run(until=lambda: spied(room))
+    boxes = [(e.seat, s) for e in room.ledger if e.kind == "post" and "shares" in e.body for s in e.body["shares"]["sealed"]]
+    assert boxes
+    key = room.tables[0].play.hellos[0].box_key
+    assert all(_open(stranger, key, room.name, 1, sender, s["to"], s["pos"], s["box"]) is None for sender, s in boxes)
