@@ -229,7 +229,7 @@ class Seat:
         """Stop waiting for silent seats: one line naming what they owe; the transcript is kept."""
         table = self.table
         owed = table.awaiting()
-        if not table.play.hellos and not any(s != table.me for s in table.present):
+        if not any(s != table.me for s in table.names):  # nobody else ever joined
             return f"nobody came to play in room {table.room} (waited {waited:g} s)"
         what = "; ".join(f"{table.name(s)} never {thing}" for s, thing in owed) or "nobody moved"
         line = f"{what} (silent for {waited:g} s)"

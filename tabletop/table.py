@@ -540,6 +540,8 @@ class Table:
                 return Post(p.number + 1, self._my_hello(p.number + 1, p))
             return None
         if self.me not in p.hellos:
+            if p.number == 1 and self.me != 0 and 0 not in p.hellos:
+                return None  # seat 0 opens the room: its hello decides, so that two wishes never race
             return Post(p.number, self._my_hello(p.number, p)) if self.want >= p.number else None
         phase = self.phase
         if phase is Phase.WAITING:

@@ -1,214 +1,107 @@
-"""The cheating arena: an honest engine against a cheating one, over a real relay on loopback.
+"""Seats playing over a real relay on loopback, in this process: one way to start them, one way to stop them.
 
-Each cheater is an ordinary :class:`Session` that deviates at exactly one
-point (one replaced or forged post) and is honest everywhere else. The honest
-side must stop at that post with phase VIOLATION, a problem that starts with
-"opponent" and names the cheat, and a transcript of the ledger; or, for a
-cheat that only the end-of-game audit can see, finish the game and list it in
-the verdict. Nothing may escape ``run()`` as an exception.
-
-The ``arena`` fixture (conftest.py) starts matches; the helpers here check them.
+A seat may post through a :class:`TamperingLedger`, which hands every outgoing
+body to a ``tamper`` function first (tests/room.py has the same hook for the
+pure core): a cheater over the wire is an honest seat whose posts are
+rewritten, never a table whose private methods are overridden.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from games import GAMES
+from tabletop.crypto import MODP_2048
+from tabletop.ledger import Event, Link, RelayClient
+from tabletop.shell import Seat
+from tabletop.table import Strategy, Table, Wish
 
-from discard_tui import protocol as wire
-from discard_tui.bot import simple_strategy
-from discard_tui.engine import Game, Phase, Session
-from discard_tui.rules import DeckKind
-
-HONEST_SEED = bytes([1]) * 32
-CHEATER_SEED = bytes([2]) * 32
-WAIT = 20.0  # seconds; a short-deck game takes well under one
-
-# -- the cheater -------------------------------------------------------------------------------------
+Tamper = Callable[[Table, dict], "dict | list[dict] | None"]
 
 
-class Cheater(Session):
-    """An honest session that deviates once.
+class TamperingLedger:
+    """A relay client whose outgoing posts go through ``tamper(table, body)`` first."""
 
-    :meth:`cheat` sees every message the session is about to post and may
-    return a replacement message (sealed as usual) or a raw relay body (posted
-    verbatim). The cheater does not run its own checks on a raw body when it
-    comes back, so it does not stop itself; a replaced message is applied as
-    usual (the cheater may then stop itself, which does not matter here).
-    """
+    def __init__(self, client: RelayClient, tamper: Tamper, table: Table) -> None:
+        self.client, self.tamper, self.table = client, tamper, table
+        self.sent: list[dict] = []
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.cheated = False
-        self.cheat_body: dict | None = None  # the post that breaks the rules
-        self.raw_body: dict | None = None
-        self.sent: list[dict] = []  # every body posted, in order
+    @property
+    def seat(self) -> int | None:
+        return self.client.seat
 
-    def cheat(self, message: wire.Message) -> wire.Message | dict | None:
-        return None
+    @property
+    def token(self) -> str | None:
+        return self.client.token
 
-    async def _post(self, message: wire.Message) -> None:
-        if not self.cheated and (forged := self.cheat(message)) is not None:
-            self.cheated = True
-            if isinstance(forged, dict):
-                await self._post_raw(forged)
-                return
-            await super()._post(forged)
-            self.cheat_body = self.outbox
-        else:
-            await super()._post(message)
-        assert self.outbox is not None
-        self.sent.append(self.outbox)
+    @property
+    def link(self) -> Link:
+        return self.client.link
 
-    async def _post_raw(self, body: dict) -> None:
-        self.cheat_body = self.raw_body = body
-        self.outbox = body  # nothing else goes out after it
-        self.sent.append(body)
-        await self.ledger.post(body)
+    def events(self) -> AsyncIterator[Event | object]:
+        return self.client.events()
 
-    async def _receive_post(self, event) -> None:
-        if event.seat == self.seat and self.raw_body is not None and event.body == self.raw_body:
-            return
-        await super()._receive_post(event)
+    async def post(self, body: dict) -> bool:
+        changed = self.tamper(self.table, body)
+        bodies = [body] if changed is None else [changed] if isinstance(changed, dict) else changed
+        ok = True
+        for each in bodies:
+            self.sent.append(each)
+            ok = await self.client.post(each) and ok
+        return ok
 
-    # helpers for cheats
-
-    def playing_move(self, message: wire.Message) -> bool:
-        return self.phase is Phase.PLAYING and isinstance(message, (wire.Draw, wire.Discard))
-
-    def key_hex(self, pos: int) -> str:
-        return format(self.mine.card_keys[pos].d, "x")
-
-    def seal(self, message: wire.Message, identity: Ed25519PrivateKey | None = None) -> dict:
-        g = self.game
-        assert self.seat is not None
-        return wire.seal(identity or self.identity(g.number), self.room, self.seat, g.number,
-                         g.counters[self.seat] + 1, message)
-
-
-# -- the arena ---------------------------------------------------------------------------------------
+    async def close(self) -> None:
+        await self.client.close()
 
 
 @dataclass
-class Match:
-    honest: Session
-    cheater: Cheater
+class Players:
+    seats: list[Seat]
     tasks: list[asyncio.Task] = field(default_factory=list)
 
-    @property
-    def honest_task(self) -> asyncio.Task:
-        return self.tasks[0]
-
-
-DEFAULT = object()
-
-
-def arena_starter(relay_url, tmp_path, request, matches_started):
-    """``await start(CheaterClass, ...)``: an honest session and a cheater playing in a fresh room."""
-    base = re.sub(r"[^A-Za-z0-9._-]", "-", request.node.name)[:60]
-
-    async def start(cheater_cls: type[Cheater] = Cheater, *, deck: DeckKind = DeckKind.SHORT,
-                    honest_autoplay=DEFAULT, cheater_autoplay=DEFAULT, honest_seed: bytes = HONEST_SEED,
-                    cheater_seed: bytes = CHEATER_SEED, cheater_seat: int = 1) -> Match:
-        honest_options = {"deck": deck, "seed": honest_seed, "transcript_dir": tmp_path,
-                          "autoplay": simple_strategy(1) if honest_autoplay is DEFAULT else honest_autoplay}
-        cheater_options = {"deck": deck, "seed": cheater_seed, "transcript_dir": None,
-                           "autoplay": simple_strategy(2) if cheater_autoplay is DEFAULT else cheater_autoplay}
-        # The relay seats players in the order they join.
-        order = [("honest", Session, honest_options), ("cheater", cheater_cls, cheater_options)]
-        if cheater_seat == 0:
-            order.reverse()
-        joined = {}
-        room = f"{base}-{len(matches_started)}"
-        for name, cls, options in order:
-            joined[name] = await cls.connect(relay_url, room, name, **options)
-        match = Match(joined["honest"], joined["cheater"])
-        assert match.cheater.ledger.seat == cheater_seat
-        match.tasks = [asyncio.create_task(match.honest.run()), asyncio.create_task(match.cheater.run())]
-        matches_started.append(match)
-        return match
-
-    return start
-
-
-async def stop(matches_started: list[Match]) -> None:
-    for match in matches_started:
-        for task in match.tasks:
+    async def stop(self) -> None:
+        for task in self.tasks:
             task.cancel()
-        await asyncio.gather(*match.tasks, return_exceptions=True)
-        for session in (match.honest, match.cheater):
-            await session.ledger.close()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for seat in self.seats:
+            await seat.ledger.close()
+
+    async def next_games(self, timeout: float = 30) -> list[int | None]:
+        return await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in self.seats)), timeout)
 
 
-async def honest_outcome(match: Match) -> Game | None:
-    """What the honest side put on ``completed`` first; fails if its run() raised or it went quiet."""
-    getter = asyncio.ensure_future(match.honest.completed.get())
-    done, _ = await asyncio.wait({getter, match.honest_task}, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
-    if getter not in done:
-        getter.cancel()
-        task = match.honest_task
-        if task.done():
-            raise AssertionError(f"the honest run() ended early: {task.exception()!r}")
-        raise AssertionError(f"the honest side neither finished nor stopped; phase {match.honest.phase}, "
-                             f"log {match.honest.log[-5:]}")
-    return getter.result()
+Wrap = Callable[[RelayClient, Table], object]  # a ledger around the seat's relay client
 
 
-async def assert_caught(match: Match, *fragments: str) -> str:
-    """The honest side stopped at the cheat, named it, wrote a transcript, and run() returned cleanly."""
-    honest = match.honest
-    assert await honest_outcome(match) is None, f"the game finished: {honest.log[-5:]}"
-    assert honest.phase is Phase.VIOLATION, (honest.phase, honest.problem)
-    problem = honest.problem
-    assert problem is not None
-    assert problem.startswith("opponent"), problem
-    for fragment in fragments:
-        assert fragment in problem, f"{fragment!r} not in {problem!r}"
-    # run() returns by itself once it stops, without raising
-    await asyncio.wait_for(asyncio.shield(match.honest_task), 5)
-    assert match.honest_task.exception() is None
-    assert_transcript(match, problem)
-    assert honest.log[-1] == f"stopped: {problem}"
-    view = honest.view()
-    assert view.phase is Phase.VIOLATION and view.problem == problem
-    return problem
+async def start_players(url: str, room: str, strategies: list[Strategy | None], *, game: str = "discard",
+                        options: dict | None = None, tamper: dict[int, Tamper] | None = None,
+                        wrap: dict[int, Wrap] | None = None, transcript_dir: Path | None = None,
+                        think_time: float = 0.0, seats: int | None = None) -> Players:
+    """Seat ``len(strategies)`` players in ``room`` in order (seat k gets seed bytes([k + 1]) * 32), and run them.
 
-
-def assert_transcript(match: Match, problem: str) -> None:
-    honest = match.honest
-    path = honest.transcript_path
-    assert path is not None, "no transcript written"
-    path = Path(path)
-    tmp = honest.transcript_dir
-    assert tmp is not None and path.is_file() and path.parent == tmp
-    assert honest.view().transcript == str(path)
-    record = json.loads(path.read_text())
-    assert record["reason"] == problem
-    assert record["room"] == honest.room and record["seat"] == honest.seat
-    events = record["events"]
-    assert events == [e.as_json() for e in honest.events]
-    kinds = {e["kind"] for e in events}
-    assert {"join", "post"} <= kinds
-    assert sum(e["kind"] == "post" for e in events) >= 2
-    # The cheat is the last thing the honest side saw, posted by the cheater's seat.
-    assert events[-1]["kind"] == "post" and events[-1]["seat"] == match.cheater.seat
-    assert match.cheater.cheat_body is not None
-    assert events[-1]["body"] == match.cheater.cheat_body
-
-
-def draw_first(seed: int):
-    """Draw while the draw pile lasts, then discard a random playable card (seeded)."""
-    fallback = simple_strategy(seed)
-
-    def choose(session: Session) -> int | None:
-        assert session.game.table is not None
-        return None if session.game.table.draw_pile else fallback(session)
-
-    return choose
-
-
+    ``tamper`` rewrites a seat's posts; ``wrap`` puts any other ledger around a seat's relay client; ``seats``
+    leaves room for players started elsewhere (a bot process, say).
+    """
+    names = ["ana", "bo", "cy", "di", "ed", "flo"]
+    started = []
+    for k, strategy in enumerate(strategies):
+        wish = Wish(names[k], game, seats or len(strategies), dict(options or {}), MODP_2048)
+        client = RelayClient(url, room, wish.name, seats=wish.seats)
+        await client.open()
+        assert client.seat == k
+        table = Table(room, k, bytes([k + 1]) * 32, GAMES, wish, follow=k > 0)
+        ledger: object = client
+        if tamper and k in tamper:
+            ledger = TamperingLedger(client, tamper[k], table)
+        if wrap and k in wrap:
+            ledger = wrap[k](client, table)
+        seat = Seat(ledger, table, autoplay=strategy, think_time=think_time,  # type: ignore[arg-type]
+                    transcript_dir=transcript_dir)
+        client.on_link = seat.link_changed
+        started.append(seat)
+    players = Players(started)
+    players.tasks = [asyncio.create_task(s.run()) for s in started]
+    return players

@@ -59,10 +59,16 @@ def until():
 
 
 @pytest.fixture
-async def arena(relay_url, tmp_path, request):
-    """``await arena(CheaterClass, ...)``: an honest session and a cheater playing in a fresh room (tests/arena.py)."""
-    from arena import arena_starter, stop
+async def players(relay_url):
+    """``await players(room, [strategy, …], …)``: seats playing in ``room`` over the test's relay (tests/arena.py)."""
+    from arena import start_players
 
     started: list = []
-    yield arena_starter(relay_url, tmp_path, request, started)
-    await stop(started)
+
+    async def start(room, strategies, **options):
+        started.append(await start_players(relay_url, room, strategies, **options))
+        return started[-1]
+
+    yield start
+    for each in started:
+        await each.stop()

@@ -4,16 +4,8 @@ import gmpy2
 import pytest
 from gmpy2 import mpz
 
-from tabletop.crypto import (
-    MODP_2048,
-    MODP_3072,
-    CryptoViolation,
-    Key,
-    PlayerSecrets,
-    decrypt,
-    group_for_prime,
-    powmod_many,
-)
+from tabletop.crypto import MODP_2048, MODP_3072, CryptoViolation, Key, decrypt, group_for_prime, powmod_many
+from tabletop.deck import Deck, Secrets
 
 SEED = bytes(range(32))
 
@@ -65,34 +57,43 @@ def test_encoding_is_distinct_quadratic_residues():
     assert all(g.is_element(x) for x in encodings)
 
 
-async def test_legendre_symbol_tells_nothing():
+def shuffle_steps(size: int, seats: int = 2) -> tuple[list[list], list[Secrets]]:
+    """Every step of an honest shuffle among ``seats`` players, computed in-process."""
+    g = MODP_2048
+    secrets = [Secrets(g, bytes([k + 1]) * 32) for k in range(seats)]
+    deck = Deck("room", 1, g, g.encoded(size), tuple(range(seats)), 0, secrets[0], {})
+    steps = [list(g.encoded(size))]
+    for step in range(2 * seats):
+        deck.me, deck.secrets = deck.step_owner(step), secrets[deck.step_owner(step)]
+        job = deck.shuffle_job()
+        message = job.finish([gmpy2.powmod(b, e, g.p) for b, e in zip(job.bases, job.exponents)])
+        deck.steps.append([mpz(x, 16) for x in message.deck])
+        steps.append(deck.steps[-1])
+    return steps, secrets
+
+
+def test_legendre_symbol_tells_nothing():
     """Lipton's attack: plain SRA leaks each card's quadratic residuosity. Ours are all residues."""
-    g = MODP_2048
-    deck = [g.encode(i) for i in range(52)]
-    alice, bob = PlayerSecrets(g, b"a" * 32, 52), PlayerSecrets(g, b"b" * 32, 52)
-    step1 = await alice.shuffle_phase1(deck)
-    step2 = await bob.shuffle_phase1(step1)
-    step3 = await alice.shuffle_phase2(step2)
-    step4 = await bob.shuffle_phase2(step3)
-    for stage in (deck, step1, step2, step3, step4):
-        assert {gmpy2.legendre(x, g.p) for x in stage} == {1}
+    steps, _ = shuffle_steps(52)
+    for stage in steps:
+        assert {gmpy2.legendre(x, MODP_2048.p) for x in stage} == {1}
 
 
-async def test_two_phase_shuffle_decrypts_to_a_permutation():
+@pytest.mark.parametrize("seats", [2, 3])
+def test_the_shuffle_decrypts_to_a_permutation(seats):
     g = MODP_2048
-    deck = [g.encode(i) for i in range(24)]
-    alice, bob = PlayerSecrets(g, b"a" * 32, 24), PlayerSecrets(g, b"b" * 32, 24)
-    final = await bob.shuffle_phase2(await alice.shuffle_phase2(await bob.shuffle_phase1(await alice.shuffle_phase1(deck))))
-    faces = [decrypt(g, c, alice.card_keys[i].d, bob.card_keys[i].d) for i, c in enumerate(final)]
+    steps, secrets = shuffle_steps(24, seats)
+    final = steps[-1]
+    faces = [decrypt(g, c, *(s.card_key(i).d for s in secrets)) for i, c in enumerate(final)]
     assert sorted(g.encodings(24)[f] for f in faces) == list(range(24))
-    assert faces != deck  # shuffled
+    assert faces != steps[0]  # shuffled
 
 
 def test_permutation_is_deterministic_per_seed():
-    a1, a2 = PlayerSecrets(MODP_2048, SEED, 52), PlayerSecrets(MODP_2048, SEED, 52)
-    assert a1.permutation() == a2.permutation()
-    assert sorted(a1.permutation()) == list(range(52))
-    assert PlayerSecrets(MODP_2048, b"x" * 32, 52).permutation() != a1.permutation()
+    a1, a2 = Secrets(MODP_2048, SEED), Secrets(MODP_2048, SEED)
+    assert a1.permutation(52) == a2.permutation(52)
+    assert sorted(a1.permutation(52)) == list(range(52))
+    assert Secrets(MODP_2048, b"x" * 32).permutation(52) != a1.permutation(52)
 
 
 @pytest.mark.parametrize("value, problem", [

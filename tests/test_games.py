@@ -1,4 +1,4 @@
-"""Whole games between two engines over a real relay on loopback, and the discard-bot CLI."""
+"""Whole games between seats over a real relay on loopback, and the discard-bot CLI."""
 
 import asyncio
 import json
@@ -6,83 +6,52 @@ import subprocess
 import sys
 
 import pytest
+
+from games.discard.strategy import simple
 from processes import finish, run_bot
-
-from discard_tui.bot import simple_strategy
-from discard_tui.engine import Phase, Session
-from discard_tui.rules import DeckKind
+from tabletop.table import Phase
 
 
-async def start_pair(url, room, deck=DeckKind.FULL, **options):
-    sessions = []
-    for seat, name in enumerate(("alice", "bob")):
-        session = await Session.connect(url, room, name, deck=deck, autoplay=simple_strategy(seat),
-                                        seed=bytes([seat]) * 32, **options)
-        sessions.append(session)
-    tasks = [asyncio.create_task(s.run()) for s in sessions]
-    return sessions, tasks
+@pytest.mark.parametrize("deck", ["full", "short"])
+async def test_two_seats_finish_a_fair_game(players, deck, tmp_path):
+    pair = await players(f"game-{deck}", [simple(1), simple(2)], options={"deck": deck}, transcript_dir=tmp_path)
+    games = await pair.next_games()
+    assert games == [1, 1], [s.table.problem for s in pair.seats]
+    tables = [s.table for s in pair.seats]
+    for table in tables:
+        assert table.phase is Phase.OVER and table.play.verdict == []
+        assert table.play.deck.size == (52 if deck == "full" else 24)
+    assert tables[0].play.outcome == tables[1].play.outcome
+    assert tables[0].play.moves == tables[1].play.moves  # both folded the same game
+    board = tables[0].view().board
+    assert board.draw_pile + sum(board.hand_sizes) + board.discard_count == board.deck_size
+    view = tables[0].view()
+    assert view.result in ("win", "loss") and view.verdict.startswith("fair:")
+    assert not list(tmp_path.iterdir())  # no violation, no transcript
 
 
-async def stop(sessions, tasks):
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    for session in sessions:
-        await session.ledger.close()
+async def test_rematch_new_keys_and_loser_starts(players):
+    pair = await players("rematch", [simple(1), simple(2)], options={"deck": "short"})
+    await pair.next_games()
+    first = pair.seats[0].table.play
+    loser = 1 - first.outcome.winners[0]
+    assert await asyncio.gather(*(s.rematch() for s in pair.seats)) == [None, None]
+    assert await pair.next_games() == [2, 2]
+    for seat in pair.seats:
+        second = seat.table.play
+        assert second.number == 2 and second.verdict == [] and second.starter == loser
+    second = pair.seats[0].table.play
+    assert second.deck.final != first.deck.final  # a new shuffle under new keys
+    assert first.hellos[0].verify_key != second.hellos[0].verify_key  # a fresh identity per game
+    assert pair.seats[0].table.view().wins == pair.seats[1].table.view().wins
 
 
-async def next_games(sessions):
-    return await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in sessions)), 30)
-
-
-@pytest.mark.parametrize("deck", [DeckKind.FULL, DeckKind.SHORT])
-async def test_two_engines_finish_a_fair_game(relay_url, deck, tmp_path):
-    sessions, tasks = await start_pair(relay_url, f"game-{deck.value}", deck, transcript_dir=tmp_path)
-    try:
-        games = await next_games(sessions)
-        for session, game in zip(sessions, games):
-            assert game is not None, session.problem
-            assert session.phase is Phase.OVER
-            assert game.verdict == [], game.verdict
-            assert game.size == len(deck.cards)
-        alice, bob = sessions
-        assert {games[0].table.winner, games[1].table.winner} == {games[0].table.winner}
-        # Both saw the same moves, and every card is accounted for once.
-        assert [vars(m) for m in games[0].moves] == [vars(m) for m in games[1].moves]
-        table = games[0].table
-        assert len(table.draw_pile) + sum(map(len, table.hands)) + len(table.discard_pile) == len(deck.cards)
-        view = alice.view()
-        assert view.result in ("win", "loss") and view.verdict.startswith("fair:")
-        assert not list(tmp_path.iterdir())  # no violation, no transcript
-    finally:
-        await stop(sessions, tasks)
-
-
-async def test_rematch_new_keys_and_loser_starts(relay_url):
-    sessions, tasks = await start_pair(relay_url, "rematch", DeckKind.SHORT)
-    try:
-        first = await next_games(sessions)
-        loser = 1 - first[0].table.winner
-        assert await asyncio.gather(*(s.rematch() for s in sessions)) == [None, None]
-        second = await next_games(sessions)
-        for game in second:
-            assert game is not None and game.number == 2 and game.verdict == []
-            assert game.starter == loser
-        assert second[0].shuffles[3] != first[0].shuffles[3]  # a new shuffle under new keys
-        assert first[0].hellos[0].verify_key != second[0].hellos[0].verify_key  # a fresh identity per game
-    finally:
-        await stop(sessions, tasks)
-
-
-async def test_rematch_is_refused_mid_game(relay_url):
-    sessions, tasks = await start_pair(relay_url, "early-rematch", DeckKind.SHORT)
-    try:
-        assert await sessions[0].rematch() == "a rematch can start once this game is over"
-        await next_games(sessions)
-        assert await sessions[0].rematch() is None
-        assert await sessions[0].rematch() == "a rematch is already requested"
-    finally:
-        await stop(sessions, tasks)
+async def test_rematch_is_refused_mid_game(players):
+    pair = await players("early-rematch", [simple(1), simple(2)], options={"deck": "short"})
+    assert await pair.seats[0].rematch() == "a rematch can start once this game is over"
+    await pair.next_games()
+    assert await pair.seats[0].rematch() is None
+    assert await pair.seats[0].rematch() == "a rematch is already requested"
 
 
 async def test_bot_cli_prints_one_json_line_per_game(relay_url, tmp_path, monkeypatch):
@@ -94,9 +63,11 @@ async def test_bot_cli_prints_one_json_line_per_game(relay_url, tmp_path, monkey
         lines = [json.loads(line) for line in out.splitlines()]
         assert [line["game"] for line in lines] == [1, 2]
         for line in lines:
-            assert set(line) == {"game", "result", "audit", "deck", "shuffle_s", "game_s", "moves"}
+            assert set(line) == {"game", "result", "audit", "deck", "shuffle_s", "game_s", "moves", "players",
+                                 "scores"}
             assert line["audit"] == "fair" and line["deck"] == 24 and line["result"] in ("win", "loss")
             assert 0 < line["shuffle_s"] <= line["game_s"] and line["moves"] > 0
+            assert line["players"] == 2 and len(line["scores"]) == 2
 
 
 def test_bot_unreachable_relay_is_one_line():
@@ -106,10 +77,11 @@ def test_bot_unreachable_relay_is_one_line():
     assert result.stderr.count("\n") == 1 and "cannot reach the relay at ws://127.0.0.1:9" in result.stderr
 
 
-def test_bot_bad_flag_is_one_line():
-    result = subprocess.run([sys.executable, "-m", "discard_tui.bot", "--relay", "ws://x", "--room", "r",
-                             "--deck", "huge"], capture_output=True, text=True, timeout=30)
-    assert result.returncode == 2 and result.stderr.count("\n") == 1
+@pytest.mark.parametrize("flags", [["--deck", "huge"], ["--seats", "9"], ["--name", "a\tb"]])
+def test_bot_bad_flag_is_one_line(flags):
+    result = subprocess.run([sys.executable, "-m", "discard_tui.bot", "--relay", "ws://x", "--room", "r", *flags],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
 
 
 async def test_bot_gives_up_on_a_silent_opponent(relay_url):

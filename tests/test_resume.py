@@ -15,11 +15,15 @@ import pytest
 from processes import finish, run_bot
 
 from discard_tui import saves
-from discard_tui.bot import simple_strategy
-from discard_tui.engine import Phase
-from discard_tui.rules import DeckKind
+from games.discard.strategy import simple
+from tabletop.crypto import MODP_2048
+from tabletop.table import Phase, Wish
 
-PLAY_STARTS_AT = 14  # two joins and twelve posts: hellos, coin flip, four shuffle steps, deals
+PLAY_STARTS_AT = 14  # two joins and twelve posts: hellos, the draw for who starts, four shuffle steps, deals
+
+
+def wish(name: str) -> Wish:
+    return Wish(name, "discard", 2, {"deck": "short"}, MODP_2048)
 
 
 def bot(url, room, name, *extra):
@@ -99,8 +103,7 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
     room = "cut"
     sessions = []
     for seat, name in enumerate(("a", "b")):
-        session, resumed = await saves.resume_or_join(url, room, name, deck=DeckKind.SHORT, think_time=0.01,
-                                                      autoplay=simple_strategy(seat))
+        session, resumed = await saves.resume_or_join(url, room, wish(name), think_time=0.01, autoplay=simple(seat))
         assert not resumed
         sessions.append(session)
     tasks = [asyncio.create_task(s.run()) for s in sessions]
@@ -108,7 +111,8 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
         await until(lambda: relay.rooms[room].head >= PLAY_STARTS_AT + 4, "play to start")
         relay.rooms[room].seats[0].client.connection.transport.abort()
         games = await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in sessions)), 60)
-        assert all(g is not None and g.verdict == [] for g in games), [s.problem for s in sessions]
+        assert games == [1, 1] and all(s.table.play.verdict == [] for s in sessions), \
+            [s.table.problem for s in sessions]
         kinds = [(e["seat"], e["kind"]) for e in map(json.loads, relay.rooms[room].frames)]
         assert kinds.count((0, "join")) == 2 and (0, "leave") in kinds  # it really was cut and came back
         assert_never_posted_twice(relay.rooms[room].frames)
@@ -160,34 +164,34 @@ async def test_relay_restart_with_store_mid_game(tmp_path, until):
 
 
 async def test_saved_seat_is_private(relay_url, private_data_dir):
-    session, _ = await saves.resume_or_join(relay_url, "private", "me", deck=DeckKind.SHORT)
+    session, _ = await saves.resume_or_join(relay_url, "private", wish("me"))
     try:
         path = saves.path_for(relay_url, "private", "me")
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
         assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
         saved = saves.load(relay_url, "private", "me")
-        assert saved.token == session.ledger.token and saved.seed_bytes == session.seed
+        assert saved.token == session.ledger.token and saved.seed_bytes == session.table.seed
     finally:
         await session.ledger.close()
 
 
 async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
     """A second client with the saved seed and token replays the ledger into the same hand."""
-    players = [await saves.resume_or_join(relay_url, "replay", n, deck=DeckKind.SHORT) for n in ("x", "y")]
+    players = [await saves.resume_or_join(relay_url, "replay", wish(n)) for n in ("x", "y")]
     sessions = [s for s, _ in players]
     tasks = [asyncio.create_task(s.run()) for s in sessions]
     again = None
     try:
-        await until(lambda: all(s.phase is Phase.PLAYING for s in sessions), "the deal")
-        before = sessions[0].hand()
+        await until(lambda: all(s.table.phase is Phase.PLAYING for s in sessions), "the deal")
+        before = sessions[0].table.view().board.hand
         tasks[0].cancel()
         await sessions[0].ledger.close()
-        again, resumed = await saves.resume_or_join(relay_url, "replay", "x", deck=DeckKind.SHORT)
+        again, resumed = await saves.resume_or_join(relay_url, "replay", wish("x"))
         assert resumed
         task = asyncio.create_task(again.run())
         tasks.append(task)
-        await until(lambda: again.phase is Phase.PLAYING and again.caught_up, "the replay")
-        assert again.hand() == before and again.seat == sessions[0].seat
+        await until(lambda: again.table.phase is Phase.PLAYING and again.caught_up, "the replay")
+        assert again.table.view().board.hand == before and again.table.me == sessions[0].table.me
     finally:
         for task in tasks:
             task.cancel()

@@ -1,14 +1,17 @@
-"""The pure rules: cards, matching, the table's moves and their refusals."""
+"""Discard's pure rules: cards, matching, the table's moves and their refusals."""
 
 import pytest
 
-from discard_tui.rules import Card, DeckKind, RuleViolation, Table, false_claim, matches, short_mismatch
+from games.cards import FULL_DECK, SHORT_DECK, Card
+from games.discard.rules import Table, false_claim, matches, short_mismatch
+from tabletop.game import RuleViolation
 
 
 def test_decks():
-    assert len(DeckKind.FULL.cards) == 52 and len(set(DeckKind.FULL.cards)) == 52
-    assert len(DeckKind.SHORT.cards) == 24
-    assert {c.rank for c in DeckKind.SHORT.cards} == {"9", "10", "J", "Q", "K", "A"}
+    assert len(FULL_DECK) == 52 and len(set(FULL_DECK)) == 52
+    assert FULL_DECK[:5] == (Card("2", "♠"), Card("2", "♥"), Card("2", "♦"), Card("2", "♣"), Card("3", "♠"))
+    assert len(SHORT_DECK) == 24 and SHORT_DECK[0] == Card("9", "♠") and SHORT_DECK[-1] == Card("A", "♣")
+    assert {c.rank for c in SHORT_DECK} == {"9", "10", "J", "Q", "K", "A"}
 
 
 def test_matching():
@@ -20,21 +23,19 @@ def test_matching():
     assert short_mismatch(Card("7", "♣"), nine_diamonds) == "7♣ matches neither ♦ nor 9"
 
 
-def dealt_table(faces: dict[int, Card]) -> Table:
-    table = Table(len(DeckKind.SHORT.cards), starter=0)
-    table.faces = dict(faces)
-    table.deal()
-    return table
+def dealt_table(faces: dict[int, Card], starter: int = 0) -> Table:
+    return Table(len(SHORT_DECK), starter, 2, dict(faces))
 
 
 def short_faces() -> dict[int, Card]:
-    return dict(enumerate(DeckKind.SHORT.cards))
+    return dict(enumerate(SHORT_DECK))
 
 
 def test_deal_gives_starter_first_five():
     table = dealt_table(short_faces())
-    assert table.hands == ([0, 1, 2, 3, 4], [5, 6, 7, 8, 9])
+    assert table.hands == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
     assert table.draw_pile[0] == 10 and table.turn == 0
+    assert dealt_table(short_faces(), starter=1).hands == [[5, 6, 7, 8, 9], [0, 1, 2, 3, 4]]
 
 
 def test_draw_must_be_top_and_in_turn():
@@ -50,22 +51,22 @@ def test_draw_must_be_top_and_in_turn():
 def test_discard_checks_hand_and_match():
     table = dealt_table(short_faces())
     with pytest.raises(RuleViolation, match="not in their hand"):
-        table.apply_discard(0, 5, table.faces[5])
-    table.apply_discard(0, 0, table.faces[0])  # anything goes on an empty pile
+        table.apply_discard(0, 5)
+    table.apply_discard(0, 0)  # anything goes on an empty pile
     top = table.top
     hand = table.hands[1]
     bad = next(p for p in hand if not matches(table.faces[p], top))
     before = (list(table.hands[1]), list(table.discard_pile), table.turn)
     with pytest.raises(RuleViolation, match=f"^discarded {table.faces[bad]}, which matches neither the suit nor "
                        f"the value of {top}$"):
-        table.apply_discard(1, bad, table.faces[bad])
+        table.apply_discard(1, bad)
     assert (table.hands[1], table.discard_pile, table.turn) == before  # a refused move changes nothing
 
 
 def test_last_card_wins():
     table = dealt_table(short_faces())
     table.hands[0][:] = [0]
-    table.apply_discard(0, 0, table.faces[0])
+    table.apply_discard(0, 0)
     assert table.winner == 0 and table.over
 
 
@@ -77,8 +78,18 @@ def test_cant_move_only_with_empty_draw_pile():
     with pytest.raises(RuleViolation, match="anything goes on the empty discard pile"):
         table.apply_cant_move(0)
     table.discard_pile.append(table.hands[1].pop())
+    table.hands[0][:] = [p for p in table.hands[0] if not matches(table.faces[p], table.top)]
     table.apply_cant_move(0)
     assert table.winner == 1
+
+
+def test_a_false_cant_move_claim_is_refused_once_every_face_is_known():
+    table = dealt_table(short_faces())
+    table.draw_pile.clear()
+    table.discard_pile.append(table.hands[1].pop())
+    held = next(p for p in table.hands[0] if matches(table.faces[p], table.top))
+    with pytest.raises(RuleViolation, match=f"held {table.faces[held]}"):
+        table.apply_cant_move(0)
 
 
 def test_false_claim_finds_the_disproof():

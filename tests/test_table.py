@@ -157,3 +157,13 @@ def test_an_unknown_box_secret_opens_nothing():
     assert boxes
     key = room.tables[0].play.hellos[0].box_key
     assert all(_open(stranger, key, room.name, 1, sender, s["to"], s["pos"], s["box"]) is None for sender, s in boxes)
+
+
+def test_seat_0_opens_the_room_and_a_joiner_follows_its_terms():
+    room = Room(options={"deck": "short"})
+    room.tables[1].wish = room.tables[1].wish.__class__("bo", "discard", 2, {"deck": "full"}, MODP_2048)
+    room.strategies = {0: simple(1), 1: simple(2)}
+    room.run()
+    assert room.violations == {}
+    assert [e.seat for e in room.ledger if e.kind == "post"][:2] == [0, 1]  # seat 0's hello first
+    assert room.tables[1].play.deck.size == 24  # bo wished for the full deck, and plays the room's

@@ -1,0 +1,109 @@
+"""Cheats over a real relay: what the pure-core suite cannot show (transcripts, processes, silence, the relay)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from games.discard.game import Draw
+from games.discard.strategy import simple
+from processes import finish, run_bot
+from tabletop import wire
+from tabletop.ledger import Event, RelayClient
+from tabletop.table import Phase, Table
+from test_cheating import Once, mismatch
+
+
+async def test_a_violation_over_the_wire_stops_with_a_transcript(players, tmp_path):
+    cheat = Once(mismatch)
+    pair = await players("mismatch", [simple(1), simple(2)], options={"deck": "short"}, tamper={1: cheat},
+                         transcript_dir=tmp_path)
+    honest = pair.seats[0]
+    assert await asyncio.wait_for(honest.completed.get(), 30) is None
+    await asyncio.wait_for(pair.tasks[0], 5)  # run() returns by itself, without raising
+    problem = honest.table.problem
+    assert problem is not None and problem.startswith("bo discarded ") and "matches neither" in problem
+    path = honest.transcript_path
+    assert path is not None and Path(path).parent == tmp_path
+    record = json.loads(Path(path).read_text())
+    assert record["reason"] == problem and record["room"] == "mismatch" and record["seat"] == 0
+    assert record["events"] == [e.as_json() for e in honest.events]
+    assert record["events"][-1]["body"] == cheat.body  # the cheat is the last thing the honest seat saw
+
+
+class ForgingRelay:
+    """The honest seat's relay: once it is the seat's turn, it slips in a post stamped with the seat's own number."""
+
+    def __init__(self, client: RelayClient, table: Table) -> None:
+        self.client, self.table = client, table
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    async def events(self):
+        async for item in self.client.events():
+            yield item
+            table = self.table
+            if isinstance(item, Event) and table.view().my_turn:
+                p = table.play
+                forged = wire.seal(Ed25519PrivateKey.generate(), table.room, table.me, p.number,
+                                   p.counters[table.me] + 1, Draw(pos=p.state.table.draw_pile[0]))
+                yield Event(item.seq + 1, table.me, table.wish.name, "post", forged, item.time)
+                return
+
+
+async def test_the_relay_forging_a_post_in_my_seat(players, tmp_path):
+    pair = await players("forged", [None, simple(2)], options={"deck": "short"}, wrap={0: ForgingRelay},
+                         transcript_dir=tmp_path)
+    honest = pair.seats[0]
+    assert await asyncio.wait_for(honest.completed.get(), 30) is None
+    assert honest.table.problem.startswith("the relay forged a message in your seat"), honest.table.problem
+    assert honest.transcript_path is not None
+
+
+class Staller:
+    """Plays until it owes ``what``, then withholds it (a tamper that swallows the post)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __call__(self, table, body):
+        if self.what == "audit" and body["msg"]["type"] == "audit":
+            return []
+        if self.what == "move" and table.phase is Phase.PLAYING and body["msg"]["type"] in ("draw", "discard"):
+            return []
+        return None
+
+
+@pytest.mark.parametrize("what, owed", [
+    ("audit", "never sent their keys for the audit: the game cannot be verified"),
+    ("move", "never made their move"),
+])
+async def test_a_bot_gives_up_on_a_staller_that_keeps_reconnecting(players, relay_url, until, what, owed):
+    room = f"stall-{what}"
+    pair = await players(room, [simple(2)], options={"deck": "short"}, tamper={0: Staller(what)}, seats=2)
+    victim = run_bot(relay_url, room, "--name", "victim", "--deck", "short", "--timeout", "1.5", "--seed", "1")
+    staller = pair.seats[0]
+    try:
+        stalled = {"audit": ("audit",), "move": ("draw", "discard")}[what]
+        await until(lambda: staller.outbox is not None and staller.outbox["msg"]["type"] in stalled,
+                    "the stall", rounds=3000)
+        while victim.poll() is None:  # join and leave over and over: no progress, so no excuse
+            churn = RelayClient(relay_url, room, "staller", token=staller.ledger.token)
+            await churn.open()
+            await churn.close()
+            await asyncio.sleep(0.2)
+        code, _, err = await finish(victim)
+        assert code == 1
+        [line] = err.splitlines()
+        assert line.startswith(f"discard-bot: ana {owed} (silent for 1.5 s); transcript: "), line
+        transcript = Path(line.split("transcript: ")[1].split(";")[0])
+        assert json.loads(transcript.read_text())["reason"].startswith(f"ana {owed}")
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+
