@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import sqlite3
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -22,9 +23,11 @@ except ImportError:
 from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Horizontal, Vertical
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
+from textual.worker import WorkerFailed
 from textual.widgets import Footer, Label, LoadingIndicator, ProgressBar, RichLog, Static
 
 from . import crypto
@@ -106,11 +109,11 @@ class ConnectingScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connecting", classes="dialog"):
-            yield Label(self.where, id="where")
+            yield Label(self.where, id="where", markup=False)
             if self.invite:
                 yield Label("Your friend types:", classes="dim")
-                yield Label(f"[b]{self.invite}[/b]", id="invite")
-            yield Label("Connecting…", id="waiting")
+                yield Label(Content.from_markup("[b]$invite[/b]", invite=self.invite), id="invite")
+            yield Label("Connecting…", id="waiting", markup=False)
             yield LoadingIndicator()
             yield Label("Escape cancels.", classes="dim")
         yield Footer()
@@ -131,7 +134,7 @@ class ProblemScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
             yield Label("[b]Cannot play[/b]")
-            yield Label(self.problem, id="problem")
+            yield Label(self.problem, id="problem", markup=False)
             yield Label("Press r to try again or q to quit.")
         yield Footer()
 
@@ -148,9 +151,9 @@ class ViolationScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
             yield Label("[b]Game stopped: the rules were broken[/b]")
-            yield Label(self.problem, id="problem")
+            yield Label(self.problem, id="problem", markup=False)
             if self.transcript:
-                yield Label(f"Transcript of every message: {self.transcript}", id="transcript")
+                yield Label(f"Transcript of every message: {self.transcript}", id="transcript", markup=False)
         yield Footer()
 
 
@@ -164,9 +167,9 @@ class GameOverScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover", classes="dialog"):
-            yield Label("", id="result")
-            yield Label("", id="verdict")
-            yield Label("", id="offer")
+            yield Label("", id="result", markup=False)
+            yield Label("", id="verdict", markup=False)
+            yield Label("", id="offer", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -177,7 +180,7 @@ class GameOverScreen(ModalScreen[None]):
         if not self.query("#result"):
             return  # not composed yet: on_mount shows it
         result = self.query_one("#result", Label)
-        result.update("[b]You win![/b]" if view.result == "win" else "[b]You lose[/b]")
+        result.update("You win!" if view.result == "win" else "You lose")
         result.set_class(view.result == "win", "win")
         verdict = f"Audit: {view.verdict}" if view.verdict else "Auditing…"
         if view.transcript and view.verdict and not view.verdict.startswith("fair"):
@@ -227,14 +230,14 @@ class TableScreen(Screen[None]):
         yield StatusBar(id="status")
         with Horizontal(id="table"):
             with Vertical(id="play"):
-                yield Label("Opponent", id="opponent-label", classes="label")
+                yield Label("Opponent", id="opponent-label", classes="label", markup=False)
                 yield OpponentHand(id="opponent")
                 yield Static(classes="spacer")
                 with Horizontal(id="middle"):
                     yield DrawPile(id="draw")
                     yield DiscardPile(id="discard")
                     with Vertical(id="progress-box"):
-                        yield Label("", id="progress-label")
+                        yield Label("", id="progress-label", markup=False)
                         yield ProgressBar(total=6, show_eta=False, id="progress")
                 yield Static(classes="spacer")
                 yield Label("Your hand", id="hand-label", classes="label")
@@ -382,6 +385,20 @@ class DiscardApp(App[None]):
         self._room_over = False  # the player left a finished game: its seats and ledger can go
         self._over_shown = 0  # the game whose game-over dialog was shown
 
+    # -- an unexpected error ----------------------------------------------------------
+
+    crash: str | None = None  # one line about an unexpected error; its traceback is in a file
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual's hook for an unhandled error (private: it has no public one).
+
+        The traceback goes to a file in the data directory and the terminal gets
+        one line (``crash``) instead of a screenful; the exit code is 1.
+        """
+        self.crash = crash_report(error)
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
+
     # -- start-up ------------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -430,7 +447,7 @@ class DiscardApp(App[None]):
             self.switch_to_problem(str(error))
             return
         if resumed:
-            self.notify(f"Back in room {c.room}: your game goes on where it stopped.", title="Resumed")
+            self.notify(f"Back in room {c.room}: your game goes on where it stopped.", title="Resumed", markup=False)
         self.session.subscribe(self._engine_changed)
         self._engine_changed()
         await self.session.run()
@@ -590,6 +607,22 @@ class DiscardApp(App[None]):
             self._relay.close()  # type: ignore[union-attr]
         if self._store_lock is not None:
             self._store_lock.close()
+
+
+def crash_report(error: BaseException) -> str:
+    """Keep ``error``'s traceback in the data directory; one line that says what and where."""
+    if isinstance(error, WorkerFailed):  # a worker's own error says more than the wrapper
+        error = error.error
+    what = (str(error).splitlines() or [""])[0][:200]
+    line = f"crashed ({type(error).__name__}{': ' + what if what else ''})"
+    try:
+        directory = data_dir() / "crashes"
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / time.strftime("crash-%Y%m%d-%H%M%S.txt")
+        path.write_text("".join(traceback.format_exception(error)))
+    except OSError:
+        return line
+    return f"{line}; the details are in {path}"
 
 
 def hold_lock(path: Path) -> TextIO:

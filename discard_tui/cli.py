@@ -112,11 +112,14 @@ def main(argv: list[str] | None = None) -> None:
     from .app import DiscardApp
 
     crypto.start_pool()
+    app = DiscardApp(config)
     try:
-        DiscardApp(config).run()
+        app.run()
     finally:
         crypto.shutdown_pool()
-    sys.exit(0)
+    if app.crash:
+        print(f"discard-tui: {app.crash}", file=sys.stderr)
+    sys.exit(app.return_code or 0)
 
 
 if __name__ == "__main__":

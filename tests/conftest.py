@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import sys
 
+import pexpect
 import pytest
 
 from relay.server import Limits, Relay
@@ -56,3 +60,35 @@ async def _until(condition, what, rounds=3000):
 def until():
     """``await until(condition, what)``: wait for a state the test cannot be told about."""
     return _until
+
+
+class Terminal(pexpect.spawn):
+    """A real process in a real pseudo-terminal, as a person runs it (Ctrl-C included)."""
+
+    def after_screen(self) -> list[str]:
+        """The lines printed once the full-screen app has left the alternate screen."""
+        text = (self.before or "") if self.after is pexpect.EOF else self.buffer
+        text = self.logfile_read.getvalue() if self.logfile_read else text
+        tail = text.rsplit("\x1b[?1049l", 1)[-1]
+        plain = re.sub(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-B]|[=>])", "", tail)
+        return [line for line in plain.replace("\r", "").split("\n") if line.strip()]
+
+
+@pytest.fixture
+def terminal(private_data_dir):
+    """``terminal(*python_args, size=(rows, cols))``: start ``python *python_args`` in a pseudo-terminal."""
+    import io
+
+    started: list[Terminal] = []
+
+    def spawn(*argv: str, size: tuple[int, int] = (24, 80), env: dict[str, str] | None = None) -> Terminal:
+        child = Terminal(sys.executable, list(argv), dimensions=size, encoding="utf-8", timeout=60,
+                         env={**os.environ, **(env or {})})
+        child.logfile_read = io.StringIO()
+        started.append(child)
+        return child
+
+    yield spawn
+    for child in started:
+        if child.isalive():
+            child.terminate(force=True)

@@ -1,5 +1,6 @@
 """discard-tui's command line: bad flags cost one line and exit 2; --games lists what can be resumed."""
 
+import pexpect
 import pytest
 
 from discard_tui import cli, saves
@@ -39,3 +40,16 @@ def test_games_lists_unfinished_games_with_the_command_to_go_back(capsys):
     out = capsys.readouterr().out
     assert "discard-tui --relay ws://relay.example:8765 --room table1 --name ana" in out
     assert "room computer-ab12 as bo" in out
+
+
+def test_a_crash_of_the_app_exits_1_with_one_line_and_keeps_the_traceback(terminal, private_data_dir):
+    crash = ("import sys; from discard_tui import app, cli; "
+             "app.TableScreen.update = lambda self, view: 1 / 0; cli.main(sys.argv[1:])")
+    child = terminal("-c", crash, "--name", "tester", "--deck", "short")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    lines = child.after_screen()
+    assert len(lines) == 1 and lines[0].startswith("discard-tui: crashed (ZeroDivisionError: division by zero)"), lines
+    [report] = (private_data_dir / "crashes").iterdir()
+    assert str(report) in lines[0] and "Traceback" in report.read_text()

@@ -252,3 +252,34 @@ async def test_closing_mid_game_and_starting_again_goes_back_to_the_same_hand():
     async with again.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn_or_over(again), "my turn again")
         assert (again.view.hand, again.view.game, again.view.phase) == (hand, game, Phase.PLAYING)
+
+
+HOSTILE_NAMES = ["[/]bo", "[AFK] bo", "[@click=app.quit]x[/]", "[b]bo"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+async def test_a_hostile_name_is_shown_literally_and_the_room_stays_playable(relay_url, name):
+    """Names come from the other side: never markup, never an action, never a crash."""
+    import asyncio
+
+    from discard_tui import saves
+    from discard_tui.bot import simple_strategy
+
+    opponent, _ = await saves.resume_or_join(relay_url, "hostile", name, deck=DeckKind.SHORT,
+                                             autoplay=simple_strategy(1))
+    runner = asyncio.create_task(opponent.run())
+    app = DiscardApp(PlayConfig(relay=relay_url, room="hostile", name="tester", deck=DeckKind.SHORT))
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: my_turn_or_over(app), "my turn")
+            assert text_of(app.screen, "#opponent-label").startswith(f"{name}: ")
+            await pilot.click("#opponent-label")  # a planted [@click=…] would run here
+            await pilot.pause()
+            assert isinstance(app.screen, TableScreen) and app.return_code is None
+            view = app.view
+            await pilot.press("d")
+            await until(pilot, lambda: moved(app, view), "my draw to land")
+    finally:
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        await opponent.ledger.close()
