@@ -235,13 +235,15 @@ def start_pool() -> None:
     """
     one = mpz(1)
     captured = sys.stderr
+    swapped = not _has_fileno(captured)  # only then put it back: another thread may have replaced it since
     try:
-        if not _has_fileno(captured):
+        if swapped:
             sys.stderr = sys.__stderr__
         for future in [pool().submit(_powmod_chunk, [one], [one], mpz(7)) for _ in range(WORKERS)]:
             future.result()
     finally:
-        sys.stderr = captured
+        if swapped:
+            sys.stderr = captured
 
 
 def _has_fileno(stream: object) -> bool:
