@@ -9,11 +9,12 @@ on a thread once the first frame is up: the app itself imports only Textual.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
+import signal
 import sqlite3
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -33,9 +34,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, LoadingIndicator, ProgressBar, RichLog, Static
 from textual.worker import WorkerFailed
 
-from . import invite
+from .config import PlayConfig
 from .paths import data_dir, transcripts_dir
-from .rules import DeckKind, short_mismatch
+from .rules import short_mismatch
 from .view import GameView, Phase
 from .widgets import (LARGE_SCREEN, MIN_SCREEN, CardWidget, DiscardPile, DrawPile, HandView, OpponentHand,
                       StatusBar, plural)
@@ -48,26 +49,6 @@ if TYPE_CHECKING:
 
 IN_GAME = (Phase.FLIPPING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)
 ENGINE_MODULES = ("discard_tui.engine", "discard_tui.saves", "discard_tui.bot", "discard_tui.net")
-
-
-@dataclass
-class PlayConfig:
-    """How to start: against the computer (no relay given), through a relay, or hosting one."""
-
-    relay: str | None = None
-    room: str = "local"
-    name: str = "you"
-    deck: DeckKind = DeckKind.FULL
-    host: str | None = None  # listen address when we run the relay ourselves
-    port: int = 0
-    opponent_seed: int | None = None
-    think_time: float = 0.6
-    seeds: tuple[bytes, bytes] | None = None  # fixed crypto seeds (mine, the computer's), for tests only
-    leave_grace: float = 30.0  # seconds an opponent (or the relay) may be gone before leaving is offered
-
-    @property
-    def against_computer(self) -> bool:
-        return self.relay is None and self.host is None
 
 
 class Intent(Message):
@@ -552,6 +533,7 @@ class DiscardApp(App[None]):
         self._store_lock: TextIO | None = None
         self._room_over = False  # the player left a finished game: its seats and ledger can go
         self._over_shown = 0  # the game whose game-over dialog was shown
+        self._stage: str | None = None  # what the saved seat says of the room, as last written
 
     # -- an unexpected error ----------------------------------------------------------
 
@@ -570,6 +552,9 @@ class DiscardApp(App[None]):
     # -- start-up ------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if not self.is_headless and hasattr(signal, "SIGINT"):  # SIGINT from outside the keyboard: as Ctrl-C
+            with contextlib.suppress(NotImplementedError):  # no such handlers on Windows' loop
+                asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
         self.push_screen(TableScreen(self.config.leave_grace))
         self.push_screen(ConnectingScreen(self.where()))
         self.set_interval(1.0, self._tick)
@@ -655,6 +640,8 @@ class DiscardApp(App[None]):
                              f"{error.strerror or error}; pick another --port") from None
         port = server.sockets[0].getsockname()[1]
         if self.config.host:
+            from . import invite
+
             invites = [invite.command(address, port, self.config.room) for address in invite.addresses(host)]
             if isinstance(self.screen, ConnectingScreen):
                 self.screen.invites = invites
@@ -670,7 +657,13 @@ class DiscardApp(App[None]):
 
     def _engine_changed(self) -> None:
         if self.session is not None:
-            self.view = self.session.view()
+            self.view = view = self.session.view()
+            stage = seat_stage(view)
+            if stage is not None and stage != self._stage:  # for --games: only rooms with a game under way
+                from . import saves
+
+                self._stage = stage
+                saves.mark(self.relay_key, self.config.room, self.config.name, stage=stage)
 
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""
@@ -802,6 +795,17 @@ class DiscardApp(App[None]):
             self._relay.close()
         if self._store_lock is not None:
             self._store_lock.close()
+
+
+def seat_stage(view: GameView) -> str | None:
+    """How far the room got, for the saved seat: "waiting", "playing" or "over" (None: unknown yet)."""
+    if view.replaying or view.phase is Phase.FAILED:
+        return None
+    if view.phase in IN_GAME:
+        return "playing"
+    if view.phase in (Phase.OVER, Phase.VIOLATION) or view.game > 1:
+        return "over"
+    return "waiting"
 
 
 def relay_problem(url: str | None, problem: str) -> str:

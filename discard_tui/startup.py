@@ -41,7 +41,8 @@ def _start(ready: Future[None]) -> None:
             sys.warnoptions.append(QUIET_TRACKER)
         if hasattr(signal, "pthread_sigmask"):
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            resource_tracker.ensure_running()  # it unblocks SIGINT on this thread once it has started
+            with crypto.real_stderr():  # the app may have captured stderr by now
+                resource_tracker.ensure_running()  # it unblocks SIGINT on this thread once it has started
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         crypto.start_pool()
     except BaseException as error:  # handed to whoever waits for the pool

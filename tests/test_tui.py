@@ -87,9 +87,11 @@ async def test_leaving_a_finished_game_cleans_the_data_directory(tmp_path):
     app = computer_game(seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         await play_to_game_over(pilot, app)
-        assert [seat.name for seat in saves.unfinished()] == ["tester"]  # mine, until I leave
+        room = app.config.room
+        assert saves.load("local", room, "tester").stage == "over"  # kept until I leave, not listed by --games
+        assert saves.unfinished() == []
         await pilot.press("q")
-    assert saves.unfinished() == []
+    assert saves.load("local", room, "tester") is None and saves.load("local", room, "Computer") is None
     with sqlite3.connect(tmp_path / "computer-relay.sqlite3") as store:
         assert store.execute("SELECT count(*) FROM events").fetchone() == (0,)
 
@@ -662,3 +664,38 @@ async def test_wss_at_a_plain_relay_says_to_use_ws(relay_url):
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
         assert f"If that relay has no TLS (discard-relay itself has none), use ws://{plain}" in \
             text_of(app.screen, "#problem")
+
+
+async def test_the_hosts_invite_uses_an_address_a_friend_can_reach():
+    import re
+
+    from discard_tui import invite
+    from discard_tui.app import ConnectingScreen
+
+    reachable = invite.interface_addresses()
+    if not reachable:
+        pytest.skip("this machine has no network interface but loopback")
+    app = DiscardApp(PlayConfig(room="table-abc", name="ana", host="0.0.0.0", port=0))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConnectingScreen) and app.screen.query("#invite"),
+                    "the invite")
+        command = text_of(app.screen, "#invite")
+        match = re.fullmatch(r"uv run discard-tui --relay ws://([\d.]+):(\d+) --room table-abc", command)
+        assert match and match.group(1) in reachable and not match.group(1).startswith("127."), command
+        await pilot.press("escape")
+
+
+async def test_the_saved_seat_says_how_far_the_room_got(relay_url):
+    from discard_tui import saves
+
+    app = through(relay_url, "alone")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.WAITING, "waiting")
+        assert saves.load(relay_url, "alone", "tester").stage == "waiting"
+        await pilot.press("escape")  # nobody came: nothing to go back to
+    assert saves.load(relay_url, "alone", "tester") is None
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        assert saves.load("local", app.config.room, "tester").stage == "playing"
+        assert [seat.room for seat in saves.unfinished()] == [app.config.room]
