@@ -62,20 +62,20 @@ class Intent(Message):
 def help_text(safety: str | None) -> Content:
     """The rules, the keys and the cues, and the safety number of the game on the table."""
     return Content.from_markup("""\
-[b]Discard[/b]: get rid of all your cards first.
+[b]Discard[/b]: get rid of all your cards first. On your turn,
+[b]discard[/b] a card matching the [b]suit[/b] or the [b]value[/b] of the top of
+the discard pile (anything goes on an empty pile), or [b]draw[/b].
+Either ends your turn. If you can do neither, you lose.
 
-On your turn, [b]discard[/b] a card that matches the [b]suit[/b] or the [b]value[/b] of the top of the \
-discard pile (anything goes on an empty pile), or [b]draw[/b]. Either ends your turn. If you can do \
-neither, you lose; discarding your last card wins.
+[b]Keys[/b]   ← → h l choose   Enter Space discard   d draw
+       n rematch   x leave (when offered)   Tab the log   q quit
+[b]Mouse[/b]  click a card to discard it, the draw pile to draw.
+[b]Cues[/b]   playable: a double frame ╔╗ (as a chip: underlined);
+       the chosen card is lifted (as a chip: reversed).
 
-[b]Keys[/b]  ← → or h l  choose    Enter, Space  discard    d  draw
-      n  rematch    x  leave (when offered)    Tab  the log    q  quit
-[b]Mouse[/b] click a card to discard it, the draw pile to draw.
-[b]Cues[/b]  playable cards have a double frame ╔╗ (underlined when the hand is shown as chips); \
-the chosen card is lifted (reversed as a chip).
-
-[b]Safety number[/b] $safety
-Read it to your opponent: if yours differ, the relay put you in different games and plays you itself.
+[b]Safety number[/b]  $safety
+Read it to your opponent: if yours differ, the relay has put
+you in different games and plays each of you itself.
 
 [dim]Escape closes this help.[/dim]""", safety=safety or "(once both players have said hello)")
 

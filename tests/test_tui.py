@@ -131,7 +131,9 @@ async def test_help_screen_opens_and_closes():
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = str(app.screen.query_one("Static").content)
-        assert "matches the suit" in text and f"Safety number {app.view.safety}" in text
+        assert "matching the suit" in text and f"Safety number  {app.view.safety}" in text
+        await pilot.pause()
+        assert app.screen.query_one("#help").max_scroll_y == 0  # it fits at 80x24
         await pilot.press("escape")
         assert isinstance(app.screen, TableScreen)
 
