@@ -768,8 +768,8 @@ class DiscardApp(App[None]):
         if phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit()):
                 return
-        elif phase in (Phase.OVER, Phase.VIOLATION, Phase.WAITING, Phase.CONNECTING):
-            self.forget_room()
+        elif self.session is not None and phase in (Phase.OVER, Phase.VIOLATION, Phase.WAITING, Phase.CONNECTING):
+            self.forget_room()  # only a room this run sat down in: another copy may be playing this one
         self.exit()
 
     def forget_room(self) -> None:

@@ -218,6 +218,7 @@ async def test_damaged_store_of_the_computer_game_is_named(tmp_path):
 
 
 async def test_a_second_copy_against_the_computer_is_refused(tmp_path):
+    from discard_tui import saves
     from discard_tui.app import hold_lock
 
     held = hold_lock(tmp_path / "computer-relay.lock")  # as the first copy holds it
@@ -226,6 +227,10 @@ async def test_a_second_copy_against_the_computer_is_refused(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
             assert "another discard-tui is already running this game" in text_of(app.screen, "#problem")
+            seat = saves.new_seat("local", app.config.room, "tester", "t" * 32, b"\1" * 32, "short")
+            saves.save(seat)  # the other copy's game
+            await pilot.press("q")
+        assert saves.load("local", app.config.room, "tester") is not None  # left alone
     finally:
         held.close()
 
