@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import crypto, saves
+from . import crypto, saves, startup
 from .cli import OneLineParser
 from .crypto import GROUPS
 from .engine import Game, Session, Strategy
@@ -92,7 +92,7 @@ async def next_game(session: Session, timeout: float) -> Game | None:
 
 async def play(args: argparse.Namespace) -> str | None:
     """Play the games; the reason for failing, or None when every game finished fair."""
-    await crypto.warm_up()
+    await startup.pool_ready()
     try:
         session, _ = await saves.resume_or_join(
             args.relay, args.room, args.name, deck=DeckKind(args.deck), group=GROUPS[args.group],
@@ -101,6 +101,8 @@ async def play(args: argparse.Namespace) -> str | None:
         return str(error)
     except OSError as error:
         return f"cannot keep the saved game in {data_dir()}: {error.strerror or error}; set DISCARD_DATA_DIR to a writable directory"
+    saved = saves.saved(session)
+    reported = saved.reported if saved else 0  # games whose line an earlier run wrote
     runner = asyncio.create_task(session.run())
     failure = None
     finished = False  # done with this room: forget the saved seat
@@ -121,8 +123,10 @@ async def play(args: argparse.Namespace) -> str | None:
                     failure += f" (transcript: {session.transcript_path})"
                 break
             record = game_record(session, game)
-            if args.json and not game.replayed:  # a replayed game was reported by the run that played it
+            if args.json and game.number > reported:  # reported once its line is written, not once played
                 print(json.dumps(record), flush=True)
+                reported = game.number
+                saves.mark(session, reported=reported)
             if record["audit"] != "fair":
                 failure = f"game {game.number} failed its audit: {'; '.join(game.verdict or [])}"
                 finished = True

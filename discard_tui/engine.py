@@ -22,7 +22,6 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 
 import gmpy2
@@ -32,23 +31,11 @@ from gmpy2 import mpz
 from . import protocol as wire
 from .crypto import (MODP_2048, CryptoViolation, Group, PlayerSecrets, decrypt, derive_bytes, group_for_prime,
                      powmod_many)
-from .net import CAUGHT_UP, Event, Link, RelayClient, RelayError
+from .net import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .rules import HAND_SIZE, Card, DeckKind, RuleViolation, Table, false_claim, matches, short_mismatch
+from .view import GameView, Phase
 
 log = logging.getLogger("discard.engine")
-
-
-class Phase(str, Enum):
-    CONNECTING = "connecting"
-    WAITING = "waiting"  # for the opponent to arrive or to accept a rematch
-    FLIPPING = "flipping"
-    SHUFFLING = "shuffling"
-    DEALING = "dealing"
-    PLAYING = "playing"
-    AUDITING = "auditing"
-    OVER = "over"
-    VIOLATION = "violation"
-    FAILED = "failed"  # the relay cannot be used
 
 
 class Violation(Exception):
@@ -109,35 +96,6 @@ class Game:
         return list(range(first, first + HAND_SIZE))
 
 
-@dataclass(frozen=True)
-class GameView:
-    """What a screen needs, as one immutable snapshot."""
-
-    phase: Phase
-    game: int  # the game on screen: the last one played until both players open the next
-    my_name: str
-    opponent_name: str
-    opponent_present: bool
-    my_turn: bool
-    hand: tuple[Card, ...]
-    playable: tuple[bool, ...]
-    opponent_hand: int
-    draw_pile: int
-    discard_top: Card | None
-    discard_count: int
-    log: tuple[str, ...]
-    progress: tuple[str, int, int] | None
-    link: Link
-    result: str | None  # "win" | "loss"
-    verdict: str | None
-    problem: str | None  # violation or relay failure, in words
-    transcript: str | None
-    rematch_offered: bool
-    waiting_since: float | None
-    deck_size: int
-    moves: int
-
-
 Observer = Callable[[], None]
 Strategy = Callable[["Session"], "int | None"]  # index in hand() to discard, or None to draw
 
@@ -170,10 +128,14 @@ class Session:
         self.caught_up = False
         self.replaying = True  # until the first catch-up: rebuilding what an earlier run already played
         self.log: list[str] = []
+        self._log_game = 0  # the game whose heading the log shows last
         self.problem: str | None = None
         self.transcript_path: Path | None = None
         self.events: list[Event] = []
         self.last_progress = time.monotonic()  # when a post last moved the game on (joins and leaves do not)
+        self.left_at: dict[int, float] = {}  # seat -> the relay's time of its leave, while away
+        self.link_since = time.monotonic()
+        self.seat_lost = False
         self.observers: list[Observer] = []
         self._lock = asyncio.Lock()
         self._secrets: dict[int, PlayerSecrets] = {}
@@ -224,7 +186,9 @@ class Session:
             async for item in self.ledger.events():
                 if item is CAUGHT_UP:
                     self.caught_up = True
-                    self.replaying = False
+                    if self.replaying:  # what the screen shows is current from now on
+                        self.replaying = False
+                        self._changed()
                     if self.outbox is not None:  # lost with the old connection: send it again
                         await self.ledger.post(self.outbox)
                 else:
@@ -234,11 +198,13 @@ class Session:
                     return
                 await self._pump()
         except RelayError as error:
+            self.seat_lost = isinstance(error, SeatLost)
             self._fail(str(error))
 
     def on_link(self, link: Link) -> None:
         if link is not Link.CONNECTED:
             self.caught_up = False
+        self.link_since = time.monotonic()
         self._changed()
 
     def subscribe(self, observer: Observer) -> None:
@@ -249,6 +215,9 @@ class Session:
             observer()
 
     def _say(self, line: str) -> None:
+        if self.game.number != self._log_game:  # each game's lines under its own heading
+            self._log_game = self.game.number
+            self.log.append(f"— game {self.game.number} —")
         self.log.append(line)
         log.debug("seat %s: %s", self.seat, line)
 
@@ -455,10 +424,12 @@ class Session:
         self.names[event.seat] = event.name
         if event.kind == "join":
             self.present.add(event.seat)
+            self.left_at.pop(event.seat, None)
             if event.seat != self.seat:
                 self._say(f"{event.name} joined")
         elif event.kind == "leave":
             self.present.discard(event.seat)
+            self.left_at[event.seat] = event.time
             if event.seat != self.seat:
                 self._say(f"{event.name} left; waiting for them to come back")
         else:
@@ -801,6 +772,7 @@ class Session:
     def view(self) -> GameView:
         shown, seat = self._on_screen(), self.seat
         opponent = 1 - seat if seat is not None else 1
+        names = {seat: "you", opponent: self.names.get(opponent, "opponent")}
         table = shown.table if shown.dealt_at is not None else None
         hand = tuple(card for _, card in self._hand_of(shown))
         top = table.top if table else None
@@ -833,7 +805,30 @@ class Session:
             waiting_since=self.last_progress if idle or (self.phase is Phase.PLAYING and not my_turn) else None,
             deck_size=shown.size,
             moves=len(shown.moves),
+            last_move=describe_move(shown.moves[-1], table, seat, names) if table and shown.moves else None,
+            score=self._score(),
+            safety=game_safety_number(self.room, shown),
+            replaying=self.replaying,
+            opponent_left_at=self.left_at.get(opponent) if opponent not in self.present else None,
+            link_since=self.link_since,
+            deck_chosen_by=self._deck_chosen_by(shown, opponent),
+            seat_lost=self.seat_lost,
+            draw_refusal=self.refusal("draw"),
+            rematch_refusal=self.refusal("rematch"),
         )
+
+    def _score(self) -> tuple[int, int]:
+        """Fair games won in this room by me and by the opponent."""
+        winners = [g.table.winner for g in (*self.finished, self.game) if g.verdict == [] and g.table is not None]
+        mine = sum(winner == self.seat for winner in winners)
+        return mine, len(winners) - mine
+
+    def _deck_chosen_by(self, shown: Game, opponent: int) -> str | None:
+        """The opponent's name if their first hello chose a deck other than mine."""
+        first = next(iter(shown.hellos), None)
+        if first == opponent and shown.deck is not self.deck_choice:
+            return self.names.get(opponent, "opponent")
+        return None
 
     def _rematch_offered(self) -> bool:
         """The other player opened the next game and waits for me."""
@@ -856,6 +851,35 @@ class Session:
 def first_group(first: wire.Hello, choice: Group) -> Group:
     """The group the first hello named, if it is a standard one."""
     return group_for_prime(first.prime) or choice
+
+
+def describe_move(move: Move, table: Table, me: int | None, names: dict[int | None, str]) -> str:
+    """One move in words, from ``me``'s side: "you drew 7♠", "bo discarded 8♥", "bo drew a card"."""
+    who = names.get(move.seat, "opponent")
+    if move.kind == "discard":
+        return f"{who} discarded {table.faces[move.pos]}"  # type: ignore[index]
+    if move.kind == "draw":
+        return f"you drew {table.faces[move.pos]}" if move.seat == me else f"{who} drew a card"  # type: ignore[index]
+    return f"{who} cannot move"
+
+
+def safety_number(room: str, game: int, verify_keys: tuple[str, str]) -> str:
+    """Six groups of five digits from the room, the game and both hellos' verify keys (seat 0's first).
+
+    Two players who read the same number to each other share one ledger: a relay
+    that seats each of them in a room of its own, and plays both, cannot make the
+    two numbers match without finding a collision in about 100 bits.
+    """
+    record = json.dumps([room, game, *verify_keys], separators=(",", ":"), ensure_ascii=False).encode()
+    digest = hashlib.sha512(b"discard/v1/safety-number\0" + record).digest()
+    return " ".join(f"{int.from_bytes(digest[i:i + 5], 'big') % 100000:05d}" for i in range(0, 30, 5))
+
+
+def game_safety_number(room: str, game: Game) -> str | None:
+    """The safety number of ``game``, once both players have said hello."""
+    if set(game.hellos) != {0, 1}:
+        return None
+    return safety_number(room, game.number, (game.hellos[0].verify_key, game.hellos[1].verify_key))
 
 
 def describe_verdict(game: Game) -> str:

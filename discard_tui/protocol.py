@@ -32,7 +32,10 @@ STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Message(BaseModel):
+    """One message; subclasses set ``type`` to a Literal that names them on the wire."""
+
     model_config = STRICT
+    type: str
 
 
 class Hello(Message):

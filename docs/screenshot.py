@@ -25,6 +25,7 @@ async def main() -> None:
                 break  # a short game: show its end
             playable = [i for i, ok in enumerate(app.view.playable) if ok]
             moves = app.view.moves
+            assert app.session is not None
             await (app.session.discard(playable[-1]) if playable else app.session.draw())
             while (app.view.moves == moves or not app.view.my_turn) and app.view.phase is not Phase.OVER:
                 await pilot.pause(0.02)

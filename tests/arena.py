@@ -120,14 +120,17 @@ def arena_starter(relay_url, tmp_path, request, matches_started):
         cheater_options = {"deck": deck, "seed": cheater_seed, "transcript_dir": None,
                            "autoplay": simple_strategy(2) if cheater_autoplay is DEFAULT else cheater_autoplay}
         # The relay seats players in the order they join.
-        order = [("honest", Session, honest_options), ("cheater", cheater_cls, cheater_options)]
+        order: list[tuple[str, type[Session], dict]] = [("honest", Session, honest_options),
+                                                        ("cheater", cheater_cls, cheater_options)]
         if cheater_seat == 0:
             order.reverse()
         joined = {}
         room = f"{base}-{len(matches_started)}"
         for name, cls, options in order:
             joined[name] = await cls.connect(relay_url, room, name, **options)
-        match = Match(joined["honest"], joined["cheater"])
+        cheater = joined["cheater"]
+        assert isinstance(cheater, Cheater)
+        match = Match(joined["honest"], cheater)
         assert match.cheater.ledger.seat == cheater_seat
         match.tasks = [asyncio.create_task(match.honest.run()), asyncio.create_task(match.cheater.run())]
         matches_started.append(match)
