@@ -11,6 +11,7 @@ def start_relay() -> tuple[subprocess.Popen, str]:
     """Start a relay (in-memory store, default limits); returns the process and its ws:// address."""
     relay = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--log-level", "warning"],
                              stdout=subprocess.PIPE, text=True)
+    assert relay.stdout is not None
     line = relay.stdout.readline()
     match = re.search(r"(ws://\S+)", line)
     if not match:

@@ -27,6 +27,7 @@ import statistics
 import struct
 import sys
 import time
+from typing import cast
 
 from websockets.speedups import apply_mask
 
@@ -59,10 +60,10 @@ class LoadClient(asyncio.Protocol):
 
     # -- sending -----------------------------------------------------------------
 
-    def connection_made(self, transport: asyncio.Transport) -> None:
-        self.transport = transport
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
 
-    def send_text(self, text: str, opcode: int = 0x1) -> None:
+    def send_text(self, text: str | bytes, opcode: int = 0x1) -> None:
         payload = text.encode() if isinstance(text, str) else text
         length = len(payload)
         header = bytes([0x80 | opcode]) + (bytes([0x80 | length]) if length < 126

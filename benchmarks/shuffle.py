@@ -9,6 +9,12 @@ sequence.
 
     uv run python benchmarks/shuffle.py            # 52/2048, 24/2048, 52/3072
     uv run python benchmarks/shuffle.py --games 9  # more rematches per figure
+    uv run python benchmarks/shuffle.py --baseline ../old-checkout   # the same 52/2048 runs, old and new
+                                                                     # bots taking turns, side by side
+
+A baseline is another checkout of this repository with its own `uv sync`
+done; its bots run with its own .venv, against the same relay, alternating
+with this checkout's so that both see the same machine load.
 
 Reference toolkit (mental-poker-toolkit demo, 1024-bit prime, measured on this
 machine): 17.7 s for 52 cards, 6.8 s for 24.
@@ -34,12 +40,14 @@ TARGET_52_2048 = 0.5
 CONFIGS = [("full", 52, "modp2048"), ("short", 24, "modp2048"), ("full", 52, "modp3072")]
 
 
-def play(url: str, room: str, deck: str, group: str, games: int, data_dir: str) -> list[dict]:
-    """Two bots play `games` games; returns both bots' per-game JSON lines."""
+def play(url: str, room: str, deck: str, group: str, games: int, data_dir: str, checkout: str | None = None
+         ) -> list[dict]:
+    """Two bots (of this checkout, or of ``checkout``) play `games` games; both bots' per-game JSON lines."""
     env = dict(os.environ, DISCARD_DATA_DIR=data_dir)
-    command = [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room,
+    python = os.path.join(checkout, ".venv", "bin", "python") if checkout else sys.executable
+    command = [python, "-m", "discard_tui.bot", "--relay", url, "--room", room,
                "--games", str(games), "--deck", deck, "--group", group, "--json"]
-    bots = [subprocess.Popen(command + ["--name", name, "--seed", str(i)], env=env,
+    bots = [subprocess.Popen(command + ["--name", name, "--seed", str(i)], env=env, cwd=checkout,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for i, name in enumerate(("north", "south"))]
     results = []
@@ -64,6 +72,8 @@ def powmod_ms(group_name: str, rounds: int = 200) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=5, help="rematches per configuration (default 5)")
+    parser.add_argument("--baseline", metavar="CHECKOUT", help="another checkout to compare 52/2048 with")
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline: alternating rounds (default 3)")
     args = parser.parse_args()
 
     print(f"cores: {os.cpu_count()}, gmpy2 {gmpy2.version()} ({gmpy2.mp_version()})")
@@ -74,6 +84,9 @@ def main() -> None:
     failed = False
     try:
         with tempfile.TemporaryDirectory() as data_dir:
+            if args.baseline:
+                compare(url, data_dir, args)
+                return
             for number, (deck, cards, group) in enumerate(CONFIGS):
                 results = play(url, f"bench-{number}-{os.getpid()}", deck, group, args.games, data_dir)
                 shuffles = [r["shuffle_s"] for r in results]
@@ -92,6 +105,23 @@ def main() -> None:
         relay.terminate()
         relay.wait(timeout=10)
     sys.exit(1 if failed else 0)
+
+
+def compare(url: str, data_dir: str, args: argparse.Namespace) -> None:
+    """52 cards, 2048 bits: this checkout's bots and the baseline's, taking turns, medians side by side."""
+    samples: dict[str, list[float]] = {"baseline": [], "this checkout": []}
+    for round_ in range(args.rounds):
+        for label, checkout in (("baseline", args.baseline), ("this checkout", None)):
+            results = play(url, f"compare-{round_}-{label[0]}-{os.getpid()}", "full", "modp2048", args.games,
+                           data_dir, checkout)
+            if {r["audit"] for r in results} != {"fair"}:
+                sys.exit(f"{label}: a game was not fair")
+            samples[label] += [r["shuffle_s"] for r in results]
+    for label, values in samples.items():
+        print(f"52 cards, modp2048, {label}: shuffle+deal median {statistics.median(values):.3f} s "
+              f"(min {min(values):.3f}, max {max(values):.3f}, {len(values)} samples)")
+    ratio = statistics.median(samples["this checkout"]) / statistics.median(samples["baseline"])
+    print(f"this checkout / baseline: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from tabletop.ledger import RelayError
 from tabletop.shell import Seat
 from tabletop.table import Wish
 
-from . import saves
+from . import saves, startup
 from .args import OneLineParser, seconds
 from .paths import data_dir, transcripts_dir
 
@@ -88,7 +88,7 @@ async def next_game(seat: Seat, timeout: float) -> int | None:
 
 async def play(args: argparse.Namespace, wish: Wish, game: Game) -> str | None:
     """Play the games; the reason for failing, or None when every game finished fair."""
-    await crypto.warm_up()
+    await startup.pool_ready()
     try:
         seat, _ = await saves.resume_or_join(args.relay, args.room, wish, autoplay=game.computer(args.seed),
                                              think_time=args.think, transcript_dir=transcripts_dir())
@@ -97,6 +97,8 @@ async def play(args: argparse.Namespace, wish: Wish, game: Game) -> str | None:
     except OSError as error:
         return (f"cannot keep the saved game in {data_dir()}: {error.strerror or error}; "
                 "set DISCARD_DATA_DIR to a writable directory")
+    saved = saves.saved(seat)
+    reported = saved.reported if saved else 0  # games whose line an earlier run wrote
     runner = asyncio.create_task(seat.run())
     failure = None
     finished = False  # done with this room: forget the saved seat
@@ -117,8 +119,10 @@ async def play(args: argparse.Namespace, wish: Wish, game: Game) -> str | None:
                     failure += f" (transcript: {seat.transcript_path})"
                 break
             record = game_record(seat, number)
-            if args.json and not seat.timings[number].replayed:  # a replayed game was reported by the run that played it
+            if args.json and number > reported:  # reported once its line is written, not once played
                 print(json.dumps(record), flush=True)
+                reported = number
+                saves.mark(seat, reported=reported)
             if record["audit"] != "fair":
                 failure = f"game {number} failed its audit: {'; '.join(seat.table.plays[number - 1].verdict or [])}"
                 finished = True

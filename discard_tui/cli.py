@@ -1,4 +1,10 @@
-"""``discard-tui``: play discard in the terminal."""
+"""``discard-tui``: play discard in the terminal.
+
+Start-up is ordered for a fast first frame: the flags are checked first (one
+line and status 2 if they are bad), the crypto pool starts on a thread of its
+own, Textual is imported, and the app draws before it imports the table.
+Ctrl-C at any moment ends with status 130 and no traceback, pool included.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +13,17 @@ import getpass
 import re
 import secrets
 import shlex
+import signal
 import sys
 import time
-
-from tabletop import crypto
+from typing import NoReturn
 
 from . import saves
-from .rules import DeckKind
+from .args import OneLineParser
+from .config import PlayConfig
 
 ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a bad flag costs one line on stderr and exit code 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+INTERRUPTED = 130  # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -34,7 +35,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
     p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
-    p.add_argument("--deck", choices=[k.value for k in DeckKind], default="full",
+    p.add_argument("--deck", choices=["full", "short"], default="full",
                    help="full (52 cards, default) or short (24 cards, 9 to A)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
@@ -50,9 +51,7 @@ def default_name() -> str:
     return name or "player"
 
 
-def config_from(args: argparse.Namespace, p: argparse.ArgumentParser):
-    from .app import PlayConfig
-
+def config_from(args: argparse.Namespace, p: argparse.ArgumentParser) -> PlayConfig:
     if args.relay and args.host:
         p.error("--relay and --host do not go together: either join a relay or host one")
     if args.relay and not args.room:
@@ -63,21 +62,22 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser):
         p.error(f"--relay {args.relay!r}: a relay address starts with ws://, e.g. ws://127.0.0.1:8765")
     if args.port is not None and not args.host:
         p.error("--port goes with --host, the port your relay listens on")
-    if args.room is not None and not (args.relay or args.host):
-        p.error("--room goes with --relay or --host; against the computer the room is chosen for you")
     port = 8765 if args.port is None else args.port
     if not 0 <= port <= 65535:
         p.error(f"--port {port}: use a port from 0 to 65535")
     name = args.name if args.name is not None else default_name()
     if not 1 <= len(name) <= 32 or not name.isprintable():
         p.error("--name: use 1 to 32 printable characters")
-    deck = DeckKind(args.deck)
+    deck = args.deck
     if args.host:
         room = args.room or saved_room(f"host:{port}", name) or f"table-{secrets.token_hex(3)}"
         return PlayConfig(room=room, name=name, deck=deck, host="0.0.0.0", port=port)
     if args.relay:
         return PlayConfig(relay=args.relay, room=args.room, name=name, deck=deck)
-    room = saved_room(saves.LOCAL_RELAY, name) or f"computer-{secrets.token_hex(4)}"
+    if args.room is not None and saves.load(saves.LOCAL_RELAY, args.room, name) is None:
+        p.error(f"--room {args.room}: no game against the computer to go back to there as {name} "
+                "(see --games); a new game against the computer needs no --room")
+    room = args.room or saved_room(saves.LOCAL_RELAY, name) or f"computer-{secrets.token_hex(4)}"
     return PlayConfig(room=room, name=name, deck=deck, opponent_seed=args.seed)
 
 
@@ -85,6 +85,16 @@ def saved_room(relay_key: str, name: str) -> str | None:
     """The room of the newest unfinished game on our own relay, to go back to."""
     rooms = [seat.room for seat in saves.unfinished() if seat.relay == relay_key and seat.name == name]
     return rooms[-1] if rooms else None
+
+
+def resume_command(seat: saves.SavedSeat) -> str:
+    """The command that takes ``seat`` back, as the README writes commands."""
+    words = ["uv", "run", "discard-tui"]
+    if seat.relay.startswith("host:"):
+        words += ["--host", "--port", seat.relay.split(":", 1)[1]]
+    elif seat.relay != saves.LOCAL_RELAY:
+        words += ["--relay", seat.relay]
+    return shlex.join(words + ["--room", seat.room, "--name", seat.name])
 
 
 def list_games() -> None:
@@ -95,30 +105,41 @@ def list_games() -> None:
     print("Unfinished games (run the command to go back):")
     for seat in seats:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(seat.saved_at))
-        if seat.relay == saves.LOCAL_RELAY:
-            command = "discard-tui" + ("" if seat.name == default_name() else f" --name {shlex.quote(seat.name)}")
-        elif seat.relay.startswith("host:"):
-            command = f"discard-tui --host --port {seat.relay.split(':', 1)[1]}"
-        else:
-            command = f"discard-tui --relay {seat.relay} --room {seat.room} --name {shlex.quote(seat.name)}"
-        print(f"  {when}  room {seat.room} as {seat.name}:  {command}")
+        print(f"  {when}  room {seat.room} as {seat.name}:  {resume_command(seat)}")
 
 
-def main(argv: list[str] | None = None) -> None:
+def play(argv: list[str] | None) -> int:
+    """Check the flags, start the pool in the background, run the app; the exit status."""
     p = parser()
     args = p.parse_args(argv)
     if args.games:
         list_games()
-        return
+        return 0
     config = config_from(args, p)
+    from tabletop import crypto
+
+    from . import startup
+
+    startup.start_pool_in_background()  # while Textual is imported and the first frame drawn
     from .app import DiscardApp
 
-    crypto.start_pool()
+    app = DiscardApp(config)
     try:
-        DiscardApp(config).run()
+        app.run()
     finally:
         crypto.shutdown_pool()
-    sys.exit(0)
+    if app.crash:
+        print(f"discard-tui: {app.crash}", file=sys.stderr)
+    return app.return_code or 0
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    try:
+        status = play(argv)
+    except KeyboardInterrupt:  # Ctrl-C outside the app's own keyboard handling (it exits with 130 itself)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second one while leaving changes nothing
+        status = INTERRUPTED
+    sys.exit(status)
 
 
 if __name__ == "__main__":

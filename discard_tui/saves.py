@@ -1,8 +1,12 @@
 """Unfinished games on disk, so a crashed or closed client can take its seat back.
 
 One file per (relay, room, player name) in the data directory, mode 0600,
-written atomically *before* the session posts anything: the seat token and
-the seed every secret key of every game in that room derives from.
+written atomically: first the seed every secret key of every game in that
+room derives from (before the seat is taken, so a data directory that cannot
+be written costs no seat), then the relay's seat token (before the session
+posts anything). It also records how far the room got (``stage``), for
+``discard-tui --games``, and the last game whose result line was written
+(``reported``), for ``discard-bot --json``.
 
 A process holds a lock beside each seat file it plays from, so two players
 with the same name in one room (two bots, say) each keep their own file: the
@@ -11,6 +15,7 @@ second takes the next free slot instead of resuming the first one's seat.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -19,22 +24,22 @@ import secrets
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 try:  # POSIX; elsewhere two same-named players in one room share a file
     import fcntl
 except ImportError:
     fcntl = None  # type: ignore[assignment]
 
-from games import GAMES
-from tabletop.ledger import Link, SeatLost
-from tabletop.shell import Seat, join
-from tabletop.table import Wish
-
 from .paths import data_dir
+
+if TYPE_CHECKING:
+    from tabletop.shell import Seat
+    from tabletop.table import Wish
 
 LOCAL_RELAY = "local"  # the relay key of games against the computer (embedded relay)
 COMPUTER = "Computer"  # the computer opponent's name, and the name its seat is saved under
+STAGES = ("waiting", "playing", "over")  # no game yet; a game under way; the last game is over
 
 
 @dataclass
@@ -42,10 +47,12 @@ class SavedSeat:
     relay: str
     room: str
     name: str
-    token: str
+    token: str  # "" until the relay has seated us
     seed: str  # hex
     game: str
     saved_at: float
+    stage: str = "waiting"
+    reported: int = 0  # the last game whose result line was written
 
     @property
     def seed_bytes(self) -> bytes:
@@ -86,15 +93,29 @@ def remove(relay: str, room: str, name: str) -> None:
     path_for(relay, room, name).unlink(missing_ok=True)
 
 
+def mark(session: Seat, **changes: Any) -> None:
+    """Record ``changes`` (``stage``, ``reported``) in the session's saved seat, if they change it."""
+    claim = _claim_of(session)
+    seat = load(claim.relay, claim.room, claim.key) if claim else None
+    if claim and seat is not None and any(getattr(seat, field) != value for field, value in changes.items()):
+        save(dataclasses.replace(seat, **changes), claim.key)
+
+
+def saved(session: Seat) -> SavedSeat | None:
+    """The session's saved seat, if it has one."""
+    claim = _claim_of(session)
+    return load(claim.relay, claim.room, claim.key) if claim else None
+
+
 def unfinished() -> list[SavedSeat]:
-    """Every saved seat a person can go back to (the computer's own seats are not listed)."""
+    """Every saved seat a person can go back to: a game under way (the computer's own seats are not listed)."""
     seats = []
     for path in sorted(games_dir().glob("*.json")):
         try:
             seat = SavedSeat(**json.loads(path.read_text()))
         except (OSError, ValueError, TypeError):
             continue
-        if not (seat.relay == LOCAL_RELAY and seat.name == COMPUTER):
+        if seat.stage == "playing" and not (seat.relay == LOCAL_RELAY and seat.name == COMPUTER):
             seats.append(seat)
     return sorted(seats, key=lambda s: s.saved_at)
 
@@ -115,6 +136,8 @@ class _Claim:
 
     @property
     def free(self) -> bool:
+        from tabletop.ledger import Link
+
         return self.user is None or self.user.ledger.link is Link.CLOSED
 
 
@@ -144,35 +167,54 @@ def _claim(relay: str, room: str, name: str) -> _Claim:
     raise AssertionError("unreachable")
 
 
-def forget(seat: Seat) -> None:
-    """The seat's game in its room is over: remove its seat file and let go of it."""
+def _claim_of(session: Seat) -> _Claim | None:
+    return next((claim for claim in _claims.values() if claim.user is session), None)
+
+
+def forget(session: Seat) -> None:
+    """The session's game in its room is over: remove its seat file and let go of it."""
+    release(session, keep=False)
+
+
+def release(session: Seat, keep: bool = True) -> None:
+    """Let another process take the session's seat file (kept, unless ``keep`` is false)."""
     for path, claim in list(_claims.items()):
-        if claim.user is seat:
-            remove(claim.relay, claim.room, claim.key)
-            path.unlink(missing_ok=True)
+        if claim.user is session:
+            if not keep:
+                remove(claim.relay, claim.room, claim.key)
+                path.unlink(missing_ok=True)
             claim.lock.close()
             del _claims[path]
 
 
-async def resume_or_join(url: str, room: str, wish: Wish, *, relay_key: str | None = None, seed: bytes | None = None,
-                         **options) -> tuple[Seat, bool]:
+async def resume_or_join(url: str, room: str, wish: Wish, *, relay_key: str | None = None,
+                         seed: bytes | None = None, **options: Any) -> tuple[Seat, bool]:
     """Take back the seat saved for (relay, room, name), or take a new one and save it.
 
-    Returns the seat and whether it resumed. The save is on disk before the
-    seat can post anything.
+    Returns the seat and whether it resumed. The seed is on disk before the
+    seat is taken and the token before the seat can post anything.
     """
+    from games import GAMES
+    from tabletop.ledger import SeatLost
+    from tabletop.shell import join
+
     claim = _claim(relay_key or url, room, wish.name)
     saved = load(claim.relay, room, claim.key)
-    if saved is not None:
+    if saved is not None and saved.token:
         try:
-            seat = await join(url, room, wish, GAMES, token=saved.token, seed=saved.seed_bytes, **options)
-            claim.user = seat
-            return seat, True
+            session = await join(url, room, wish, GAMES, token=saved.token, seed=saved.seed_bytes, **options)
+            claim.user = session
+            return session, True
         except SeatLost:
             remove(claim.relay, room, claim.key)  # the relay forgot the room; start afresh
-    seed = seed if seed is not None else secrets.token_bytes(32)
-    seat = await join(url, room, wish, GAMES, seed=seed, **options)
-    assert seat.ledger.token is not None
-    save(new_seat(claim.relay, room, wish.name, seat.ledger.token, seed, wish.game), claim.key)
-    claim.user = seat
-    return seat, False
+            saved = None
+    seat = saved or new_seat(claim.relay, room, wish.name, "", seed or secrets.token_bytes(32), wish.game)
+    save(seat, claim.key)
+    session = await join(url, room, wish, GAMES, seed=seat.seed_bytes, **options)
+    try:
+        save(dataclasses.replace(seat, token=session.ledger.token or ""), claim.key)
+    except OSError:
+        await session.ledger.close()  # the relay keeps the seat for a while; the protocol has no way to free it
+        raise
+    claim.user = session
+    return session, False

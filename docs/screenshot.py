@@ -8,14 +8,14 @@ import os
 import tempfile
 from pathlib import Path
 
+from discard_tui import viewmodel
 from discard_tui.app import DiscardApp, PlayConfig
-from discard_tui.engine import Phase
-from discard_tui.rules import DeckKind
+from discard_tui.view import Phase
 from tabletop import crypto
 
 
 async def main() -> None:
-    app = DiscardApp(PlayConfig(name="you", room="screenshot", deck=DeckKind.FULL, opponent_seed=5, think_time=0,
+    app = DiscardApp(PlayConfig(name="you", room="screenshot", deck="full", opponent_seed=5, think_time=0,
                                 seeds=(b"\x07" * 32, b"\x08" * 32)))
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(6):  # a few moves in, so the piles and the log have something to show
@@ -25,7 +25,8 @@ async def main() -> None:
                 break  # a short game: show its end
             playable = [i for i, ok in enumerate(app.view.playable) if ok]
             moves = app.view.moves
-            await (app.session.discard(playable[-1]) if playable else app.session.draw())
+            assert app.session is not None
+            await (viewmodel.discard(app.session, playable[-1]) if playable else viewmodel.draw(app.session))
             while (app.view.moves == moves or not app.view.my_turn) and app.view.phase is not Phase.OVER:
                 await pilot.pause(0.02)
         await pilot.pause()

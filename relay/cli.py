@@ -13,7 +13,7 @@ import sys
 try:  # libuv's event loop cuts the relay's CPU per event by about a third (see docs/relay.md)
     from uvloop import run as run_loop
 except ImportError:  # Windows: uvloop is not available there
-    from asyncio import run as run_loop
+    from asyncio import run as run_loop  # type: ignore[assignment]
 
 from .server import Limits, Relay
 from .store import MemoryStore, SQLiteStore
@@ -86,7 +86,7 @@ async def run(args: argparse.Namespace) -> int:
         return 2
     stop = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal while stopping changes nothing
-        asyncio.get_running_loop().add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+        asyncio.get_running_loop().add_signal_handler(sig, lambda: None if stop.done() else stop.set_result(None))
     port = server.sockets[0].getsockname()[1]
     logging.getLogger("discard.relay").info("listening on ws://%s:%d%s", args.host, port,
                                              f" (store {args.store})" if args.store else "")

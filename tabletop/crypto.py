@@ -21,6 +21,7 @@ Nothing here knows about cards' ranks, the network or the game's rules.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import multiprocessing
@@ -29,6 +30,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -273,14 +275,26 @@ def start_pool() -> None:
     stands in while the processes start.
     """
     one = mpz(1)
-    captured = sys.stderr
-    try:
-        if not _has_fileno(captured):
-            sys.stderr = sys.__stderr__
+    with real_stderr():
         for future in [pool().submit(_powmod_chunk, [one], [one], mpz(7)) for _ in range(WORKERS)]:
             future.result()
+
+
+@contextlib.contextmanager
+def real_stderr() -> Iterator[None]:
+    """The process's own stderr while helper processes start, if an app has captured sys.stderr.
+
+    Only a swapped stream is put back: another thread may have replaced it since.
+    """
+    captured = sys.stderr
+    swapped = not _has_fileno(captured)
+    if swapped:
+        sys.stderr = sys.__stderr__
+    try:
+        yield
     finally:
-        sys.stderr = captured
+        if swapped:
+            sys.stderr = captured
 
 
 def _has_fileno(stream: object) -> bool:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, Generic, Literal, TypeVar
 
 import gmpy2
 from cryptography.exceptions import InvalidTag
@@ -76,14 +76,17 @@ class Show:
     to: int | None = None
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
-class Job:
+class Job(Generic[T]):
     """Exponentiations for the process pool, and what to make of their results."""
 
     bases: list[mpz]
     exponents: list[mpz]
     p: mpz
-    finish: Callable[[list[mpz]], object]
+    finish: Callable[[list[mpz]], T]
 
 
 # -- one seat's secrets ---------------------------------------------------------------------------
@@ -235,7 +238,7 @@ class Deck:
             raise DeckViolation(seat, "sent key commitments with a phase-1 shuffle")
         self.steps.append(deck)
 
-    def shuffle_job(self) -> Job:
+    def shuffle_job(self) -> Job[Shuffle]:
         """My next shuffle step, for the pool; its ``finish`` makes the :class:`Shuffle` message."""
         step = len(self.steps)
         assert self.step_owner(step) == self.me
@@ -337,11 +340,12 @@ class Deck:
             key = self.group.exponent_from_hex(text, f"key for card {pos}")
         except CryptoViolation as error:
             raise DeckViolation(sender, f"sent a {error}") from None
-        commitment = (self.commitments.get(owner) or [None] * self.size)[pos]
+        commitments = self.commitments.get(owner)
         if owner == self.me:
             right = key == self.secrets.card_key(pos).d
         else:
-            right = commitment == key_commitment(self.room, self.game, owner, pos, key)
+            right = commitments is not None and commitments[pos] == key_commitment(self.room, self.game, owner, pos,
+                                                                                     key)
         if not right:
             whose = "their" if owner == sender else "another player's"
             raise DeckViolation(sender, f"sent a wrong key for card {pos} (it is not {whose} committed key)")
@@ -383,7 +387,8 @@ class Deck:
 
     # -- the audit ------------------------------------------------------------------------------------
 
-    def audit_job(self, audits: dict[int, Audit], name: Callable[[int], str]) -> Job | list[str]:
+    def audit_job(self, audits: dict[int, Audit], name: Callable[[int], str]
+                  ) -> Job[tuple[list[str], dict[int, int]]] | list[str]:
         """Checks that need no exponentiation, then a job for the rest; or the problems found already.
 
         The job's ``finish`` returns the problems and, when there are none, every face by position.

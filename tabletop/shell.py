@@ -23,7 +23,7 @@ from typing import Protocol
 from . import wire
 from .crypto import powmod_many
 from .game import Game
-from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError
+from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
 
 log = logging.getLogger("tabletop.shell")
@@ -69,6 +69,8 @@ class Seat:
     caught_up: bool = False
     replaying: bool = True  # until the first catch-up: rebuilding what an earlier run played
     failure: str | None = None  # the relay cannot be used
+    seat_lost: bool = False  # ...because it no longer knows our seat token
+    link_since: float = field(default_factory=time.monotonic)  # when the link last changed
     transcript_path: Path | None = None
     last_progress: float = field(default_factory=time.monotonic)  # joins and leaves are no progress
     completed: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)  # audited games; None: stopped
@@ -83,7 +85,9 @@ class Seat:
             async for item in self.ledger.events():
                 if item is CAUGHT_UP:
                     self.caught_up = True
-                    self.replaying = False
+                    if self.replaying:  # a screen showing "catching up" may now show the table
+                        self.replaying = False
+                        self._changed()
                     if self.outbox is not None:  # lost with the old connection: send it again
                         await self.ledger.post(self.outbox)
                 else:
@@ -93,12 +97,14 @@ class Seat:
                 await self.pump()
         except RelayError as error:
             self.failure = str(error)
+            self.seat_lost = isinstance(error, SeatLost)
             self.completed.put_nowait(None)
             self._changed()
 
     def link_changed(self, link: Link) -> None:
         if link is not Link.CONNECTED:
             self.caught_up = False
+        self.link_since = time.monotonic()
         self._changed()
 
     def _receive(self, event: Event) -> bool:

@@ -18,6 +18,7 @@ publishes its secrets and the audit re-checks everything.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -52,10 +53,20 @@ class Violation(Exception):
 
 
 class LedgerEvent(Protocol):
-    seat: int
-    name: str
-    kind: str  # "join" | "leave" | "post"
-    body: dict | None
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...  # "join" | "leave" | "post"
+
+    @property
+    def body(self) -> dict | None: ...
+
+    @property
+    def time(self) -> float: ...  # the relay's Unix time
 
 
 @dataclass(frozen=True)
@@ -82,7 +93,7 @@ class Post:
 class Work:
     """Exponentiations to run in the pool; ``finish`` turns their results into the post."""
 
-    job: mental.Job
+    job: mental.Job[Any]
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,7 @@ class Play:
     outcome: Outcome | None = None
     audits: dict[int, wire.Audit] = field(default_factory=dict)
     verdict: list[str] | None = None  # [] means fair
-    cards_on_screen: int = 0
+    last_move: str | None = None  # the last move as a log line ("bo discarded 8♥")
 
     @property
     def audited(self) -> bool:
@@ -143,7 +154,8 @@ class TableView:
     problem: str | None
     rematch_offered: bool
     awaiting: tuple[tuple[int, str], ...]
-    wins: tuple[int, ...]  # games won in this room, per seat
+    last_move: str | None  # the shown game's last move, from my side: "Computer discarded 8♥"
+    wins: tuple[int, ...]  # fair games won in this room, per seat
     safety: str | None
     board: Any  # the game's own view for me (GameState.view), None before the game starts
     moves: int
@@ -163,10 +175,12 @@ class Table:
         self.plays: list[Play] = [Play(1)]
         self.names: dict[int, str] = {}
         self.present: set[int] = set()
+        self.left_at: dict[int, float] = {}  # seat -> the relay's time of its leave, while it is away
         self.want = 1  # the game number I want to be playing; a rematch raises it
         self.choices: dict[str, str] = {}  # my chosen values for rounds I have not committed to yet
         self.problem: str | None = None
         self.log: list[str] = []
+        self._logged_game = 0
         self._identities: dict[int, Ed25519PrivateKey] = {}
         self._secrets: dict[int, mental.Secrets] = {}
 
@@ -220,7 +234,7 @@ class Table:
         return [s for s in range(self.play.seats or self.wish.seats) if s != self.me]
 
     def registry(self, play: Play) -> wire.Registry:
-        models = [*wire.TABLE_MESSAGES, *commit.MESSAGES, *mental.MESSAGES]
+        models: list[type[wire.Message]] = [*wire.TABLE_MESSAGES, *commit.MESSAGES, *mental.MESSAGES]
         game = play.game or self.catalog.get(self.wish.game)
         return wire.Registry([*models, *(game.messages if game else ())])
 
@@ -230,12 +244,14 @@ class Table:
         """Take the next ledger event; raise Violation (and keep it as ``problem``) if it breaks the rules."""
         if event.kind == "join":
             self.present.add(event.seat)
+            self.left_at.pop(event.seat, None)
             self.names.setdefault(event.seat, event.name)
             if event.seat != self.me:
                 self._say(f"{self.name(event.seat)} joined")
             return
         if event.kind == "leave":
             self.present.discard(event.seat)
+            self.left_at[event.seat] = event.time
             if event.seat != self.me:
                 self._say(f"{self.name(event.seat)} left")
             return
@@ -459,7 +475,8 @@ class Table:
             p.pending = None
             p.state.push(seat, move)
             p.moves.append((seat, move))
-            self._say(f"{self.who(seat)} {p.state.describe(seat, move)}")
+            p.last_move = f"{self.who(seat)} {p.state.describe(seat, move)}"
+            self._say(p.last_move)
         if p.choice is None and p.outcome is None and (choice := p.state.choice()) is not None:
             p.choice = commit.Round(self.room, p.number, choice.label, choice.seats, choice.allowed)
         if p.outcome is None and p.dealt and p.pending is None and (outcome := p.state.outcome()) is not None:
@@ -476,6 +493,9 @@ class Table:
             self.want = nxt.number
 
     def _say(self, line: str) -> None:
+        if self.play.number != self._logged_game:  # each game's lines under its own heading
+            self._logged_game = self.play.number
+            self.log.append(f"— game {self.play.number} —")
         self.log.append(line)
 
     # -- the audit (its exponentiations are the shell's to run) ----------------------------------------
@@ -485,17 +505,19 @@ class Table:
         p = self.play
         if not p.audited or p.verdict is not None or p.state is None:
             return None
-        if p.deck is None:
-            return Work(mental.Job([], [], mpz(7), lambda _: self._conclude(p, self._replay(p, {}))))
-        job = p.deck.audit_job(p.audits, self.who)
-        if isinstance(job, list):
-            return Work(mental.Job([], [], mpz(7), lambda _, found=job: self._conclude(p, found)))
+        job = p.deck.audit_job(p.audits, self.who) if p.deck is not None else None
+        if not isinstance(job, mental.Job):
+            found = job or []
+
+            def conclude(_: list[mpz]) -> None:
+                self._conclude(p, found or self._replay(p, {}))
+
+            return Work(mental.Job([], [], mpz(7), conclude))
+        deck_job = job
 
         def finish(results: list[mpz]) -> None:
-            found, cards = job.finish(results)  # type: ignore[misc]
-            if not found:
-                found = self._replay(p, cards)
-            self._conclude(p, found)
+            found, cards = deck_job.finish(results)
+            self._conclude(p, found or self._replay(p, cards))
 
         return Work(mental.Job(job.bases, job.exponents, job.p, finish))
 
@@ -637,16 +659,22 @@ class Table:
         self.choices[current.label] = value
         return None
 
-    def rematch(self) -> str | None:
+    def rematch_refusal(self) -> str | None:
+        """Why a rematch cannot be asked for now; None if it can."""
         p = self.play
         if self.rematch_offered:
-            self.want = p.number
             return None
         if p.outcome is None or not p.audited:
             return "a rematch can start once this game is over"
         if self.want > p.number:
             return "a rematch is already requested"
-        self.want = p.number + 1
+        return None
+
+    def rematch(self) -> str | None:
+        """Ask for the next game, or accept it; the reason it is refused, or None."""
+        if (reason := self.rematch_refusal()) is not None:
+            return reason
+        self.want = self.play.number + (not self.rematch_offered)
         return None
 
     @property
@@ -709,11 +737,11 @@ class Table:
                 if not p.verdict else "violation: " + "; ".join(p.verdict)
         wins = [0] * seats
         for play in self.plays:
-            if play.outcome is not None and play.verdict is not None:
+            if play.outcome is not None and play.verdict == []:
                 for seat in play.outcome.winners:
                     wins[seat] += 1
         return TableView(
-            phase=self.phase if p is self.play else Phase.OVER, game=p.number, me=self.me, seats=seats,
+            phase=self.phase, game=p.number, me=self.me, seats=seats,
             names=tuple(self.name(s) for s in range(seats)),
             present=tuple(s in self.present for s in range(seats)),
             my_turn=bool(state is not None and self.phase is Phase.PLAYING and p.pending is None
@@ -721,7 +749,7 @@ class Table:
             log=tuple(self.log), progress=self._progress(), result=result,
             ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
             verdict=verdict, problem=self.problem, rematch_offered=self.rematch_offered,
-            awaiting=tuple(self.awaiting()), wins=tuple(wins), safety=self.safety_number(),
+            awaiting=tuple(self.awaiting()), last_move=p.last_move, wins=tuple(wins), safety=self.safety_number(),
             board=state.view(self.me) if state is not None else None, moves=len(p.moves))
 
     def _progress(self) -> tuple[str, int, int] | None:
@@ -741,16 +769,22 @@ class Table:
     # -- identities -------------------------------------------------------------------------------------
 
     def safety_number(self) -> str | None:
-        """Six groups of five digits from every seat's verify key, the room and the game: the same on every
-        screen unless someone (a relay in the middle, say) is not who the others think."""
+        """The shown game's safety number (see :func:`safety_number`), once every seat has said hello."""
         p = self.play
         if p.seats == 0 or len(p.hellos) < p.seats:
             return None
-        record = {"room": self.room, "game": p.number,
-                  "keys": [p.hellos[s].verify_key for s in range(p.seats)]}
-        value = int.from_bytes(hashlib.sha256(b"discard/v3/safety" + wire.canonical(record)).digest(), "big")
-        digits = f"{value % 10**30:030d}"
-        return " ".join(digits[i:i + 5] for i in range(0, 30, 5))
+        return safety_number(self.room, p.number, [p.hellos[s].verify_key for s in range(p.seats)])
 
+
+def safety_number(room: str, game: int, verify_keys: list[str]) -> str:
+    """Six groups of five digits from the room, the game and every hello's verify key (seat 0's first).
+
+    Players who read the same number to each other share one ledger: a relay that seats each of them in
+    a room of its own, and plays them all, cannot make the numbers match without finding a collision in
+    about 100 bits.
+    """
+    record = json.dumps([room, game, *verify_keys], separators=(",", ":"), ensure_ascii=False).encode()
+    digest = hashlib.sha512(b"discard/v1/safety-number\0" + record).digest()
+    return " ".join(f"{int.from_bytes(digest[i:i + 5], 'big') % 100000:05d}" for i in range(0, 30, 5))
 
 Strategy = Callable[[Table], wire.Message | str | None]  # a move, a choice's value, or None to wait

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import sys
 
+import pexpect
 import pytest
 
 from relay.server import Limits, Relay
@@ -72,3 +76,63 @@ async def players(relay_url):
     yield start
     for each in started:
         await each.stop()
+
+
+class Terminal(pexpect.spawn):
+    """A real process in a real pseudo-terminal, as a person runs it (Ctrl-C included)."""
+
+    def after_screen(self) -> list[str]:
+        """The lines printed once the full-screen app has left the alternate screen."""
+        text = (self.before or "") if self.after is pexpect.EOF else self.buffer
+        text = self.logfile_read.getvalue() if self.logfile_read else text
+        tail = text.rsplit("\x1b[?1049l", 1)[-1]
+        plain = re.sub(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-B]|[=>])", "", tail)
+        return [line for line in plain.replace("\r", "").split("\n") if line.strip()]
+
+
+@pytest.fixture
+def terminal(private_data_dir):
+    """``terminal(*python_args, size=(rows, cols))``: start ``python *python_args`` in a pseudo-terminal."""
+    import io
+
+    started: list[Terminal] = []
+
+    def spawn(*argv: str, size: tuple[int, int] = (24, 80), env: dict[str, str] | None = None) -> Terminal:
+        child = Terminal(sys.executable, list(argv), dimensions=size, encoding="utf-8", timeout=60,
+                         env={**os.environ, **(env or {})})
+        child.logfile_read = io.StringIO()
+        started.append(child)
+        return child
+
+    yield spawn
+    for child in started:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def descendants(pid: int) -> set[int]:
+    """Every living process below ``pid`` (Linux /proc)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat_file:
+                    fields = stat_file.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(entry)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat_file:
+            return stat_file.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -85,7 +85,8 @@ class Once:
     """A tamper that acts the first time ``act`` returns something, then lets everything through."""
 
     def __init__(self, act: Callable[[Table, dict], dict | list[dict] | None]) -> None:
-        self.act, self.done, self.body = act, False, None
+        self.act, self.done = act, False
+        self.body: dict | list[dict] | None = None
 
     def __call__(self, table: Table, body: dict):
         if self.done:

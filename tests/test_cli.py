@@ -1,5 +1,6 @@
 """discard-tui's command line: bad flags cost one line and exit 2; --games lists what can be resumed."""
 
+import pexpect
 import pytest
 
 from discard_tui import cli, saves
@@ -12,7 +13,6 @@ from discard_tui import cli, saves
     (["--relay", "ws://h:1", "--host", "--room", "r"], "do not go together"),
     (["--host", "--port", "70000"], "use a port from 0 to 65535"),
     (["--port", "9000"], "--port goes with --host"),
-    (["--room", "r"], "--room goes with --relay or --host"),
     (["--relay", "ws://h:1", "--room", "no spaces"], "use 1 to 64 of"),
     (["--name", "x" * 33], "--name: use 1 to 32 printable characters"),
 ])
@@ -30,12 +30,82 @@ def test_host_mode_listens_everywhere_on_the_chosen_port():
     assert cli.ROOM.fullmatch(config.room)
 
 
-def test_games_lists_unfinished_games_with_the_command_to_go_back(capsys):
-    cli.main(["--games"])
-    assert capsys.readouterr().out.strip() == "No unfinished games."
-    saves.save(saves.new_seat("ws://relay.example:8765", "table1", "ana", "t" * 32, b"\1" * 32, "full"))
-    saves.save(saves.new_seat(saves.LOCAL_RELAY, "computer-ab12", "bo", "u" * 32, b"\2" * 32, "short"))
-    cli.main(["--games"])
-    out = capsys.readouterr().out
-    assert "discard-tui --relay ws://relay.example:8765 --room table1 --name ana" in out
-    assert "room computer-ab12 as bo" in out
+def saved(relay, room, name, stage="playing"):
+    import dataclasses
+
+    seat = dataclasses.replace(saves.new_seat(relay, room, name, "t" * 32, b"\1" * 32, "full"), stage=stage)
+    saves.save(seat)
+    return seat
+
+
+def games(capsys) -> str:
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--games"])
+    assert stop.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_games_lists_games_under_way_with_a_command_that_really_resumes(capsys):
+    import shlex
+
+    assert games(capsys).strip() == "No unfinished games."
+    under_way = [saved("ws://relay.example:8765", "table1", "ana"), saved(saves.LOCAL_RELAY, "computer-ab12", "bo"),
+                 saved(saves.LOCAL_RELAY, "computer-cd34", "bo"), saved("host:9000", "table-abc", "ana b")]
+    saved("ws://relay.example:8765", "left-early", "ana", stage="waiting")  # abandoned before a game started
+    saved(saves.LOCAL_RELAY, "computer-done", "bo", stage="over")  # its game is over
+    lines = [line for line in games(capsys).splitlines() if ":  uv run " in line]
+    assert len(lines) == len(under_way)
+    for seat, line in zip(sorted(under_way, key=lambda s: s.saved_at), lines):
+        words = shlex.split(line.split(":  ", 1)[1])
+        assert words[:3] == ["uv", "run", "discard-tui"]
+        config = cli.config_from(cli.parser().parse_args(words[3:]), cli.parser())
+        relay_key = config.relay or (saves.LOCAL_RELAY if config.against_computer else f"host:{config.port}")
+        assert (relay_key, config.room, config.name) == (seat.relay, seat.room, seat.name), line
+
+
+def test_room_against_the_computer_only_goes_back_to_a_saved_game(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.config_from(cli.parser().parse_args(["--room", "r", "--name", "bo"]), cli.parser())
+    assert stop.value.code == 2 and "no game against the computer to go back to" in capsys.readouterr().err
+
+
+def test_a_crash_of_the_app_exits_1_with_one_line_and_keeps_the_traceback(terminal, private_data_dir):
+    crash = ("import sys; from discard_tui import app, cli; "
+             "app.TableScreen.update = lambda self, view: 1 / 0; cli.main(sys.argv[1:])")
+    child = terminal("-c", crash, "--name", "tester", "--deck", "short")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    lines = child.after_screen()
+    assert len(lines) == 1 and lines[0].startswith("discard-tui: crashed (ZeroDivisionError: division by zero)"), lines
+    [report] = (private_data_dir / "crashes").iterdir()
+    assert str(report) in lines[0] and "Traceback" in report.read_text()
+
+
+def descendants_of(pid):
+    from conftest import descendants
+
+    return descendants(pid)
+
+
+@pytest.mark.parametrize("moment", ["first frame", "table"])
+@pytest.mark.parametrize("how", ["key", "signal"])
+def test_ctrl_c_at_any_moment_exits_130_quietly_with_the_pool(terminal, moment, how):
+    import os
+    import signal
+
+    from conftest import alive, descendants
+
+    child = terminal("-m", "discard_tui.cli", "--name", "tester", "--deck", "short")
+    child.expect("Playing the computer" if moment == "first frame" else "Your hand")
+    helpers = descendants(child.pid)
+    if how == "key":
+        child.sendintr()  # what the terminal sends for Ctrl-C
+    else:
+        os.killpg(child.pid, signal.SIGINT)  # the whole foreground group, pool included
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130, (child.exitstatus, child.signalstatus)
+    output = child.logfile_read.getvalue()
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, child.after_screen()
+    assert not [pid for pid in helpers if alive(pid)]

@@ -5,7 +5,7 @@ import pytest
 from gmpy2 import mpz
 
 from tabletop.crypto import MODP_2048, MODP_3072, CryptoViolation, Key, decrypt, group_for_prime, powmod_many
-from tabletop.deck import Deck, Secrets
+from tabletop.deck import Deck, Secrets, Shuffle
 
 SEED = bytes(range(32))
 
@@ -67,6 +67,7 @@ def shuffle_steps(size: int, seats: int = 2) -> tuple[list[list], list[Secrets]]
         deck.me, deck.secrets = deck.step_owner(step), secrets[deck.step_owner(step)]
         job = deck.shuffle_job()
         message = job.finish([gmpy2.powmod(b, e, g.p) for b, e in zip(job.bases, job.exponents)])
+        assert isinstance(message, Shuffle)
         deck.steps.append([mpz(x, 16) for x in message.deck])
         steps.append(deck.steps[-1])
     return steps, secrets

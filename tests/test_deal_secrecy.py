@@ -52,13 +52,14 @@ def test_card_encodings_are_fixed_distinct_and_unrelated(group):
 
 def shuffle_decks(room: Room) -> list[list[gmpy2.mpz]]:
     """Every shuffle step's output deck, as any reader of the ledger sees it."""
-    return [[gmpy2.mpz(x, 16) for x in e.body["msg"]["deck"]] for e in room.ledger
-            if e.kind == "post" and e.body["msg"]["type"] == "shuffle"]
+    bodies = [e.body for e in room.ledger if e.kind == "post" and e.body is not None]
+    return [[gmpy2.mpz(x, 16) for x in body["msg"]["deck"]] for body in bodies if body["msg"]["type"] == "shuffle"]
 
 
 def true_cards(room: Room) -> list[int]:
     """Card index at each final position, from every seat's secrets (only a test knows them all)."""
     deck = room.tables[0].play.deck
+    assert deck is not None
     encodings = MODP_2048.encodings(deck.size)
     faces = []
     for pos, c in enumerate(deck.final):
@@ -75,7 +76,9 @@ def read_the_ledger(deck: str) -> tuple[Room, list, tuple, dict]:
     room.strategies = {0: simple(1), 1: simple(2)}
     room.run()
     assert room.violations == {} and room.tables[0].play.verdict == []
-    size = room.tables[0].play.deck.size
+    played = room.tables[0].play.deck
+    assert played is not None
+    size = played.size
     encodings = MODP_2048.encoded(size)
     decks = shuffle_decks(room)
     assert len(decks) == 4
@@ -114,6 +117,7 @@ class StackingShuffler:
         deck = p.deck
         if body["msg"]["type"] != "shuffle" or deck is None or len(deck.steps) != 1:
             return None
+        assert p.state is not None and p.starter is not None
         received, size = deck.steps[0], deck.size
         self.named = name_positions(received, MODP_2048.encoded(size), MODP_2048.p)
         rank = [card.rank for card in p.state.setup.faces]
@@ -131,7 +135,7 @@ class StackingShuffler:
 
 def stacked_deals(deals: int, *, play_out: bool = False) -> list[tuple[Room, StackingShuffler, list]]:
     """Deal ``deals`` times against the stacking shuffler in seat 1, with seeds where it shuffles second."""
-    results = []
+    results: list[tuple[Room, StackingShuffler, list]] = []
     for k in range(1, 400, 2):
         if len(results) == deals:
             break
@@ -145,7 +149,9 @@ def stacked_deals(deals: int, *, play_out: bool = False) -> list[tuple[Room, Sta
         if room.tables[1].play.starter != 0:
             continue  # seat 1 shuffled first here: nothing to stack
         assert room.violations == {}, room.violations
-        hand = [card for _, card in room.tables[1].play.state.view(1).hand]
+        state = room.tables[1].play.state
+        assert state is not None
+        hand = [card for _, card in state.view(1).hand]
         results.append((room, cheater, hand))
     return results
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from typing import Literal
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect
@@ -277,7 +278,7 @@ class Client:
     async def expect_error(self, code: str | set[str]) -> dict:
         """Read until an error frame arrives (buffering events) and check its code."""
         codes = {code} if isinstance(code, str) else set(code)
-        skipped = []
+        skipped: list[dict] = []
         while True:
             frame = await self.recv_frame()
             if frame["type"] == "error":
@@ -420,6 +421,7 @@ async def seated_pair(url: str, room: str | None = None) -> tuple[Client, Client
     """Two clients in a fresh room, both having consumed both join events."""
     a = await alone_in_room(url, room)
     room = a.room
+    assert room is not None
     b = await Client.open(url, "B")
     await b.join(room, "Bob")
     await a.events_until(lambda e: is_event(e, "join", 1))
@@ -563,7 +565,6 @@ async def test_tokens_are_strings_distinct_and_have_128_random_bits(relay):
 
 async def test_total_order_seq_gapless_and_own_post_echoed(relay):
     a = await alone_in_room(relay.url)
-    room = a.room
     first = await a.next_event()
     assert first["seq"] == 1
     bodies = [{"n": i} for i in range(5)]
@@ -584,7 +585,7 @@ async def test_concurrent_posters_receive_identical_sequence(relay):
         await asyncio.gather(*(c.send({"type": "post", "body": {"who": who, "i": i}}) for i in range(n)))
 
     async def read_all(c: Client) -> list[dict]:
-        out = []
+        out: list[dict] = []
         while len([e for e in out if e["kind"] == "post"]) < 2 * n:
             out.append(await c.next_event())
         return out
@@ -1229,6 +1230,7 @@ async def check_too_large(big: Client, observer: Client, payload: str) -> None:
         assert ev["seq"] == 3
     else:
         ev = await observer.next_event()
+        assert big.seat is not None
         assert is_event(ev, "leave", big.seat), f"only the leave of the closed connection may follow: {ev}"
         await strict_marker(observer)
 
@@ -1553,7 +1555,9 @@ json_values = st.recursive(
     lambda ch: st.lists(ch, max_size=5) | st.dictionaries(st.text(max_size=10), ch, max_size=5),
     max_leaves=15,
 )
-safe_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
+SURROGATES: tuple[Literal["Cs"]] = ("Cs",)  # hypothesis types Unicode categories as literals
+CONTROLS: tuple[Literal["Cc"]] = ("Cc",)
+safe_text = st.text(alphabet=st.characters(blacklist_categories=SURROGATES), max_size=200)
 
 
 async def fuzz_joined_client(env: FuzzEnv) -> Client:
@@ -1633,7 +1637,7 @@ bad_name_values = (
     non_string
     | st.sampled_from(BAD_NAMES)
     | st.text(min_size=33, max_size=40, alphabet="abc")
-    | st.tuples(st.text(max_size=5), st.characters(categories=("Cc",)), st.text(max_size=5))
+    | st.tuples(st.text(max_size=5), st.characters(categories=CONTROLS), st.text(max_size=5))
     .map("".join)
     .filter(lambda s: len(s) <= 32)
 )
@@ -1763,7 +1767,7 @@ def test_fuzz_binary_and_big_frames(fuzz, items):
 
 
 json_objects = st.dictionaries(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=10), json_values, max_size=6
+    st.text(alphabet=st.characters(blacklist_categories=SURROGATES), max_size=10), json_values, max_size=6
 )
 
 

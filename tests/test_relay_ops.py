@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import time
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,7 @@ class Peer:
         raw = await asyncio.wait_for(self.ws.recv(), timeout)
         message = json.loads(raw)
         if message["type"] == "event":
+            assert isinstance(raw, str)
             self.raw.append(raw)
             self.events.append(message)
         return message
@@ -190,7 +192,7 @@ class InProcess:
 async def make_relay():
     started: list[InProcess] = []
 
-    async def start(**limits: object) -> InProcess:
+    async def start(**limits: Any) -> InProcess:
         relay = Relay(limits=Limits(**limits))
         server = await relay.serve("127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]

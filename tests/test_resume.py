@@ -2,6 +2,7 @@
 
 import asyncio
 import collections
+import dataclasses
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import alive, descendants
 from processes import finish, run_bot
 
 from discard_tui import saves
@@ -28,33 +30,6 @@ def wish(name: str) -> Wish:
 
 def bot(url, room, name, *extra):
     return run_bot(url, room, "--name", name, "--json", "--think", "0.03", "--seed", "7", *extra)
-
-
-def descendants(pid: int) -> set[int]:
-    """Every living process below ``pid`` (Linux /proc)."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat_file:
-                    fields = stat_file.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                parents[int(entry)] = int(fields[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat_file:
-            return stat_file.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def assert_fair(returncode, out, err):
@@ -85,6 +60,8 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         await until(lambda: not any(alive(pid) for pid in helpers), "the killed bot's pool processes to exit")
+        left_behind = await asyncio.to_thread(victim.stderr.read)  # until its last helper has exited
+        assert "leaked semaphore" not in left_behind, left_behind
         assert saves.load(url, room, "fragile") is not None  # the seat survived the crash on disk
         again = bot(url, room, "fragile")
         for process in (survivor, again):
@@ -199,3 +176,42 @@ async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
         for session in (sessions[1], again):
             if session is not None:
                 await session.ledger.close()
+
+
+async def test_a_bot_killed_before_printing_a_finished_game_prints_it_on_resume(relay_url, until):
+    """Its game's keys are in the ledger but no line was written: the next run writes it, and only once."""
+    players = [await saves.resume_or_join(relay_url, "report", wish(name), think_time=0, autoplay=simple(seat))
+               for seat, name in enumerate(("a", "b"))]
+    sessions = [s for s, _ in players]
+    tasks = [asyncio.create_task(s.run()) for s in sessions]
+    try:
+        games = await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in sessions)), 60)
+        assert games == [1, 1] and all(s.table.play.verdict == [] for s in sessions)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for session in sessions:
+            await session.ledger.close()
+            saves.release(session)
+    # "a" died here: after the last keys, before its line. Its seat file is still there.
+    for expected in (1, 0):  # the line once, then never again
+        returncode, out, err = await finish(bot(relay_url, "report", "a", "--games", "1"))
+        assert returncode == 0, err
+        assert [json.loads(line)["game"] for line in out.splitlines()] == [1] * expected
+        if expected:  # the first run finished the room and forgot the seat: put it back as a crash would leave it
+            seat = saves.new_seat(relay_url, "report", "a", sessions[0].ledger.token, sessions[0].table.seed,
+                                  "discard")
+            saves.save(dataclasses.replace(seat, stage="over", reported=1))
+
+
+async def test_a_seat_is_never_taken_when_it_cannot_be_saved(relay_server, tmp_path):
+    relay, url = relay_server
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the data directory should be")
+    process = subprocess.Popen([sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", "nosave",
+                                "--name", "x"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "DISCARD_DATA_DIR": str(blocked)})
+    returncode, out, err = await finish(process)
+    assert returncode == 1 and err.count("\n") == 1 and "cannot keep the saved game" in err, err
+    assert "nosave" not in relay.rooms  # no orphan seat blocks the room

@@ -7,9 +7,15 @@ Update after a deliberate change with: uv run pytest tests/test_snapshots.py --s
 
 import pytest
 
-from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig
-from discard_tui.engine import Phase
-from discard_tui.rules import DeckKind
+import dataclasses
+
+from textual.widgets import Label
+
+from discard_tui import viewmodel
+from discard_tui.app import DiscardApp, GameOverScreen, MoveLog, PlayConfig
+from discard_tui.view import Phase
+from games.cards import FULL_DECK
+from games.discard.rules import matches
 
 SIZE = (80, 24)
 
@@ -20,7 +26,7 @@ def data_dir(tmp_path, monkeypatch):
 
 
 def fixed_game() -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", room="snapshot", deck=DeckKind.SHORT, opponent_seed=5,
+    return DiscardApp(PlayConfig(name="tester", room="snapshot", deck="short", opponent_seed=5,
                                  think_time=0, seeds=(b"\x01" * 32, b"\x02" * 32)))
 
 
@@ -50,11 +56,14 @@ async def to_game_over(pilot):
             break
         playable = [i for i, ok in enumerate(view.playable) if ok]
         if playable:
-            await app.session.discard(playable[0])
+            await viewmodel.discard(app.session, playable[0])
         else:
-            await app.session.draw()
+            await viewmodel.draw(app.session)
         await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not Phase.PLAYING)
-    await until(pilot, lambda: isinstance(app.screen, GameOverScreen))
+    await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.screen.query("#verdict")
+                and str(app.screen.query_one("#verdict", Label).content).startswith("Audit: fair")
+                and app.table.query_one(MoveLog).lines_shown[-1].startswith("audit: fair"))
+    await pilot.wait_for_scheduled_animations()
 
 
 def test_table(snap_compare):
@@ -71,3 +80,22 @@ def test_help(snap_compare):
 
 def test_game_over(snap_compare):
     assert snap_compare(fixed_game(), terminal_size=SIZE, run_before=to_game_over)
+
+
+def test_big_hand_without_colour(snap_compare, monkeypatch):
+    """40 cards at the smallest size, NO_COLOR=1: chips, the chosen one reversed, playable ones underlined."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def forty_cards(pilot):
+        await to_my_first_turn(pilot)
+        app = pilot.app
+        hand = FULL_DECK[:40]
+        app.view = dataclasses.replace(app.view, hand=hand, opponent_hand=40,
+                                       playable=tuple(matches(card, app.view.discard_top) for card in hand))
+        await pilot.press("right", "right")
+
+    assert snap_compare(fixed_game(), terminal_size=(60, 20), run_before=forty_cards)
+
+
+def test_too_small(snap_compare):
+    assert snap_compare(fixed_game(), terminal_size=(50, 16), run_before=to_my_first_turn)

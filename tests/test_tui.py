@@ -2,9 +2,11 @@
 
 import pytest
 
+from discard_tui import viewmodel
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
-from discard_tui.engine import Phase
-from discard_tui.rules import DeckKind, matches
+from discard_tui.view import Phase
+from games.cards import FULL_DECK
+from games.discard.rules import matches
 from discard_tui.widgets import HandView, StatusBar
 
 
@@ -13,7 +15,7 @@ def data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
 
 
-def computer_game(deck=DeckKind.SHORT, seed=1) -> DiscardApp:
+def computer_game(deck="short", seed=1) -> DiscardApp:
     return DiscardApp(PlayConfig(name="tester", deck=deck, opponent_seed=seed, think_time=0))
 
 
@@ -70,9 +72,13 @@ async def test_whole_game_by_keys_to_game_over():
         text = text_of(app.screen, "#result") + " " + text_of(app.screen, "#verdict")
         assert ("You win" in text) or ("You lose" in text)
         assert "fair: 24 cards and" in text and "moves verified" in text
+        score = "tester 1 – 0 Computer" if "You win" in text else "tester 0 – 1 Computer"
+        assert text_of(app.screen, "#score") == score
         await pilot.press("n")
         await until(pilot, lambda: app.view.game == 2 and app.view.phase in (Phase.PLAYING,), "the rematch")
         assert isinstance(app.screen, TableScreen)
+        assert text_of(app.screen, StatusBar).startswith(f" {score} · game 2")
+        assert "— game 2 —" in app.view.log
 
 
 async def test_leaving_a_finished_game_cleans_the_data_directory(tmp_path):
@@ -83,9 +89,11 @@ async def test_leaving_a_finished_game_cleans_the_data_directory(tmp_path):
     app = computer_game(seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         await play_to_game_over(pilot, app)
-        assert [seat.name for seat in saves.unfinished()] == ["tester"]  # mine, until I leave
+        room = app.config.room
+        assert saves.load("local", room, "tester").stage == "over"  # kept until I leave, not listed by --games
+        assert saves.unfinished() == []
         await pilot.press("q")
-    assert saves.unfinished() == []
+    assert saves.load("local", room, "tester") is None and saves.load("local", room, "Computer") is None
     with sqlite3.connect(tmp_path / "computer-relay.sqlite3") as store:
         assert store.execute("SELECT count(*) FROM events").fetchone() == (0,)
 
@@ -121,10 +129,13 @@ async def test_illegal_discard_is_refused_with_the_reason():
 async def test_help_screen_opens_and_closes():
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        assert "matches the [b]suit[/b]" in str(app.screen.query_one("Static").content)
+        text = str(app.screen.query_one("Static").content)
+        assert "matching the suit" in text and f"Safety number  {app.view.safety}" in text
+        await pilot.pause()
+        assert app.screen.query_one("#help").max_scroll_y == 0  # it fits at 80x24
         await pilot.press("escape")
         assert isinstance(app.screen, TableScreen)
 
@@ -144,8 +155,9 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        problem = "opponent discarded 7♣, which matches neither the suit nor the value of 9♦"
-        app.session._violation(problem)  # what the engine does on receipt of such a discard
+        problem = "Computer sent a malformed message (msg.type: 'teleport' is not a message of this game)"
+        # A malformed post in the computer's seat, through the real relay: the table stops at it.
+        await app._opponent.ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
         await until(pilot, lambda: type(app.screen).__name__ == "ViolationScreen", "the violation dialog")
         assert text_of(app.screen, "#problem") == problem
         transcript = text_of(app.screen, "#transcript")
@@ -167,12 +179,12 @@ async def test_rematch_offer_from_the_opponent_shows_once():
     app = computer_game(seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.view is not None and app.view.my_turn, "my turn")
-        app._opponent.want_game = 2  # the computer will open game 2 as soon as game 1 is audited
+        app._opponent.table.want = 2  # the computer will open game 2 as soon as game 1 is audited
         while app.view.verdict is None:
             view = app.view
             if view.my_turn:
                 playable = [i for i, ok in enumerate(view.playable) if ok]
-                await (app.session.discard(playable[0]) if playable else app.session.draw())
+                await (viewmodel.discard(app.session, playable[0]) if playable else viewmodel.draw(app.session))
                 await until(pilot, lambda: moved(app, view), "the move")
             else:
                 await pilot.pause(0.01)
@@ -192,8 +204,8 @@ async def test_cards_grow_when_the_terminal_has_room(size, large):
         table = app.screen
         assert isinstance(table, TableScreen) and table.has_class("-large") is large
         rows = text_of(table, HandView).splitlines()
-        card = "┌─────┐" if large else "┌───┐"
-        assert card in "".join(rows)
+        corners = ("┌─────┐", "╔═════╗") if large else ("┌───┐", "╔═══╗")  # a double frame: playable
+        assert any(corner in "".join(rows) for corner in corners)
         assert len(rows) == (6 if large else 5)  # the cursor card is lifted by one row
         await pilot.resize_terminal(*((80, 24) if large else (120, 40)))
         await until(pilot, lambda: table.has_class("-large") is not large, "the layout to follow the resize")
@@ -209,6 +221,7 @@ async def test_damaged_store_of_the_computer_game_is_named(tmp_path):
 
 
 async def test_a_second_copy_against_the_computer_is_refused(tmp_path):
+    from discard_tui import saves
     from discard_tui.app import hold_lock
 
     held = hold_lock(tmp_path / "computer-relay.lock")  # as the first copy holds it
@@ -217,6 +230,10 @@ async def test_a_second_copy_against_the_computer_is_refused(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
             assert "another discard-tui is already running this game" in text_of(app.screen, "#problem")
+            seat = saves.new_seat("local", app.config.room, "tester", "t" * 32, b"\1" * 32, "short")
+            saves.save(seat)  # the other copy's game
+            await pilot.press("q")
+        assert saves.load("local", app.config.room, "tester") is not None  # left alone
     finally:
         held.close()
 
@@ -233,7 +250,7 @@ async def test_status_bar_says_reconnecting_disconnected_and_how_long_we_wait():
         table, view = app.screen, app.view
         cases = [
             (dict(link=Link.RECONNECTING), "Reconnecting…"),
-            (dict(opponent_present=False), "Computer disconnected; waiting for them to come back"),
+            (dict(opponent_present=False, opponent_left_at=time.time() - 150), "Computer left 2 min ago"),
             (dict(my_turn=False, waiting_since=time.monotonic() - 42), "waiting for Computer for 4"),
         ]
         for changes, says in cases:
@@ -252,3 +269,447 @@ async def test_closing_mid_game_and_starting_again_goes_back_to_the_same_hand():
     async with again.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn_or_over(again), "my turn again")
         assert (again.view.hand, again.view.game, again.view.phase) == (hand, game, Phase.PLAYING)
+
+
+HOSTILE_NAMES = ["[/]bo", "[AFK] bo", "[@click=app.quit]x[/]", "[b]bo"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+async def test_a_hostile_name_is_shown_literally_and_the_room_stays_playable(relay_url, name):
+    """Names come from the other side: never markup, never an action, never a crash."""
+    import asyncio
+
+    from discard_tui import saves
+    from games.discard.strategy import simple
+    from tabletop.crypto import MODP_2048
+    from tabletop.table import Wish
+
+    opponent, _ = await saves.resume_or_join(relay_url, "hostile", Wish(name, "discard", 2, {"deck": "short"}, MODP_2048),
+                                             autoplay=simple(1))
+    runner = asyncio.create_task(opponent.run())
+    app = DiscardApp(PlayConfig(relay=relay_url, room="hostile", name="tester", deck="short"))
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: my_turn_or_over(app), "my turn")
+            assert text_of(app.screen, "#opponent-label").startswith(f"{name}: ")
+            await pilot.click("#opponent-label")  # a planted [@click=…] would run here
+            await pilot.pause()
+            assert isinstance(app.screen, TableScreen) and app.return_code is None
+            view = app.view
+            await pilot.press("d")
+            await until(pilot, lambda: moved(app, view), "my draw to land")
+    finally:
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        await opponent.ledger.close()
+
+
+# -- the table with any hand: views fed to the screen, as the engine's next change would -----------------
+
+FULL = FULL_DECK
+
+
+async def show(pilot, app, **changes):
+    """Make the app's view ``changes`` away from the real one (the computer waits while it is my turn)."""
+    import dataclasses
+
+    app.view = dataclasses.replace(app.view, **changes)
+    await pilot.pause()
+
+
+def big_hand(count, top=FULL[0]):
+    hand = tuple(FULL[i % 52] for i in range(count))
+    return dict(hand=hand, playable=tuple(matches(card, top) for card in hand), discard_top=top,
+                opponent_hand=count, my_turn=True, phase=Phase.PLAYING)
+
+
+@pytest.mark.parametrize("count", [12, 17, 25, 40])
+async def test_every_card_of_a_big_hand_shows_its_rank_and_suit_and_nothing_wraps(count):
+    app = computer_game(deck="full")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        await show(pilot, app, **big_hand(count))
+        app.screen.query_one(HandView).cursor = count // 2
+        for size in [(60, 20), (80, 24), (120, 40), (200, 50)]:
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert_every_card_shows(app)
+
+
+def assert_every_card_shows(app):
+    """Within the hand's box; as chips every card written out, overlapped each slice shows "│10" and "│ ♥"."""
+    from discard_tui.widgets import CHIP, OpponentHand, card_size, min_step
+
+    hand = app.screen.query_one(HandView)
+    lines = hand.render().plain.splitlines()
+    assert len(lines) <= hand.size.height and all(len(line) <= hand.size.width for line in lines), lines
+    advances = hand.layout_advances()
+    if advances is None:
+        text = hand.render().plain
+        assert all(f"{card.rank}{card.suit}".rjust(CHIP - 1) in text for card in hand.cards)
+    else:  # and the chosen card is whole
+        assert min(advances) >= min_step(hand.large) and advances[hand.cursor] >= card_size(hand.large)[0]
+        assert sum(advances) <= hand.size.width
+    backs = app.screen.query_one(OpponentHand)
+    assert all(len(line) <= backs.size.width for line in backs.render().plain.splitlines())
+
+
+async def test_playable_cards_and_the_cursor_are_marked_without_colour(monkeypatch):
+    """NO_COLOR=1 and colour-blind players: a double frame or an underline, a lift or reverse video."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = computer_game(deck="full")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        await show(pilot, app, **big_hand(5, top=FULL[8]))  # 4♠: the 2♠ and the 4♠ … match
+        hand = app.screen.query_one(HandView)
+        rows = hand.render().plain.splitlines()
+        tops = "".join(rows[:2])
+        assert tops.count("╔") == sum(hand.playable) and tops.count("┌") == len(hand.cards) - sum(hand.playable)
+        await show(pilot, app, **big_hand(40, top=FULL[8]))
+        text = hand.render()
+        assert hand.layout_advances() is None  # chips
+        styles = [str(span.style) for span in text.spans]
+        assert sum("underline" in style for style in styles) == sum(hand.playable)
+        assert sum("reverse" in style for style in styles) == 1  # the chosen card
+        def reversed_in_status():
+            return any("reverse" in str(span.style) for span in app.screen.query_one(StatusBar).render().spans)
+
+        assert reversed_in_status()  # my turn; theirs is not reversed
+        await show(pilot, app, my_turn=False)
+        assert not reversed_in_status()
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size):
+    import time
+
+    app = computer_game()
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        long = "Bartholomew-the-Magnificent-IV"
+        await show(pilot, app, opponent_name=long, my_name="x" * 32, opponent_left_at=time.time() - 3600,
+                   opponent_present=False, last_move=f"{long} discarded 10♥")
+        status = app.screen.query_one(StatusBar)
+        status.notice = "10♥ matches neither ♣ nor 9, and this sentence is long enough to need cutting at eighty"
+        await pilot.pause()
+        lines = status.render().plain.splitlines()
+        assert len(lines) == 3 and all(len(line) <= size[0] for line in lines), lines
+        assert lines[0].rstrip().endswith(f"{long} left 1 h ago") and "…" in lines[0]
+        assert "Your turn" in lines[1] and f"{long} discarded 10♥"[:10] in lines[1]
+        assert lines[2].startswith(" 10♥ matches neither") and lines[2].endswith("…")
+
+
+async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn_it_is():
+    app = computer_game(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        view = app.view
+        playable = [i for i, ok in enumerate(view.playable) if ok]
+        await (viewmodel.discard(app.session, playable[0]) if playable else viewmodel.draw(app.session))
+        await until(pilot, lambda: app.view.moves > view.moves + 1 or app.view.phase is not Phase.PLAYING,
+                    "the computer's answer")
+        await until(pilot, lambda: my_turn_or_over(app), "my turn again")
+        if app.view.phase is Phase.PLAYING:
+            line = text_of(app.screen, StatusBar).splitlines()[1]
+            assert "Your turn" in line and ("Computer discarded" in line or "Computer drew a card" in line), line
+        await show(pilot, app, my_turn=False)
+        assert "Computer's turn" in text_of(app.screen, StatusBar).splitlines()[1]
+
+
+@pytest.mark.parametrize("key", ["enter", "space", "d"])
+async def test_every_refused_key_says_why(key):
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        await show(pilot, app, my_turn=False)
+        await pilot.press(key)
+        assert app.screen.query_one(StatusBar).notice == "it is Computer's turn"
+        if key != "d":
+            await show(pilot, app, my_turn=True, playable=(False,) * len(app.view.hand), discard_top=FULL[0])
+            await pilot.press(key)
+            assert app.screen.query_one(StatusBar).notice == "nothing in your hand matches 2♠: press d to draw"
+        await pilot.press("n")
+        assert app.screen.query_one(StatusBar).notice == "a rematch can start once this game is over"
+        assert app.session.outbox is None  # nothing was posted
+
+
+async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
+    app = computer_game()
+    async with app.run_test(size=(50, 16)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        table = app.screen
+        assert table.query_one("#too-small").display and not table.query_one("#table").display
+        assert "at least 60×20" in text_of(table, "#too-small") and "50×16" in text_of(table, "#too-small")
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert not table.query_one("#too-small").display and table.query_one("#table").display
+
+
+async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
+    from discard_tui.app import MoveLog
+
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        await show(pilot, app, log=tuple(f"line {i}: {'word ' * 12}" for i in range(60)))
+        log = app.screen.query_one(MoveLog)
+        await pilot.press("tab")
+        assert app.focused is log
+        await pilot.press("end")
+        bottom = log.scroll_y
+        await pilot.press("pageup")
+        assert log.scroll_y < bottom  # scrolled by keyboard
+        width = log.scrollable_content_region.width
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause()
+        assert log.scrollable_content_region.width > width
+        assert max(strip.cell_length for strip in log.lines) > width  # the lines were laid out again
+        assert app.view.log[0] == "— game 1 —" or app.session.table.log[0] == "— game 1 —"
+
+
+async def test_one_card_is_one_card():
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        await show(pilot, app, opponent_hand=1, hand=app.view.hand[:1], playable=app.view.playable[:1])
+        assert text_of(app.screen, "#opponent-label") == "Computer: 1 card"
+        assert text_of(app.screen, "#hand-label") == "Your hand: 1 card"
+
+
+@pytest.mark.parametrize("keys", [["ctrl+q"], ["q"], ["palette"]])
+async def test_every_way_to_quit_asks_first_mid_game(keys):
+    from discard_tui.app import ConfirmQuit
+
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        if keys == ["palette"]:
+            [quit_command] = [c for c in app.get_system_commands(app.screen) if c.title.startswith("Quit")]
+            await quit_command.callback()
+        else:
+            await pilot.press(*keys)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmQuit), "the question")
+        await pilot.press("n")
+        assert isinstance(app.screen, TableScreen) and app.return_code is None
+
+
+# -- rooms through a relay: a person on the other side (an engine in this process) -------------------------
+
+
+class Opponent:
+    """Another player in the room, through the real relay: an engine with a simple strategy."""
+
+    async def join(self, url, room, name="bo", deck="short", **options):
+        import asyncio
+
+        from discard_tui import saves
+        from games.discard.strategy import simple
+        from tabletop.crypto import MODP_2048
+        from tabletop.table import Wish
+
+        self.session, _ = await saves.resume_or_join(url, room, Wish(name, "discard", 2, {"deck": deck}, MODP_2048),
+                                                     autoplay=simple(1), **options)
+        self.task = asyncio.create_task(self.session.run())
+        return self.session
+
+    async def leave(self):
+        import asyncio
+
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+        await self.session.ledger.close()
+
+
+@pytest.fixture
+async def opponent():
+    other = Opponent()
+    yield other
+    if hasattr(other, "task"):
+        await other.leave()
+
+
+def through(url, room="table", name="tester", deck="short", **options) -> DiscardApp:
+    return DiscardApp(PlayConfig(relay=url, room=room, name=name, deck=deck, **options))
+
+
+async def test_both_players_see_the_same_safety_number_on_the_table_and_in_help(relay_url, opponent):
+    from tabletop.table import safety_number
+
+    bo = await opponent.join(relay_url, "safety")
+    app = through(relay_url, "safety")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        number = app.view.safety
+        assert number == bo.table.view().safety and len(number.split()) == 6
+        assert all(len(group) == 5 and group.isdigit() for group in number.split())
+        groups = number.split()
+        assert text_of(app.screen, "#safety").splitlines()[1:] == [" ".join(groups[:3]), " ".join(groups[3:])]
+    keys = ("a" * 64, "b" * 64)
+    assert safety_number("r", 1, keys) == safety_number("r", 1, keys)  # deterministic
+    assert len({safety_number("r", 1, keys), safety_number("s", 1, keys), safety_number("r", 2, keys),
+                safety_number("r", 1, keys[::-1])}) == 4  # room, game and seats all count
+
+
+async def test_the_deck_the_room_chose_over_mine_is_said(relay_url, opponent):
+    await opponent.join(relay_url, "decks", deck="short")
+    await until_ledger(opponent.session, 1)
+    app = through(relay_url, "decks", deck="full")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.PLAYING, "the deal")
+        await show(pilot, app, my_turn=False)
+        assert "bo opened this room with the 24-card deck" in text_of(app.screen, StatusBar)
+
+
+async def until_ledger(session, posts):
+    """Wait until ``session``'s own first ``posts`` posts are in the ledger."""
+    import asyncio
+
+    for _ in range(3000):
+        if sum(e.kind == "post" and e.seat == session.table.me for e in session.events) >= posts:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the opponent never posted")
+
+
+async def test_an_opponent_who_left_is_shown_with_how_long_and_leaving_is_offered(relay_url, opponent):
+    await opponent.join(relay_url, "gone")
+    app = through(relay_url, "gone", leave_grace=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        assert not app.screen.check_action("leave", ())
+        await opponent.leave()
+        await until(pilot, lambda: not app.view.opponent_present, "bo's leave")
+        app._tick()
+        await pilot.pause()
+        status = text_of(app.screen, StatusBar)
+        assert "bo left just now" in status and "x leaves; the same command comes back" in status
+        await pilot.press("x")
+        await pilot.pause()
+    assert app.return_code == 0
+    from discard_tui import saves
+
+    assert saves.load(relay_url, "gone", "tester") is not None  # the game stays resumable
+
+
+async def test_a_hosts_relay_that_is_gone_is_said_and_leaving_is_offered(opponent):
+    from relay.server import Limits, Relay
+
+    relay = Relay(limits=Limits())
+    server = await relay.serve("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    try:
+        await opponent.join(url, "hosted")
+        app = through(url, "hosted", leave_grace=0)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: my_turn_or_over(app), "my turn")
+            server.close()  # the host quits: its relay is gone
+            await until(pilot, lambda: "Reconnecting" in text_of(app.screen, StatusBar), "the reconnecting link")
+            app._tick()
+            await pilot.pause()
+            assert "The relay has not answered" in text_of(app.screen, StatusBar)
+            assert "if bo hosted it, they have quit" in text_of(app.screen, StatusBar)
+            assert app.screen.check_action("leave", ())
+    finally:
+        server.close()
+        relay.close()
+
+
+async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_server, opponent):
+    from discard_tui import saves
+
+    relay, url = relay_server
+    await opponent.join(url, "lost")
+    app = through(url, "lost")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        drop_connections(relay, "lost")
+        relay.rooms.clear()  # what a restart without --store leaves: no room, no token
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        assert "The relay lost this game" in text_of(app.screen, "#problem")
+        assert "r to start a new game in the same room" in text_of(app.screen, "#retry")
+        assert saves.load(url, "lost", "tester") is None  # not in --games any more
+        await opponent.leave()
+        await pilot.press("r")
+        await until(pilot, lambda: app.view is not None and app.view.game == 1 and
+                    app.view.phase is Phase.WAITING and saves.load(url, "lost", "tester") is not None,
+                    "a new seat in the room")
+
+
+def drop_connections(relay, room):
+    """Cut every connection to ``room`` at once, as a relay that stops does."""
+    for seat in relay.rooms[room].seats.values():
+        if seat.client is not None:
+            seat.client.connection.transport.abort()
+
+
+async def test_a_resumed_room_shows_only_the_game_being_played(monkeypatch):
+    first = computer_game(seed=3)
+    async with first.run_test(size=(80, 24)) as pilot:
+        await play_to_game_over(pilot, first)
+        await pilot.press("n")
+        await until(pilot, lambda: first.view.game == 2 and first.view.phase is Phase.PLAYING, "game 2")
+    shown, pushed = [], []
+    update, push = TableScreen.update, DiscardApp.push_screen
+
+    def recording_update(self, view, *args, **kwargs):
+        shown.append((view.game, view.result, view.phase))
+        return update(self, view, *args, **kwargs)
+
+    def recording_push(self, screen, *args, **kwargs):
+        pushed.append(type(screen).__name__)
+        return push(self, screen, *args, **kwargs)
+
+    monkeypatch.setattr(TableScreen, "update", recording_update)
+    monkeypatch.setattr(DiscardApp, "push_screen", recording_push)
+    again = computer_game(seed=3)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: again.view is not None and again.view.game == 2 and
+                    again.view.phase is Phase.PLAYING and not again.view.replaying,
+                    f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
+        await pilot.pause()
+    assert shown and {game for game, _, _ in shown} == {2}, shown  # never game 1's "You lose" or its audit
+    assert "GameOverScreen" not in pushed
+
+
+async def test_wss_at_a_plain_relay_says_to_use_ws(relay_url):
+    plain = relay_url.removeprefix("ws://")
+    app = through(f"wss://{plain}", "tls")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        assert f"If that relay has no TLS (discard-relay itself has none), use ws://{plain}" in \
+            text_of(app.screen, "#problem")
+
+
+async def test_the_hosts_invite_uses_an_address_a_friend_can_reach():
+    import re
+
+    from discard_tui import invite
+    from discard_tui.app import ConnectingScreen
+
+    reachable = invite.interface_addresses()
+    if not reachable:
+        pytest.skip("this machine has no network interface but loopback")
+    app = DiscardApp(PlayConfig(room="table-abc", name="ana", host="0.0.0.0", port=0))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConnectingScreen) and app.screen.query("#invite"),
+                    "the invite")
+        command = text_of(app.screen, "#invite")
+        match = re.fullmatch(r"uv run discard-tui --relay ws://([\d.]+):(\d+) --room table-abc", command)
+        assert match and match.group(1) in reachable and not match.group(1).startswith("127."), command
+        await pilot.press("escape")
+
+
+async def test_the_saved_seat_says_how_far_the_room_got(relay_url):
+    from discard_tui import saves
+
+    app = through(relay_url, "alone")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.WAITING, "waiting")
+        assert saves.load(relay_url, "alone", "tester").stage == "waiting"
+        await pilot.press("escape")  # nobody came: nothing to go back to
+    assert saves.load(relay_url, "alone", "tester") is None
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        assert saves.load("local", app.config.room, "tester").stage == "playing"
+        assert [seat.room for seat in saves.unfinished()] == [app.config.room]

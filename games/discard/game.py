@@ -16,7 +16,7 @@ from tabletop.wire import STRICT, Message, Position
 from .rules import Table, matches
 
 
-class Options(BaseModel):
+class DiscardOptions(BaseModel):
     model_config = STRICT
     deck: Literal["full", "short"] = "full"
 
@@ -49,6 +49,7 @@ class DiscardView:
     playable: tuple[bool, ...]
     hand_sizes: tuple[int, ...]  # per seat
     draw_pile: int
+    draw_top: int | None  # the position on top of the draw pile
     top: Card | None
     discard_count: int
     turn: int | None
@@ -75,6 +76,10 @@ class DiscardState(GameState[Card]):
             self.table.check_draw(seat, move.pos)
         elif isinstance(move, DiscardCard):
             self.table.check_discard(seat, move.pos)
+            top = self.table.top
+            if move.pos in self.faces and not matches(card := self.faces[move.pos], top):  # my own card
+                assert top is not None
+                raise RuleViolation(f"discarded {card}, which matches neither the suit nor the value of {top}")
         elif isinstance(move, CantMove):
             self.table.check_cant_move(seat)
         else:
@@ -135,7 +140,8 @@ class DiscardState(GameState[Card]):
         hand = tuple(sorted(known, key=lambda pc: order.index(pc[1])))
         return DiscardView(
             hand=hand, playable=tuple(matches(card, t.top) for _, card in hand),
-            hand_sizes=tuple(len(h) for h in t.hands), draw_pile=len(t.draw_pile), top=t.top,
+            hand_sizes=tuple(len(h) for h in t.hands), draw_pile=len(t.draw_pile),
+            draw_top=t.draw_pile[0] if t.draw_pile else None, top=t.top,
             discard_count=len(t.discard_pile), turn=None if t.over else t.turn, winner=t.winner,
             deck_size=t.deck_size)
 
@@ -147,9 +153,9 @@ class Discard(Game[Card]):
     title: ClassVar[str] = "discard"
     seats: ClassVar[range] = range(2, 3)
     messages: ClassVar[tuple[type[Message], ...]] = (Draw, DiscardCard, CantMove)
-    Options = Options
+    Options = DiscardOptions
 
-    def faces(self, options: Options) -> tuple[Card, ...]:
+    def faces(self, options: DiscardOptions) -> tuple[Card, ...]:
         return FULL_DECK if options.deck == "full" else SHORT_DECK
 
     def new(self, setup: Setup[Card]) -> DiscardState:

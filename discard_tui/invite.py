@@ -1,0 +1,51 @@
+"""What a host's friend types: the command, with addresses of this machine that another one can reach."""
+
+from __future__ import annotations
+
+import shlex
+import socket
+
+import psutil
+
+UNSPECIFIED = ("0.0.0.0", "::", "")
+
+
+def outgoing_address() -> str | None:
+    """The address of the interface that carries traffic off this machine (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: only the routing table is asked
+            return str(probe.getsockname()[0])
+        except OSError:
+            return None
+
+
+def interface_addresses() -> list[str]:
+    """Every IPv4 address of an interface that is up, loopback and link-local left out."""
+    stats = psutil.net_if_stats()
+    found = []
+    for interface, entries in psutil.net_if_addrs().items():
+        if interface in stats and not stats[interface].isup:
+            continue
+        for entry in entries:
+            if entry.family == socket.AF_INET and not entry.address.startswith(("127.", "169.254.")):
+                found.append(entry.address)
+    return found
+
+
+def addresses(host: str) -> list[str]:
+    """Where a friend can reach a relay listening on ``host``: the outgoing interface's address first.
+
+    A named listen address is used as it is. With no address at all (no network),
+    the host name, which may only work on this machine.
+    """
+    if host not in UNSPECIFIED:
+        return [host]
+    first = outgoing_address()
+    found = ([first] if first else []) + [a for a in interface_addresses() if a != first]
+    return found or [socket.gethostname()]
+
+
+def command(address: str, port: int, room: str) -> str:
+    """The command the friend types, as the README writes it."""
+    return f"uv run discard-tui --relay ws://{address}:{port} --room {shlex.quote(room)}"
