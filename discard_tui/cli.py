@@ -9,6 +9,7 @@ Ctrl-C at any moment ends with status 130 and no traceback, pool included.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import getpass
 import re
 import secrets
@@ -20,7 +21,7 @@ from typing import NoReturn
 
 from . import saves
 from .args import OneLineParser
-from .config import PlayConfig
+from .config import GAMES, PlayConfig
 
 ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
 INTERRUPTED = 130  # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
@@ -35,8 +36,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
     p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
-    p.add_argument("--deck", choices=["full", "short"], default="full",
-                   help="full (52 cards, default) or short (24 cards, 9 to A)")
+    p.add_argument("--game", choices=sorted(GAMES), default="discard",
+                   help="the game to play (default discard); a room someone else opened plays theirs")
+    p.add_argument("--seats", type=int, default=None, metavar="N",
+                   help="players at the table (default: the game's usual number); against the computer, "
+                   "the others are computer players")
+    p.add_argument("--deck", choices=["full", "short"], default=None,
+                   help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     return p
@@ -68,17 +74,28 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser) -> PlayCon
     name = args.name if args.name is not None else default_name()
     if not 1 <= len(name) <= 32 or not name.isprintable():
         p.error("--name: use 1 to 32 printable characters")
-    deck = args.deck
+    game = GAMES[args.game]
+    seats = game.default_seats if args.seats is None else args.seats
+    if seats not in game.seats:
+        p.error(f"--seats {seats}: {args.game} is for {game.seats.start} to {game.seats.stop - 1} players")
+    options = {}
+    for option in ("deck",):
+        value = getattr(args, option)
+        if value is not None:
+            if option not in game.options:
+                p.error(f"--{option} is not an option of {args.game}")
+            options[option] = value
+    terms = PlayConfig(name=name, game=args.game, seats=seats, options=options)
     if args.host:
         room = args.room or saved_room(f"host:{port}", name) or f"table-{secrets.token_hex(3)}"
-        return PlayConfig(room=room, name=name, deck=deck, host="0.0.0.0", port=port)
+        return dataclasses.replace(terms, room=room, host="0.0.0.0", port=port)
     if args.relay:
-        return PlayConfig(relay=args.relay, room=args.room, name=name, deck=deck)
+        return dataclasses.replace(terms, relay=args.relay, room=args.room)
     if args.room is not None and saves.load(saves.LOCAL_RELAY, args.room, name) is None:
         p.error(f"--room {args.room}: no game against the computer to go back to there as {name} "
                 "(see --games); a new game against the computer needs no --room")
     room = args.room or saved_room(saves.LOCAL_RELAY, name) or f"computer-{secrets.token_hex(4)}"
-    return PlayConfig(room=room, name=name, deck=deck, opponent_seed=args.seed)
+    return dataclasses.replace(terms, room=room, opponent_seed=args.seed)
 
 
 def saved_room(relay_key: str, name: str) -> str | None:

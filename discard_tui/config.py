@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """What the command line and the app need to know of a game before the table is imported.
+
+    tests/test_cli.py checks that ``seats`` and ``options`` agree with the game's own definition.
+    """
+
+    screen: str  # the module of its table screen (see discard_tui/discard_screen.py)
+    seats: range  # how many players it takes
+    default_seats: int  # how many sit down when nobody says (against the computer: the others are computers)
+    options: tuple[str, ...] = ()  # its options, each a flag of the same name
+
+
+GAMES = {
+    "discard": GameEntry("discard_tui.discard_screen", range(2, 3), 2, ("deck",)),
+}
 
 
 @dataclass
@@ -12,7 +30,9 @@ class PlayConfig:
     relay: str | None = None
     room: str = "local"
     name: str = "you"
-    deck: str = "full"  # discard's deck: "full" or "short"
+    game: str = "discard"  # the game to open a room with (a room opened by someone else decides its own)
+    seats: int = 2  # players, when this player opens the room
+    options: dict[str, str | int] = field(default_factory=dict)  # the game's options (discard: {"deck": "short"})
     host: str | None = None  # listen address when we run the relay ourselves
     port: int = 0
     opponent_seed: int | None = None
@@ -23,3 +43,8 @@ class PlayConfig:
     @property
     def against_computer(self) -> bool:
         return self.relay is None and self.host is None
+
+    @property
+    def computers(self) -> int:
+        """How many computer players sit at the table: every seat but mine, against the computer."""
+        return self.seats - 1 if self.against_computer else 0

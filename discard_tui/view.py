@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from games.cards import Card
 
@@ -31,39 +31,74 @@ class Phase(str, Enum):
 
 
 @dataclass(frozen=True)
-class GameView:
-    """What a screen needs, as one immutable snapshot."""
+class SeatView:
+    """What every game's screen shows of a seat, as one immutable snapshot."""
 
     phase: Phase
-    game: int  # the game on screen: the last one played until both players open the next
-    my_name: str
-    opponent_name: str
-    opponent_present: bool
+    game: int  # the game on screen: the last one played until every seat has opened the next
+    me: int
+    names: tuple[str, ...]  # per seat
+    present: tuple[bool, ...]
     my_turn: bool
-    hand: tuple[Card, ...]
-    playable: tuple[bool, ...]
-    opponent_hand: int
-    draw_pile: int
-    discard_top: Card | None
-    discard_count: int
     log: tuple[str, ...]
     progress: tuple[str, int, int] | None
     link: Link
-    result: str | None  # "win" | "loss"
+    result: str | None  # "win" | "loss" | "draw"
     verdict: str | None
     problem: str | None  # violation or relay failure, in words
     transcript: str | None
     rematch_offered: bool
     waiting_since: float | None
-    deck_size: int
     moves: int
+    board: Any = None  # the game's own view (tabletop's GameState.view), None until the game is dealt
     last_move: str | None = None  # the shown game's last move, from my side: "Computer discarded 8♥"
-    score: tuple[int, int] = (0, 0)  # fair games won in this room: (mine, the opponent's)
-    safety: str | None = None  # the shown game's safety number, once both hellos are in
+    ending: str | None = None  # how the shown game ended: "you discarded the last card and won"
+    wins: tuple[int, ...] = ()  # fair games won in this room, per seat
+    safety: str | None = None  # the shown game's safety number, once every hello is in
     replaying: bool = False  # rebuilding what an earlier run played; nothing on screen is current yet
-    opponent_left_at: float | None = None  # the relay's Unix time of the opponent's leave, while away
+    left_at: tuple[float | None, ...] = ()  # per seat: the relay's Unix time of its leave, while away
     link_since: float = 0.0  # time.monotonic() of the last change of ``link``
-    deck_chosen_by: str | None = None  # the opponent, when their first hello overrode my --deck
     seat_lost: bool = False  # the relay no longer knows our seat token
-    draw_refusal: str | None = "the game is not under way"  # why I cannot draw now, None if I can
     rematch_refusal: str | None = "a rematch can start once this game is over"
+    note: str = ""  # worth knowing when there is nothing to do ("bo chose the 24-card deck")
+
+    @property
+    def others(self) -> tuple[int, ...]:
+        return tuple(s for s in range(len(self.names)) if s != self.me)
+
+    @property
+    def my_name(self) -> str:
+        return self.names[self.me]
+
+    @property
+    def opponent_name(self) -> str:
+        """The other players, as one subject: "bo", or "bo and cy"."""
+        return " and ".join(self.names[s] for s in self.others) or "opponent"
+
+    @property
+    def opponent_present(self) -> bool:
+        return all(self.present[s] for s in self.others)
+
+    @property
+    def opponent_left_at(self) -> float | None:
+        """When the first of the players who are away now left (the relay's Unix time)."""
+        away = [left for s in self.others if not self.present[s] and (left := self.left_at[s]) is not None]
+        return min(away) if away else None
+
+    @property
+    def absent_name(self) -> str:
+        return " and ".join(self.names[s] for s in self.others if not self.present[s]) or self.opponent_name
+
+
+@dataclass(frozen=True)
+class GameView(SeatView):
+    """Discard's screen: the table's view and the cards, in the screen's terms."""
+
+    hand: tuple[Card, ...] = ()
+    playable: tuple[bool, ...] = ()
+    opponent_hand: int = 0
+    draw_pile: int = 0
+    discard_top: Card | None = None
+    discard_count: int = 0
+    deck_size: int = 52
+    draw_refusal: str | None = "the game is not under way"  # why I cannot draw now, None if I can

@@ -1,18 +1,19 @@
-"""The discard screen's view of a seat: the table's view and the game's, in the screen's terms.
+"""A seat in the screen's terms: the fields every game's screen shows, from a Seat and its table's view.
 
-The app draws ``GameView`` (discard_tui/view.py); this builds it from a
-:class:`~tabletop.shell.Seat` (the shell's link, times and files) and its
-table's pure :class:`~tabletop.table.TableView`. It also turns the screen's
-intents (the n-th card of my hand, the draw pile) into discard's moves.
+Each game's screen module (discard_tui/discard_screen.py, …) adds its own
+fields and builds its view from :func:`seat_fields`; this module is imported
+with the table, after the first frame.
 """
 
 from __future__ import annotations
 
-from games.discard.game import DiscardCard, DiscardView, Draw
+from typing import Any
+
 from tabletop.shell import Seat
 from tabletop.table import Phase as TablePhase
+from tabletop.table import TableView
 
-from .view import GameView, Phase
+from .view import Phase
 
 PHASES = {
     TablePhase.WAITING: Phase.WAITING, TablePhase.STARTING: Phase.FLIPPING, TablePhase.SHUFFLING: Phase.SHUFFLING,
@@ -21,29 +22,17 @@ PHASES = {
 }
 
 
-def game_view(seat: Seat) -> GameView:
-    """What the discard table shows of ``seat`` now."""
+def seat_fields(seat: Seat, view: TableView | None = None) -> dict[str, Any]:
+    """The :class:`~discard_tui.view.SeatView` fields of ``seat`` now."""
     table = seat.table
-    view = table.view()
-    me, opponent = table.me, 1 - table.me
-    board: DiscardView | None = view.board
-    play = table.play
-    deck = "full" if play.options is None else play.options.deck
-    size = board.deck_size if board else (52 if deck == "full" else 24)
-    opened_by = 0 if play.hellos.get(0) else None
-    return GameView(
+    view = view or table.view()
+    return dict(
         phase=Phase.FAILED if seat.failure else PHASES[view.phase],
         game=view.game,
-        my_name=view.names[me],
-        opponent_name=view.names[opponent] if opponent in table.names else "opponent",
-        opponent_present=view.present[opponent],
+        me=table.me,
+        names=tuple(name if s in table.names else "opponent" for s, name in enumerate(view.names)),
+        present=view.present,
         my_turn=view.my_turn,
-        hand=tuple(card for _, card in board.hand) if board else (),
-        playable=board.playable if board else (),
-        opponent_hand=board.hand_sizes[opponent] if board else 0,
-        draw_pile=board.draw_pile if board else size,
-        discard_top=board.top if board else None,
-        discard_count=board.discard_count if board else 0,
         log=view.log,
         progress=view.progress,
         link=seat.ledger.link,
@@ -53,40 +42,27 @@ def game_view(seat: Seat) -> GameView:
         transcript=str(seat.transcript_path) if seat.transcript_path else None,
         rematch_offered=view.rematch_offered,
         waiting_since=seat.last_progress if view.awaiting else None,
-        deck_size=size,
         moves=view.moves,
+        board=view.board,
         last_move=view.last_move,
-        score=(view.wins[me], view.wins[opponent]),
+        ending=view.ending,
+        wins=view.wins,
         safety=view.safety,
         replaying=seat.replaying,
-        opponent_left_at=table.left_at.get(opponent),
+        left_at=tuple(table.left_at.get(s) for s in range(view.seats)),
         link_since=seat.link_since,
-        deck_chosen_by=view.names[0] if opened_by is not None and me != 0
-        and table.wish.options.get("deck", "full") != deck else None,
         seat_lost=seat.seat_lost,
-        draw_refusal=draw_refusal(seat, board),
         rematch_refusal=table.rematch_refusal(),
     )
 
 
-def draw_refusal(seat: Seat, board: DiscardView | None) -> str | None:
-    if board is None or board.draw_top is None:
-        return "the draw pile is empty" if board is not None else "the game is not under way"
-    if seat.outbox is not None:
-        return "your last move is still on its way"
-    return seat.table.refusal(Draw(pos=board.draw_top))
-
-
-async def discard(seat: Seat, index: int) -> str | None:
-    """Discard the ``index``-th card of my hand as the screen shows it; the reason it is refused, or None."""
-    board = seat.table.view().board
-    if board is None or not 0 <= index < len(board.hand):
-        return "no such card in your hand"
-    return await seat.move(DiscardCard(pos=board.hand[index][0]))
-
-
-async def draw(seat: Seat) -> str | None:
-    board = seat.table.view().board
-    if board is None or board.draw_top is None:
-        return draw_refusal(seat, board)
-    return await seat.move(Draw(pos=board.draw_top))
+def room_choices(seat: Seat) -> tuple[str, dict[str, Any]] | None:
+    """Who opened the room and which of its options differ from what I asked for (they are played here)."""
+    table = seat.table
+    play = table.play
+    if table.me == 0 or play.options is None or 0 not in play.hellos:
+        return None
+    theirs = play.options.model_dump(mode="json")
+    changed = {key: value for key, value in theirs.items()
+               if key in table.wish.options and table.wish.options[key] != value}
+    return (table.name(0), changed) if changed else None

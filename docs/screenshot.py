@@ -8,14 +8,15 @@ import os
 import tempfile
 from pathlib import Path
 
-from discard_tui import viewmodel
+from discard_tui import discard_screen
+from discard_tui.table import Intent
 from discard_tui.app import DiscardApp, PlayConfig
-from discard_tui.view import Phase
+from discard_tui.view import GameView, Phase
 from tabletop import crypto
 
 
 async def main() -> None:
-    app = DiscardApp(PlayConfig(name="you", room="screenshot", deck="full", opponent_seed=5, think_time=0,
+    app = DiscardApp(PlayConfig(name="you", room="screenshot", options={"deck": "full"}, opponent_seed=5, think_time=0,
                                 seeds=(b"\x07" * 32, b"\x08" * 32)))
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(6):  # a few moves in, so the piles and the log have something to show
@@ -23,10 +24,11 @@ async def main() -> None:
                 await pilot.pause(0.02)
             if app.view.phase is Phase.OVER:
                 break  # a short game: show its end
+            assert isinstance(app.view, GameView)
             playable = [i for i, ok in enumerate(app.view.playable) if ok]
             moves = app.view.moves
             assert app.session is not None
-            await (viewmodel.discard(app.session, playable[-1]) if playable else viewmodel.draw(app.session))
+            await discard_screen.act(app.session, Intent("discard", playable[-1]) if playable else Intent("draw"))
             while (app.view.moves == moves or not app.view.my_turn) and app.view.phase is not Phase.OVER:
                 await pilot.pause(0.02)
         await pilot.pause()

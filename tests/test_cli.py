@@ -109,3 +109,15 @@ def test_ctrl_c_at_any_moment_exits_130_quietly_with_the_pool(terminal, moment, 
     output = child.logfile_read.getvalue()
     assert "Traceback" not in output and "KeyboardInterrupt" not in output, child.after_screen()
     assert not [pid for pid in helpers if alive(pid)]
+
+
+def test_the_command_line_knows_each_game_as_the_game_defines_itself():
+    """discard_tui.config.GAMES is read before the table is imported; it must not drift from the games."""
+    from discard_tui.config import GAMES as ENTRIES
+    from games import GAMES
+
+    assert set(ENTRIES) == set(GAMES)
+    for name, entry in ENTRIES.items():
+        game = GAMES[name]
+        assert entry.seats == game.seats and entry.default_seats in game.seats
+        assert set(entry.options) == set(game.Options.model_fields)

@@ -11,8 +11,9 @@ import dataclasses
 
 from textual.widgets import Label
 
-from discard_tui import viewmodel
-from discard_tui.app import DiscardApp, GameOverScreen, MoveLog, PlayConfig
+from discard_tui import discard_screen
+from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig
+from discard_tui.table import Intent, MoveLog
 from discard_tui.view import Phase
 from games.cards import FULL_DECK
 from games.discard.rules import matches
@@ -26,7 +27,7 @@ def data_dir(tmp_path, monkeypatch):
 
 
 def fixed_game() -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", room="snapshot", deck="short", opponent_seed=5,
+    return DiscardApp(PlayConfig(name="tester", room="snapshot", options={"deck": "short"}, opponent_seed=5,
                                  think_time=0, seeds=(b"\x01" * 32, b"\x02" * 32)))
 
 
@@ -56,9 +57,9 @@ async def to_game_over(pilot):
             break
         playable = [i for i, ok in enumerate(view.playable) if ok]
         if playable:
-            await viewmodel.discard(app.session, playable[0])
+            await discard_screen.act(app.session, Intent("discard", playable[0]))
         else:
-            await viewmodel.draw(app.session)
+            await discard_screen.act(app.session, Intent("draw"))
         await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not Phase.PLAYING)
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.screen.query("#verdict")
                 and str(app.screen.query_one("#verdict", Label).content).startswith("Audit: fair")

@@ -2,7 +2,8 @@
 
 import pytest
 
-from discard_tui import viewmodel
+from discard_tui import discard_screen
+from discard_tui.table import Intent
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import Phase
 from games.cards import FULL_DECK
@@ -16,7 +17,7 @@ def data_dir(tmp_path, monkeypatch):
 
 
 def computer_game(deck="short", seed=1) -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", deck=deck, opponent_seed=seed, think_time=0))
+    return DiscardApp(PlayConfig(name="tester", options={"deck": deck}, opponent_seed=seed, think_time=0))
 
 
 async def until(pilot, condition, what, limit=2000):
@@ -157,7 +158,7 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         problem = "Computer sent a malformed message (msg.type: 'teleport' is not a message of this game)"
         # A malformed post in the computer's seat, through the real relay: the table stops at it.
-        await app._opponent.ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
+        await app._computers[0].ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
         await until(pilot, lambda: type(app.screen).__name__ == "ViolationScreen", "the violation dialog")
         assert text_of(app.screen, "#problem") == problem
         transcript = text_of(app.screen, "#transcript")
@@ -179,12 +180,12 @@ async def test_rematch_offer_from_the_opponent_shows_once():
     app = computer_game(seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.view is not None and app.view.my_turn, "my turn")
-        app._opponent.table.want = 2  # the computer will open game 2 as soon as game 1 is audited
+        app._computers[0].table.want = 2  # the computer will open game 2 as soon as game 1 is audited
         while app.view.verdict is None:
             view = app.view
             if view.my_turn:
                 playable = [i for i, ok in enumerate(view.playable) if ok]
-                await (viewmodel.discard(app.session, playable[0]) if playable else viewmodel.draw(app.session))
+                await discard_screen.act(app.session, Intent("discard", playable[0]) if playable else Intent("draw"))
                 await until(pilot, lambda: moved(app, view), "the move")
             else:
                 await pilot.pause(0.01)
@@ -250,7 +251,9 @@ async def test_status_bar_says_reconnecting_disconnected_and_how_long_we_wait():
         table, view = app.screen, app.view
         cases = [
             (dict(link=Link.RECONNECTING), "Reconnecting…"),
-            (dict(opponent_present=False, opponent_left_at=time.time() - 150), "Computer left 2 min ago"),
+            (dict(present=(True, False) if view.me == 0 else (False, True),
+                  left_at=(None, time.time() - 150) if view.me == 0 else (time.time() - 150, None)),
+             "Computer left 2 min ago"),
             (dict(my_turn=False, waiting_since=time.monotonic() - 42), "waiting for Computer for 4"),
         ]
         for changes, says in cases:
@@ -287,7 +290,7 @@ async def test_a_hostile_name_is_shown_literally_and_the_room_stays_playable(rel
     opponent, _ = await saves.resume_or_join(relay_url, "hostile", Wish(name, "discard", 2, {"deck": "short"}, MODP_2048),
                                              autoplay=simple(1))
     runner = asyncio.create_task(opponent.run())
-    app = DiscardApp(PlayConfig(relay=relay_url, room="hostile", name="tester", deck="short"))
+    app = DiscardApp(PlayConfig(relay=relay_url, room="hostile", name="tester", options={"deck": "short"}))
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: my_turn_or_over(app), "my turn")
@@ -387,8 +390,11 @@ async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size)
     async with app.run_test(size=size) as pilot:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         long = "Bartholomew-the-Magnificent-IV"
-        await show(pilot, app, opponent_name=long, my_name="x" * 32, opponent_left_at=time.time() - 3600,
-                   opponent_present=False, last_move=f"{long} discarded 10♥")
+        me = app.view.me
+        names = ("x" * 32, long) if me == 0 else (long, "x" * 32)
+        left = time.time() - 3600
+        await show(pilot, app, names=names, present=tuple(seat == me for seat in range(2)),
+                   left_at=tuple(None if seat == me else left for seat in range(2)), last_move=f"{long} discarded 10♥")
         status = app.screen.query_one(StatusBar)
         status.notice = "10♥ matches neither ♣ nor 9, and this sentence is long enough to need cutting at eighty"
         await pilot.pause()
@@ -405,7 +411,7 @@ async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         view = app.view
         playable = [i for i, ok in enumerate(view.playable) if ok]
-        await (viewmodel.discard(app.session, playable[0]) if playable else viewmodel.draw(app.session))
+        await discard_screen.act(app.session, Intent("discard", playable[0]) if playable else Intent("draw"))
         await until(pilot, lambda: app.view.moves > view.moves + 1 or app.view.phase is not Phase.PLAYING,
                     "the computer's answer")
         await until(pilot, lambda: my_turn_or_over(app), "my turn again")
@@ -446,7 +452,7 @@ async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
 
 
 async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
-    from discard_tui.app import MoveLog
+    from discard_tui.table import MoveLog
 
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -529,7 +535,7 @@ async def opponent():
 
 
 def through(url, room="table", name="tester", deck="short", **options) -> DiscardApp:
-    return DiscardApp(PlayConfig(relay=url, room=room, name=name, deck=deck, **options))
+    return DiscardApp(PlayConfig(relay=url, room=room, name=name, options={"deck": deck}, **options))
 
 
 async def test_both_players_see_the_same_safety_number_on_the_table_and_in_help(relay_url, opponent):

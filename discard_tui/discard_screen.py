@@ -1,0 +1,226 @@
+"""Discard's table: the other player's hand, the piles, my hand; its keys, hints and refusals.
+
+``view(seat)`` and ``act(seat, intent)`` are this game's side of the app: the
+first builds the screen's :class:`~discard_tui.view.GameView`, the second turns
+an intent (the n-th card, the draw pile) into a move. They import the table
+when called, so that this module stays as light as the screen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Label, ProgressBar, Static
+
+from .table import Intent, TableScreen
+from .view import GameView, Phase
+from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, plural
+
+if TYPE_CHECKING:
+    from tabletop.shell import Seat
+
+TITLE = "discard"
+
+
+def help_text(safety: str | None) -> Content:
+    """The rules, the keys and the cues, and the safety number of the game on the table."""
+    return Content.from_markup("""\
+[b]Discard[/b]: get rid of all your cards first. On your turn,
+[b]discard[/b] a card matching the [b]suit[/b] or the [b]value[/b] of the top of
+the discard pile (anything goes on an empty pile), or [b]draw[/b].
+Either ends your turn. If you can do neither, you lose.
+
+[b]Keys[/b]   ← → h l choose   Enter Space discard   d draw
+       n rematch   x leave (when offered)   Tab the log   q quit
+[b]Mouse[/b]  click a card to discard it, the draw pile to draw.
+[b]Cues[/b]   playable: a double frame ╔╗ (as a chip: underlined);
+       the chosen card is lifted (as a chip: reversed).
+
+[b]Safety number[/b]  $safety
+Read it to your opponent: if yours differ, the relay has put
+you in different games and plays each of you itself.
+
+[dim]Escape closes this help.[/dim]""", safety=safety or "(once both players have said hello)")
+
+
+class DiscardTable(TableScreen):
+    """Discard's board: the opponent's hand, the piles and the progress, my hand."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "move(-1)", "Left", show=False),
+        Binding("right,l", "move(1)", "Right", show=False),
+        Binding("enter,space", "discard", "Discard"),
+        Binding("d", "draw", "Draw"),
+        # The same keys while the move is not allowed (greyed out above): say why instead of doing nothing.
+        Binding("enter,space", "refuse('discard')", show=False),
+        Binding("d", "refuse('draw')", show=False),
+    ]
+    actions = ("discard", "draw", "rematch")
+
+    def compose_board(self) -> ComposeResult:
+        yield Label("Opponent", id="opponent-label", classes="label", markup=False)
+        yield OpponentHand(id="opponent")
+        yield Static(classes="spacer")
+        with Horizontal(id="middle"):
+            yield DrawPile(id="draw")
+            yield DiscardPile(id="discard")
+            with Vertical(id="progress-box"):
+                yield Label("", id="progress-label", markup=False)
+                yield ProgressBar(total=6, show_eta=False, id="progress")
+        yield Static(classes="spacer")
+        yield Label("Your hand", id="hand-label", classes="label", markup=False)
+        yield HandView(id="hand")
+
+    def on_mount(self) -> None:
+        self.query_one(HandView).focus()
+        super().on_mount()
+
+    def show_board(self, view: GameView) -> None:
+        self.query_one("#opponent-label", Label).update(f"{view.opponent_name}: {plural(view.opponent_hand, 'card')}")
+        self.query_one(OpponentHand).count = view.opponent_hand
+        self.query_one(DrawPile).count = view.draw_pile
+        discard = self.query_one(DiscardPile)
+        discard.top, discard.count = view.discard_top, view.discard_count
+        hand = self.query_one(HandView)
+        hand.cards, hand.playable, hand.my_turn = view.hand, view.playable, view.my_turn
+        self.query_one("#hand-label", Label).update(f"Your hand: {plural(len(view.hand), 'card')}")
+        box = self.query_one("#progress-box")
+        box.display = view.progress is not None
+        if view.progress is not None:
+            label, done, total = view.progress
+            self.query_one("#progress-label", Label).update(label)
+            self.query_one(ProgressBar).update(progress=done, total=total)
+
+    def action_move(self, step: int) -> None:
+        hand = self.query_one(HandView)
+        hand.cursor = hand.cursor + step
+
+    def action_discard(self) -> None:
+        self.post_message(Intent("discard", self.query_one(HandView).cursor))
+
+    def action_draw(self) -> None:
+        self.post_message(Intent("draw"))
+
+    def action_refuse(self, action: str) -> None:
+        if self.view is not None:
+            self.notice(self.refused(self.view, action, self.query_one(HandView).cursor) or "")
+
+    @on(HandView.CardChosen)
+    def card_clicked(self, message: HandView.CardChosen) -> None:
+        self.post_message(Intent("discard", message.index))
+
+    @on(DrawPile.Pressed)
+    def draw_clicked(self) -> None:
+        self.post_message(Intent("draw"))
+
+    def hint(self, view: GameView) -> str:
+        return hint(view)
+
+    def refusal(self, view: GameView, action: str, index: int | None = None) -> str | None:
+        return refusal(view, action, index)
+
+
+SCREEN = DiscardTable
+
+
+def hint(view: GameView) -> str:
+    """What the player can do now, in one line."""
+    if not view.my_turn:
+        return ""
+    top = view.discard_top
+    if top is None:
+        return "Anything goes on the empty pile: ← → choose, Enter discards"
+    if any(view.playable):
+        return f"Play a {top.suit} or a {top.rank} (double frame), or d to draw"
+    if view.draw_pile:
+        return f"Nothing matches {top}: press d to draw"
+    return "Nothing matches and the draw pile is empty"
+
+
+def refusal(view: GameView, action: str, index: int | None = None) -> str | None:
+    """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
+    if action == "rematch":
+        return view.rematch_refusal
+    if view.phase is not Phase.PLAYING:
+        return "the game is not under way"
+    if not view.my_turn:
+        return f"it is {view.opponent_name}'s turn"
+    if action == "draw" or (view.draw_refusal is not None and view.draw_pile):  # e.g. a move still on its way
+        return view.draw_refusal
+    top = view.discard_top
+    if not any(view.playable):
+        assert top is not None  # anything goes on an empty pile
+        return f"nothing in your hand matches {top}: press d to draw" if view.draw_pile else \
+            f"nothing in your hand matches {top}, and the draw pile is empty"
+    if index is not None and 0 <= index < len(view.hand) and not view.playable[index]:
+        from games.discard.rules import short_mismatch  # loaded with the table, which made this view
+
+        assert top is not None
+        return short_mismatch(view.hand[index], top)
+    return None
+
+
+# -- this game's side of the app (imports the table when called) -------------------------------------------
+
+
+def view(seat: Seat) -> GameView:
+    """What the discard table shows of ``seat`` now."""
+    from games.discard.game import DiscardView
+
+    from .viewmodel import room_choices, seat_fields
+
+    fields = seat_fields(seat)
+    board: DiscardView | None = fields["board"]
+    play = seat.table.play
+    deck = "full" if play.options is None else play.options.deck
+    size = board.deck_size if board else (52 if deck == "full" else 24)
+    opponent = 1 - seat.table.me
+    choices = room_choices(seat)
+    if choices is not None and "deck" in choices[1]:
+        fields["note"] = f"{choices[0]} opened this room with the {size}-card deck, so it is played here."
+    return GameView(
+        **fields,
+        hand=tuple(card for _, card in board.hand) if board else (),
+        playable=board.playable if board else (),
+        opponent_hand=board.hand_sizes[opponent] if board else 0,
+        draw_pile=board.draw_pile if board else size,
+        discard_top=board.top if board else None,
+        discard_count=board.discard_count if board else 0,
+        deck_size=size,
+        draw_refusal=draw_refusal(seat, board),
+    )
+
+
+def draw_refusal(seat: Seat, board: object) -> str | None:
+    from games.discard.game import Draw
+
+    top = getattr(board, "draw_top", None)
+    if board is None:
+        return "the game is not under way"
+    if top is None:
+        return "the draw pile is empty"
+    if seat.outbox is not None:
+        return "your last move is still on its way"
+    return seat.table.refusal(Draw(pos=top))
+
+
+async def act(seat: Seat, intent: Intent) -> str | None:
+    """Make the move ``intent`` asks for; the reason it is refused, or None."""
+    from games.discard.game import DiscardCard, Draw
+
+    board = seat.table.view().board
+    if intent.action == "discard":
+        index = intent.index or 0
+        if board is None or not 0 <= index < len(board.hand):
+            return "no such card in your hand"
+        return await seat.move(DiscardCard(pos=board.hand[index][0]))
+    if intent.action == "draw":
+        if board is None or board.draw_top is None:
+            return draw_refusal(seat, board)
+        return await seat.move(Draw(pos=board.draw_top))
+    return f"discard has no move called {intent.action!r}"

@@ -1,0 +1,271 @@
+"""What every game's table screen has: the status bar, the safety number, the log, the messages it sends.
+
+A game's screen (discard_tui/discard_screen.py, …) subclasses
+:class:`TableScreen`: it composes its own board in ``compose_board``, draws
+it in ``show_board``, and says in ``hint`` and ``refusal`` what the player
+can do and why a key does nothing. The screen never talks to the table: it
+posts :class:`Intent` messages, which the app checks and sends.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog, Static
+
+from .view import Phase, SeatView
+from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar
+
+IN_GAME = (Phase.FLIPPING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)
+
+
+class SeatChanged(Message):
+    """The seat took in a ledger event, changed its link, or finished an audit."""
+
+
+class Intent(Message):
+    """The player asks for a move, a rematch or to leave; the app checks it with the table."""
+
+    def __init__(self, action: str, index: int | None = None, value: Any = None) -> None:
+        super().__init__()
+        self.action, self.index, self.value = action, index, value
+
+
+class MoveLog(RichLog):
+    """The moves so far, newest at the bottom; Tab focuses it to scroll by keyboard; it rewraps on resize."""
+
+    lines_shown: tuple[str, ...] = ()
+
+    def show(self, lines: tuple[str, ...]) -> None:
+        for line in lines[len(self.lines_shown):]:
+            self.write(line)
+        self.lines_shown = lines
+
+    def on_resize(self, event: events.Resize) -> None:
+        lines, self.lines_shown = self.lines_shown, ()
+        self.clear()
+        self.show(lines)
+
+
+class TableScreen(Screen[None]):
+    """The status bar on top, the game's board on the left, the safety number and the log on the right."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "rematch", "Rematch"),
+        Binding("x", "leave", "Leave"),
+        Binding("n", "refuse('rematch')", show=False),  # while a rematch is not possible: say why
+    ]
+
+    view: SeatView | None = None
+
+    def __init__(self, leave_grace: float) -> None:
+        super().__init__()
+        self.leave_grace = leave_grace
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="table"):
+            with Vertical(id="play"):
+                yield from self.compose_board()
+            with Vertical(id="side"):
+                yield Static("", id="safety", markup=False)
+                yield MoveLog(id="log", wrap=True, min_width=10, max_lines=500)
+        yield Static("", id="too-small", markup=False)
+        yield Footer()
+
+    def compose_board(self) -> ComposeResult:
+        """The game's own widgets."""
+        yield from ()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Large cards when the terminal has room; a plain request when it is too small for the table."""
+        width, height = event.size
+        large = width >= LARGE_SCREEN[0] and height >= LARGE_SCREEN[1]
+        self.set_class(large, "-large")
+        for widget in self.query(CardWidget):
+            widget.large = large
+        self.set_class(height < MIN_SCREEN[1] + 2, "-short")  # no room to spare between the rows of cards
+        small = width < MIN_SCREEN[0] or height < MIN_SCREEN[1]
+        self.set_class(small, "-too-small")
+        self.query_one("#too-small", Static).update(
+            f"Make the terminal at least {MIN_SCREEN[0]}×{MIN_SCREEN[1]} to see the table (it is {width}×{height})."
+            "\n\nq quits; the game waits for you.")
+
+    def on_mount(self) -> None:
+        if self.view is not None:
+            self.update(self.view)
+
+    def update(self, view: SeatView, now: float | None = None, wall: float | None = None) -> None:
+        """Show ``view``; before the widgets exist (a fast resume), keep it for when they do."""
+        old, self.view = self.view, view
+        if not self.is_mounted:
+            return
+        status = self.query_one(StatusBar)
+        if old is None or (old.moves, old.phase, old.game) != (view.moves, view.phase, view.game):
+            status.notice = ""  # a refusal stands until something happens
+        status.match = f"{score_line(view)} · game {view.game}"
+        status.link = link_text(view, now, wall)
+        status.headline, status.my_turn = headline(view), view.my_turn
+        status.event = capitalized(view.last_move or "")
+        status.hint = trouble(view, self.leave_grace, now, wall) or self.hint(view) or \
+            (view.note if view.phase in IN_GAME else "")
+        groups = (view.safety or "").split()
+        self.query_one("#safety", Static).update(
+            "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
+        self.query_one(MoveLog).show(view.log)
+        self.show_board(view)
+        self.refresh_bindings()
+
+    def show_board(self, view: Any) -> None:
+        """Draw the game's own widgets from ``view``."""
+
+    def hint(self, view: Any) -> str:
+        """What the player can do now, in one line ("" for nothing)."""
+        return ""
+
+    def refusal(self, view: Any, action: str, index: int | None = None) -> str | None:
+        """Why the game's ``action`` (on the ``index``-th item) cannot be done now; None if it can."""
+        return "the game is not under way" if view.phase is not Phase.PLAYING else None
+
+    def notice(self, text: str) -> None:
+        if self.is_mounted:
+            self.query_one(StatusBar).notice = text
+
+    def action_rematch(self) -> None:
+        self.post_message(Intent("rematch"))
+
+    def action_leave(self) -> None:
+        self.post_message(Intent("leave"))
+
+    def action_refuse(self, action: str) -> None:
+        if self.view is not None:
+            self.notice(self.refused(self.view, action) or "")
+
+    def refused(self, view: Any, action: str, index: int | None = None) -> str | None:
+        """Why ``action`` cannot be done now (the table checks again when it is sent); None if it can."""
+        return view.rematch_refusal if action == "rematch" else self.refusal(view, action, index)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.view
+        if action == "refuse":
+            return view is not None and self.refused(view, str(parameters[0])) is not None
+        if action == "leave":
+            return view is not None and can_leave(view, self.leave_grace)
+        if action in self.actions:
+            return True if view is not None and self.refused(view, action) is None else None
+        return True
+
+    actions: ClassVar[tuple[str, ...]] = ("rematch",)  # actions greyed out (and refused) when not possible
+
+
+# -- what the status bar says: pure functions of a SeatView -----------------------------------------------
+
+
+def capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def score_line(view: SeatView) -> str:
+    """ "ana 2 – 1 bo" between two, "ana 2 · bo 1 · cy 0" around a bigger table."""
+    wins = view.wins or (0,) * len(view.names)
+    if len(view.names) == 2:
+        other = 1 - view.me
+        return f"{view.my_name} {wins[view.me]} – {wins[other]} {view.names[other]}"
+    return " · ".join(f"{name} {wins[seat]}" for seat, name in enumerate(view.names))
+
+
+def ago(seconds: float) -> str:
+    """ "just now", "40 s ago", "2 min ago", "3 h ago"."""
+    if seconds < 10:
+        return "just now"
+    if seconds < 60:
+        return f"{int(seconds)} s ago"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    return f"{int(seconds // 3600)} h ago"
+
+
+def absence(view: SeatView, now: float | None = None) -> str | None:
+    """ "bo left 2 min ago" while another player is away from the room (``now``: Unix time)."""
+    left = view.opponent_left_at
+    if left is None or view.opponent_present:
+        return None
+    return f"{view.absent_name} left {ago((now or time.time()) - left)}"
+
+
+def link_text(view: SeatView, now: float | None = None, wall: float | None = None) -> str:
+    """The right end of the status bar: the relay link, the other players' presence, a long wait."""
+    from tabletop.ledger import Link  # loaded with the table, which made this view
+
+    now = now or time.monotonic()
+    if view.link is Link.RECONNECTING:
+        since = now - view.link_since
+        return "Reconnecting…" + (f" ({int(since)} s)" if since >= 5 else "")
+    if view.link is not Link.CONNECTED:
+        return view.link.value
+    if (gone := absence(view, wall)) is not None:
+        return gone
+    if view.waiting_since is not None and view.phase in IN_GAME:
+        waited = now - view.waiting_since
+        if waited >= 5:
+            return f"waiting for {view.opponent_name} for {int(waited)} s"
+    return "connected"
+
+
+def relay_gone_for(view: SeatView, now: float | None = None) -> float | None:
+    """Seconds the relay has not answered, or None while it does."""
+    from tabletop.ledger import Link
+
+    return (now or time.monotonic()) - view.link_since if view.link is Link.RECONNECTING else None
+
+
+def opponent_gone_for(view: SeatView, wall: float | None = None) -> float | None:
+    """Seconds another player has been away mid-game, or None."""
+    left = view.opponent_left_at
+    return (wall or time.time()) - left if left is not None and view.phase in IN_GAME else None
+
+
+def can_leave(view: SeatView, grace: float, now: float | None = None, wall: float | None = None) -> bool:
+    """Offer to leave once the relay or, mid-game, another player has been gone ``grace`` seconds."""
+    return any(gone is not None and gone >= grace for gone in (relay_gone_for(view, now), opponent_gone_for(view, wall)))
+
+
+def trouble(view: SeatView, grace: float, now: float | None = None, wall: float | None = None) -> str:
+    """What is wrong, past the grace period, and the way out: it outranks the hint."""
+    if not can_leave(view, grace, now, wall):
+        return ""
+    gone = relay_gone_for(view, now)
+    if gone is not None and gone >= grace:
+        return (f"The relay has not answered for {int(gone)} s; if {view.opponent_name} hosted it, they have "
+                "quit. x leaves; the same command comes back to this game.")
+    return f"{absence(view, wall)}: x leaves; the same command comes back to this game."
+
+
+def headline(view: SeatView) -> str:
+    if view.phase is Phase.PLAYING:
+        if view.my_turn:
+            return "Your turn"
+        waiting = [name for seat, name in enumerate(view.names) if seat != view.me
+                   and any(seat == owed for owed in getattr(view.board, "to_move", ()))]
+        return f"{' and '.join(waiting) or view.opponent_name}'s turn"
+    if view.phase in (Phase.OVER, Phase.AUDITING) and view.result:
+        return {"win": "You win", "loss": "You lose", "draw": "A draw"}[view.result]
+    if view.phase is Phase.WAITING and view.game > 1:
+        return f"Waiting for {view.opponent_name}"
+    return {
+        Phase.CONNECTING: "Connecting",
+        Phase.WAITING: "Waiting for players" if len(view.names) > 2 else "Waiting for an opponent",
+        Phase.FLIPPING: "Drawing who starts",
+        Phase.SHUFFLING: "Shuffling",
+        Phase.DEALING: "Dealing",
+        Phase.AUDITING: "Auditing",
+        Phase.VIOLATION: "Stopped",
+        Phase.FAILED: "Disconnected",
+    }.get(view.phase, view.phase.value)
