@@ -437,8 +437,8 @@ class DiscardApp(App[None]):
 
     async def _start_relay(self) -> str:
         """Our own relay, durable in the data directory so a crash here loses no game."""
+        from relay.ledger import SQLiteLedger
         from relay.server import Relay
-        from relay.store import SQLiteStore
 
         store_name = "computer-relay.sqlite3" if self.config.against_computer else f"host-{self.config.port}.sqlite3"
         data_dir().mkdir(parents=True, exist_ok=True)
@@ -447,7 +447,7 @@ class DiscardApp(App[None]):
             self._store_lock.close()
         self._store_lock = hold_lock(path.with_suffix(".lock"))
         try:
-            self._relay = Relay(SQLiteStore(path))
+            self._relay = Relay(SQLiteLedger(path))
         except sqlite3.DatabaseError as error:
             raise RelayError(f"the saved games in {path} are unreadable ({error}); "
                              "move that file away to start afresh") from None
@@ -586,8 +586,8 @@ class DiscardApp(App[None]):
             self._relay_server.close()
             await self._relay_server.wait_closed()  # the last leave events reach the store first
             if self._room_over:  # nobody comes back to a finished game: keep the store small
-                self._relay.store.drop_room(self.config.room)  # type: ignore[union-attr]
-            self._relay.close()  # type: ignore[union-attr]
+                self._relay.ledger.drop(self.config.room)  # type: ignore[union-attr]
+            await self._relay.close()  # type: ignore[union-attr]
         if self._store_lock is not None:
             self._store_lock.close()
 

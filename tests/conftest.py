@@ -25,7 +25,7 @@ async def relay_server():
     yield relay, f"ws://127.0.0.1:{port}"
     server.close()
     await server.wait_closed()
-    relay.close()
+    await relay.close()
 
 
 @pytest.fixture

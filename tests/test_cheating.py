@@ -540,7 +540,9 @@ async def test_relay_forging_a_post_in_my_seat(arena, relay_server, until):
     g = honest.game
     forged = wire.seal(Ed25519PrivateKey.generate(), honest.room, honest.seat, g.number,
                        g.counters[honest.seat] + 1, wire.Draw(pos=g.table.draw_pile[0]))
-    relay._append(relay.rooms[honest.room], honest.seat, "post", forged)
+    ledger = relay.ledger
+    epoch = ledger.rooms[honest.room].seats[honest.seat].epoch
+    await ledger.append(honest.room, honest.seat, epoch, json.dumps(forged))
     assert await honest_outcome(match) is None
     assert honest.phase is Phase.VIOLATION
     assert honest.problem.startswith("the relay forged a message in your seat"), honest.problem

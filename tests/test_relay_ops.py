@@ -25,8 +25,10 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from relay import ledger as ledger_module
 from relay import server as relay_module
-from relay.server import SEAT_TAKEN_OVER, Limits, Relay
+from relay.ledger import SEAT_TAKEN_OVER, MemoryLedger
+from relay.server import Limits, Relay
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
@@ -190,8 +192,8 @@ class InProcess:
 async def make_relay():
     started: list[InProcess] = []
 
-    async def start(**limits: object) -> InProcess:
-        relay = Relay(limits=Limits(**limits))
+    async def start(retention: float = 600.0, **limits: object) -> InProcess:
+        relay = Relay(MemoryLedger(retention), Limits(**limits))
         server = await relay.serve("127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         started.append(InProcess(relay, server, f"ws://127.0.0.1:{port}"))
@@ -201,7 +203,7 @@ async def make_relay():
     for running in started:
         running.server.close()
         await running.server.wait_closed()
-        running.relay.close()
+        await running.relay.close()
 
 
 class FakeClock:
@@ -224,6 +226,7 @@ class FakeClock:
 def clock(monkeypatch) -> FakeClock:
     fake = FakeClock()
     monkeypatch.setattr(relay_module, "time", fake)
+    monkeypatch.setattr(ledger_module, "time", fake)
     return fake
 
 
@@ -402,7 +405,7 @@ async def test_rate_limit_refuses_then_refills(make_relay, clock):
     assert (event["seq"], event["body"]) == (6, {"i": 6})
     await a.post({"i": 7})
     assert await a.error() == "rate_limited"
-    assert len(running.relay.rooms["rate"].frames) == 6  # refused frames changed nothing
+    assert len(running.relay.ledger.rooms["rate"].frames) == 6  # refused frames changed nothing
 
 
 async def test_max_rooms_gives_relay_full(make_relay):
@@ -411,7 +414,7 @@ async def test_max_rooms_gives_relay_full(make_relay):
     b = Peer(await connect(running.url))
     await b.send(type="join", room="two", name="bob")
     assert await b.error() == "relay_full"
-    assert set(running.relay.rooms) == {"one"}
+    assert set(running.relay.ledger.rooms) == {"one"}
     await b.send(type="join", room="one", name="bob")  # the connection is still usable
     welcome = await b.next()
     assert (welcome["type"], welcome["seat"]) == ("welcome", 1)
@@ -484,8 +487,8 @@ async def test_stalled_reader_is_dropped_without_delaying_the_room(make_relay):
         stalled.ws.transport.abort()
     assert event["seat"] == 1
     assert time.monotonic() - started < 30
-    room = running.relay.rooms["slow"]
-    assert room.seats[1].client is None and room.seats[0].client is not None
+    room = running.relay.ledger.rooms["slow"]
+    assert not room.seats[1].present and room.seats[0].present
     assert [k for k in kinds([json.loads(f) for f in room.frames]) if k[1] == 1] == [("join", 1), ("leave", 1)]
     event = await a.until(lambda m: m["type"] == "event")  # the post in flight as the leave went out
     assert (event["kind"], event["body"]["i"]) == ("post", i)
@@ -524,7 +527,7 @@ async def test_client_dropped_during_catch_up_is_dropped_quietly(make_relay, cap
 
 async def test_rooms_expire_only_after_everyone_left_for_retention(make_relay, clock):
     running = await make_relay(retention=0.05)
-    relay = running.relay
+    relay, ledger = running.relay, running.relay.ledger
     a = await Peer.join(running.url, "kept", "ann")
     a_task = running.handler_tasks()
     b = await Peer.join(running.url, "kept", "bob")
@@ -532,20 +535,20 @@ async def test_rooms_expire_only_after_everyone_left_for_retention(make_relay, c
     await a.until(lambda m: m["type"] == "event" and m["kind"] == "leave")
 
     clock.advance(3600)  # one seat connected: never expired
-    relay.expire_rooms()
-    assert "kept" in relay.rooms
+    await ledger.expire()
+    assert "kept" in ledger.rooms
     await a.post({"still": "here"})
     event = await a.until(lambda m: m["type"] == "event")
     assert event["seq"] == 4
 
     await a.ws.close()
     await running.settled(a_task)
-    assert relay.rooms["kept"].connections() == []
-    relay.expire_rooms()  # empty, but not for long enough yet
-    assert "kept" in relay.rooms
+    assert "kept" not in relay.channels
+    await ledger.expire()  # empty, but not for long enough yet
+    assert "kept" in ledger.rooms
     clock.advance(0.06)
-    relay.expire_rooms()
-    assert "kept" not in relay.rooms
+    await ledger.expire()
+    assert "kept" not in ledger.rooms
 
     late = Peer(await connect(running.url))
     await late.send(type="join", room="kept", name="ann", token=a.token, after=0)
@@ -577,6 +580,6 @@ async def test_resume_closes_the_old_connection_with_4000(make_relay):
     await a2.post({"after": "resume"})
     event = await b.until(lambda m: m["type"] == "event")
     assert (event["seq"], event["seat"], event["kind"]) == (5, 0, "post")
-    room = running.relay.rooms["twice"]
+    room = running.relay.ledger.rooms["twice"]
     assert kinds([json.loads(f) for f in room.frames]) == [("join", 0), ("join", 1), ("leave", 0), ("join", 0),
                                                          ("post", 0)]

@@ -82,7 +82,8 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
     victim = bot(url, room, "fragile")
     again = None
     try:
-        await until(lambda: room in relay.rooms and relay.rooms[room].head >= kill_at, "the game to get going")
+        rooms = relay.ledger.rooms
+        await until(lambda: room in rooms and rooms[room].head >= kill_at, "the game to get going")
         helpers = descendants(victim.pid)  # its crypto pool: forkserver and workers
         assert helpers
         victim.send_signal(signal.SIGKILL)
@@ -97,7 +98,7 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
-    assert_never_posted_twice(relay.rooms[room].frames)
+    assert_never_posted_twice(relay.ledger.rooms[room].frames)
     assert saves.load(url, room, "fragile") is None  # a finished game is cleaned away
 
 
@@ -112,13 +113,14 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
         sessions.append(session)
     tasks = [asyncio.create_task(s.run()) for s in sessions]
     try:
-        await until(lambda: relay.rooms[room].head >= PLAY_STARTS_AT + 4, "play to start")
-        relay.rooms[room].seats[0].client.connection.transport.abort()
+        ledger = relay.ledger
+        await until(lambda: ledger.rooms[room].head >= PLAY_STARTS_AT + 4, "play to start")
+        relay.channels[room].seat_holder(0).connection.transport.abort()
         games = await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in sessions)), 60)
         assert all(g is not None and g.verdict == [] for g in games), [s.problem for s in sessions]
-        kinds = [(e["seat"], e["kind"]) for e in map(json.loads, relay.rooms[room].frames)]
+        kinds = [(e["seat"], e["kind"]) for e in map(json.loads, ledger.rooms[room].frames)]
         assert kinds.count((0, "join")) == 2 and (0, "leave") in kinds  # it really was cut and came back
-        assert_never_posted_twice(relay.rooms[room].frames)
+        assert_never_posted_twice(ledger.rooms[room].frames)
     finally:
         for task in tasks:
             task.cancel()
