@@ -206,7 +206,7 @@ def main() -> None:
         context = multiprocessing.get_context("spawn")
         ready = [context.Event() for _ in range(args.workers)]
         start, results = context.Event(), context.Queue()
-        rooms = [f"load-{i}" for i in range(args.rooms)]
+        rooms = [f"load-{os.getpid()}-{i}" for i in range(args.rooms)]
         processes = [context.Process(target=worker, args=(url, rooms[w::args.workers], args.rate, args.warmup,
                                                           args.duration, ready[w], start, results))
                      for w in range(args.workers)]

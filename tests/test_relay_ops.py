@@ -114,64 +114,6 @@ def check_order(events: list[dict], first: int = 1) -> None:
 # -- relays ---------------------------------------------------------------------
 
 
-class RelayProcess:
-    """A ``python -m relay`` subprocess; stderr is collected line by line."""
-
-    def __init__(self, proc: asyncio.subprocess.Process, url: str) -> None:
-        self.proc = proc
-        self.url = url
-        self.stderr: list[str] = []
-        self._lines: asyncio.Queue[str | None] = asyncio.Queue()
-        self._reader = asyncio.get_running_loop().create_task(self._read_stderr())
-
-    async def _read_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        while line := await self.proc.stderr.readline():
-            text = line.decode().rstrip("\n")
-            self.stderr.append(text)
-            self._lines.put_nowait(text)
-        self._lines.put_nowait(None)
-
-    async def log_line(self, *words: str) -> str:
-        """Wait for the next stderr line containing every one of ``words``."""
-        async with asyncio.timeout(WAIT):
-            while (line := await self._lines.get()) is not None:
-                if all(word in line for word in words):
-                    return line
-        raise AssertionError(f"relay exited without logging {words}: {self.stderr}")
-
-    async def stop(self, sig: int) -> int:
-        self.proc.send_signal(sig)
-        code = await asyncio.wait_for(self.proc.wait(), WAIT)
-        await asyncio.wait_for(self._reader, WAIT)
-        return code
-
-
-@pytest.fixture
-async def spawn():
-    """Start ``python -m relay --port 0 ARGS...``; every process is killed at teardown."""
-    started: list[RelayProcess] = []
-
-    async def start(*args: str) -> RelayProcess:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "relay", "--port", "0", *args,
-            cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )
-        assert proc.stdout is not None
-        first = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
-        match = re.fullmatch(r"discard-relay listening on (ws://\S+:\d+)\n", first)
-        assert match, f"unexpected first line {first!r}"
-        started.append(RelayProcess(proc, match[1]))
-        return started[-1]
-
-    yield start
-    for relay in started:
-        if relay.proc.returncode is None:
-            relay.proc.kill()
-            await relay.proc.wait()
-        relay._reader.cancel()
-
-
 class InProcess:
     """An in-process relay with its websockets server, for limits and timing."""
 
@@ -246,7 +188,7 @@ async def check_resume(url: str, before: Peer, room: str, name: str) -> Peer:
 
 async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     store = str(tmp_path / "relay.db")
-    first = await spawn("--store", store)
+    first = spawn("--store", store)
     a = await Peer.join(first.url, "alpha", "ann")
     b = await Peer.join(first.url, "alpha", "bob")
     c = await Peer.join(first.url, "beta", "cat")
@@ -272,7 +214,7 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     assert all(e["seat"] == e["body"]["i"] % 2 for e in posts)  # the relay names the sender
     assert [e["body"] for e in a.events[52:]] == [{"i": i} for i in range(50, len(a.events) - 2)]
 
-    second = await spawn("--store", store)
+    second = spawn("--store", store)
     a2 = await check_resume(second.url, a, "alpha", "ann")
     # After the events, the relay's bookkeeping: both seats were connected at the
     # crash, so each gets a leave; then a's new join.
@@ -308,20 +250,20 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 async def test_signal_closes_clients_with_1001_and_keeps_the_ledger(spawn, tmp_path, sig):
     store = str(tmp_path / "relay.db")
-    first = await spawn("--store", store)
+    first = spawn("--store", store)
     a = await Peer.join(first.url, "room", "ann")
     for i in range(5):
         await a.post({"i": i})
     await a.until_seq(6)
-    assert await first.stop(sig) == 0
+    assert first.stop(sig) == 0
     assert await a.closed() == 1001
     assert not any("Traceback" in line or "ERROR" in line for line in first.stderr), first.stderr
 
-    second = await spawn("--store", store)
+    second = spawn("--store", store)
     a2 = await check_resume(second.url, a, "room", "ann")
     # A clean shutdown records the leave itself; the restart adds none.
     assert kinds(a2.events[len(a.events):]) == [("leave", 0), ("join", 0)]
-    assert await second.stop(signal.SIGTERM) == 0
+    assert second.stop(signal.SIGTERM) == 0
 
 
 # -- 3. command line ----------------------------------------------------------------------
@@ -363,7 +305,7 @@ def test_help_mentions_every_flag():
 
 
 async def test_join_leave_and_refusals_are_logged_with_room_and_seat(spawn):
-    relay = await spawn("--log-level", "INFO")
+    relay = spawn("--log-level", "INFO")
     a = await Peer.join(relay.url, "logged", "ann")
     await relay.log_line("join", "room=logged", "seat=0")
     await a.send(type="post", body=["not", "an", "object"])

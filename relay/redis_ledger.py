@@ -1,0 +1,280 @@
+"""Rooms in Redis, shared by any number of relay nodes (``--store redis://HOST:PORT/DB``).
+
+Layout, per room (one Redis Cluster hash slot per room, thanks to the ``{room}`` hash tag):
+
+* ``discard:{ROOM}:log``, a stream: one entry per event, whose id is ``SEQ-0``, so the
+  stream itself is the total order; fields ``s`` seat, ``n`` name (JSON), ``k`` kind,
+  ``b`` body (JSON text), ``t`` time.
+* ``discard:{ROOM}:seats``, a hash: ``size``, ``count`` (seats given out), ``head`` (last
+  seq) and per seat ``e:S`` epoch, ``h:S`` the node holding it (absent when nobody does),
+  ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored).
+
+Every change of a room is one Lua script over those two keys, so seq is gapless and
+one order holds for all nodes. Node liveness: each node renews a lease in the sorted
+set ``discard:nodes`` and lists the rooms where it holds seats in
+``discard:node:ID:rooms``; any node finding a lease run out appends the ``leave``
+events of that node's seats. A room with no seat held expires after the retention
+(``PEXPIRE`` on both keys); a claim makes it persistent again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import redis.asyncio as redis
+from redis.exceptions import RedisError
+
+from .ledger import (SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Refused,
+                     Unavailable, bad_token, check_seats, event_frame, now_stamp, room_full, to_json)
+
+log = logging.getLogger("discard.relay")
+
+PAGE = 1000  # entries per XRANGE / XREAD reply
+BLOCK_MS = 5000  # a follower's blocking XREAD returns empty after this long, and is sent again
+NODES = "discard:nodes"
+
+ADD = """
+local function add(seats, events, seat, name, kind, body, stamp)
+  local seq = redis.call('HINCRBY', seats, 'head', 1)
+  redis.call('XADD', events, seq .. '-0', 's', seat, 'n', name, 'k', kind, 'b', body, 't', stamp)
+  return seq
+end
+"""
+
+# ARGV: token hash ('' for a new seat), new token's hash, name (JSON), seats wanted ('' any), node, time
+CLAIM = ADD + """
+local seats, events = KEYS[1], KEYS[2]
+local size = tonumber(redis.call('HGET', seats, 'size'))
+local seat
+if ARGV[1] ~= '' then
+  if not size then return {'bad_token', 0} end
+  seat = redis.call('HGET', seats, 't:' .. ARGV[1])
+  if not seat then return {'bad_token', size} end
+  if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= size then return {'seats', size} end
+else
+  if not size then
+    size = tonumber(ARGV[4] ~= '' and ARGV[4] or '2')
+    redis.call('HSET', seats, 'size', size)
+  elseif ARGV[4] ~= '' and tonumber(ARGV[4]) ~= size then
+    return {'seats', size}
+  end
+  local count = tonumber(redis.call('HGET', seats, 'count') or '0')
+  if count >= size then return {'room_full', size} end
+  seat = count
+  redis.call('HSET', seats, 'count', count + 1, 't:' .. ARGV[2], seat)
+end
+local epoch = redis.call('HINCRBY', seats, 'e:' .. seat, 1)
+if redis.call('HEXISTS', seats, 'h:' .. seat) == 1 then
+  add(seats, events, seat, redis.call('HGET', seats, 'n:' .. seat), 'leave', 'null', ARGV[6])
+end
+redis.call('HSET', seats, 'n:' .. seat, ARGV[3], 'h:' .. seat, ARGV[5])
+local seq = add(seats, events, seat, ARGV[3], 'join', 'null', ARGV[6])
+redis.call('PERSIST', seats)
+redis.call('PERSIST', events)
+return {'ok', tonumber(seat), epoch, seq, size}
+"""
+
+# ARGV: seat, epoch, node, body (JSON), time. Returns the seq, -1 (seat taken over) or -2 (released).
+APPEND = ADD + """
+local state = redis.call('HMGET', KEYS[1], 'e:' .. ARGV[1], 'h:' .. ARGV[1], 'n:' .. ARGV[1])
+if state[1] ~= ARGV[2] then return -1 end
+if state[2] ~= ARGV[3] then return -2 end
+return add(KEYS[1], KEYS[2], ARGV[1], state[3], 'post', ARGV[4], ARGV[5])
+"""
+
+# ARGV: node, seat ('' for every seat the node holds), epoch, time, retention in ms. Returns the leaves added.
+RELEASE = ADD + """
+local seats, events = KEYS[1], KEYS[2]
+local count = tonumber(redis.call('HGET', seats, 'count') or '0')
+local anyone, left = false, 0
+for s = 0, count - 1 do
+  local state = redis.call('HMGET', seats, 'h:' .. s, 'e:' .. s, 'n:' .. s)
+  if state[1] == ARGV[1] and (ARGV[2] == '' or (tostring(s) == ARGV[2] and state[2] == ARGV[3])) then
+    redis.call('HDEL', seats, 'h:' .. s)
+    add(seats, events, s, state[3], 'leave', 'null', ARGV[4])
+  elseif state[1] then
+    anyone = true
+  end
+end
+if count > 0 and not anyone then
+  redis.call('PEXPIRE', seats, ARGV[5])
+  redis.call('PEXPIRE', events, ARGV[5])
+end
+return 0
+"""
+
+
+def keys(room: str) -> list[str]:
+    return [f"discard:{{{room}}}:seats", f"discard:{{{room}}}:log"]
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def describe(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+def entries_of(records: list[tuple[str, dict[str, str]]]) -> list[Entry]:
+    out = []
+    for entry_id, f in records:
+        seq, seat = int(entry_id.split("-", 1)[0]), int(f["s"])
+        out.append(Entry(seq, seat, f["k"], event_frame(seq, seat, f["n"], f["k"], f["b"], f["t"])))
+    return out
+
+
+class RedisFollower(Follower):
+    """One task reading a room's stream with blocking XREADs; retries from where it was if Redis goes away."""
+
+    def __init__(self, ledger: RedisLedger, room: str, after: int, deliver: Deliver) -> None:
+        self.ledger, self.room, self.deliver = ledger, room, deliver
+        self.task = asyncio.get_running_loop().create_task(self._run(after))
+
+    async def _run(self, position: int) -> None:
+        stream = keys(self.room)[1]
+        delay = 0.1
+        while True:
+            try:
+                reply = await self.ledger.client.xread({stream: f"{position}-0"}, count=PAGE, block=BLOCK_MS)
+            except RedisError as error:
+                log.warning("following room=%s: %s; retrying in %.1fs", self.room, describe(error), delay)
+                await asyncio.sleep(delay)
+                delay = min(2.0, delay * 2)
+                continue
+            delay = 0.1
+            for _, records in reply:
+                entries = entries_of(records)
+                if entries:
+                    position = entries[-1].seq
+                    self.deliver(entries)
+
+    def stop(self) -> None:
+        self.task.cancel()
+
+
+class RedisLedger(Ledger):
+    """Rooms in Redis; any number of nodes may serve the same rooms at once."""
+
+    def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0) -> None:
+        self.url, self.retention, self.lease = url, retention, lease
+        self.interval = lease / 3
+        self.node = secrets.token_hex(8)
+        self.client = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=2,
+                                           socket_timeout=BLOCK_MS / 1000 + 5)
+        self._claim = self.client.register_script(CLAIM)
+        self._append = self.client.register_script(APPEND)
+        self._release = self.client.register_script(RELEASE)
+        self._holding: collections.Counter[str] = collections.Counter()  # rooms -> seats held from this node
+
+    @asynccontextmanager
+    async def _talking(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except RedisError as error:
+            raise Unavailable(describe(error)) from None
+
+    async def open(self) -> None:
+        try:
+            await self.client.ping()
+        except RedisError as error:
+            raise Unavailable(f"cannot reach {self.url}: {describe(error)}") from None
+        await self._renew()
+
+    async def claim(self, room: str, name: str, token: str | None, seats: int | None) -> Claim:
+        new_token = secrets.token_urlsafe(24) if token is None else ""
+        async with self._talking():
+            if not self._holding[room]:  # before the claim: a reaper must find the room if this node dies
+                await self.client.sadd(f"discard:node:{self.node}:rooms", room)
+            self._holding[room] += 1
+            try:
+                result = await self._claim(keys(room), [
+                    token_hash(token) if token is not None else "", token_hash(new_token), to_json(name),
+                    "" if seats is None else seats, self.node, now_stamp()])
+            except BaseException:
+                await self._let_go(room)
+                raise
+        outcome = result[0]
+        if outcome != "ok":
+            await self._let_go(room)
+            if outcome == "bad_token":
+                raise bad_token(room)
+            if outcome == "room_full":
+                raise room_full(room, int(result[1]))
+            check_seats(room, int(result[1]), seats)
+        _, seat, epoch, seq, size = result
+        return Claim(int(seat), token if token is not None else new_token, int(epoch), int(seq), int(size))
+
+    async def append(self, room: str, seat: int, epoch: int, body_json: str) -> int:
+        async with self._talking():
+            seq = int(await self._append(keys(room), [seat, epoch, self.node, body_json, now_stamp()]))
+        if seq == -1:
+            raise Refused("not_joined", "this connection's seat was taken over by a newer connection",
+                          close=SEAT_TAKEN_OVER)
+        if seq == -2:
+            raise Unavailable("this relay node's lease on the seat ran out")
+        return seq
+
+    async def read(self, room: str, after: int) -> list[Entry]:
+        async with self._talking():
+            return entries_of(await self.client.xrange(keys(room)[1], min=str(after + 1), count=PAGE))
+
+    def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
+        return RedisFollower(self, room, after, deliver)
+
+    async def release(self, room: str, seat: int, epoch: int) -> bool:
+        async with self._talking():
+            left = await self._release(keys(room), [self.node, seat, epoch, now_stamp(), self._retention_ms])
+        await self._let_go(room)
+        return bool(left)
+
+    async def _let_go(self, room: str) -> None:
+        self._holding[room] -= 1
+        if self._holding[room] <= 0:
+            del self._holding[room]
+            async with self._talking():
+                await self.client.srem(f"discard:node:{self.node}:rooms", room)
+
+    @property
+    def _retention_ms(self) -> int:
+        return max(1, int(self.retention * 1000))
+
+    async def expire(self) -> None:
+        """Renew this node's lease, and free the seats of nodes whose lease ran out (rooms expire by themselves)."""
+        await self._renew()
+        async with self._talking():
+            dead = await self.client.zrangebyscore(NODES, "-inf", int(time.time() * 1000))
+            for node in dead:
+                rooms = f"discard:node:{node}:rooms"
+                for room in await self.client.smembers(rooms):
+                    await self._release(keys(room), [node, "", "", now_stamp(), self._retention_ms])
+                    log.info("released the seats of dead node %s in room=%s", node, room)
+                await self.client.delete(rooms)
+                await self.client.zrem(NODES, node)
+
+    async def _renew(self) -> None:
+        async with self._talking():
+            await self.client.zadd(NODES, {self.node: int((time.time() + self.lease) * 1000)})
+
+    async def health(self) -> str | None:
+        try:
+            await asyncio.wait_for(self.client.ping(), 2)
+        except (RedisError, TimeoutError) as error:
+            return f"redis at {self.url}: {describe(error)}"
+        return None
+
+    async def close(self) -> None:
+        try:
+            if not self._holding:  # a clean stop: this node's lease ends now
+                await self.client.zrem(NODES, self.node)
+        except RedisError:
+            pass
+        await self.client.aclose()
+
