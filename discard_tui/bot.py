@@ -16,7 +16,7 @@ from . import crypto, saves
 from .cli import OneLineParser
 from .crypto import GROUPS
 from .engine import Game, Session, Strategy
-from .net import RelayError
+from .net import RelayError, ssl_context, trust
 from .paths import data_dir, transcripts_dir
 from .rules import DeckKind, matches
 
@@ -52,7 +52,9 @@ def seconds(positive: bool) -> Callable[[str], float]:
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="discard-bot", description="Play discard games against another player through a "
                       "relay, with a simple legal strategy, verifying every move.")
-    p.add_argument("--relay", required=True, metavar="URL", help="relay address, e.g. ws://127.0.0.1:8765")
+    p.add_argument("--relay", required=True, metavar="URL", help="relay address, e.g. ws://127.0.0.1:8765; "
+                   "several nodes of one relay separated by commas")
+    p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
     p.add_argument("--room", required=True, help="room name (1-64 of A-Z a-z 0-9 . _ -)")
     p.add_argument("--name", default="bot", help="name shown to the other player (default bot)")
     p.add_argument("--games", type=int, default=1, metavar="N", help="games to play, as rematches (default 1)")
@@ -137,6 +139,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if args.games < 1:
         parser().error("--games must be 1 or more")
+    try:
+        trust(ssl_context(args.relay_ca))
+    except ValueError as error:
+        parser().error(f"--relay-ca: {error}")
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly as on Ctrl-C
     try:
         failure = asyncio.run(play(args))

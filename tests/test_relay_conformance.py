@@ -289,11 +289,14 @@ class Client:
         after: int | None = 0,
         *,
         send_after: bool = True,
+        seats: int | None = None,
     ) -> dict:
-        """Send a join; return the welcome or error frame."""
+        """Send a join (with ``"seats"`` if given); return the welcome or error frame."""
         frame: dict[str, Any] = {"type": "join", "room": room, "name": name, "token": token}
         if send_after:
             frame["after"] = after
+        if seats is not None:
+            frame["seats"] = seats
         await self.send(frame)
         while True:
             reply = await self.recv_frame()
@@ -673,6 +676,104 @@ async def test_wrong_token_in_full_room_is_refused(relay):
     assert a.ws.state.name == "OPEN" and b.ws.state.name == "OPEN"
     await strict_marker(b, a)
     await close_all(a, b, c)
+
+
+# --------------------------------------------------------------------------
+# rooms of N seats (extension, docs/relay-protocol.md version 1.1)
+# --------------------------------------------------------------------------
+
+
+async def seated_room(relay: Target, seats: int) -> list[Client]:
+    """A fresh room made with ``"seats": seats`` and filled; every client has consumed every join."""
+    room = new_room("n")
+    clients = []
+    for i in range(seats):
+        c = await Client.open(relay.url, f"P{i}")
+        extra = {"seats": seats} if i == 0 else {}
+        await c.send({"type": "join", "room": room, "name": f"P{i}", "token": None, "after": 0, **extra})
+        w = await c.recv_frame()
+        assert w["type"] == "welcome", w
+        check_welcome_shape(w)
+        assert (w["seat"], w["seats"], w["head"] >= i + 1) == (i, seats, True), w
+        c.welcome, c.seat, c.name, c.room, c.last_seq = w, i, f"P{i}", room, 0
+        clients.append(c)
+    for c in clients:
+        await c.events_until(lambda e: is_event(e, "join", seats - 1))
+    return clients
+
+
+async def test_welcome_says_two_seats_by_default(relay):
+    a = await alone_in_room(relay)
+    assert a.welcome["seats"] == 2
+    b = await Client.open(relay.url, "B")
+    assert (await b.join(a.room, "Bob", seats=None))["seats"] == 2
+    await close_all(a, b)
+
+
+@pytest.mark.parametrize("seats", [3, 6])
+async def test_room_of_n_seats_seats_n_in_join_order_and_refuses_the_next(relay, seats):
+    clients = await seated_room(relay, seats)
+    assert all(c.events == clients[0].events for c in clients)
+    assert [(e["kind"], e["seat"], e["name"]) for e in clients[0].events] == [
+        ("join", i, f"P{i}") for i in range(seats)]
+    late = await Client.open(relay.url, "late")
+    reply = await late.try_join(clients[0].room, "Late")
+    assert reply["type"] == "error" and reply["code"] == "room_full", reply
+    assert await late.expect_closed() is not None
+    await strict_marker(clients[-1], *clients[:-1])  # the refused join appended nothing
+    await close_all(*clients, late)
+
+
+async def test_n_seats_post_in_one_total_order_and_resume(relay):
+    clients = await seated_room(relay, 4)
+    await asyncio.gather(*(c.send({"type": "post", "body": {"from": c.seat, "i": i}})
+                           for i in range(5) for c in clients))
+    for c in clients:
+        await c.events_until(lambda e: len([x for x in c.events if x["kind"] == "post"]) == 20)
+    assert all(c.events == clients[0].events for c in clients)
+    for e in clients[0].events[4:]:
+        assert (e["seat"], e["name"]) == (e["body"]["from"], f"P{e['body']['from']}"), e
+    # seat 2 resumes (on the other node, in two-node mode): same seat, the old connection closed
+    old = clients[2]
+    again = await Client.open(relay.url, "again")
+    w = await again.join(old.room, "P2", token=old.welcome["token"], after=old.last_seq)
+    assert (w["seat"], w["seats"]) == (2, 4)
+    await old.expect_closed()
+    await again.events_until(lambda e: is_event(e, "join", 2))
+    clients[2] = again
+    for c in (clients[0], clients[1], clients[3]):
+        await c.events_until(lambda e: is_event(e, "join", 2) and e["seq"] > 4)
+    await strict_marker(clients[3], *clients[:3])
+    await close_all(*clients)
+
+
+@pytest.mark.parametrize("later", [2, 5])
+async def test_later_join_with_other_seats_is_refused_and_changes_nothing(relay, later):
+    clients = await seated_room(relay, 3)
+    clients[2].pending.clear()
+    c = await Client.open(relay.url, "C")
+    room = clients[0].room
+    await c.send({"type": "join", "room": room, "name": "Zed", "token": None, "after": 0, "seats": later})
+    await c.expect_error("bad_request")
+    await c.send({"type": "join", "room": room, "name": "Zed", "token": clients[1].welcome["token"], "after": 0,
+                  "seats": later})
+    await c.expect_error("bad_request")
+    await strict_marker(clients[0], *clients[1:])
+    w = await c.join(room, "Zed", token=clients[1].welcome["token"], after=0, seats=3)  # the right size is fine
+    assert (w["seat"], w["seats"]) == (1, 3)
+    await close_all(*clients, c)
+
+
+@pytest.mark.parametrize("seats", [0, 1, 7, -2, 100, "3", 2.5, 3.0, True, [3], {"n": 3}], ids=repr)
+async def test_bad_request_seats_out_of_range_or_not_a_whole_number(relay, seats):
+    room = new_room()
+    c = await Client.open(relay.url, "C")
+    await c.send({"type": "join", "room": room, "name": "Zed", "token": None, "after": 0, "seats": seats})
+    await c.expect_error("bad_request")
+    w = await c.join(room, "Zed")  # nothing was created: the room is new, with two seats
+    assert (w["seat"], w["seats"]) == (0, 2)
+    assert (await c.next_event())["seq"] == 1
+    await c.close()
 
 
 # --------------------------------------------------------------------------
