@@ -99,6 +99,7 @@ for s = 0, count - 1 do
   if state[1] == ARGV[1] and (ARGV[2] == '' or (tostring(s) == ARGV[2] and state[2] == ARGV[3])) then
     redis.call('HDEL', seats, 'h:' .. s)
     add(seats, events, s, state[3], 'leave', 'null', ARGV[4])
+    left = left + 1
   elseif state[1] then
     anyone = true
   end
@@ -107,7 +108,7 @@ if count > 0 and not anyone then
   redis.call('PEXPIRE', seats, ARGV[5])
   redis.call('PEXPIRE', events, ARGV[5])
 end
-return 0
+return left
 """
 
 

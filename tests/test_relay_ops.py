@@ -16,6 +16,7 @@ import random
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -286,7 +287,9 @@ def test_port_in_use_is_one_line_and_exit_2():
 
 
 @pytest.mark.parametrize("args", [["--no-such-flag"], ["--port", "70000"], ["--port", "-1"], ["--max-frame", "0"],
-                                  ["--log-level", "LOUD"]])
+                                  ["--log-level", "LOUD"], ["--tls-cert", "cert.pem"], ["--lease", "0"],
+                                  ["--tls-cert", "/no/cert.pem", "--tls-key", "/no/key.pem"],
+                                  ["--store", "redis://127.0.0.1:1/0"], ["--store", "redis://[bad"]])
 def test_bad_flag_is_one_line_and_exit_2(args):
     result = run_cli(*args)
     assert result.returncode == 2
@@ -297,7 +300,8 @@ def test_bad_flag_is_one_line_and_exit_2(args):
 def test_help_mentions_every_flag():
     result = run_cli("--help")
     assert result.returncode == 0
-    for flag in ("--host", "--port", "--max-frame", "--retention", "--store", "--log-level"):
+    for flag in ("--host", "--port", "--max-frame", "--retention", "--store", "--lease", "--tls-cert", "--tls-key",
+                 "--log-level"):
         assert flag in result.stdout
 
 
@@ -525,3 +529,140 @@ async def test_resume_closes_the_old_connection_with_4000(make_relay):
     room = running.relay.ledger.rooms["twice"]
     assert kinds([json.loads(f) for f in room.frames]) == [("join", 0), ("join", 1), ("leave", 0), ("join", 0),
                                                          ("post", 0)]
+
+
+# -- 9. several nodes on one Redis ----------------------------------------------------------------
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{random.randrange(1 << 40):x}"
+
+
+def redis_client(url: str):
+    import redis
+
+    return redis.Redis.from_url(url, decode_responses=True)
+
+
+async def test_join_on_one_node_and_resume_on_another(spawn, shared_redis):
+    a_node, b_node = (spawn("--store", shared_redis.url) for _ in range(2))
+    room = unique("two-nodes")
+    a = await Peer.join(a_node.url, room, "ann")
+    b = await Peer.join(b_node.url, room, "bob")
+    await a.until_seq(2)
+    await a.post({"from": "a"})
+    await b.post({"from": "b"})
+    await a.until_seq(4)
+    await b.until_seq(4)
+    assert a.raw == b.raw  # one order across the nodes
+
+    again = await Peer.join(b_node.url, room, "ann", token=a.token, after=2)
+    assert (again.seat, again.token) == (0, a.token)
+    assert await a.closed() == SEAT_TAKEN_OVER  # node A closed it on seeing the newer join
+    await again.until_seq(6)
+    assert again.raw[:2] == a.raw[2:4] and kinds(again.events[2:]) == [("leave", 0), ("join", 0)]
+    await b.until_seq(6)
+    await again.post({"after": "resume"})
+    event = await b.until(lambda m: m["type"] == "event")
+    assert (event["seq"], event["seat"], event["body"]) == (7, 0, {"after": "resume"})
+
+
+async def test_a_dead_nodes_seats_get_their_leave_from_another_node(spawn, shared_redis):
+    doomed = spawn("--store", shared_redis.url, "--lease", "1")
+    survivor = spawn("--store", shared_redis.url, "--lease", "1")
+    room = unique("lease")
+    a = await Peer.join(doomed.url, room, "ann")
+    b = await Peer.join(survivor.url, room, "bob")
+    doomed.kill()
+    leave = await b.until(lambda m: m["type"] == "event" and m["kind"] == "leave")  # within a lease and a bit
+    assert (leave["seq"], leave["seat"], leave["name"]) == (3, 0, "ann")
+    await survivor.log_line("released the seats of dead node", f"room={room}")
+    back = await Peer.join(survivor.url, room, "ann", token=a.token, after=3)
+    assert back.seat == 0
+    await back.until_seq(4)
+    assert kinds(back.events) == [("join", 0)]  # no second leave: the seat was free already
+
+
+async def test_redis_keeps_a_room_for_its_retention_after_the_last_leave(spawn, shared_redis):
+    node = spawn("--store", shared_redis.url, "--retention", "60")
+    room = unique("kept")
+    db = redis_client(shared_redis.url)
+    keys = [f"discard:{{{room}}}:seats", f"discard:{{{room}}}:log"]
+    a = await Peer.join(node.url, room, "ann")
+    assert [db.pttl(k) for k in keys] == [-1, -1]  # held: no expiry
+    await a.ws.close()
+    await node.log_line("leave", f"room={room}")
+    assert all(0 < db.pttl(k) <= 60_000 for k in keys)
+    back = await Peer.join(node.url, room, "ann", token=a.token)
+    await back.until_seq(3)
+    assert [db.pttl(k) for k in keys] == [-1, -1]  # taken again: kept again
+
+
+async def http_get(host: str, port: int, path: str, tls: ssl.SSLContext | None = None) -> tuple[int, str]:
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=tls), WAIT)
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        response = (await asyncio.wait_for(reader.read(), WAIT)).decode()
+    finally:
+        writer.close()
+    return int(response.split()[1]), response.split("\r\n\r\n", 1)[1]
+
+
+async def test_healthz_is_503_with_the_reason_while_redis_is_down(spawn, redis_server):
+    node = spawn("--store", redis_server.url)
+    assert await http_get(node.host, node.port, "/healthz") == (200, "OK\n")
+    redis_server.stop()
+    status, body = await http_get(node.host, node.port, "/healthz")
+    assert status == 503 and body.startswith(f"unhealthy: redis at {redis_server.url}: "), body
+    redis_server.start()
+    assert await http_get(node.host, node.port, "/healthz") == (200, "OK\n")
+
+
+def test_unreachable_redis_at_start_is_one_line_and_exit_2():
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"redis://127.0.0.1:{closed.getsockname()[1]}/0"
+        result = run_cli("--store", url)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"discard-relay: cannot use store {url}: cannot reach {url}")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+async def test_redis_restarted_mid_room_loses_nothing(spawn, redis_server):
+    node = spawn("--store", redis_server.url)
+    room = unique("restart")
+    a = await Peer.join(node.url, room, "ann")
+    b = await Peer.join(node.url, room, "bob")
+    for i in range(20):
+        await (a, b)[i % 2].post({"i": i})
+    await a.until_seq(22)
+    redis_server.stop()  # SIGTERM: Redis writes its append-only file out
+    await a.post({"while": "down"})
+    assert await a.error() == "unavailable"  # refused, so nothing was appended for it
+    assert await a.closed() == 1013  # try again later
+    redis_server.start()
+    a2 = await Peer.join(node.url, room, "ann", token=a.token, after=0)
+    await a2.until(lambda m: m["type"] == "event" and m["kind"] == "join" and m["seq"] > 22)
+    assert a2.raw[:22] == a.raw[:22]
+    check_order(a2.events)
+    assert kinds(a2.events[22:]) == [("leave", 0), ("join", 0)]
+    await a2.post({"after": "restart"})
+    await b.until_seq(25)  # b's connection, on the same node, was followed on across the restart
+    assert b.raw == a2.raw + [b.raw[-1]] and b.events[-1]["body"] == {"after": "restart"}
+
+
+# -- 10. TLS ------------------------------------------------------------------------------------
+
+
+async def test_tls_serves_wss_and_healthz_to_clients_that_trust_its_certificate(spawn, tls_files):
+    cert, key = tls_files
+    node = spawn("--tls-cert", cert, "--tls-key", key)
+    assert node.url.startswith("wss://127.0.0.1:")
+    trusting = ssl.create_default_context(cafile=str(cert))
+    assert await http_get(node.host, node.port, "/healthz", trusting) == (200, "OK\n")
+    ws = await connect(node.url, ssl=trusting)
+    await ws.send(json.dumps({"type": "join", "room": "tls", "name": "ann"}))
+    assert json.loads(await ws.recv())["type"] == "welcome"
+    await ws.close()
+    with pytest.raises(ssl.SSLCertVerificationError):  # the system's trust store alone refuses it
+        await connect(node.url)
