@@ -5,18 +5,20 @@ import collections
 import json
 import os
 import signal
-import socket
 import sqlite3
 import stat
 import subprocess
 import sys
 
 import pytest
+import redis
 
+from conftest import free_port
 from discard_tui import saves
 from discard_tui.bot import simple_strategy
 from discard_tui.engine import Phase
 from discard_tui.rules import DeckKind
+from relay.redis_ledger import entries_of, keys
 
 PLAY_STARTS_AT = 14  # two joins and twelve posts: hellos, coin flip, four shuffle steps, deals
 
@@ -58,6 +60,13 @@ def alive(pid: int) -> bool:
             return stat_file.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def stop_all(processes):
+    for process in processes:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def assert_fair(returncode, out, err):
@@ -128,19 +137,6 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
             await session.ledger.close()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_relay(port, store):
-    process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(port), "--store", str(store),
-                                "--log-level", "WARNING"], stdout=subprocess.PIPE, text=True)
-    assert process.stdout.readline().startswith("discard-relay listening on")
-    return process
-
-
 def stored_events(store) -> int:
     try:
         with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
@@ -149,23 +145,18 @@ def stored_events(store) -> int:
         return 0
 
 
-async def test_relay_restart_with_store_mid_game(tmp_path, until):
+async def test_relay_restart_with_store_mid_game(spawn, tmp_path, until):
     port, store = free_port(), tmp_path / "relay.sqlite3"
-    relay = start_relay(port, store)
-    url = f"ws://127.0.0.1:{port}"
-    players = [bot(url, "restart", "a"), bot(url, "restart", "b")]
+    relay = spawn("--port", port, "--store", store, "--log-level", "WARNING")
+    players = [bot(relay.url, "restart", "a"), bot(relay.url, "restart", "b")]
     try:
         await until(lambda: stored_events(store) >= PLAY_STARTS_AT + 6, "play to start")
-        relay.send_signal(signal.SIGKILL)
-        relay.wait()
-        relay = start_relay(port, store)
+        relay.kill()
+        spawn("--port", port, "--store", store, "--log-level", "WARNING")
         for process in players:
             assert_fair(*await finish(process))
     finally:
-        for process in (*players, relay):
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+        stop_all(players)
 
 
 async def test_saved_seat_is_private(relay_url, private_data_dir):
@@ -204,3 +195,78 @@ async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
         for session in (sessions[1], again):
             if session is not None:
                 await session.ledger.close()
+
+
+# -- several relay nodes on one Redis, and TLS ------------------------------------------------------
+
+
+def nodes_on(spawn, redis_url, count=2):
+    return [spawn("--store", redis_url, "--log-level", "WARNING", "--lease", "2") for _ in range(count)]
+
+
+def frames_in_redis(redis_url, room):
+    with redis.Redis.from_url(redis_url, decode_responses=True) as db:
+        return [entry.frame for entry in entries_of(db.xrange(keys(room)[1]))]
+
+
+def assert_whole_ledger(frames):
+    """seq 1, 2, 3, ... with no gap, and no post made twice."""
+    assert [json.loads(f)["seq"] for f in frames] == list(range(1, len(frames) + 1))
+    assert_never_posted_twice(frames)
+
+
+async def test_bots_on_two_nodes_finish_fair(spawn, shared_redis):
+    a_node, b_node = nodes_on(spawn, shared_redis.url)
+    room = f"nodes-{os.getpid()}"
+    players = [bot(a_node.url, room, "a"), bot(b_node.url, room, "b")]
+    try:
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        stop_all(players)
+    assert_whole_ledger(frames_in_redis(shared_redis.url, room))
+
+
+async def test_node_killed_mid_game_and_the_game_finishes_fair(spawn, shared_redis, until):
+    a_node, b_node = nodes_on(spawn, shared_redis.url)
+    room = f"node-killed-{os.getpid()}"
+    players = [bot(f"{a_node.url},{b_node.url}", room, "a"), bot(f"{b_node.url},{a_node.url}", room, "b")]
+    try:
+        await until(lambda: len(frames_in_redis(shared_redis.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
+        a_node.kill()  # SIGKILL: player a's node is gone; a moves on to node b
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        stop_all(players)
+    frames = frames_in_redis(shared_redis.url, room)
+    assert_whole_ledger(frames)
+    joins = [json.loads(f)["seat"] for f in frames if json.loads(f)["kind"] == "join"]
+    assert joins.count(0) == 2  # a's seat really was taken back on the other node
+
+
+async def test_redis_restarted_mid_game_loses_nothing(spawn, redis_server, until):
+    a_node, b_node = nodes_on(spawn, redis_server.url)
+    room = "redis-restart"
+    players = [bot(f"{a_node.url},{b_node.url}", room, "a"), bot(f"{b_node.url},{a_node.url}", room, "b")]
+    try:
+        await until(lambda: len(frames_in_redis(redis_server.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
+        before = frames_in_redis(redis_server.url, room)
+        redis_server.restart()  # appendonly yes: SIGTERM writes the AOF, the new server reads it back
+        assert frames_in_redis(redis_server.url, room)[: len(before)] == before
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        stop_all(players)
+    assert_whole_ledger(frames_in_redis(redis_server.url, room))
+
+
+async def test_bots_play_over_wss_trusting_the_relays_certificate(spawn, tls_files):
+    cert, key = tls_files
+    relay = spawn("--tls-cert", cert, "--tls-key", key, "--log-level", "WARNING")
+    assert relay.url.startswith("wss://")
+    players = [bot(relay.url, "tls", name, "--relay-ca", str(cert)) for name in ("a", "b")]
+    try:
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        stop_all(players)
