@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import redis.asyncio as redis
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 
 from .ledger import (SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Refused,
                      Unavailable, bad_token, check_seats, event_frame, now_stamp, room_full, to_json)
@@ -39,6 +39,7 @@ log = logging.getLogger("discard.relay")
 PAGE = 1000  # entries per XRANGE / XREAD reply
 BLOCK_MS = 5000  # a follower's blocking XREAD returns empty after this long, and is sent again
 NODES = "discard:nodes"
+COMMAND_CONNECTIONS = 32  # connections for claims, appends and reads (followers have their own)
 
 ADD = """
 local function add(seats, events, seat, name, kind, body, stamp)
@@ -132,33 +133,105 @@ def entries_of(records: list[tuple[str, dict[str, str]]]) -> list[Entry]:
     return out
 
 
+def bulk(value: str) -> bytes:
+    """One RESP bulk string, as a command argument is sent."""
+    data = value.encode()
+    return b"$%d\r\n%s\r\n" % (len(data), data)
+
+
 class RedisFollower(Follower):
-    """One task reading a room's stream with blocking XREADs; retries from where it was if Redis goes away."""
+    """One room followed by this node: its position, fed by the node's :class:`StreamReader`."""
 
-    def __init__(self, ledger: RedisLedger, room: str, after: int, deliver: Deliver) -> None:
-        self.ledger, self.room, self.deliver = ledger, room, deliver
-        self.task = asyncio.get_running_loop().create_task(self._run(after))
+    def __init__(self, reader: StreamReader, room: str, after: int, deliver: Deliver) -> None:
+        self.reader, self.stream, self.deliver = reader, keys(room)[1], deliver
+        self.packed_stream = bulk(self.stream)
+        self.position, self.packed_id = after, bulk(f"{after}-0")
 
-    async def _run(self, position: int) -> None:
-        stream = keys(self.room)[1]
+    def receive(self, records: list[list]) -> None:
+        entries = [e for e in entries_of([(eid, dict(zip(f[::2], f[1::2]))) for eid, f in records])
+                   if e.seq > self.position]
+        if entries:
+            self.position = entries[-1].seq
+            self.packed_id = bulk(f"{self.position}-0")
+            self.deliver(entries)
+
+    def stop(self) -> None:
+        self.reader.remove(self)
+
+
+class StreamReader:
+    """Every room this node follows, read with one blocking ``XREAD`` over all their streams.
+
+    One command (and one connection) for all rooms: under load each reply carries the new
+    entries of many rooms at once. A room starts being read at once: adding it appends to
+    this node's wake-up stream, which the blocked ``XREAD`` also waits on. If Redis goes
+    away, reading resumes from each room's position: nothing is skipped or repeated.
+
+    The command names every followed stream each time, so it is packed here from pieces
+    kept per room (redis-py would encode thousands of arguments anew per call).
+    """
+
+    HEAD = b"".join(bulk(word) for word in ("XREAD", "COUNT", str(PAGE), "BLOCK", str(BLOCK_MS), "STREAMS"))
+
+    def __init__(self, ledger: RedisLedger) -> None:
+        self.ledger = ledger
+        self.wake = f"discard:node:{ledger.node}:wake"
+        self.woken = "0-0"  # last wake-up entry seen
+        self.followers: dict[str, RedisFollower] = {}
+        self.changed = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, follower: RedisFollower) -> None:
+        self.followers[follower.stream] = follower
+        self.changed.set()
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._run())
+
+    def remove(self, follower: RedisFollower) -> None:
+        if self.followers.get(follower.stream) is follower:
+            del self.followers[follower.stream]
+
+    def command(self, followers: list[RedisFollower]) -> bytes:
+        return b"".join([b"*%d\r\n" % (6 + 2 * (len(followers) + 1)), self.HEAD, bulk(self.wake),
+                         *[f.packed_stream for f in followers], bulk(self.woken), *[f.packed_id for f in followers]])
+
+    async def _run(self) -> None:
         delay = 0.1
+        await self.ledger.reader.initialize()  # makes its one connection (connected on first use)
+        connection = self.ledger.reader.connection
+        assert connection is not None
         while True:
+            if not self.followers:
+                self.changed.clear()
+                await self.changed.wait()
+            self.changed.clear()
             try:
-                reply = await self.ledger.client.xread({stream: f"{position}-0"}, count=PAGE, block=BLOCK_MS)
+                await connection.send_packed_command(self.command(list(self.followers.values())))
+                reply = await connection.read_response()
             except RedisError as error:
-                log.warning("following room=%s: %s; retrying in %.1fs", self.room, describe(error), delay)
+                await connection.disconnect()  # the next command connects afresh
+                log.warning("reading %d rooms: %s; retrying in %.1fs", len(self.followers), describe(error), delay)
                 await asyncio.sleep(delay)
                 delay = min(2.0, delay * 2)
                 continue
             delay = 0.1
-            for _, records in reply:
-                entries = entries_of(records)
-                if entries:
-                    position = entries[-1].seq
-                    self.deliver(entries)
+            for stream, records in (reply.items() if isinstance(reply, dict) else reply or ()):  # RESP3 or 2
+                if stream == self.wake:
+                    self.woken = records[-1][0]
+                elif (follower := self.followers.get(stream)) is not None:
+                    follower.receive(records)
+
+    async def wake_up(self) -> None:
+        """Make the blocked XREAD return, so that it is sent again with the rooms added since."""
+        if self.changed.is_set():
+            try:
+                await self.ledger.client.xadd(self.wake, {"w": "1"}, maxlen=10, approximate=True)
+            except RedisError as error:
+                log.warning("cannot wake this node's reader: %s", describe(error))
 
     def stop(self) -> None:
-        self.task.cancel()
+        if self.task is not None:
+            self.task.cancel()
 
 
 class RedisLedger(Ledger):
@@ -168,12 +241,25 @@ class RedisLedger(Ledger):
         self.url, self.retention, self.lease = url, retention, lease
         self.interval = lease / 3
         self.node = secrets.token_hex(8)
-        self.client = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=2,
-                                           socket_timeout=BLOCK_MS / 1000 + 5)
+        options = {"decode_responses": True, "socket_connect_timeout": 2, "socket_timeout": BLOCK_MS / 1000 + 5}
+        # Commands share a few connections, waiting for one when all are busy; the rooms' blocking
+        # XREAD has a connection of its own.
+        self.client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(
+            url, max_connections=COMMAND_CONNECTIONS, timeout=5, **options))
+        self.reader = redis.Redis.from_url(url, single_connection_client=True, **options)
         self._claim = self.client.register_script(CLAIM)
         self._append = self.client.register_script(APPEND)
         self._release = self.client.register_script(RELEASE)
         self._holding: collections.Counter[str] = collections.Counter()  # rooms -> seats held from this node
+        self._appends: list[tuple[list[str], list[object], asyncio.Future[int]]] = []  # waiting for a pipeline
+        self._sending: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self.streams = StreamReader(self)
+
+    def _spawn(self, coroutine) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     @asynccontextmanager
     async def _talking(self) -> AsyncIterator[None]:
@@ -214,8 +300,12 @@ class RedisLedger(Ledger):
         return Claim(int(seat), token if token is not None else new_token, int(epoch), int(seq), int(size))
 
     async def append(self, room: str, seat: int, epoch: int, body_json: str) -> int:
-        async with self._talking():
-            seq = int(await self._append(keys(room), [seat, epoch, self.node, body_json, now_stamp()]))
+        """Queued, and sent with the other appends of this moment in one pipeline (one round trip)."""
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._appends.append((keys(room), [seat, epoch, self.node, body_json, now_stamp()], done))
+        if len(self._appends) == 1 and self._sending is None:
+            self._sending = asyncio.get_running_loop().create_task(self._send_appends())
+        seq = await done
         if seq == -1:
             raise Refused("not_joined", "this connection's seat was taken over by a newer connection",
                           close=SEAT_TAKEN_OVER)
@@ -223,12 +313,51 @@ class RedisLedger(Ledger):
             raise Unavailable("this relay node's lease on the seat ran out")
         return seq
 
+    async def _send_appends(self) -> None:
+        try:
+            while self._appends:
+                batch, self._appends = self._appends, []
+                try:
+                    replies = await self._run_appends([(room_keys, args) for room_keys, args, _ in batch])
+                except RedisError as error:
+                    replies = [error] * len(batch)
+                for (_, _, done), reply in zip(batch, replies):
+                    if done.done():
+                        continue
+                    if isinstance(reply, BaseException):
+                        done.set_exception(Unavailable(describe(reply)))
+                    else:
+                        done.set_result(int(reply))
+        finally:
+            self._sending = None
+
+    async def _run_appends(self, calls: list[tuple[list[str], list[object]]]) -> list[object]:
+        """The append script for each call, in one pipeline (EVALSHA; the script is loaded again if Redis
+        restarted without it: a refused EVALSHA ran nothing, so it is safe to send again)."""
+        replies: list[object] = [None] * len(calls)
+        todo = list(range(len(calls)))
+        for attempt in range(2):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for i in todo:
+                    room_keys, args = calls[i]
+                    pipe.evalsha(self._append.sha, len(room_keys), *room_keys, *args)
+                for i, reply in zip(todo, await pipe.execute(raise_on_error=False)):
+                    replies[i] = reply
+            todo = [i for i in todo if isinstance(replies[i], NoScriptError)]
+            if not todo:
+                break
+            await self.client.script_load(APPEND)
+        return replies
+
     async def read(self, room: str, after: int) -> list[Entry]:
         async with self._talking():
             return entries_of(await self.client.xrange(keys(room)[1], min=str(after + 1), count=PAGE))
 
     def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
-        return RedisFollower(self, room, after, deliver)
+        follower = RedisFollower(self.streams, room, after, deliver)
+        self.streams.add(follower)
+        self._spawn(self.streams.wake_up())
+        return follower
 
     async def release(self, room: str, seat: int, epoch: int) -> bool:
         async with self._talking():
@@ -257,7 +386,7 @@ class RedisLedger(Ledger):
                 for room in await self.client.smembers(rooms):
                     await self._release(keys(room), [node, "", "", now_stamp(), self._retention_ms])
                     log.info("released the seats of dead node %s in room=%s", node, room)
-                await self.client.delete(rooms)
+                await self.client.delete(rooms, f"discard:node:{node}:wake")
                 await self.client.zrem(NODES, node)
 
     async def _renew(self) -> None:
@@ -272,10 +401,15 @@ class RedisLedger(Ledger):
         return None
 
     async def close(self) -> None:
+        self.streams.stop()
+        for task in list(self._background):
+            task.cancel()
         try:
             if not self._holding:  # a clean stop: this node's lease ends now
                 await self.client.zrem(NODES, self.node)
+                await self.client.delete(self.streams.wake)
         except RedisError:
             pass
         await self.client.aclose()
+        await self.reader.aclose()
 
