@@ -14,7 +14,7 @@ import sys
 try:  # libuv's event loop cuts the relay's CPU per event by about a third (see docs/relay.md)
     from uvloop import run as run_loop
 except ImportError:  # Windows: uvloop is not available there
-    from asyncio import run as run_loop
+    from asyncio import run as run_loop  # type: ignore[assignment]
 
 from .ledger import Ledger, MemoryLedger, SQLiteLedger, Unavailable
 from .server import Limits, Relay
@@ -120,7 +120,7 @@ async def run(args: argparse.Namespace) -> int:
         return fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}{hint}")
     stop = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal while stopping changes nothing
-        asyncio.get_running_loop().add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+        asyncio.get_running_loop().add_signal_handler(sig, lambda: None if stop.done() else stop.set_result(None))
     port = server.sockets[0].getsockname()[1]
     scheme = "wss" if tls else "ws"
     logging.getLogger("discard.relay").info("listening on %s://%s:%d%s", scheme, args.host, port,

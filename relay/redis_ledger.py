@@ -25,8 +25,9 @@ import hashlib
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
+from typing import Any, cast
 
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError, RedisError
@@ -241,7 +242,8 @@ class RedisLedger(Ledger):
         self.url, self.retention, self.lease = url, retention, lease
         self.interval = lease / 3
         self.node = secrets.token_hex(8)
-        options = {"decode_responses": True, "socket_connect_timeout": 2, "socket_timeout": BLOCK_MS / 1000 + 5}
+        options: dict[str, Any] = {"decode_responses": True, "socket_connect_timeout": 2,
+                                   "socket_timeout": BLOCK_MS / 1000 + 5}
         # Commands share a few connections, waiting for one when all are busy; the rooms' blocking
         # XREAD has a connection of its own.
         self.client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(
@@ -251,12 +253,12 @@ class RedisLedger(Ledger):
         self._append = self.client.register_script(APPEND)
         self._release = self.client.register_script(RELEASE)
         self._holding: collections.Counter[str] = collections.Counter()  # rooms -> seats held from this node
-        self._appends: list[tuple[list[str], list[object], asyncio.Future[int]]] = []  # waiting for a pipeline
+        self._appends: list[tuple[list[str], list[str | int], asyncio.Future[int]]] = []  # waiting for a pipeline
         self._sending: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
         self.streams = StreamReader(self)
 
-    def _spawn(self, coroutine) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -327,11 +329,11 @@ class RedisLedger(Ledger):
                     if isinstance(reply, BaseException):
                         done.set_exception(Unavailable(describe(reply)))
                     else:
-                        done.set_result(int(reply))
+                        done.set_result(int(cast(int, reply)))
         finally:
             self._sending = None
 
-    async def _run_appends(self, calls: list[tuple[list[str], list[object]]]) -> list[object]:
+    async def _run_appends(self, calls: list[tuple[list[str], list[str | int]]]) -> list[object]:
         """The append script for each call, in one pipeline (EVALSHA; the script is loaded again if Redis
         restarted without it: a refused EVALSHA ran nothing, so it is safe to send again)."""
         replies: list[object] = [None] * len(calls)
@@ -351,7 +353,8 @@ class RedisLedger(Ledger):
 
     async def read(self, room: str, after: int) -> list[Entry]:
         async with self._talking():
-            return entries_of(await self.client.xrange(keys(room)[1], min=str(after + 1), count=PAGE))
+            records = await self.client.xrange(keys(room)[1], min=str(after + 1), count=PAGE)
+        return entries_of(cast(list[tuple[str, dict[str, str]]], records))
 
     def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
         follower = RedisFollower(self.streams, room, after, deliver)
@@ -380,10 +383,11 @@ class RedisLedger(Ledger):
         """Renew this node's lease, and free the seats of nodes whose lease ran out (rooms expire by themselves)."""
         await self._renew()
         async with self._talking():
-            dead = await self.client.zrangebyscore(NODES, "-inf", int(time.time() * 1000))
+            dead = cast(list[str], await self.client.zrangebyscore(NODES, "-inf", int(time.time() * 1000)))
             for node in dead:
                 rooms = f"discard:node:{node}:rooms"
-                for room in await self.client.smembers(rooms):
+                held = cast(set[str], await self.client.smembers(rooms))
+                for room in held:
                     await self._release(keys(room), [node, "", "", now_stamp(), self._retention_ms])
                     log.info("released the seats of dead node %s in room=%s", node, room)
                 await self.client.delete(rooms, f"discard:node:{node}:wake")
