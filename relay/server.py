@@ -303,15 +303,20 @@ class Relay:
         first = entries[0].seq
         assert first == channel.position + 1, f"follower of {channel.room} skipped from {channel.position} to {first}"
         channel.position = entries[-1].seq
-        in_step = [c.connection for c in channel.members if c.live and c.cursor == first - 1]
-        for entry in entries:
-            self._write(in_step, entry.frame)
-        for client in list(channel.members):
+        in_step, ahead = [], []
+        for client in channel.members:
             if client.live and client.cursor == first - 1:
+                in_step.append(client.connection)
                 client.cursor = channel.position
             elif client.live:  # ahead of the follower after its catch-up: only what it has not seen
-                self._send_entries(client, [e for e in entries if e.seq > client.cursor])
-            self._close_if_taken_over(client, entries)
+                ahead.append(client)
+        for entry in entries:
+            self._write(in_step, entry.frame)
+        for client in ahead:
+            self._send_entries(client, [e for e in entries if e.seq > client.cursor])
+        if any(e.kind == "join" for e in entries):
+            for client in list(channel.members):
+                self._close_if_taken_over(client, entries)
 
     def _send_entries(self, client: Client, entries: list[Entry]) -> None:
         for entry in entries:
