@@ -187,6 +187,11 @@ class StreamReader:
         self.changed.set()
         if self.task is None:
             self.task = asyncio.get_running_loop().create_task(self._run())
+            self.task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:  # never expected: say so loudly
+            log.error("this node stopped reading its rooms", exc_info=task.exception())
 
     def remove(self, follower: RedisFollower) -> None:
         if self.followers.get(follower.stream) is follower:
@@ -338,7 +343,7 @@ class RedisLedger(Ledger):
         restarted without it: a refused EVALSHA ran nothing, so it is safe to send again)."""
         replies: list[object] = [None] * len(calls)
         todo = list(range(len(calls)))
-        for attempt in range(2):
+        for _ in range(2):
             async with self.client.pipeline(transaction=False) as pipe:
                 for i in todo:
                     room_keys, args = calls[i]

@@ -7,7 +7,7 @@ Update after a deliberate change with: uv run pytest tests/test_snapshots.py --s
 
 import pytest
 
-from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig
+from discard_tui.app import DiscardApp, GameOverScreen, MoveLog, PlayConfig
 from discard_tui.engine import Phase
 from discard_tui.rules import DeckKind
 
@@ -55,6 +55,8 @@ async def to_game_over(pilot):
             await app.session.draw()
         await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not Phase.PLAYING)
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen))
+    log = app.table.query_one(MoveLog)
+    await until(pilot, lambda: log.scroll_y == log.max_scroll_y)  # the log scrolls to its last line after a refresh
 
 
 def test_table(snap_compare):
