@@ -44,6 +44,7 @@ from .table import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitaliz
 from .view import Phase, SeatView
 
 if TYPE_CHECKING:
+    from relay.ledger import SQLiteLedger
     from relay.server import Relay
     from websockets.asyncio.server import Server
 
@@ -212,6 +213,7 @@ class DiscardApp(App[None]):
         self._computers: list[Seat] = []
         self._relay_server: Server | None = None
         self._relay: Relay | None = None
+        self._store: SQLiteLedger | None = None  # the embedded relay's ledger, on disk
         self._store_lock: TextIO | None = None
         self._room_over = False  # the player left a finished game: its seats and ledger can go
         self._over_shown = 0  # the game whose game-over dialog was shown
@@ -306,8 +308,8 @@ class DiscardApp(App[None]):
 
     async def _start_relay(self) -> str:
         """Our own relay, durable in the data directory so a crash here loses no game."""
+        from relay.ledger import SQLiteLedger
         from relay.server import Relay
-        from relay.store import SQLiteStore
         from tabletop.ledger import RelayError
 
         store_name = "computer-relay.sqlite3" if self.config.against_computer else f"host-{self.config.port}.sqlite3"
@@ -317,7 +319,8 @@ class DiscardApp(App[None]):
             self._store_lock.close()
         self._store_lock = hold_lock(path.with_suffix(".lock"))
         try:
-            self._relay = relay = Relay(SQLiteStore(path))
+            self._store = SQLiteLedger(path)
+            self._relay = relay = Relay(self._store)
         except sqlite3.DatabaseError as error:
             raise RelayError(f"the saved games in {path} are unreadable ({error}); "
                              "move that file away to start afresh") from None
@@ -479,9 +482,9 @@ class DiscardApp(App[None]):
         if self._relay_server is not None and self._relay is not None:
             self._relay_server.close()
             await self._relay_server.wait_closed()  # the last leave events reach the store first
-            if self._room_over:  # nobody comes back to a finished game: keep the store small
-                self._relay.store.drop_room(self.config.room)
-            self._relay.close()
+            if self._room_over and self._store is not None:  # nobody comes back to a finished game
+                self._store.drop(self.config.room)
+            await self._relay.close()
         if self._store_lock is not None:
             self._store_lock.close()
 

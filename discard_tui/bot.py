@@ -13,7 +13,7 @@ from games import GAMES
 from tabletop import crypto
 from tabletop.crypto import GROUPS
 from tabletop.game import Game
-from tabletop.ledger import RelayError
+from tabletop.ledger import RelayError, relay_urls, ssl_context, trust
 from tabletop.shell import Seat
 from tabletop.table import Wish
 
@@ -25,7 +25,9 @@ from .paths import data_dir, transcripts_dir
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="discard-bot", description="Play games against other players through a relay, with "
                       "a simple legal strategy, verifying every move.")
-    p.add_argument("--relay", required=True, metavar="URL", help="relay address, e.g. ws://127.0.0.1:8765")
+    p.add_argument("--relay", required=True, metavar="URL", help="relay address, e.g. ws://127.0.0.1:8765; "
+                   "several nodes of one relay separated by commas")
+    p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
     p.add_argument("--room", required=True, help="room name (1-64 of A-Z a-z 0-9 . _ -)")
     p.add_argument("--name", default="bot", help="name shown to the other players (default bot)")
     p.add_argument("--game", choices=sorted(GAMES), default="discard", help="the game, if this bot opens the room "
@@ -151,6 +153,11 @@ def main(argv: list[str] | None = None) -> None:
     if seats not in game.seats:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
     wish = Wish(args.name, game.name, seats, options_for(game, args, p), GROUPS[args.group])
+    try:
+        relay_urls(args.relay)
+        trust(ssl_context(args.relay_ca))
+    except ValueError as error:
+        p.error(str(error))
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly as on Ctrl-C
     try:
         failure = asyncio.run(play(args, wish, game))

@@ -31,7 +31,9 @@ def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="discard-tui", description="Play discard, a card game where nobody deals: the deck is "
                       "shuffled by both players under their own keys and every move is verified. With no "
                       "options you play the computer.")
-    p.add_argument("--relay", metavar="URL", help="play a person through this relay, e.g. ws://host:8765")
+    p.add_argument("--relay", metavar="URL", help="play a person through this relay, e.g. ws://host:8765 "
+                   "(several nodes of one relay: separate them with commas)")
+    p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
     p.add_argument("--room", metavar="NAME", help="the room to meet in (1-64 of A-Z a-z 0-9 . _ -)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
@@ -64,8 +66,17 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser) -> PlayCon
         p.error("--relay needs --room NAME, the room your opponent joins too")
     if args.room is not None and not ROOM.fullmatch(args.room):
         p.error(f"--room {args.room!r}: use 1 to 64 of A-Z a-z 0-9 . _ -")
-    if args.relay and not re.match(r"wss?://", args.relay):
-        p.error(f"--relay {args.relay!r}: a relay address starts with ws://, e.g. ws://127.0.0.1:8765")
+    if args.relay or args.relay_ca:  # the network client is imported only when it is needed (start-up time)
+        from tabletop.ledger import relay_urls, ssl_context, trust
+
+        try:
+            relay_urls(args.relay or "ws://localhost")
+        except ValueError as error:
+            p.error(f"--relay: {error}")
+        try:
+            trust(ssl_context(args.relay_ca))
+        except ValueError as error:
+            p.error(f"--relay-ca: {error}")
     if args.port is not None and not args.host:
         p.error("--port goes with --host, the port your relay listens on")
     port = 8765 if args.port is None else args.port

@@ -8,6 +8,7 @@ import errno
 import logging
 import signal
 import sqlite3
+import ssl
 import sys
 
 try:  # libuv's event loop cuts the relay's CPU per event by about a third (see docs/relay.md)
@@ -15,8 +16,8 @@ try:  # libuv's event loop cuts the relay's CPU per event by about a third (see 
 except ImportError:  # Windows: uvloop is not available there
     from asyncio import run as run_loop  # type: ignore[assignment]
 
+from .ledger import Ledger, MemoryLedger, SQLiteLedger, Unavailable
 from .server import Limits, Relay
-from .store import MemoryStore, SQLiteStore
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -53,8 +54,13 @@ def parser() -> argparse.ArgumentParser:
                    help="largest frame accepted; bigger ones get a too_large error (default 1048576)")
     p.add_argument("--retention", type=positive(float), default=600.0, metavar="SECONDS",
                    help="how long a room's ledger outlives its last connection (default 600)")
-    p.add_argument("--store", metavar="PATH", help="SQLite file that keeps every ledger across restarts "
-                   "(default: memory only)")
+    p.add_argument("--store", metavar="PATH|URL", help="where ledgers live: an SQLite file that keeps them across "
+                   "restarts, or redis://HOST:PORT/DB shared by several relay nodes (default: memory only)")
+    p.add_argument("--lease", type=positive(float), default=15.0, metavar="SECONDS",
+                   help="with redis://: how long a dead node's seats stay taken before another node posts their "
+                   "leave events (default 15)")
+    p.add_argument("--tls-cert", metavar="FILE", help="serve wss:// with this PEM certificate (chain) file")
+    p.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
     p.add_argument("--rate", type=positive(float), default=100.0, metavar="N",
                    help="frames per second one connection may send, sustained (default 100)")
     p.add_argument("--burst", type=positive(int), default=400, metavar="N",
@@ -67,34 +73,63 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def ledger_for(args: argparse.Namespace) -> Ledger:
+    """The backend ``--store`` names: Redis for a redis:// URL, else an SQLite file, else memory."""
+    if args.store and args.store.startswith(("redis://", "rediss://", "unix://")):
+        from .redis_ledger import RedisLedger  # only a Redis relay needs the client library loaded
+
+        return RedisLedger(args.store, retention=args.retention, lease=args.lease)
+    if args.store:
+        return SQLiteLedger(args.store, retention=args.retention)
+    return MemoryLedger(retention=args.retention)
+
+
+def tls_context(cert: str, key: str) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context
+
+
+def fail(message: str) -> int:
+    print(f"discard-relay: {message}", file=sys.stderr)
+    return 2
+
+
 async def run(args: argparse.Namespace) -> int:
-    limits = Limits(max_frame=args.max_frame, retention=args.retention, rate=args.rate, burst=args.burst,
+    limits = Limits(max_frame=args.max_frame, rate=args.rate, burst=args.burst,
                     max_rooms=args.max_rooms, max_connections=args.max_connections)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        return fail("--tls-cert and --tls-key go together")
     try:
-        store = SQLiteStore(args.store) if args.store else MemoryStore()
-    except sqlite3.Error as error:
-        print(f"discard-relay: cannot open store {args.store}: {error}", file=sys.stderr)
-        return 2
-    relay = Relay(store, limits)
+        tls = tls_context(args.tls_cert, args.tls_key) if args.tls_cert else None
+    except (OSError, ssl.SSLError) as error:
+        return fail(f"cannot load --tls-cert/--tls-key: {getattr(error, 'strerror', None) or error}")
     try:
-        server = await relay.serve(args.host, args.port)
+        ledger = ledger_for(args)
+    except (sqlite3.Error, ValueError) as error:
+        return fail(f"cannot open store {args.store}: {error}")
+    relay = Relay(ledger, limits)
+    try:
+        server = await relay.serve(args.host, args.port, tls)
+    except Unavailable as error:
+        await relay.close()
+        return fail(f"cannot use store {args.store}: {error.reason}")
     except OSError as error:
-        relay.close()
+        await relay.close()
         hint = " (is another relay running? pick another --port)" if error.errno == errno.EADDRINUSE else ""
-        print(f"discard-relay: cannot listen on {args.host}:{args.port}: {error.strerror or error}{hint}",
-              file=sys.stderr)
-        return 2
+        return fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}{hint}")
     stop = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal while stopping changes nothing
         asyncio.get_running_loop().add_signal_handler(sig, lambda: None if stop.done() else stop.set_result(None))
     port = server.sockets[0].getsockname()[1]
-    logging.getLogger("discard.relay").info("listening on ws://%s:%d%s", args.host, port,
+    scheme = "wss" if tls else "ws"
+    logging.getLogger("discard.relay").info("listening on %s://%s:%d%s", scheme, args.host, port,
                                              f" (store {args.store})" if args.store else "")
-    print(f"discard-relay listening on ws://{args.host}:{port}", flush=True)
+    print(f"discard-relay listening on {scheme}://{args.host}:{port}", flush=True)
     await stop
     server.close()  # stops accepting and closes every connection with 1001
     await server.wait_closed()
-    relay.close()
+    await relay.close()
     logging.getLogger("discard.relay").info("stopped")
     return 0
 

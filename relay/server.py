@@ -1,15 +1,19 @@
-"""The discard relay: rooms of two seats, each an append-only ordered ledger.
+"""The discard relay's websocket server: rooms of 2 to 6 seats, each an append-only ordered ledger.
 
-Guarantees (see ``shared/relay-protocol.md`` and ``docs/relay.md``):
+Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 
-* Every frame is handled synchronously, start to finish, on the event loop, so
-  appending an event, persisting it and writing it to every connection of the
-  room happen as one step: all connections see one total order.
+* The server keeps no ledger of its own: it claims seats, appends posts and
+  follows rooms through a :class:`~relay.ledger.Ledger`, in memory, in
+  SQLite or in Redis shared with other relay nodes.
+* One follower per room per node feeds that room's local connections, in
+  seq order, gapless; a joining connection catches up from the ledger and
+  then joins the live stream with nothing missed or repeated between the two.
 * Writes never wait for a client. :func:`websockets.asyncio.server.broadcast`
   puts the frame in each connection's buffer; a connection whose buffer grows
   past ``max_buffer`` is dropped (its owner can resume with its token) instead
   of slowing its room down.
-* With a durable store, an event is on disk before any client can see it.
+* A connection whose seat is claimed again, on this node or another, is
+  closed with code 4000 as soon as this node sees the newer ``join``.
 """
 
 from __future__ import annotations
@@ -18,21 +22,22 @@ import asyncio
 import json
 import logging
 import re
-import secrets
+import ssl
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from .store import MemoryStore, StoredRoom
+from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused, to_json)
 
 log = logging.getLogger("discard.relay")
 
 ROOM_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
-SEAT_TAKEN_OVER = 4000  # close code for a connection whose seat was resumed elsewhere
 MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
 TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
@@ -45,33 +50,27 @@ class Limits:
     max_frame: int = 1 << 20  # bytes; larger frames get ``too_large``
     rate: float = 100.0  # frames per second, sustained
     burst: int = 400  # frames allowed at once
-    max_rooms: int = 10_000
+    max_rooms: int = 10_000  # rooms with a connection on this node
     max_connections: int = 5_000
     max_buffer: int = 8 << 20  # bytes queued to one slow client before it is dropped
-    retention: float = 600.0  # seconds a room outlives its last connection
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
 
 
-class Refused(Exception):
-    """A frame the relay will not act on; becomes an ``error`` frame."""
-
-    def __init__(self, code: str, message: str, close: bool = False) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.close = close
-
-
-@dataclass
+@dataclass(eq=False)
 class Client:
-    """One websocket connection and what it has joined."""
+    """One websocket connection and the seat it holds."""
 
     connection: ServerConnection
     tokens: float
     last_refill: float
-    room: Room | None = None
+    room: str | None = None  # the room of the seat this connection claimed
     seat: int = -1
+    epoch: int = 0
+    joined_at: int = 0  # seq of the join event that gave this connection its seat
+    channel: Channel | None = None  # None once the seat is gone (taken over) or the connection ended
+    cursor: int = 0  # last seq written to this connection
+    live: bool = False  # caught up: the room's follower writes to it
 
     def take_token(self, limits: Limits) -> bool:
         now = time.monotonic()
@@ -83,34 +82,18 @@ class Client:
         return True
 
 
-@dataclass
-class Seat:
-    token: str
-    name: str
-    client: Client | None = None
+@dataclass(eq=False)
+class Channel:
+    """One room's connections on this node and the one follower that feeds them."""
 
+    room: str
+    position: int  # last seq the follower delivered
+    members: set[Client] = field(default_factory=set)
+    follower: Follower | None = None
 
-@dataclass
-class Room:
-    """A ledger and its two seats. ``frames[i]`` is the event with seq i + 1."""
-
-    name: str
-    frames: list[str] = field(default_factory=list)
-    seats: dict[int, Seat] = field(default_factory=dict)
-    idle_since: float = field(default_factory=time.monotonic)
-
-    @property
-    def head(self) -> int:
-        return len(self.frames)
-
-    def connections(self) -> list[ServerConnection]:
-        return [s.client.connection for s in self.seats.values() if s.client is not None]
-
-    def seat_for_token(self, token: str) -> int | None:
-        for number, seat in self.seats.items():
-            if secrets.compare_digest(seat.token.encode(), token.encode()):  # str form takes ASCII only
-                return number
-        return None
+    def seat_holder(self, seat: int) -> Client | None:
+        """This node's connection holding ``seat``, if any (for tests and logs)."""
+        return next((c for c in self.members if c.seat == seat), None)
 
 
 def _not_json(constant: str) -> None:
@@ -150,79 +133,62 @@ def encodable(value: object) -> bool:
     return True
 
 
-def frame(**fields: object) -> str:
-    return json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
-
-
 class Relay:
-    """Owns the rooms; ``handler`` is the websockets connection handler."""
+    """Serves rooms from a ledger; ``handler`` is the websockets connection handler."""
 
-    def __init__(self, store: MemoryStore | None = None, limits: Limits | None = None) -> None:
-        self.store = store or MemoryStore()
+    def __init__(self, ledger: Ledger | None = None, limits: Limits | None = None) -> None:
+        self.ledger = ledger or MemoryLedger()
         self.limits = limits or Limits()
-        self.rooms: dict[str, Room] = {}
+        self.channels: dict[str, Channel] = {}
         self.connection_count = 0
-        self._background: set[asyncio.Task[None]] = set()
-        for name, stored in self.store.load().items():
-            self._restore(name, stored)
-
-    # -- start-up -----------------------------------------------------------
-
-    def _restore(self, name: str, stored: StoredRoom) -> None:
-        """Rebuild a room from the store; seats connected at the crash get a ``leave``."""
-        room = Room(name, frames=stored.frames)
-        room.seats = {n: Seat(s.token, s.name) for n, s in stored.seats.items()}
-        present: set[int] = set()
-        for raw in room.frames:
-            event = json.loads(raw)
-            if event["kind"] == "join":
-                present.add(event["seat"])
-            elif event["kind"] == "leave":
-                present.discard(event["seat"])
-        self.rooms[name] = room
-        for seat in sorted(present):
-            self._append(room, seat, "leave", None)
+        self._background: set[asyncio.Task[Any]] = set()
+        self._unreleased: list[tuple[str, int, int]] = []  # seats whose leave the ledger could not take yet
 
     # -- the handler --------------------------------------------------------
 
     async def handler(self, connection: ServerConnection) -> None:
-        """Serve one connection until it closes; every frame is handled atomically."""
-        now = time.monotonic()
-        client = Client(connection, tokens=float(self.limits.burst), last_refill=now)
+        """Serve one connection until it closes; its frames are handled one after another."""
+        client = Client(connection, tokens=float(self.limits.burst), last_refill=time.monotonic())
         self.connection_count += 1
         try:
             async for message in connection:
-                self._handle_frame(client, message)
+                await self._handle_frame(client, message)
         except ConnectionClosed:
             pass  # an abrupt close is as final as a clean one
         finally:
             self.connection_count -= 1
-            self._disconnect(client)
+            if client.room is not None:
+                await self._leave(client)
 
-    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Answer ``GET /healthz`` over plain HTTP and refuse connections beyond the cap."""
+    async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Answer ``GET /healthz`` over plain HTTP(S) and refuse connections beyond the cap."""
         if request.path.split("?")[0] == "/healthz" and "Upgrade" not in request.headers:
+            problem = await self.ledger.health()
+            if problem is not None:
+                return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, f"unhealthy: {problem}\n")
             return connection.respond(HTTPStatus.OK, "OK\n")
         if self.connection_count >= self.limits.max_connections:
             log.info("refused connection: relay full (%d connections)", self.connection_count)
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "relay full, try again later\n")
         return None
 
-    def _handle_frame(self, client: Client, message: str | bytes) -> None:
+    async def _handle_frame(self, client: Client, message: str | bytes) -> None:
         try:
             if not client.take_token(self.limits):
                 raise Refused("rate_limited", "too many frames; slow down and send this one again")
             request = self._parse(message)
             if request["type"] == "join":
-                self._join(client, request)
+                await self._join(client, request)
             else:
-                self._post(client, request)
+                await self._post(client, request)
         except Refused as refused:
-            where = f"room={client.room.name} seat={client.seat}" if client.room else "not joined"
+            where = f"room={client.room} seat={client.seat}" if client.room else "not joined"
             log.info("refused frame (%s): %s %s", refused.code, where, refused.message)
-            self._send(client, frame(type="error", code=refused.code, message=refused.message))
-            if refused.close:
-                self._spawn(client.connection.close(1008, refused.code))
+            self._send(client, to_json({"type": "error", "code": refused.code, "message": refused.message}))
+            if refused.close is not None:
+                if refused.close == SEAT_TAKEN_OVER:
+                    self._detach(client)  # no leave: the newer claim appended it
+                self._spawn(client.connection.close(refused.close, refused.code))
 
     def _parse(self, message: str | bytes) -> dict:
         if isinstance(message, bytes):
@@ -249,13 +215,13 @@ class Relay:
 
     # -- join, post, leave ---------------------------------------------------
 
-    def _join(self, client: Client, request: dict) -> None:
-        if client.room is not None:
-            raise Refused("already_joined", f"this connection already holds seat {client.seat} in room {client.room.name}")
-        name, room_name = request.get("name"), request.get("room")
-        token, after = request.get("token"), request.get("after")
+    async def _join(self, client: Client, request: dict) -> None:
+        if client.channel is not None:
+            raise Refused("already_joined", f"this connection already holds seat {client.seat} in room {client.room}")
+        name, room = request.get("name"), request.get("room")
+        token, after, seats = request.get("token"), request.get("after"), request.get("seats")
         after = 0 if after is None else after  # absent or null: from the start
-        if not isinstance(room_name, str) or not ROOM_PATTERN.fullmatch(room_name):
+        if not isinstance(room, str) or not ROOM_PATTERN.fullmatch(room):
             raise Refused("bad_request", '"room" must be 1 to 64 characters from A-Z a-z 0-9 . _ -')
         if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
             raise Refused("bad_request", '"name" must be 1 to 32 printable characters')
@@ -263,68 +229,110 @@ class Relay:
             raise Refused("bad_request", '"token" must be a string or null')
         if type(after) is not int or after < 0:
             raise Refused("bad_request", '"after" must be a whole number, 0 or more')
+        if seats is not None and (type(seats) is not int or not 2 <= seats <= MAX_SEATS):
+            raise Refused("bad_request", f'"seats" must be a whole number from 2 to {MAX_SEATS}')
+        if room not in self.channels and len(self.channels) >= self.limits.max_rooms:
+            raise Refused("relay_full", "the relay holds its maximum number of rooms; try again later")
 
-        room = self.rooms.get(room_name)
-        if token is not None:
-            seat = room.seat_for_token(token) if room else None
-            if seat is None:
-                raise Refused("bad_token", f"that token holds no seat in room {room_name}; join without a token", close=True)
-            assert room is not None
-            old = room.seats[seat].client
-            if old is not None:
-                self._detach(old)
-                self._spawn(old.connection.close(SEAT_TAKEN_OVER, "seat resumed by a newer connection"))
-            room.seats[seat].name = name
-        else:
-            if room is None:
-                if len(self.rooms) >= self.limits.max_rooms:
-                    raise Refused("relay_full", "the relay holds its maximum number of rooms; try again later")
-                room = self.rooms[room_name] = Room(room_name)
-            if len(room.seats) >= 2:
-                raise Refused("room_full", f"room {room_name} already has two players; pick another room", close=True)
-            seat = len(room.seats)
-            room.seats[seat] = Seat(secrets.token_urlsafe(24), name)
+        claim = await self.ledger.claim(room, name, token, seats)
+        client.room, client.seat, client.epoch, client.joined_at = room, claim.seat, claim.epoch, claim.seq
+        client.cursor = min(after, claim.seq)
+        channel = self.channels.get(room)
+        if channel is None:
+            channel = self.channels[room] = Channel(room, position=claim.seq)
+            channel.follower = self.ledger.follow(room, claim.seq, lambda entries: self._deliver(channel, entries))
+        channel.members.add(client)
+        client.channel = channel
+        self._send(client, to_json({"type": "welcome", "room": room, "seat": claim.seat, "token": claim.token,
+                                    "head": claim.seq, "seats": claim.seats}))
+        log.info("join room=%s seat=%d name=%r resumed=%s", room, claim.seat, name, token is not None)
+        await self._catch_up(client, channel)
 
-        entry = room.seats[seat]
-        self.store.save_seat(room.name, seat, entry.token, name)
-        self._append(room, seat, "join", None)
-        entry.client, client.room, client.seat = client, room, seat
-        self._send(client, frame(type="welcome", room=room.name, seat=seat, token=entry.token, head=room.head))
-        for raw in room.frames[after:]:
-            self._send(client, raw)
-        log.info("join room=%s seat=%d name=%r resumed=%s", room.name, seat, name, token is not None)
+    async def _catch_up(self, client: Client, channel: Channel) -> None:
+        """Send the stored events after the client's cursor until it reaches the follower, then go live."""
+        while client.channel is channel and not client.live:
+            entries = await self.ledger.read(channel.room, client.cursor)
+            if client.channel is not channel:  # taken over or dropped meanwhile
+                return
+            self._send_entries(client, entries)
+            if client.cursor >= channel.position:
+                client.live = True  # from here the follower writes to it; nothing in between
+            elif not entries:
+                raise AssertionError(f"ledger of room {channel.room} ends at {client.cursor} "
+                                     f"but its follower is at {channel.position}")
 
-    def _post(self, client: Client, request: dict) -> None:
-        if client.room is None:
+    async def _post(self, client: Client, request: dict) -> None:
+        if client.channel is None or client.room is None:
             raise Refused("not_joined", 'join a room before posting: send {"type": "join", ...} first')
         body = request.get("body")
         if not isinstance(body, dict):
             raise Refused("bad_request", '"body" must be a JSON object')
-        self._append(client.room, client.seat, "post", body)
+        await self.ledger.append(client.room, client.seat, client.epoch, to_json(body))
 
-    def _disconnect(self, client: Client) -> None:
-        if client.room is not None:
-            self._detach(client)
+    async def _leave(self, client: Client) -> None:
+        """The connection has ended: free its seat, which appends its ``leave``."""
+        room, seat, epoch = client.room, client.seat, client.epoch
+        assert room is not None
+        self._detach(client)
+        try:
+            left = await self.ledger.release(room, seat, epoch)  # a no-op for a seat taken over
+        except Refused as refused:  # the store is down: the janitor tries again
+            log.warning("leave room=%s seat=%d not recorded yet: %s", room, seat, refused.message)
+            self._unreleased.append((room, seat, epoch))
+            return
+        if left:
+            log.info("leave room=%s seat=%d", room, seat)
 
     def _detach(self, client: Client) -> None:
-        """Free the client's seat and record the ``leave`` in the ledger."""
-        room = client.room
-        assert room is not None
-        room.seats[client.seat].client = None
-        client.room = None
-        self._append(room, client.seat, "leave", None)
-        if not room.connections():
-            room.idle_since = time.monotonic()
-        log.info("leave room=%s seat=%d", room.name, client.seat)
+        """Take the client out of its room's channel; the last one out stops the room's follower."""
+        channel, client.channel, client.live = client.channel, None, False
+        if channel is None:
+            return
+        channel.members.discard(client)
+        if not channel.members:
+            del self.channels[channel.room]
+            if channel.follower is not None:
+                channel.follower.stop()
 
-    def _append(self, room: Room, seat: int, kind: str, body: dict | None) -> None:
-        """Persist, then broadcast: the one way an event enters a ledger."""
-        seq = room.head + 1
-        raw = frame(type="event", seq=seq, seat=seat, name=room.seats[seat].name, kind=kind, body=body,
-                    time=round(time.time(), 3))
-        self.store.append(room.name, seq, raw)
-        room.frames.append(raw)
-        self._write(room.connections(), raw)
+    # -- fan-out --------------------------------------------------------------
+
+    def _deliver(self, channel: Channel, entries: list[Entry]) -> None:
+        """The follower's callback: write the next entries to every live connection of the room."""
+        if self.channels.get(channel.room) is not channel:
+            return  # stopped
+        first = entries[0].seq
+        assert first == channel.position + 1, f"follower of {channel.room} skipped from {channel.position} to {first}"
+        channel.position = entries[-1].seq
+        in_step, ahead = [], []
+        for client in channel.members:
+            if client.live and client.cursor == first - 1:
+                in_step.append(client.connection)
+                client.cursor = channel.position
+            elif client.live:  # ahead of the follower after its catch-up: only what it has not seen
+                ahead.append(client)
+        for entry in entries:
+            self._write(in_step, entry.frame)
+        for client in ahead:
+            self._send_entries(client, [e for e in entries if e.seq > client.cursor])
+        if any(e.kind == "join" for e in entries):
+            for client in list(channel.members):
+                self._close_if_taken_over(client, entries)
+
+    def _send_entries(self, client: Client, entries: list[Entry]) -> None:
+        for entry in entries:
+            if entry.seq == client.cursor + 1:
+                self._send(client, entry.frame)
+                client.cursor = entry.seq
+        self._close_if_taken_over(client, entries)
+
+    def _close_if_taken_over(self, client: Client, entries: list[Entry]) -> None:
+        """A later ``join`` of this client's seat means a newer connection holds it now."""
+        if client.channel is None:
+            return
+        if any(e.kind == "join" and e.seat == client.seat and e.seq > client.joined_at for e in entries):
+            log.info("leave room=%s seat=%d (taken over by a newer connection)", client.room, client.seat)
+            self._detach(client)
+            self._spawn(client.connection.close(SEAT_TAKEN_OVER, "seat resumed by a newer connection"))
 
     # -- writing without waiting ----------------------------------------------
 
@@ -341,32 +349,33 @@ class Relay:
                 log.info("dropping a client that stopped reading (%d bytes queued)", transport.get_write_buffer_size())
                 transport.abort()
 
-    def _spawn(self, coroutine) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
     # -- housekeeping -----------------------------------------------------------
 
-    def expire_rooms(self) -> None:
-        """Forget rooms that have had no connection for ``retention`` seconds."""
-        deadline = time.monotonic() - self.limits.retention
-        for name in [n for n, r in self.rooms.items() if not r.connections() and r.idle_since < deadline]:
-            del self.rooms[name]
-            self.store.drop_room(name)
-            log.info("expired room=%s", name)
-
     async def janitor(self) -> None:
+        """The ledger's housekeeping (room expiry; for Redis, this node's lease and dead nodes' seats)."""
         while True:
-            await asyncio.sleep(min(60.0, max(self.limits.retention / 4, 0.05)))
-            self.expire_rooms()
+            await asyncio.sleep(self.ledger.interval)
+            try:
+                while self._unreleased:
+                    await self.ledger.release(*self._unreleased[0])
+                    self._unreleased.pop(0)
+                await self.ledger.expire()
+            except Refused as refused:
+                log.warning("housekeeping put off: %s", refused.message)
 
-    async def serve(self, host: str, port: int) -> Server:
-        """Start listening; returns the websockets server (``close()`` ends it with 1001)."""
+    async def serve(self, host: str, port: int, tls: ssl.SSLContext | None = None) -> Server:
+        """Open the ledger and start listening (wss:// with ``tls``); ``close()`` on the server ends it with 1001."""
+        await self.ledger.open()
         server = await serve(
             self.handler,
             host,
             port,
+            ssl=tls,
             process_request=self.process_request,
             max_size=4 * self.limits.max_frame,
             compression=None,  # deflate state per connection costs memory and CPU; bodies are mostly hex
@@ -377,7 +386,13 @@ class Relay:
         self._spawn(self.janitor())
         return server
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        """Stop housekeeping and followers, then close the ledger (after the server has closed)."""
         for task in list(self._background):
             task.cancel()
-        self.store.close()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        for channel in list(self.channels.values()):
+            if channel.follower is not None:
+                channel.follower.stop()
+        self.channels.clear()
+        await self.ledger.close()

@@ -2,9 +2,12 @@
 
 ``RelayClient`` joins a room, delivers every event exactly once and in order,
 and, when the connection drops, reconnects by itself with backoff, resuming
-with its seat token and the last ``seq`` it saw. After every (re)join it
-emits ``CAUGHT_UP`` once the backlog has been delivered: only then does the
-engine know what the ledger holds and what it still owes.
+with its seat token and the last ``seq`` it saw. Given several relay nodes
+(``ws://a:8765,ws://b:8765``), it moves on to the next whenever one cannot be
+reached or cannot serve, on the first connection and on every reconnect.
+After every (re)join it emits ``CAUGHT_UP`` once the backlog has been
+delivered: only then does the engine know what the ledger holds and what it
+still owes.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
+import ssl
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -23,6 +28,38 @@ log = logging.getLogger("discard.net")
 
 SEAT_TAKEN_OVER = 4000
 WELCOME_TIMEOUT = 10.0  # seconds a relay has to answer a join
+FIRST_DELAY = 0.1  # seconds before the first reconnect; doubles up to max_backoff
+RELAY_URL = re.compile(r"wss?://[^\s/,]+(/\S*)?")
+
+
+def relay_urls(text: str) -> list[str]:
+    """The relay addresses of a ``--relay`` value: one ws:// or wss:// URL, or several separated by commas."""
+    urls = [part.strip() for part in text.split(",")]
+    for url in urls:
+        if not RELAY_URL.fullmatch(url):
+            raise ValueError(f"{url!r} is not a relay address; use ws://HOST:PORT or wss://HOST:PORT, "
+                             "several separated by commas")
+    return urls
+
+
+def ssl_context(ca_file: str | None = None) -> ssl.SSLContext:
+    """How wss:// relays are verified: the system's trust store, plus the certificates in ``ca_file``
+    (for a relay with a self-signed certificate). A bad file raises ValueError with a one-line reason."""
+    context = ssl.create_default_context()
+    if ca_file is not None:
+        try:
+            context.load_verify_locations(ca_file)
+        except (OSError, ssl.SSLError) as error:
+            raise ValueError(f"cannot use {ca_file} as a CA file: {getattr(error, 'strerror', None) or error}") from None
+    return context
+
+
+TRUST: list[ssl.SSLContext] = []  # set by trust(): the context for wss:// in this process (default: the system's)
+
+
+def trust(context: ssl.SSLContext) -> None:
+    """Verify every wss:// relay this process connects to with ``context`` (``--relay-ca``)."""
+    TRUST[:] = [context]
 
 
 @dataclass(frozen=True)
@@ -54,15 +91,21 @@ class SeatLost(RelayError):
     """The relay no longer knows our seat token (the room expired or the relay lost it)."""
 
 
+class Unserved(Exception):
+    """This relay node cannot serve us now (its store is unavailable): try the next one."""
+
+
 CAUGHT_UP = object()  # marker in the event stream: the backlog is delivered
 
 
 class RelayClient:
-    """One seat in one relay room."""
+    """One seat in one relay room, through any of one or more relay nodes."""
 
     def __init__(self, url: str, room: str, name: str, token: str | None = None, after: int = 0,
                  on_link: Callable[[Link], None] | None = None, max_backoff: float = 5.0, seats: int = 2) -> None:
-        self.url, self.room, self.name, self.seats = url, room, name, seats
+        self.address, self.room, self.name, self.seats = url, room, name, seats
+        self.urls = [url]
+        self._current = 0  # index in urls of the node in use (or tried next)
         self.token, self.last_seq = token, after
         self.seat: int | None = None
         self.link = Link.CONNECTING
@@ -73,8 +116,16 @@ class RelayClient:
         self._task: asyncio.Task[None] | None = None
         self._joined: asyncio.Future[None] | None = None
 
+    @property
+    def url(self) -> str:
+        return self.urls[self._current]
+
     async def open(self) -> None:
         """Connect and take a seat; raises :class:`RelayError` if that is impossible."""
+        try:
+            self.urls = relay_urls(self.address)
+        except ValueError as error:
+            raise RelayError(str(error)) from None
         self._joined = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._run())
         await asyncio.shield(self._joined)
@@ -124,36 +175,42 @@ class RelayClient:
 
     async def _run(self) -> None:
         assert self._joined is not None
-        delay = 0.1
+        self._delay = FIRST_DELAY
+        self._unreachable: list[str] = []  # nodes that failed since the last welcome or the last full round
         while True:
+            url = self.url
             try:
-                async with connect(self.url, open_timeout=10, max_size=8 << 20, compression=None) as connection:
+                async with connect(url, open_timeout=10, max_size=8 << 20, compression=None,
+                                   ssl=TRUST[0] if TRUST and url.startswith("wss:") else None) as connection:
                     await self._session(connection)
-                    delay = 0.1
             except RelayError as error:
                 self._fail(error)
                 return
-            except (OSError, InvalidHandshake, TimeoutError) as error:
+            except (OSError, InvalidHandshake, TimeoutError, Unserved) as error:
+                self._unreachable.append(f"{url} ({describe(error)})")
+                self._current = (self._current + 1) % len(self.urls)
+                if len(self._unreachable) < len(self.urls):
+                    continue  # the next node at once
                 if not self._joined.done():
-                    self._fail(RelayError(f"cannot reach the relay at {self.url} ({describe(error)}); "
-                                          "is discard-relay running there?"))
+                    self._fail(RelayError(unreachable(self._unreachable)))
                     return
+                self._unreachable = []  # a full round failed: wait, then go round again
             except InvalidURI:
-                self._fail(RelayError(f"{self.url} is not a relay address; use ws://HOST:PORT"))
+                self._fail(RelayError(f"{url} is not a relay address; use ws://HOST:PORT"))
                 return
             except ConnectionClosed as closed:
                 if closed.rcvd is not None and closed.rcvd.code == SEAT_TAKEN_OVER:
                     self._fail(RelayError("this seat was taken over by another window with the same token"))
                     return
                 if not self._joined.done():
-                    self._fail(RelayError(f"the relay at {self.url} closed the connection before seating us"))
+                    self._fail(RelayError(f"the relay at {url} closed the connection before seating us"))
                     return
             finally:
                 self._connection = None
             self._set_link(Link.RECONNECTING)
-            log.info("relay connection lost; retrying in %.1fs", delay)
-            await asyncio.sleep(delay)
-            delay = min(self.max_backoff, delay * 2)
+            log.info("relay connection lost; retrying in %.1fs", self._delay)
+            await asyncio.sleep(self._delay)
+            self._delay = min(self.max_backoff, self._delay * 2)
 
     async def _session(self, connection: ClientConnection) -> None:
         join = {"type": "join", "room": self.room, "name": self.name, "token": self.token, "after": self.last_seq}
@@ -166,6 +223,8 @@ class RelayClient:
             raise RelayError(f"{self.url} did not answer our join in {WELCOME_TIMEOUT:g} s; "
                              "is it a discard relay?") from None
         if welcome.get("type") == "error":
+            if welcome.get("code") == "unavailable":
+                raise Unserved(welcome.get("message"))
             error = SeatLost if welcome.get("code") == "bad_token" else RelayError
             raise error(f"the relay refused to seat us in room {self.room}: {welcome.get('message')}")
         try:
@@ -173,6 +232,7 @@ class RelayClient:
         except KeyError as missing:
             raise RelayError(f"{self.url} is not a discard relay (its welcome has no {missing})") from None
         self._connection = connection
+        self._delay, self._unreachable = FIRST_DELAY, []  # a session again: the next loss starts afresh
         self._set_link(Link.CONNECTED)
         assert self._joined is not None
         if not self._joined.done():
@@ -182,6 +242,8 @@ class RelayClient:
         async for raw in connection:
             frame = self._frame(raw)
             if frame.get("type") == "error":
+                if frame.get("code") == "unavailable":  # the node lost its store: reconnect, maybe elsewhere
+                    raise Unserved(frame.get("message"))
                 raise RelayError(f"the relay refused a message: {frame.get('message')}")
             if frame.get("type") != "event" or frame.get("seq", 0) <= self.last_seq:
                 continue
@@ -205,6 +267,12 @@ class RelayClient:
         if not isinstance(frame, dict):
             raise RelayError(f"{self.url} sent something that is not a discard relay frame: {str(raw)[:60]!r}")
         return frame
+
+
+def unreachable(failures: list[str]) -> str:
+    if len(failures) == 1:
+        return f"cannot reach the relay at {failures[0]}; is discard-relay running there?"
+    return f"cannot reach any relay: {'; '.join(failures)}"
 
 
 def describe(error: BaseException) -> str:

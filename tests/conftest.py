@@ -1,16 +1,28 @@
-"""Shared fixtures: a real relay on a free loopback port, in this process."""
+"""Shared fixtures: the one way to start a relay (in this process or as ``python -m relay``) and a redis-server."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import re
+import shutil
+import signal
+import socket
+import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import pexpect
 import pytest
 
+from relay.ledger import MemoryLedger
 from relay.server import Limits, Relay
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
+LISTENING = re.compile(r"discard-relay listening on (wss?://(\S+):(\d+))\s*$")
 
 
 @pytest.fixture(autouse=True)
@@ -20,21 +32,203 @@ def private_data_dir(tmp_path, monkeypatch):
     return tmp_path / "data"
 
 
+# -- relays ---------------------------------------------------------------------------
+
+
 @pytest.fixture
 async def relay_server():
-    """A running in-process relay; yields (relay, url)."""
-    relay = Relay(limits=Limits())
+    """A running in-process relay (memory ledger); yields (relay, url)."""
+    relay = Relay(MemoryLedger(), Limits())
     server = await relay.serve("127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     yield relay, f"ws://127.0.0.1:{port}"
     server.close()
     await server.wait_closed()
-    relay.close()
+    await relay.close()
 
 
 @pytest.fixture
 async def relay_url(relay_server):
     return relay_server[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RelayProcess:
+    """``python -m relay ARGS`` (on a free port unless ``--port`` is among them); stderr is kept line by line."""
+
+    def __init__(self, *args: object) -> None:
+        self.args = [str(a) for a in args]
+        if "--port" not in self.args:
+            self.args = ["--port", "0", *self.args]
+        self.proc: subprocess.Popen[str] | None = None
+        self.url, self.host, self.port = "", "", 0
+        self.stderr: list[str] = []
+        self._lines: queue.Queue[str | None] = queue.Queue()
+
+    def start(self) -> RelayProcess:
+        self.proc = subprocess.Popen([sys.executable, "-m", "relay", *self.args], cwd=ROOT, text=True,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self._pump_thread = threading.Thread(target=self._pump, args=(self.proc.stderr,), daemon=True)
+        self._pump_thread.start()
+        assert self.proc.stdout is not None
+        first = self.proc.stdout.readline()  # the relay prints its address once it listens
+        match = LISTENING.match(first)
+        if not match:
+            self.proc.wait(WAIT)
+            raise RuntimeError(f"relay did not start ({self.proc.returncode}): {first!r}" + self.log())
+        self.url, self.host, self.port = match[1], match[2], int(match[3])
+        return self
+
+    def _pump(self, stream) -> None:
+        for line in stream:
+            self.stderr.append(line.rstrip("\n"))
+            self._lines.put(self.stderr[-1])
+        self._lines.put(None)
+
+    async def log_line(self, *words: str) -> str:
+        """Wait for the next stderr line containing every one of ``words``."""
+        while (line := await asyncio.to_thread(self._lines.get, timeout=WAIT)) is not None:
+            if all(word in line for word in words):
+                return line
+        raise AssertionError(f"relay exited without logging {words}:{self.log()}")
+
+    def log(self) -> str:
+        return "\n--- relay stderr ---\n" + "\n".join(self.stderr[-60:])
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush or clean up."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._pump_thread.join(WAIT)  # every line of stderr is in self.stderr
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        return self.proc.returncode
+
+
+@pytest.fixture
+def spawn():
+    """``spawn(*args)`` starts a relay process; every one still running is stopped at teardown."""
+    started: list[RelayProcess] = []
+
+    def start(*args: object) -> RelayProcess:
+        started.append(RelayProcess(*args).start())
+        return started[-1]
+
+    yield start
+    for relay in started:
+        relay.stop(signal.SIGKILL)
+
+
+# -- redis ----------------------------------------------------------------------------
+
+
+class RedisServer:
+    """A real ``redis-server`` on a free loopback port, in its own directory, with the AOF on."""
+
+    def __init__(self, directory: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:  # CI installs it (.ci/run); a missing server fails, never skips
+            pytest.fail("redis-server is not installed: apt-get install redis-server (see README)")
+        self.binary, self.directory, self.port = binary, directory, free_port()
+        self.proc: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
+             "--appendonly", "yes", "--save", "", "--logfile", "", "--loglevel", "notice", "--daemonize", "no"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        seen = []
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:  # the server says when it is ready
+            seen.append(line)
+            if "Ready to accept connections" in line:
+                threading.Thread(target=self.proc.stdout.read, daemon=True).start()  # keep the pipe drained
+                return self
+        raise RuntimeError("redis-server did not start:\n" + "".join(seen[-20:]))
+
+    def stop(self) -> None:
+        """SIGTERM: Redis writes its AOF out and exits."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(WAIT)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@pytest.fixture(scope="session")
+def shared_redis(tmp_path_factory):
+    """One redis-server for every test that only needs rooms of its own (rooms are named uniquely)."""
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    """A redis-server of this test's own, to stop and restart."""
+    server = RedisServer(tmp_path / "redis").start()
+    yield server
+    server.stop()
+
+
+# -- TLS ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tls_files(tmp_path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost, made now (never committed): (cert, key) PEM files."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "discard test relay")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp_path / "relay-cert.pem", tmp_path / "relay-key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_file, key_file
+
+
+# -- the rest ---------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -9,7 +9,9 @@ from discard_tui import cli, saves
 @pytest.mark.parametrize("argv, says", [
     (["--deck", "huge"], "invalid choice: 'huge'"),
     (["--relay", "ws://127.0.0.1:8765"], "--relay needs --room"),
-    (["--relay", "127.0.0.1:8765", "--room", "r"], "a relay address starts with ws://"),
+    (["--relay", "127.0.0.1:8765", "--room", "r"], "is not a relay address; use ws://HOST:PORT"),
+    (["--relay", "ws://a:1,b:2", "--room", "r"], "'b:2' is not a relay address"),
+    (["--relay", "wss://a:1", "--room", "r", "--relay-ca", "/no/such.pem"], "--relay-ca: cannot use /no/such.pem"),
     (["--relay", "ws://h:1", "--host", "--room", "r"], "do not go together"),
     (["--host", "--port", "70000"], "use a port from 0 to 65535"),
     (["--port", "9000"], "--port goes with --host"),
@@ -22,6 +24,12 @@ def test_bad_flags_cost_one_line_and_exit_2(argv, says, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1 and err.startswith("discard-tui: ")
+
+
+def test_relay_takes_a_comma_separated_list_of_nodes():
+    argv = ["--relay", "ws://a:8765, wss://b.example:443/x", "--room", "r", "--name", "ana"]
+    config = cli.config_from(cli.parser().parse_args(argv), cli.parser())
+    assert config.relay == "ws://a:8765, wss://b.example:443/x"
 
 
 def test_host_mode_listens_everywhere_on_the_chosen_port():

@@ -1,11 +1,12 @@
 """The ledger client against servers that are not a well-behaved discard relay."""
 
 import json
+import socket
 
 import pytest
 from websockets.asyncio.server import serve
 
-from tabletop.ledger import RelayClient, RelayError
+from tabletop.ledger import FIRST_DELAY, RelayClient, RelayError
 
 
 async def scripted_server(replies):
@@ -57,3 +58,58 @@ async def test_a_relay_that_skips_an_event_is_caught():
     finally:
         await client.close()
         server.close()
+
+
+def dead_url():
+    with socket.socket() as s:  # bound, never listening: connections are refused
+        s.bind(("127.0.0.1", 0))
+        return f"ws://127.0.0.1:{s.getsockname()[1]}"
+
+
+async def test_the_next_relay_is_used_when_one_is_unreachable(relay_url):
+    client = RelayClient(f"{dead_url()},{relay_url}", "r", "a")
+    try:
+        await client.open()
+        assert (client.url, client.seat) == (relay_url, 0)
+    finally:
+        await client.close()
+
+
+async def test_every_unreachable_relay_is_named():
+    first, second = dead_url(), dead_url()
+    client = RelayClient(f"{first}, {second}", "r", "a")
+    with pytest.raises(RelayError, match=f"cannot reach any relay: {first} .*; {second} "):
+        await client.open()
+
+
+async def test_backoff_starts_afresh_once_a_session_is_back(until):
+    """A relay that seats us and then drops the connection: each reconnect waits the first delay again."""
+    connections = []
+
+    async def handler(connection):
+        connections.append(connection)
+        await connection.recv()
+        await connection.send(json.dumps({"type": "welcome", "room": "r", "seat": 0, "token": "t" * 32, "head": 0}))
+        connection.transport.abort()  # no close frame: a lost connection, not a clean close
+
+    server = await serve(handler, "127.0.0.1", 0)
+    client = RelayClient(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", "r", "a")
+    try:
+        await client.open()
+        await until(lambda: len(connections) >= 5, "four reconnects")
+        assert client._delay <= 2 * FIRST_DELAY  # reset at each welcome, doubled once after the loss
+    finally:
+        await client.close()
+        server.close()
+
+
+async def test_a_relay_without_its_store_sends_us_to_the_next(relay_url):
+    unserved = await scripted_server([json.dumps({"type": "error", "code": "unavailable",
+                                                  "message": "the relay's store is unavailable"})])
+    client = RelayClient(f"ws://127.0.0.1:{unserved.sockets[0].getsockname()[1]},{relay_url}", "r", "a")
+    try:
+        await client.open()
+        assert client.url == relay_url
+    finally:
+        await client.close()
+        unserved.close()

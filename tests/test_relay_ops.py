@@ -9,25 +9,27 @@ generous timeouts), and the relay's clock is replaced where time matters.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 import base64
 import json
 import logging
 import random
-import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
-from typing import Any
 from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from relay import ledger as ledger_module
 from relay import server as relay_module
-from relay.server import SEAT_TAKEN_OVER, Limits, Relay
+from relay.ledger import SEAT_TAKEN_OVER, MemoryLedger
+from relay.server import Limits, Relay
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
@@ -114,64 +116,6 @@ def check_order(events: list[dict], first: int = 1) -> None:
 # -- relays ---------------------------------------------------------------------
 
 
-class RelayProcess:
-    """A ``python -m relay`` subprocess; stderr is collected line by line."""
-
-    def __init__(self, proc: asyncio.subprocess.Process, url: str) -> None:
-        self.proc = proc
-        self.url = url
-        self.stderr: list[str] = []
-        self._lines: asyncio.Queue[str | None] = asyncio.Queue()
-        self._reader = asyncio.get_running_loop().create_task(self._read_stderr())
-
-    async def _read_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        while line := await self.proc.stderr.readline():
-            text = line.decode().rstrip("\n")
-            self.stderr.append(text)
-            self._lines.put_nowait(text)
-        self._lines.put_nowait(None)
-
-    async def log_line(self, *words: str) -> str:
-        """Wait for the next stderr line containing every one of ``words``."""
-        async with asyncio.timeout(WAIT):
-            while (line := await self._lines.get()) is not None:
-                if all(word in line for word in words):
-                    return line
-        raise AssertionError(f"relay exited without logging {words}: {self.stderr}")
-
-    async def stop(self, sig: int) -> int:
-        self.proc.send_signal(sig)
-        code = await asyncio.wait_for(self.proc.wait(), WAIT)
-        await asyncio.wait_for(self._reader, WAIT)
-        return code
-
-
-@pytest.fixture
-async def spawn():
-    """Start ``python -m relay --port 0 ARGS...``; every process is killed at teardown."""
-    started: list[RelayProcess] = []
-
-    async def start(*args: str) -> RelayProcess:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "relay", "--port", "0", *args,
-            cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )
-        assert proc.stdout is not None
-        first = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
-        match = re.fullmatch(r"discard-relay listening on (ws://\S+:\d+)\n", first)
-        assert match, f"unexpected first line {first!r}"
-        started.append(RelayProcess(proc, match[1]))
-        return started[-1]
-
-    yield start
-    for relay in started:
-        if relay.proc.returncode is None:
-            relay.proc.kill()
-            await relay.proc.wait()
-        relay._reader.cancel()
-
-
 class InProcess:
     """An in-process relay with its websockets server, for limits and timing."""
 
@@ -192,8 +136,8 @@ class InProcess:
 async def make_relay():
     started: list[InProcess] = []
 
-    async def start(**limits: Any) -> InProcess:
-        relay = Relay(limits=Limits(**limits))
+    async def start(retention: float = 600.0, **limits: Any) -> InProcess:
+        relay = Relay(MemoryLedger(retention), Limits(**limits))
         server = await relay.serve("127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         started.append(InProcess(relay, server, f"ws://127.0.0.1:{port}"))
@@ -203,7 +147,7 @@ async def make_relay():
     for running in started:
         running.server.close()
         await running.server.wait_closed()
-        running.relay.close()
+        await running.relay.close()
 
 
 class FakeClock:
@@ -226,6 +170,7 @@ class FakeClock:
 def clock(monkeypatch) -> FakeClock:
     fake = FakeClock()
     monkeypatch.setattr(relay_module, "time", fake)
+    monkeypatch.setattr(ledger_module, "time", fake)
     return fake
 
 
@@ -245,7 +190,7 @@ async def check_resume(url: str, before: Peer, room: str, name: str) -> Peer:
 
 async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     store = str(tmp_path / "relay.db")
-    first = await spawn("--store", store)
+    first = spawn("--store", store)
     a = await Peer.join(first.url, "alpha", "ann")
     b = await Peer.join(first.url, "alpha", "bob")
     c = await Peer.join(first.url, "beta", "cat")
@@ -271,7 +216,7 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     assert all(e["seat"] == e["body"]["i"] % 2 for e in posts)  # the relay names the sender
     assert [e["body"] for e in a.events[52:]] == [{"i": i} for i in range(50, len(a.events) - 2)]
 
-    second = await spawn("--store", store)
+    second = spawn("--store", store)
     a2 = await check_resume(second.url, a, "alpha", "ann")
     # After the events, the relay's bookkeeping: both seats were connected at the
     # crash, so each gets a leave; then a's new join.
@@ -307,20 +252,20 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 async def test_signal_closes_clients_with_1001_and_keeps_the_ledger(spawn, tmp_path, sig):
     store = str(tmp_path / "relay.db")
-    first = await spawn("--store", store)
+    first = spawn("--store", store)
     a = await Peer.join(first.url, "room", "ann")
     for i in range(5):
         await a.post({"i": i})
     await a.until_seq(6)
-    assert await first.stop(sig) == 0
+    assert first.stop(sig) == 0
     assert await a.closed() == 1001
     assert not any("Traceback" in line or "ERROR" in line for line in first.stderr), first.stderr
 
-    second = await spawn("--store", store)
+    second = spawn("--store", store)
     a2 = await check_resume(second.url, a, "room", "ann")
     # A clean shutdown records the leave itself; the restart adds none.
     assert kinds(a2.events[len(a.events):]) == [("leave", 0), ("join", 0)]
-    assert await second.stop(signal.SIGTERM) == 0
+    assert second.stop(signal.SIGTERM) == 0
 
 
 # -- 3. command line ----------------------------------------------------------------------
@@ -343,7 +288,9 @@ def test_port_in_use_is_one_line_and_exit_2():
 
 
 @pytest.mark.parametrize("args", [["--no-such-flag"], ["--port", "70000"], ["--port", "-1"], ["--max-frame", "0"],
-                                  ["--log-level", "LOUD"]])
+                                  ["--log-level", "LOUD"], ["--tls-cert", "cert.pem"], ["--lease", "0"],
+                                  ["--tls-cert", "/no/cert.pem", "--tls-key", "/no/key.pem"],
+                                  ["--store", "redis://127.0.0.1:1/0"], ["--store", "redis://[bad"]])
 def test_bad_flag_is_one_line_and_exit_2(args):
     result = run_cli(*args)
     assert result.returncode == 2
@@ -354,7 +301,8 @@ def test_bad_flag_is_one_line_and_exit_2(args):
 def test_help_mentions_every_flag():
     result = run_cli("--help")
     assert result.returncode == 0
-    for flag in ("--host", "--port", "--max-frame", "--retention", "--store", "--log-level"):
+    for flag in ("--host", "--port", "--max-frame", "--retention", "--store", "--lease", "--tls-cert", "--tls-key",
+                 "--log-level"):
         assert flag in result.stdout
 
 
@@ -362,7 +310,7 @@ def test_help_mentions_every_flag():
 
 
 async def test_join_leave_and_refusals_are_logged_with_room_and_seat(spawn):
-    relay = await spawn("--log-level", "INFO")
+    relay = spawn("--log-level", "INFO")
     a = await Peer.join(relay.url, "logged", "ann")
     await relay.log_line("join", "room=logged", "seat=0")
     await a.send(type="post", body=["not", "an", "object"])
@@ -404,7 +352,7 @@ async def test_rate_limit_refuses_then_refills(make_relay, clock):
     assert (event["seq"], event["body"]) == (6, {"i": 6})
     await a.post({"i": 7})
     assert await a.error() == "rate_limited"
-    assert len(running.relay.rooms["rate"].frames) == 6  # refused frames changed nothing
+    assert len(running.relay.ledger.rooms["rate"].frames) == 6  # refused frames changed nothing
 
 
 async def test_max_rooms_gives_relay_full(make_relay):
@@ -413,7 +361,7 @@ async def test_max_rooms_gives_relay_full(make_relay):
     b = Peer(await connect(running.url))
     await b.send(type="join", room="two", name="bob")
     assert await b.error() == "relay_full"
-    assert set(running.relay.rooms) == {"one"}
+    assert set(running.relay.ledger.rooms) == {"one"}
     await b.send(type="join", room="one", name="bob")  # the connection is still usable
     welcome = await b.next()
     assert (welcome["type"], welcome["seat"]) == ("welcome", 1)
@@ -486,8 +434,8 @@ async def test_stalled_reader_is_dropped_without_delaying_the_room(make_relay):
         stalled.ws.transport.abort()
     assert event["seat"] == 1
     assert time.monotonic() - started < 30
-    room = running.relay.rooms["slow"]
-    assert room.seats[1].client is None and room.seats[0].client is not None
+    room = running.relay.ledger.rooms["slow"]
+    assert not room.seats[1].present and room.seats[0].present
     assert [k for k in kinds([json.loads(f) for f in room.frames]) if k[1] == 1] == [("join", 1), ("leave", 1)]
     event = await a.until(lambda m: m["type"] == "event")  # the post in flight as the leave went out
     assert (event["kind"], event["body"]["i"]) == ("post", i)
@@ -526,7 +474,7 @@ async def test_client_dropped_during_catch_up_is_dropped_quietly(make_relay, cap
 
 async def test_rooms_expire_only_after_everyone_left_for_retention(make_relay, clock):
     running = await make_relay(retention=0.05)
-    relay = running.relay
+    relay, ledger = running.relay, running.relay.ledger
     a = await Peer.join(running.url, "kept", "ann")
     a_task = running.handler_tasks()
     b = await Peer.join(running.url, "kept", "bob")
@@ -534,20 +482,20 @@ async def test_rooms_expire_only_after_everyone_left_for_retention(make_relay, c
     await a.until(lambda m: m["type"] == "event" and m["kind"] == "leave")
 
     clock.advance(3600)  # one seat connected: never expired
-    relay.expire_rooms()
-    assert "kept" in relay.rooms
+    await ledger.expire()
+    assert "kept" in ledger.rooms
     await a.post({"still": "here"})
     event = await a.until(lambda m: m["type"] == "event")
     assert event["seq"] == 4
 
     await a.ws.close()
     await running.settled(a_task)
-    assert relay.rooms["kept"].connections() == []
-    relay.expire_rooms()  # empty, but not for long enough yet
-    assert "kept" in relay.rooms
+    assert "kept" not in relay.channels
+    await ledger.expire()  # empty, but not for long enough yet
+    assert "kept" in ledger.rooms
     clock.advance(0.06)
-    relay.expire_rooms()
-    assert "kept" not in relay.rooms
+    await ledger.expire()
+    assert "kept" not in ledger.rooms
 
     late = Peer(await connect(running.url))
     await late.send(type="join", room="kept", name="ann", token=a.token, after=0)
@@ -579,6 +527,143 @@ async def test_resume_closes_the_old_connection_with_4000(make_relay):
     await a2.post({"after": "resume"})
     event = await b.until(lambda m: m["type"] == "event")
     assert (event["seq"], event["seat"], event["kind"]) == (5, 0, "post")
-    room = running.relay.rooms["twice"]
+    room = running.relay.ledger.rooms["twice"]
     assert kinds([json.loads(f) for f in room.frames]) == [("join", 0), ("join", 1), ("leave", 0), ("join", 0),
                                                          ("post", 0)]
+
+
+# -- 9. several nodes on one Redis ----------------------------------------------------------------
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{random.randrange(1 << 40):x}"
+
+
+def redis_client(url: str):
+    import redis
+
+    return redis.Redis.from_url(url, decode_responses=True)
+
+
+async def test_join_on_one_node_and_resume_on_another(spawn, shared_redis):
+    a_node, b_node = (spawn("--store", shared_redis.url) for _ in range(2))
+    room = unique("two-nodes")
+    a = await Peer.join(a_node.url, room, "ann")
+    b = await Peer.join(b_node.url, room, "bob")
+    await a.until_seq(2)
+    await a.post({"from": "a"})
+    await b.post({"from": "b"})
+    await a.until_seq(4)
+    await b.until_seq(4)
+    assert a.raw == b.raw  # one order across the nodes
+
+    again = await Peer.join(b_node.url, room, "ann", token=a.token, after=2)
+    assert (again.seat, again.token) == (0, a.token)
+    assert await a.closed() == SEAT_TAKEN_OVER  # node A closed it on seeing the newer join
+    await again.until_seq(6)
+    assert again.raw[:2] == a.raw[2:4] and kinds(again.events[2:]) == [("leave", 0), ("join", 0)]
+    await b.until_seq(6)
+    await again.post({"after": "resume"})
+    event = await b.until(lambda m: m["type"] == "event")
+    assert (event["seq"], event["seat"], event["body"]) == (7, 0, {"after": "resume"})
+
+
+async def test_a_dead_nodes_seats_get_their_leave_from_another_node(spawn, shared_redis):
+    doomed = spawn("--store", shared_redis.url, "--lease", "1")
+    survivor = spawn("--store", shared_redis.url, "--lease", "1")
+    room = unique("lease")
+    a = await Peer.join(doomed.url, room, "ann")
+    b = await Peer.join(survivor.url, room, "bob")
+    doomed.kill()
+    leave = await b.until(lambda m: m["type"] == "event" and m["kind"] == "leave")  # within a lease and a bit
+    assert (leave["seq"], leave["seat"], leave["name"]) == (3, 0, "ann")
+    await survivor.log_line("released the seats of dead node", f"room={room}")
+    back = await Peer.join(survivor.url, room, "ann", token=a.token, after=3)
+    assert back.seat == 0
+    await back.until_seq(4)
+    assert kinds(back.events) == [("join", 0)]  # no second leave: the seat was free already
+
+
+async def test_redis_keeps_a_room_for_its_retention_after_the_last_leave(spawn, shared_redis):
+    node = spawn("--store", shared_redis.url, "--retention", "60")
+    room = unique("kept")
+    db = redis_client(shared_redis.url)
+    keys = [f"discard:{{{room}}}:seats", f"discard:{{{room}}}:log"]
+    a = await Peer.join(node.url, room, "ann")
+    assert [db.pttl(k) for k in keys] == [-1, -1]  # held: no expiry
+    await a.ws.close()
+    await node.log_line("leave", f"room={room}")
+    assert all(0 < db.pttl(k) <= 60_000 for k in keys)
+    back = await Peer.join(node.url, room, "ann", token=a.token)
+    await back.until_seq(3)
+    assert [db.pttl(k) for k in keys] == [-1, -1]  # taken again: kept again
+
+
+async def http_get(host: str, port: int, path: str, tls: ssl.SSLContext | None = None) -> tuple[int, str]:
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=tls), WAIT)
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        response = (await asyncio.wait_for(reader.read(), WAIT)).decode()
+    finally:
+        writer.close()
+    return int(response.split()[1]), response.split("\r\n\r\n", 1)[1]
+
+
+async def test_healthz_is_503_with_the_reason_while_redis_is_down(spawn, redis_server):
+    node = spawn("--store", redis_server.url)
+    assert await http_get(node.host, node.port, "/healthz") == (200, "OK\n")
+    redis_server.stop()
+    status, body = await http_get(node.host, node.port, "/healthz")
+    assert status == 503 and body.startswith(f"unhealthy: redis at {redis_server.url}: "), body
+    redis_server.start()
+    assert await http_get(node.host, node.port, "/healthz") == (200, "OK\n")
+
+
+def test_unreachable_redis_at_start_is_one_line_and_exit_2():
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"redis://127.0.0.1:{closed.getsockname()[1]}/0"
+        result = run_cli("--store", url)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"discard-relay: cannot use store {url}: cannot reach {url}")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+async def test_redis_restarted_mid_room_loses_nothing(spawn, redis_server):
+    node = spawn("--store", redis_server.url)
+    room = unique("restart")
+    a = await Peer.join(node.url, room, "ann")
+    b = await Peer.join(node.url, room, "bob")
+    for i in range(20):
+        await (a, b)[i % 2].post({"i": i})
+    await a.until_seq(22)
+    redis_server.stop()  # SIGTERM: Redis writes its append-only file out
+    await a.post({"while": "down"})
+    assert await a.error() == "unavailable"  # refused, so nothing was appended for it
+    assert await a.closed() == 1013  # try again later
+    redis_server.start()
+    a2 = await Peer.join(node.url, room, "ann", token=a.token, after=0)
+    await a2.until(lambda m: m["type"] == "event" and m["kind"] == "join" and m["seq"] > 22)
+    assert a2.raw[:22] == a.raw[:22]
+    check_order(a2.events)
+    assert kinds(a2.events[22:]) == [("leave", 0), ("join", 0)]
+    await a2.post({"after": "restart"})
+    await b.until_seq(25)  # b's connection, on the same node, was followed on across the restart
+    assert b.raw == a2.raw + [b.raw[-1]] and b.events[-1]["body"] == {"after": "restart"}
+
+
+# -- 10. TLS ------------------------------------------------------------------------------------
+
+
+async def test_tls_serves_wss_and_healthz_to_clients_that_trust_its_certificate(spawn, tls_files):
+    cert, key = tls_files
+    node = spawn("--tls-cert", cert, "--tls-key", key)
+    assert node.url.startswith("wss://127.0.0.1:")
+    trusting = ssl.create_default_context(cafile=str(cert))
+    assert await http_get(node.host, node.port, "/healthz", trusting) == (200, "OK\n")
+    ws = await connect(node.url, ssl=trusting)
+    await ws.send(json.dumps({"type": "join", "room": "tls", "name": "ann"}))
+    assert json.loads(await ws.recv())["type"] == "welcome"
+    await ws.close()
+    with pytest.raises(ssl.SSLCertVerificationError):  # the system's trust store alone refuses it
+        await connect(node.url)

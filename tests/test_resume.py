@@ -6,18 +6,19 @@ import dataclasses
 import json
 import os
 import signal
-import socket
 import sqlite3
 import stat
 import subprocess
 import sys
 
 import pytest
-from conftest import alive, descendants
-from processes import finish, run_bot
+import redis
 
+from conftest import alive, descendants, free_port
 from discard_tui import saves
 from games.discard.strategy import simple
+from processes import finish, run_bot
+from relay.redis_ledger import entries_of, keys
 from tabletop.crypto import MODP_2048
 from tabletop.table import Phase, Wish
 
@@ -30,6 +31,13 @@ def wish(name: str) -> Wish:
 
 def bot(url, room, name, *extra):
     return run_bot(url, room, "--name", name, "--json", "--think", "0.03", "--seed", "7", *extra)
+
+
+def stop_all(processes):
+    for process in processes:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def assert_fair(returncode, out, err):
@@ -54,7 +62,8 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
     victim = bot(url, room, "fragile")
     again = None
     try:
-        await until(lambda: room in relay.rooms and relay.rooms[room].head >= kill_at, "the game to get going")
+        rooms = relay.ledger.rooms
+        await until(lambda: room in rooms and rooms[room].head >= kill_at, "the game to get going")
         helpers = descendants(victim.pid)  # its crypto pool: forkserver and workers
         assert helpers
         victim.send_signal(signal.SIGKILL)
@@ -71,7 +80,7 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
-    assert_never_posted_twice(relay.rooms[room].frames)
+    assert_never_posted_twice(relay.ledger.rooms[room].frames)
     assert saves.load(url, room, "fragile") is None  # a finished game is cleaned away
 
 
@@ -85,32 +94,20 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
         sessions.append(session)
     tasks = [asyncio.create_task(s.run()) for s in sessions]
     try:
-        await until(lambda: relay.rooms[room].head >= PLAY_STARTS_AT + 4, "play to start")
-        relay.rooms[room].seats[0].client.connection.transport.abort()
+        ledger = relay.ledger
+        await until(lambda: ledger.rooms[room].head >= PLAY_STARTS_AT + 4, "play to start")
+        relay.channels[room].seat_holder(0).connection.transport.abort()
         games = await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in sessions)), 60)
         assert games == [1, 1] and all(s.table.play.verdict == [] for s in sessions), \
             [s.table.problem for s in sessions]
-        kinds = [(e["seat"], e["kind"]) for e in map(json.loads, relay.rooms[room].frames)]
+        kinds = [(e["seat"], e["kind"]) for e in map(json.loads, ledger.rooms[room].frames)]
         assert kinds.count((0, "join")) == 2 and (0, "leave") in kinds  # it really was cut and came back
-        assert_never_posted_twice(relay.rooms[room].frames)
+        assert_never_posted_twice(ledger.rooms[room].frames)
     finally:
         for task in tasks:
             task.cancel()
         for session in sessions:
             await session.ledger.close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_relay(port, store):
-    process = subprocess.Popen([sys.executable, "-m", "relay", "--port", str(port), "--store", str(store),
-                                "--log-level", "WARNING"], stdout=subprocess.PIPE, text=True)
-    assert process.stdout.readline().startswith("discard-relay listening on")
-    return process
 
 
 def stored_events(store) -> int:
@@ -121,23 +118,18 @@ def stored_events(store) -> int:
         return 0
 
 
-async def test_relay_restart_with_store_mid_game(tmp_path, until):
+async def test_relay_restart_with_store_mid_game(spawn, tmp_path, until):
     port, store = free_port(), tmp_path / "relay.sqlite3"
-    relay = start_relay(port, store)
-    url = f"ws://127.0.0.1:{port}"
-    players = [bot(url, "restart", "a"), bot(url, "restart", "b")]
+    relay = spawn("--port", port, "--store", store, "--log-level", "WARNING")
+    players = [bot(relay.url, "restart", "a"), bot(relay.url, "restart", "b")]
     try:
         await until(lambda: stored_events(store) >= PLAY_STARTS_AT + 6, "play to start")
-        relay.send_signal(signal.SIGKILL)
-        relay.wait()
-        relay = start_relay(port, store)
+        relay.kill()
+        spawn("--port", port, "--store", store, "--log-level", "WARNING")
         for process in players:
             assert_fair(*await finish(process))
     finally:
-        for process in (*players, relay):
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+        stop_all(players)
 
 
 async def test_saved_seat_is_private(relay_url, private_data_dir):
@@ -214,4 +206,79 @@ async def test_a_seat_is_never_taken_when_it_cannot_be_saved(relay_server, tmp_p
                                env={**os.environ, "DISCARD_DATA_DIR": str(blocked)})
     returncode, out, err = await finish(process)
     assert returncode == 1 and err.count("\n") == 1 and "cannot keep the saved game" in err, err
-    assert "nosave" not in relay.rooms  # no orphan seat blocks the room
+    assert "nosave" not in relay.ledger.rooms  # no orphan seat blocks the room
+
+
+# -- several relay nodes on one Redis, and TLS ------------------------------------------------------
+
+
+def nodes_on(spawn, redis_url, count=2):
+    return [spawn("--store", redis_url, "--log-level", "WARNING", "--lease", "2") for _ in range(count)]
+
+
+def frames_in_redis(redis_url, room):
+    with redis.Redis.from_url(redis_url, decode_responses=True) as db:
+        return [entry.frame for entry in entries_of(db.xrange(keys(room)[1]))]
+
+
+def assert_whole_ledger(frames):
+    """seq 1, 2, 3, ... with no gap, and no post made twice."""
+    assert [json.loads(f)["seq"] for f in frames] == list(range(1, len(frames) + 1))
+    assert_never_posted_twice(frames)
+
+
+async def test_bots_on_two_nodes_finish_fair(spawn, shared_redis):
+    a_node, b_node = nodes_on(spawn, shared_redis.url)
+    room = f"nodes-{os.getpid()}"
+    players = [bot(a_node.url, room, "a"), bot(b_node.url, room, "b")]
+    try:
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        stop_all(players)
+    assert_whole_ledger(frames_in_redis(shared_redis.url, room))
+
+
+async def test_node_killed_mid_game_and_the_game_finishes_fair(spawn, shared_redis, until):
+    a_node, b_node = nodes_on(spawn, shared_redis.url)
+    room = f"node-killed-{os.getpid()}"
+    players = [bot(f"{a_node.url},{b_node.url}", room, "a"), bot(f"{b_node.url},{a_node.url}", room, "b")]
+    try:
+        await until(lambda: len(frames_in_redis(shared_redis.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
+        a_node.kill()  # SIGKILL: player a's node is gone; a moves on to node b
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        stop_all(players)
+    frames = frames_in_redis(shared_redis.url, room)
+    assert_whole_ledger(frames)
+    joins = [json.loads(f)["seat"] for f in frames if json.loads(f)["kind"] == "join"]
+    assert sorted(joins.count(seat) for seat in (0, 1)) == [1, 2]  # a's seat was taken back on the other node
+
+
+async def test_redis_restarted_mid_game_loses_nothing(spawn, redis_server, until):
+    a_node, b_node = nodes_on(spawn, redis_server.url)
+    room = "redis-restart"
+    players = [bot(f"{a_node.url},{b_node.url}", room, "a"), bot(f"{b_node.url},{a_node.url}", room, "b")]
+    try:
+        await until(lambda: len(frames_in_redis(redis_server.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
+        before = frames_in_redis(redis_server.url, room)
+        redis_server.restart()  # appendonly yes: SIGTERM writes the AOF, the new server reads it back
+        assert frames_in_redis(redis_server.url, room)[: len(before)] == before
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        stop_all(players)
+    assert_whole_ledger(frames_in_redis(redis_server.url, room))
+
+
+async def test_bots_play_over_wss_trusting_the_relays_certificate(spawn, tls_files):
+    cert, key = tls_files
+    relay = spawn("--tls-cert", cert, "--tls-key", key, "--log-level", "WARNING")
+    assert relay.url.startswith("wss://")
+    players = [bot(relay.url, "tls", name, "--relay-ca", str(cert)) for name in ("a", "b")]
+    try:
+        for process in players:
+            assert_fair(*await finish(process))
+    finally:
+        stop_all(players)

@@ -64,6 +64,8 @@ async def to_game_over(pilot):
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.screen.query("#verdict")
                 and str(app.screen.query_one("#verdict", Label).content).startswith("Audit: fair")
                 and app.table.query_one(MoveLog).lines_shown[-1].startswith("audit: fair"))
+    log = app.table.query_one(MoveLog)
+    await until(pilot, lambda: log.scroll_y == log.max_scroll_y)  # the log scrolls to its last line after a refresh
     await pilot.wait_for_scheduled_animations()
 
 

@@ -617,7 +617,7 @@ async def test_a_hosts_relay_that_is_gone_is_said_and_leaving_is_offered(opponen
             assert app.screen.check_action("leave", ())
     finally:
         server.close()
-        relay.close()
+        await relay.close()
 
 
 async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_server, opponent):
@@ -628,8 +628,8 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
     app = through(url, "lost")
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        drop_connections(relay, "lost")
-        relay.rooms.clear()  # what a restart without --store leaves: no room, no token
+        relay.ledger.rooms.clear()  # what a restart without --store leaves: no room, no token...
+        drop_connections(relay, "lost")  # ...and every connection cut
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
         assert "The relay lost this game" in text_of(app.screen, "#problem")
         assert "r to start a new game in the same room" in text_of(app.screen, "#retry")
@@ -643,9 +643,8 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
 
 def drop_connections(relay, room):
     """Cut every connection to ``room`` at once, as a relay that stops does."""
-    for seat in relay.rooms[room].seats.values():
-        if seat.client is not None:
-            seat.client.connection.transport.abort()
+    for client in list(relay.channels[room].members):
+        client.connection.transport.abort()
 
 
 async def test_a_resumed_room_shows_only_the_game_being_played(monkeypatch):

@@ -1,0 +1,375 @@
+"""The ledger seam: where a relay keeps its rooms, and the two backends kept in this process.
+
+A :class:`Ledger` owns every room's seats and events. The websocket server
+(:mod:`relay.server`) talks only to this interface, so a room can live in
+this process (:class:`MemoryLedger`, the default), in an SQLite file
+(:class:`SQLiteLedger`) or in Redis, shared by several relay nodes
+(:class:`relay.redis_ledger.RedisLedger`).
+
+Guarantees every backend gives:
+
+* ``seq`` is 1, 2, 3, ... per room, gapless, one total order for every node.
+* An event is stored before :meth:`Ledger.follow` delivers it anywhere.
+* A seat has an *epoch*, raised by every claim of it: only the connection
+  holding the current epoch may append or release, so a resume anywhere
+  takes the seat over and the old connection's late frames change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+SEAT_TAKEN_OVER = 4000  # close code for a connection whose seat was resumed elsewhere
+TRY_AGAIN_LATER = 1013  # close code when the ledger cannot serve the connection now (RFC 6455)
+POLICY = 1008  # close code after room_full and bad_token
+DEFAULT_SEATS = 2
+MAX_SEATS = 6
+
+
+class Refused(Exception):
+    """A frame the relay will not act on; becomes an ``error`` frame (then a close, if ``close`` is a code)."""
+
+    def __init__(self, code: str, message: str, close: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.close = close
+
+
+class Unavailable(Refused):
+    """The ledger cannot be reached; the client should reconnect later (or to another node)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("unavailable", f"the relay's store is unavailable ({reason}); reconnect and resume",
+                         close=TRY_AGAIN_LATER)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A seat taken (or taken back): its token, its new epoch and the seq of its ``join`` event."""
+
+    seat: int
+    token: str
+    epoch: int
+    seq: int
+    seats: int  # the room's number of seats
+
+
+class Entry(NamedTuple):
+    """One ledger event: the frame every client gets, and what the relay itself needs of it."""
+
+    seq: int
+    seat: int
+    kind: str  # "join" | "leave" | "post"
+    frame: str
+
+
+Deliver = Callable[[list[Entry]], None]  # a follower's callback: consecutive entries, oldest first
+
+
+def event_frame(seq: int, seat: int, name_json: str, kind: str, body_json: str, stamp: str) -> str:
+    """The ``event`` frame text; ``name_json`` and ``body_json`` are already JSON (one formatter for every backend)."""
+    return (f'{{"type":"event","seq":{seq},"seat":{seat},"name":{name_json},"kind":"{kind}",'
+            f'"body":{body_json},"time":{stamp}}}')
+
+
+def to_json(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def now_stamp() -> str:
+    """The relay's Unix time in seconds, as the JSON number an event carries."""
+    return repr(round(time.time(), 3))
+
+
+def check_seats(room: str, seats: int, wanted: int | None) -> None:
+    if wanted is not None and wanted != seats:
+        raise Refused("bad_request", f"room {room} has {seats} seats, not {wanted}; join without \"seats\" "
+                      "or pick another room")
+
+
+def room_full(room: str, seats: int) -> Refused:
+    return Refused("room_full", f"room {room} already has {seats} players; pick another room", close=POLICY)
+
+
+def bad_token(room: str) -> Refused:
+    return Refused("bad_token", f"that token holds no seat in room {room}; join without a token", close=POLICY)
+
+
+class Follower(ABC):
+    """A running follow of one room; ``stop`` ends it (no delivery after it returns)."""
+
+    @abstractmethod
+    def stop(self) -> None: ...
+
+
+class Ledger(ABC):
+    """Where rooms live. Every method but ``follow`` may suspend; all raise :class:`Refused` for refusals
+    and :class:`Unavailable` when the backend cannot be reached."""
+
+    interval: float = 60.0  # seconds between two calls of ``expire``
+
+    async def open(self) -> None:
+        """Connect (and check the backend answers); called once before serving."""
+
+    @abstractmethod
+    async def claim(self, room: str, name: str, token: str | None, seats: int | None) -> Claim:
+        """Take a free seat (``token`` None) or take back the seat of ``token``, appending its ``join``.
+
+        A seat still held by a connection gets a ``leave`` first. ``seats`` is the room's size when
+        this creates it; a different size for an existing room is refused with ``bad_request``.
+        """
+
+    @abstractmethod
+    async def append(self, room: str, seat: int, epoch: int, body_json: str) -> int:
+        """Append a post from the holder of (seat, epoch); returns its seq.
+
+        Refused with ``not_joined`` (close 4000) when a newer claim took the seat, and with
+        ``unavailable`` when the seat was released under the connection (a node's lease ran out).
+        """
+
+    @abstractmethod
+    async def read(self, room: str, after: int) -> list[Entry]:
+        """Stored entries with seq > ``after``, oldest first (possibly only the first page of them)."""
+
+    @abstractmethod
+    def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
+        """Call ``deliver`` with every entry after ``after``: the backlog, then live ones, gapless, in order."""
+
+    @abstractmethod
+    async def release(self, room: str, seat: int, epoch: int) -> bool:
+        """The holder of (seat, epoch) has gone: append its ``leave``; False (and nothing) if the epoch is stale."""
+
+    @abstractmethod
+    async def expire(self) -> None:
+        """Housekeeping, every ``interval`` seconds: drop rooms idle past their retention."""
+
+    async def health(self) -> str | None:
+        """None when the backend is usable, else why not."""
+        return None
+
+    async def close(self) -> None:
+        """Flush and disconnect."""
+
+
+# -- in this process ---------------------------------------------------------------
+
+
+@dataclass
+class SeatRecord:
+    token: str
+    name_json: str
+    epoch: int = 0
+    present: bool = False
+
+
+KINDS = ("join", "leave", "post")
+
+
+@dataclass
+class MemoryRoom:
+    """A ledger and its seats. ``frames[i]`` is the event with seq i + 1, ``marks[i]`` its seat and kind.
+
+    Plain strings and small ints, not an object per event: the garbage collector
+    does not walk them, which keeps its pauses short on a busy relay.
+    """
+
+    size: int
+    frames: list[str] = field(default_factory=list)
+    marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
+    seats: dict[int, SeatRecord] = field(default_factory=dict)
+    idle_since: float = field(default_factory=time.monotonic)
+    followers: list[Deliver] = field(default_factory=list)
+
+    @property
+    def head(self) -> int:
+        return len(self.frames)
+
+    def entries(self, after: int) -> list[Entry]:
+        return [Entry(seq, mark >> 2, KINDS[mark & 3], frame)
+                for seq, mark, frame in zip(range(after + 1, self.head + 1), self.marks[after:], self.frames[after:])]
+
+    def store(self, entry: Entry) -> None:
+        self.frames.append(entry.frame)
+        self.marks.append(entry.seat * 4 + KINDS.index(entry.kind))
+
+    def seat_for_token(self, token: str) -> int | None:
+        for number, seat in self.seats.items():
+            if secrets.compare_digest(seat.token.encode(), token.encode()):  # str form takes ASCII only
+                return number
+        return None
+
+
+class MemoryFollower(Follower):
+    def __init__(self, room: MemoryRoom, deliver: Deliver) -> None:
+        self.room, self.deliver = room, deliver
+
+    def stop(self) -> None:
+        if self.deliver in self.room.followers:
+            self.room.followers.remove(self.deliver)
+
+
+class MemoryLedger(Ledger):
+    """Rooms in this process's memory; nothing survives it. Every method completes without suspending,
+    so an append reaches every follower in the same step of the event loop."""
+
+    def __init__(self, retention: float = 600.0) -> None:
+        self.retention = retention
+        self.interval = min(60.0, max(retention / 4, 0.05))
+        self.rooms: dict[str, MemoryRoom] = {}
+
+    async def claim(self, room: str, name: str, token: str | None, seats: int | None) -> Claim:
+        held = self.rooms.get(room)
+        if token is not None:
+            number = held.seat_for_token(token) if held else None
+            if held is None or number is None:
+                raise bad_token(room)
+            check_seats(room, held.size, seats)
+        else:
+            if held is None:
+                held = self.rooms[room] = MemoryRoom(seats or DEFAULT_SEATS)
+                self._created(room, held.size)
+            check_seats(room, held.size, seats)
+            if len(held.seats) >= held.size:
+                raise room_full(room, held.size)
+            number = len(held.seats)
+            held.seats[number] = SeatRecord(secrets.token_urlsafe(24), "")
+        record = held.seats[number]
+        record.epoch += 1
+        if record.present:
+            self._add(room, held, number, "leave", "null")
+        record.name_json, record.present = to_json(name), True
+        self._seated(room, number, record.token, name)
+        seq = self._add(room, held, number, "join", "null")
+        return Claim(number, record.token, record.epoch, seq, held.size)
+
+    async def append(self, room: str, seat: int, epoch: int, body_json: str) -> int:
+        held = self.rooms[room]
+        if held.seats[seat].epoch != epoch:
+            raise Refused("not_joined", "this connection's seat was taken over by a newer connection",
+                          close=SEAT_TAKEN_OVER)
+        return self._add(room, held, seat, "post", body_json)
+
+    async def read(self, room: str, after: int) -> list[Entry]:
+        held = self.rooms.get(room)
+        return held.entries(after) if held else []
+
+    def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
+        held = self.rooms[room]
+        if held.head > after:
+            deliver(held.entries(after))
+        held.followers.append(deliver)
+        return MemoryFollower(held, deliver)
+
+    async def release(self, room: str, seat: int, epoch: int) -> bool:
+        held = self.rooms.get(room)
+        record = held.seats.get(seat) if held else None
+        if held is None or record is None or record.epoch != epoch or not record.present:
+            return False
+        record.present = False
+        self._add(room, held, seat, "leave", "null")
+        if not any(s.present for s in held.seats.values()):
+            held.idle_since = time.monotonic()
+        return True
+
+    async def expire(self) -> None:
+        deadline = time.monotonic() - self.retention
+        for name in [n for n, r in self.rooms.items()
+                     if r.idle_since < deadline and not any(s.present for s in r.seats.values())]:
+            self.drop(name)
+
+    def drop(self, room: str) -> None:
+        """Forget a room at once (the TUI's embedded relay drops finished games)."""
+        self.rooms.pop(room, None)
+
+    def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str) -> int:
+        """Store, then hand to every follower: the one way an event enters a memory ledger."""
+        seq = held.head + 1
+        entry = Entry(seq, seat, kind, event_frame(seq, seat, held.seats[seat].name_json, kind, body_json, now_stamp()))
+        self._stored(room, entry)
+        held.store(entry)
+        for deliver in list(held.followers):
+            deliver([entry])
+        return seq
+
+    # Hooks for a durable subclass; in memory there is nothing to do.
+    def _created(self, room: str, seats: int) -> None:
+        pass
+
+    def _seated(self, room: str, seat: int, token: str, name: str) -> None:
+        pass
+
+    def _stored(self, room: str, entry: Entry) -> None:
+        pass
+
+
+class SQLiteLedger(MemoryLedger):
+    """A memory ledger whose every event and seat is committed to an SQLite file (WAL mode) before any
+    follower sees it, so a relay killed with SIGKILL and started again on the file has lost no event
+    that any client received. Seats connected when it died get a ``leave`` at the next start."""
+
+    def __init__(self, path: str | Path, retention: float = 600.0) -> None:
+        super().__init__(retention)
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode survives a killed process (not a power cut) without an fsync per event.
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(
+            """
+            CREATE TABLE IF NOT EXISTS events (
+                room TEXT NOT NULL, seq INTEGER NOT NULL, frame TEXT NOT NULL,
+                PRIMARY KEY (room, seq)) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS seats (
+                room TEXT NOT NULL, seat INTEGER NOT NULL,
+                token TEXT NOT NULL, name TEXT NOT NULL,
+                PRIMARY KEY (room, seat)) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS rooms (room TEXT PRIMARY KEY, seats INTEGER NOT NULL) WITHOUT ROWID;
+            """
+        )
+        self._load()
+
+    def _load(self) -> None:
+        sizes = dict(self.db.execute("SELECT room, seats FROM rooms"))  # files from before N seats: 2
+        for room, seat, token, name in self.db.execute("SELECT room, seat, token, name FROM seats ORDER BY room, seat"):
+            held = self.rooms.setdefault(room, MemoryRoom(sizes.get(room, DEFAULT_SEATS)))
+            held.seats[seat] = SeatRecord(token, to_json(name), epoch=1)
+        present: dict[str, set[int]] = {}
+        for room, frame in self.db.execute("SELECT room, frame FROM events ORDER BY room, seq"):
+            event = json.loads(frame)
+            held = self.rooms.setdefault(room, MemoryRoom(sizes.get(room, DEFAULT_SEATS)))
+            held.store(Entry(event["seq"], event["seat"], event["kind"], frame))
+            seats = present.setdefault(room, set())
+            if event["kind"] == "join":
+                seats.add(event["seat"])
+            elif event["kind"] == "leave":
+                seats.discard(event["seat"])
+        for room, seats in present.items():  # connected when the last process died: they left
+            for seat in sorted(seats):
+                self._add(room, self.rooms[room], seat, "leave", "null")
+
+    def drop(self, room: str) -> None:
+        super().drop(room)
+        for table in ("events", "seats", "rooms"):
+            self.db.execute(f"DELETE FROM {table} WHERE room = ?", (room,))
+
+    def _created(self, room: str, seats: int) -> None:
+        self.db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?)", (room, seats))
+
+    def _seated(self, room: str, seat: int, token: str, name: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?)", (room, seat, token, name))
+
+    def _stored(self, room: str, entry: Entry) -> None:
+        self.db.execute("INSERT INTO events VALUES (?, ?, ?)", (room, entry.seq, entry.frame))
+
+    async def close(self) -> None:
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.db.close()

@@ -1,0 +1,424 @@
+"""Rooms in Redis, shared by any number of relay nodes (``--store redis://HOST:PORT/DB``).
+
+Layout, per room (one Redis Cluster hash slot per room, thanks to the ``{room}`` hash tag):
+
+* ``discard:{ROOM}:log``, a stream: one entry per event, whose id is ``SEQ-0``, so the
+  stream itself is the total order; fields ``s`` seat, ``n`` name (JSON), ``k`` kind,
+  ``b`` body (JSON text), ``t`` time.
+* ``discard:{ROOM}:seats``, a hash: ``size``, ``count`` (seats given out), ``head`` (last
+  seq) and per seat ``e:S`` epoch, ``h:S`` the node holding it (absent when nobody does),
+  ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored).
+
+Every change of a room is one Lua script over those two keys, so seq is gapless and
+one order holds for all nodes. Node liveness: each node renews a lease in the sorted
+set ``discard:nodes`` and lists the rooms where it holds seats in
+``discard:node:ID:rooms``; any node finding a lease run out appends the ``leave``
+events of that node's seats. A room with no seat held expires after the retention
+(``PEXPIRE`` on both keys); a claim makes it persistent again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator, Coroutine
+from contextlib import asynccontextmanager
+from typing import Any, cast
+
+import redis.asyncio as redis
+from redis.exceptions import NoScriptError, RedisError
+
+from .ledger import (SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Refused,
+                     Unavailable, bad_token, check_seats, event_frame, now_stamp, room_full, to_json)
+
+log = logging.getLogger("discard.relay")
+
+PAGE = 1000  # entries per XRANGE / XREAD reply
+BLOCK_MS = 5000  # a follower's blocking XREAD returns empty after this long, and is sent again
+NODES = "discard:nodes"
+COMMAND_CONNECTIONS = 32  # connections for claims, appends and reads (followers have their own)
+
+ADD = """
+local function add(seats, events, seat, name, kind, body, stamp)
+  local seq = redis.call('HINCRBY', seats, 'head', 1)
+  redis.call('XADD', events, seq .. '-0', 's', seat, 'n', name, 'k', kind, 'b', body, 't', stamp)
+  return seq
+end
+"""
+
+# ARGV: token hash ('' for a new seat), new token's hash, name (JSON), seats wanted ('' any), node, time
+CLAIM = ADD + """
+local seats, events = KEYS[1], KEYS[2]
+local size = tonumber(redis.call('HGET', seats, 'size'))
+local seat
+if ARGV[1] ~= '' then
+  if not size then return {'bad_token', 0} end
+  seat = redis.call('HGET', seats, 't:' .. ARGV[1])
+  if not seat then return {'bad_token', size} end
+  if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= size then return {'seats', size} end
+else
+  if not size then
+    size = tonumber(ARGV[4] ~= '' and ARGV[4] or '2')
+    redis.call('HSET', seats, 'size', size)
+  elseif ARGV[4] ~= '' and tonumber(ARGV[4]) ~= size then
+    return {'seats', size}
+  end
+  local count = tonumber(redis.call('HGET', seats, 'count') or '0')
+  if count >= size then return {'room_full', size} end
+  seat = count
+  redis.call('HSET', seats, 'count', count + 1, 't:' .. ARGV[2], seat)
+end
+local epoch = redis.call('HINCRBY', seats, 'e:' .. seat, 1)
+if redis.call('HEXISTS', seats, 'h:' .. seat) == 1 then
+  add(seats, events, seat, redis.call('HGET', seats, 'n:' .. seat), 'leave', 'null', ARGV[6])
+end
+redis.call('HSET', seats, 'n:' .. seat, ARGV[3], 'h:' .. seat, ARGV[5])
+local seq = add(seats, events, seat, ARGV[3], 'join', 'null', ARGV[6])
+redis.call('PERSIST', seats)
+redis.call('PERSIST', events)
+return {'ok', tonumber(seat), epoch, seq, size}
+"""
+
+# ARGV: seat, epoch, node, body (JSON), time. Returns the seq, -1 (seat taken over) or -2 (released).
+APPEND = ADD + """
+local state = redis.call('HMGET', KEYS[1], 'e:' .. ARGV[1], 'h:' .. ARGV[1], 'n:' .. ARGV[1])
+if state[1] ~= ARGV[2] then return -1 end
+if state[2] ~= ARGV[3] then return -2 end
+return add(KEYS[1], KEYS[2], ARGV[1], state[3], 'post', ARGV[4], ARGV[5])
+"""
+
+# ARGV: node, seat ('' for every seat the node holds), epoch, time, retention in ms. Returns the leaves added.
+RELEASE = ADD + """
+local seats, events = KEYS[1], KEYS[2]
+local count = tonumber(redis.call('HGET', seats, 'count') or '0')
+local anyone, left = false, 0
+for s = 0, count - 1 do
+  local state = redis.call('HMGET', seats, 'h:' .. s, 'e:' .. s, 'n:' .. s)
+  if state[1] == ARGV[1] and (ARGV[2] == '' or (tostring(s) == ARGV[2] and state[2] == ARGV[3])) then
+    redis.call('HDEL', seats, 'h:' .. s)
+    add(seats, events, s, state[3], 'leave', 'null', ARGV[4])
+    left = left + 1
+  elseif state[1] then
+    anyone = true
+  end
+end
+if count > 0 and not anyone then
+  redis.call('PEXPIRE', seats, ARGV[5])
+  redis.call('PEXPIRE', events, ARGV[5])
+end
+return left
+"""
+
+
+def keys(room: str) -> list[str]:
+    return [f"discard:{{{room}}}:seats", f"discard:{{{room}}}:log"]
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def describe(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+def entries_of(records: list[tuple[str, dict[str, str]]]) -> list[Entry]:
+    out = []
+    for entry_id, f in records:
+        seq, seat = int(entry_id.split("-", 1)[0]), int(f["s"])
+        out.append(Entry(seq, seat, f["k"], event_frame(seq, seat, f["n"], f["k"], f["b"], f["t"])))
+    return out
+
+
+def bulk(value: str) -> bytes:
+    """One RESP bulk string, as a command argument is sent."""
+    data = value.encode()
+    return b"$%d\r\n%s\r\n" % (len(data), data)
+
+
+class RedisFollower(Follower):
+    """One room followed by this node: its position, fed by the node's :class:`StreamReader`."""
+
+    def __init__(self, reader: StreamReader, room: str, after: int, deliver: Deliver) -> None:
+        self.reader, self.stream, self.deliver = reader, keys(room)[1], deliver
+        self.packed_stream = bulk(self.stream)
+        self.position, self.packed_id = after, bulk(f"{after}-0")
+
+    def receive(self, records: list[list]) -> None:
+        entries = [e for e in entries_of([(eid, dict(zip(f[::2], f[1::2]))) for eid, f in records])
+                   if e.seq > self.position]
+        if entries:
+            self.position = entries[-1].seq
+            self.packed_id = bulk(f"{self.position}-0")
+            self.deliver(entries)
+
+    def stop(self) -> None:
+        self.reader.remove(self)
+
+
+class StreamReader:
+    """Every room this node follows, read with one blocking ``XREAD`` over all their streams.
+
+    One command (and one connection) for all rooms: under load each reply carries the new
+    entries of many rooms at once. A room starts being read at once: adding it appends to
+    this node's wake-up stream, which the blocked ``XREAD`` also waits on. If Redis goes
+    away, reading resumes from each room's position: nothing is skipped or repeated.
+
+    The command names every followed stream each time, so it is packed here from pieces
+    kept per room (redis-py would encode thousands of arguments anew per call).
+    """
+
+    HEAD = b"".join(bulk(word) for word in ("XREAD", "COUNT", str(PAGE), "BLOCK", str(BLOCK_MS), "STREAMS"))
+
+    def __init__(self, ledger: RedisLedger) -> None:
+        self.ledger = ledger
+        self.wake = f"discard:node:{ledger.node}:wake"
+        self.woken = "0-0"  # last wake-up entry seen
+        self.followers: dict[str, RedisFollower] = {}
+        self.changed = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, follower: RedisFollower) -> None:
+        self.followers[follower.stream] = follower
+        self.changed.set()
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._run())
+            self.task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:  # never expected: say so loudly
+            log.error("this node stopped reading its rooms", exc_info=task.exception())
+
+    def remove(self, follower: RedisFollower) -> None:
+        if self.followers.get(follower.stream) is follower:
+            del self.followers[follower.stream]
+
+    def command(self, followers: list[RedisFollower]) -> bytes:
+        return b"".join([b"*%d\r\n" % (6 + 2 * (len(followers) + 1)), self.HEAD, bulk(self.wake),
+                         *[f.packed_stream for f in followers], bulk(self.woken), *[f.packed_id for f in followers]])
+
+    async def _run(self) -> None:
+        delay = 0.1
+        await self.ledger.reader.initialize()  # makes its one connection (connected on first use)
+        connection = self.ledger.reader.connection
+        assert connection is not None
+        while True:
+            if not self.followers:
+                self.changed.clear()
+                await self.changed.wait()
+            self.changed.clear()
+            try:
+                await connection.send_packed_command(self.command(list(self.followers.values())))
+                reply = await connection.read_response()
+            except RedisError as error:
+                await connection.disconnect()  # the next command connects afresh
+                log.warning("reading %d rooms: %s; retrying in %.1fs", len(self.followers), describe(error), delay)
+                await asyncio.sleep(delay)
+                delay = min(2.0, delay * 2)
+                continue
+            delay = 0.1
+            for stream, records in (reply.items() if isinstance(reply, dict) else reply or ()):  # RESP3 or 2
+                if stream == self.wake:
+                    self.woken = records[-1][0]
+                elif (follower := self.followers.get(stream)) is not None:
+                    follower.receive(records)
+
+    async def wake_up(self) -> None:
+        """Make the blocked XREAD return, so that it is sent again with the rooms added since."""
+        if self.changed.is_set():
+            try:
+                await self.ledger.client.xadd(self.wake, {"w": "1"}, maxlen=10, approximate=True)
+            except RedisError as error:
+                log.warning("cannot wake this node's reader: %s", describe(error))
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+
+class RedisLedger(Ledger):
+    """Rooms in Redis; any number of nodes may serve the same rooms at once."""
+
+    def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0) -> None:
+        self.url, self.retention, self.lease = url, retention, lease
+        self.interval = lease / 3
+        self.node = secrets.token_hex(8)
+        options: dict[str, Any] = {"decode_responses": True, "socket_connect_timeout": 2,
+                                   "socket_timeout": BLOCK_MS / 1000 + 5}
+        # Commands share a few connections, waiting for one when all are busy; the rooms' blocking
+        # XREAD has a connection of its own.
+        self.client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(
+            url, max_connections=COMMAND_CONNECTIONS, timeout=5, **options))
+        self.reader = redis.Redis.from_url(url, single_connection_client=True, **options)
+        self._claim = self.client.register_script(CLAIM)
+        self._append = self.client.register_script(APPEND)
+        self._release = self.client.register_script(RELEASE)
+        self._holding: collections.Counter[str] = collections.Counter()  # rooms -> seats held from this node
+        self._appends: list[tuple[list[str], list[str | int], asyncio.Future[int]]] = []  # waiting for a pipeline
+        self._sending: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self.streams = StreamReader(self)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    @asynccontextmanager
+    async def _talking(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except RedisError as error:
+            raise Unavailable(describe(error)) from None
+
+    async def open(self) -> None:
+        try:
+            await self.client.ping()
+        except RedisError as error:
+            raise Unavailable(f"cannot reach {self.url}: {describe(error)}") from None
+        await self._renew()
+
+    async def claim(self, room: str, name: str, token: str | None, seats: int | None) -> Claim:
+        new_token = secrets.token_urlsafe(24) if token is None else ""
+        async with self._talking():
+            if not self._holding[room]:  # before the claim: a reaper must find the room if this node dies
+                await self.client.sadd(f"discard:node:{self.node}:rooms", room)
+            self._holding[room] += 1
+            try:
+                result = await self._claim(keys(room), [
+                    token_hash(token) if token is not None else "", token_hash(new_token), to_json(name),
+                    "" if seats is None else seats, self.node, now_stamp()])
+            except BaseException:
+                await self._let_go(room)
+                raise
+        outcome = result[0]
+        if outcome != "ok":
+            await self._let_go(room)
+            if outcome == "bad_token":
+                raise bad_token(room)
+            if outcome == "room_full":
+                raise room_full(room, int(result[1]))
+            check_seats(room, int(result[1]), seats)
+        _, seat, epoch, seq, size = result
+        return Claim(int(seat), token if token is not None else new_token, int(epoch), int(seq), int(size))
+
+    async def append(self, room: str, seat: int, epoch: int, body_json: str) -> int:
+        """Queued, and sent with the other appends of this moment in one pipeline (one round trip)."""
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._appends.append((keys(room), [seat, epoch, self.node, body_json, now_stamp()], done))
+        if len(self._appends) == 1 and self._sending is None:
+            self._sending = asyncio.get_running_loop().create_task(self._send_appends())
+        seq = await done
+        if seq == -1:
+            raise Refused("not_joined", "this connection's seat was taken over by a newer connection",
+                          close=SEAT_TAKEN_OVER)
+        if seq == -2:
+            raise Unavailable("this relay node's lease on the seat ran out")
+        return seq
+
+    async def _send_appends(self) -> None:
+        try:
+            while self._appends:
+                batch, self._appends = self._appends, []
+                try:
+                    replies = await self._run_appends([(room_keys, args) for room_keys, args, _ in batch])
+                except RedisError as error:
+                    replies = [error] * len(batch)
+                for (_, _, done), reply in zip(batch, replies):
+                    if done.done():
+                        continue
+                    if isinstance(reply, BaseException):
+                        done.set_exception(Unavailable(describe(reply)))
+                    else:
+                        done.set_result(int(cast(int, reply)))
+        finally:
+            self._sending = None
+
+    async def _run_appends(self, calls: list[tuple[list[str], list[str | int]]]) -> list[object]:
+        """The append script for each call, in one pipeline (EVALSHA; the script is loaded again if Redis
+        restarted without it: a refused EVALSHA ran nothing, so it is safe to send again)."""
+        replies: list[object] = [None] * len(calls)
+        todo = list(range(len(calls)))
+        for _ in range(2):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for i in todo:
+                    room_keys, args = calls[i]
+                    pipe.evalsha(self._append.sha, len(room_keys), *room_keys, *args)
+                for i, reply in zip(todo, await pipe.execute(raise_on_error=False)):
+                    replies[i] = reply
+            todo = [i for i in todo if isinstance(replies[i], NoScriptError)]
+            if not todo:
+                break
+            await self.client.script_load(APPEND)
+        return replies
+
+    async def read(self, room: str, after: int) -> list[Entry]:
+        async with self._talking():
+            records = await self.client.xrange(keys(room)[1], min=str(after + 1), count=PAGE)
+        return entries_of(cast(list[tuple[str, dict[str, str]]], records))
+
+    def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
+        follower = RedisFollower(self.streams, room, after, deliver)
+        self.streams.add(follower)
+        self._spawn(self.streams.wake_up())
+        return follower
+
+    async def release(self, room: str, seat: int, epoch: int) -> bool:
+        async with self._talking():
+            left = await self._release(keys(room), [self.node, seat, epoch, now_stamp(), self._retention_ms])
+        await self._let_go(room)
+        return bool(left)
+
+    async def _let_go(self, room: str) -> None:
+        self._holding[room] -= 1
+        if self._holding[room] <= 0:
+            del self._holding[room]
+            async with self._talking():
+                await self.client.srem(f"discard:node:{self.node}:rooms", room)
+
+    @property
+    def _retention_ms(self) -> int:
+        return max(1, int(self.retention * 1000))
+
+    async def expire(self) -> None:
+        """Renew this node's lease, and free the seats of nodes whose lease ran out (rooms expire by themselves)."""
+        await self._renew()
+        async with self._talking():
+            dead = cast(list[str], await self.client.zrangebyscore(NODES, "-inf", int(time.time() * 1000)))
+            for node in dead:
+                rooms = f"discard:node:{node}:rooms"
+                held = cast(set[str], await self.client.smembers(rooms))
+                for room in held:
+                    await self._release(keys(room), [node, "", "", now_stamp(), self._retention_ms])
+                    log.info("released the seats of dead node %s in room=%s", node, room)
+                await self.client.delete(rooms, f"discard:node:{node}:wake")
+                await self.client.zrem(NODES, node)
+
+    async def _renew(self) -> None:
+        async with self._talking():
+            await self.client.zadd(NODES, {self.node: int((time.time() + self.lease) * 1000)})
+
+    async def health(self) -> str | None:
+        try:
+            await asyncio.wait_for(self.client.ping(), 2)
+        except (RedisError, TimeoutError) as error:
+            return f"redis at {self.url}: {describe(error)}"
+        return None
+
+    async def close(self) -> None:
+        self.streams.stop()
+        for task in list(self._background):
+            task.cancel()
+        try:
+            if not self._holding:  # a clean stop: this node's lease ends now
+                await self.client.zrem(NODES, self.node)
+                await self.client.delete(self.streams.wake)
+        except RedisError:
+            pass
+        await self.client.aclose()
+        await self.reader.aclose()
+
