@@ -112,7 +112,7 @@ class TableScreen(Screen[None]):
             status.notice = ""  # a refusal stands until something happens
         status.match = f"{score_line(view)} · game {view.game}"
         status.link = link_text(view, now, wall)
-        status.headline, status.my_turn = headline(view), view.my_turn
+        status.headline, status.my_turn = self.headline(view), view.my_turn
         status.event = capitalized(view.last_move or "")
         status.hint = trouble(view, self.leave_grace, now, wall) or self.hint(view) or \
             (view.note if view.phase in IN_GAME else "")
@@ -125,6 +125,10 @@ class TableScreen(Screen[None]):
 
     def show_board(self, view: Any) -> None:
         """Draw the game's own widgets from ``view``."""
+
+    def headline(self, view: Any) -> str:
+        """Whose turn it is, or what is going on, in a few words ("Your turn", "bo's turn", "Shuffling")."""
+        return headline(view)
 
     def hint(self, view: Any) -> str:
         """What the player can do now, in one line ("" for nothing)."""
