@@ -41,17 +41,16 @@ def help_text(safety: str | None) -> Content:
     """The rules, the keys and the cues, and the safety number of the game on the table."""
     return Content.from_markup("""\
 [b]Rock-paper-scissors[/b]: the first to win [b]3 throws[/b] wins the game.
-Both players choose each throw at once: [b]rock[/b] blunts scissors,
-[b]scissors[/b] cut paper, [b]paper[/b] covers rock. Equal throws are thrown again.
-Your throw is committed before it is shown: nobody, the relay included,
-sees it until both have chosen, and nobody can change it afterwards.
+Both choose each throw at once: rock blunts scissors, scissors
+cut paper, paper covers rock. Equal throws are thrown again.
+Throws are committed before they are shown: nobody, the relay
+included, sees yours before both have chosen, or can change it.
 
-[b]Keys[/b]   r rock   p paper   s scissors   n rematch
+[b]Keys[/b]   r rock   p paper   s scissors (or click one)   n rematch
        x leave (when offered)   Tab the log   q quit
-[b]Mouse[/b]  click a throw to choose it.
-[b]Cues[/b]   the throw you chose has a double frame ╔╗ and its name reversed;
-       the throw that won the last round has a double frame.
-       History: your throw/theirs, ✓ won, ✗ lost, = equal.
+[b]Cues[/b]   your chosen throw: a double frame ╔╗, its name reversed;
+       the winner of the last throw: a double frame.
+       History: yours/theirs, ✓ won, ✗ lost, = equal.
 
 [b]Safety number[/b]  $safety
 Read it to your opponent: if yours differ, the relay has put
@@ -324,7 +323,7 @@ def view(seat: Seat) -> RpsScreenView:
                         "won" if t.winner == me else "lost") for t in board.throws)
         if throws:  # a revealed throw is this game's move: it also ends a refusal shown in the status bar
             name = fields["names"][other]
-            fields["last_move"] = f"throw {len(throws)}: {name} threw {throws[-1][1]} against your {throws[-1][0]}"
+            fields["last_move"] = f"throw {len(throws)}: {name} threw {throws[-1][1]}"
             fields["moves"] = len(throws)
     shown = board is not None and fields["game"] == seat.table.play.number  # not a finished game kept on screen
     chosen, opponent_chosen = my_throw(seat.table) if shown else (None, False)

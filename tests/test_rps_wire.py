@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -24,18 +23,15 @@ async def test_two_seats_play_a_fair_match_and_agree(players, tmp_path):
     assert not list(tmp_path.iterdir())  # no violation, no transcript
 
 
-async def test_two_bots_print_the_throws_won_as_scores(relay_url):
-    bots = [run_bot(relay_url, "rps-cli", "--game", "rps", "--name", name, "--seed", str(seed), "--json")
-            for seed, name in enumerate(("a", "b"))]
-    lines = []
-    for code, out, err in await asyncio.gather(*(finish(bot) for bot in bots)):
-        assert code == 0, err
-        [line] = [json.loads(text) for text in out.splitlines()]
-        assert line["audit"] == "fair" and line["players"] == 2 and line["deck"] == 0
-        lines.append(line)
-    scores = lines[0]["scores"]
-    assert lines[1]["scores"] == scores and max(scores) == 3 and min(scores) < 3  # throws won, in seat order
-    assert sorted(line["result"] for line in lines) == ["loss", "win"]  # one seat reached 3: one winner
+async def test_the_bot_prints_the_throws_won_as_scores(players, relay_url):
+    pair = await players("rps-cli", [random_throws(1)], game="rps", seats=2)
+    code, out, err = await finish(run_bot(relay_url, "rps-cli", "--game", "rps", "--name", "b", "--seed", "2", "--json"))
+    assert code == 0, err
+    [line] = [json.loads(text) for text in out.splitlines()]
+    assert line["audit"] == "fair" and line["players"] == 2 and line["deck"] == 0
+    outcome = pair.seats[0].table.play.outcome  # the other seat, in this process, folded the same match
+    assert line["scores"] == list(outcome.scores) and max(outcome.scores) == 3 > min(outcome.scores)
+    assert line["result"] == ("win" if outcome.winners == (1,) else "loss")  # the bot sits in seat 1
 
 
 class WithholdReveal:
