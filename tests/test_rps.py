@@ -85,7 +85,7 @@ def test_every_throw_is_a_choice_of_both_seats_with_a_label_of_its_own():
     outcome = state.outcome()
     assert outcome is not None
     assert outcome.winners == (0,) and outcome.scores == (3, 0) and outcome.next_starter == 1
-    assert outcome.reason.format("ana", "bo") == "ana won 3 throws to 0"
+    assert outcome.reason.format("ana", "bo") == "the match went to ana, 3 throws to 0"
 
 
 def test_the_state_refuses_every_move_message():

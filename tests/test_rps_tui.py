@@ -49,9 +49,9 @@ async def test_a_whole_match_by_keys_to_the_game_over_dialog():
         assert max(mine, theirs) == 3 and len(view.throws) >= mine + theirs
         result, ending = text_of(app.screen, "#result"), text_of(app.screen, "#ending")
         if mine == 3:
-            assert result == "You win!" and ending == f"You won 3 throws to {theirs}."
+            assert result == "You win!" and ending == f"The match went to you, 3 throws to {theirs}."
         else:
-            assert result == "You lose" and ending == f"Computer won 3 throws to {mine}."
+            assert result == "You lose" and ending == f"The match went to Computer, 3 throws to {mine}."
         assert text_of(app.screen, "#verdict").startswith("Audit: fair")
         await pilot.press("escape")  # back to the table: the last throw and the score stay on it
         assert isinstance(app.screen, TableScreen)

@@ -62,7 +62,8 @@ class RpsState(GameState[str]):
             return None
         scores = self.match.scores
         loser = 1 - winner
-        reason = f"{{{winner}}} won {scores[winner]} throws to {scores[loser]}"
+        # No name first: screens capitalize a reason's first letter, and a name is shown as its owner wrote it.
+        reason = f"the match went to {{{winner}}}, {scores[winner]} throws to {scores[loser]}"
         return Outcome((winner,), scores, reason, next_starter=loser)
 
     def describe(self, seat: int, move: Message) -> str:
