@@ -175,6 +175,26 @@ def test_the_computer_throws_only_when_its_throw_is_owed_and_follows_its_seed():
     assert random_throws(7)(table) is None  # chosen already: nothing more to say
 
 
+def test_after_a_restart_my_committed_throw_is_found_again():
+    """Only the seed is saved: a seat that restarts between its commitment and its reveal recovers its throw."""
+    from discard_tui.rps_screen import my_throw
+    from tabletop.table import Table
+
+    room = rps_room()
+    room.run(until=lambda: (choice := room.tables[0].play.choice) is not None and 0 in choice.commits)
+    before = room.tables[0]
+    label = before.play.choice.label
+    again = Table(room.name, 0, bytes([1]) * 32, room.catalog, before.wish)
+    for event in room.ledger:
+        again.apply(event)
+    assert again.choices == {} and my_throw(again) == (before.choices[label], False)
+    assert again.owed() is None  # nothing to choose again: it waits for bo's commitment, then reveals the same
+    chosen = before.choices[label]
+    room.tables[0] = again
+    room.run()
+    assert room.violations == {} and again.play.verdict == [] and again.play.choices[0][0] == chosen
+
+
 # -- cheats: an honest seat and a cheater's rewritten posts --------------------------------------------------------
 
 
