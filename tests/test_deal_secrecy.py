@@ -158,11 +158,11 @@ def stacked_deals(deals: int, *, play_out: bool = False) -> list[tuple[Room, Sta
 
 
 def test_a_second_shuffler_cannot_stack_the_deck():
-    results = stacked_deals(12)
+    results = stacked_deals(8)
     assert all(cheater.named == {} for _, cheater, _ in results)  # nothing recognised, so nothing chosen
     high = sum(card.rank in HIGH for _, _, hand in results for card in hand)
-    # 12 hands of 5 from 24 cards with 8 aces and kings: 20 expected by chance; the control gets 60.
-    assert high <= 30, f"{high} aces and kings in 60 cards"
+    # 8 hands of 5 from 24 cards with 8 aces and kings: 13.3 expected by chance; the control gets 40.
+    assert high <= 22, f"{high} aces and kings in 40 cards"
 
 
 def test_control_related_encodings_let_the_second_shuffler_stack(related_encodings):
