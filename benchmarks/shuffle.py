@@ -11,6 +11,7 @@ sequence.
     uv run python benchmarks/shuffle.py --games 9  # more rematches per figure
     uv run python benchmarks/shuffle.py --baseline ../old-checkout   # the same 52/2048 runs, old and new
                                                                      # bots taking turns, side by side
+    uv run python benchmarks/shuffle.py --three cabo                 # 52 cards among three players
 
 A baseline is another checkout of this repository with its own `uv sync`
 done; its bots run with its own .venv, against the same relay, alternating
@@ -40,16 +41,17 @@ TARGET_52_2048 = 0.5
 CONFIGS = [("full", 52, "modp2048"), ("short", 24, "modp2048"), ("full", 52, "modp3072")]
 
 
-def play(url: str, room: str, deck: str, group: str, games: int, data_dir: str, checkout: str | None = None
-         ) -> list[dict]:
-    """Two bots (of this checkout, or of ``checkout``) play `games` games; both bots' per-game JSON lines."""
+def play(url: str, room: str, deck: str | None, group: str, games: int, data_dir: str,
+         checkout: str | None = None, game: str | None = None, seats: int = 2) -> list[dict]:
+    """``seats`` bots (of this checkout, or of ``checkout``) play `games` games; every bot's per-game JSON lines."""
     env = dict(os.environ, DISCARD_DATA_DIR=data_dir)
     python = os.path.join(checkout, ".venv", "bin", "python") if checkout else sys.executable
-    command = [python, "-m", "discard_tui.bot", "--relay", url, "--room", room,
-               "--games", str(games), "--deck", deck, "--group", group, "--json"]
+    command = [python, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--games", str(games),
+               "--group", group, "--json", *(["--deck", deck] if deck else []),
+               *(["--game", game, "--seats", str(seats)] if game else [])]
     bots = [subprocess.Popen(command + ["--name", name, "--seed", str(i)], env=env, cwd=checkout,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for i, name in enumerate(("north", "south"))]
+            for i, name in enumerate(("north", "south", "east", "west", "up", "down")[:seats])]
     results = []
     for bot in bots:
         out, err = bot.communicate(timeout=600)
@@ -74,6 +76,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5, help="rematches per configuration (default 5)")
     parser.add_argument("--baseline", metavar="CHECKOUT", help="another checkout to compare 52/2048 with")
     parser.add_argument("--rounds", type=int, default=3, help="with --baseline: alternating rounds (default 3)")
+    parser.add_argument("--three", metavar="GAME", help="also time a 52-card shuffle and deal among three bots "
+                        "playing GAME (e.g. cabo)")
     args = parser.parse_args()
 
     print(f"cores: {os.cpu_count()}, gmpy2 {gmpy2.version()} ({gmpy2.mp_version()})")
@@ -86,6 +90,15 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as data_dir:
             if args.baseline:
                 compare(url, data_dir, args)
+                return
+            if args.three:
+                results = play(url, f"bench-three-{os.getpid()}", None, "modp2048", args.games, data_dir,
+                               game=args.three, seats=3)
+                shuffles = [r["shuffle_s"] for r in results]
+                print(f"52 cards, modp2048, three players ({args.three}): shuffle+deal median "
+                      f"{statistics.median(shuffles):.3f} s (min {min(shuffles):.3f}, max {max(shuffles):.3f}, "
+                      f"{len(shuffles)} samples), 6n powmods on one core {6 * 52 * powmod['modp2048'] / 1000:.2f} s, "
+                      f"audits {','.join(sorted({r['audit'] for r in results}))}", flush=True)
                 return
             for number, (deck, cards, group) in enumerate(CONFIGS):
                 results = play(url, f"bench-{number}-{os.getpid()}", deck, group, args.games, data_dir)

@@ -284,11 +284,11 @@ def my_throw(table: Table) -> tuple[str | None, bool]:
     are committed to theirs."""
     play = table.play
     current = play.choice
-    if current is None or play.group is None:
+    if current is None:
         return None, False
     chosen = table.choices.get(current.label)
     if chosen is None and table.me in current.commits:
-        chosen = current.recover(table.me, table.secrets(play.number, play.group).nonce(current.label))
+        chosen = current.recover(table.me, table.nonce(play.number, current.label))
     return chosen, all(seat in current.commits for seat in current.seats if seat != table.me)
 
 

@@ -186,43 +186,6 @@ class Key:
         return cls(e, gmpy2.invert(e, group.q))
 
 
-class PlayerSecrets:
-    """Every secret one player needs for one game, derived from one seed."""
-
-    def __init__(self, group: Group, seed: bytes, deck_size: int) -> None:
-        self.group = group
-        self.seed = seed
-        self.deck_size = deck_size
-        self.shuffle_key = Key.derive(group, seed, "shuffle")
-        self.card_keys = [Key.derive(group, seed, f"card/{i}") for i in range(deck_size)]
-
-    @property
-    def coin_nonce(self) -> bytes:
-        return derive_bytes(self.seed, "coin", 32)
-
-    @property
-    def identity_seed(self) -> bytes:
-        return derive_bytes(self.seed, "identity", 32)
-
-    def permutation(self) -> list[int]:
-        """A Fisher-Yates shuffle of range(deck_size) driven by the seed."""
-        order = list(range(self.deck_size))
-        for i in range(self.deck_size - 1, 0, -1):
-            j = derive_below(self.seed, f"permute/{i}", i + 1)
-            order[i], order[j] = order[j], order[i]
-        return order
-
-    async def shuffle_phase1(self, deck: list[mpz]) -> list[mpz]:
-        """Encrypt every card with one key, then permute."""
-        encrypted = await powmod_many(deck, [self.shuffle_key.e] * len(deck), self.group.p)
-        return [encrypted[i] for i in self.permutation()]
-
-    async def shuffle_phase2(self, deck: list[mpz]) -> list[mpz]:
-        """Swap the one shuffle key for a key per card: one exponent, d * e_i, per card."""
-        exponents = [self.shuffle_key.d * k.e % self.group.q for k in self.card_keys]
-        return await powmod_many(deck, exponents, self.group.p)
-
-
 def decrypt(group: Group, value: mpz, *keys: mpz) -> mpz:
     """Remove several decryption keys with one exponentiation."""
     exponent = mpz(1)

@@ -42,7 +42,7 @@ from gmpy2 import mpz
 from pydantic import Field
 
 from .crypto import CryptoViolation, Group, Key, derive_below, derive_bytes
-from .wire import Audit, Digest, Hex, Message, OpenKey, SealedKey, Shares, canonical
+from .wire import Digest, Hex, Message, OpenKey, SealedKey, Shares, canonical
 
 
 class Shuffle(Message):
@@ -93,36 +93,42 @@ class Job(Generic[T]):
 
 
 class Secrets:
-    """Every secret one seat needs for one game, derived from the game's seed (so a restart finds them again)."""
+    """Every deck secret one seat has in one game, derived from one 32-byte seed.
+
+    The seed is the seat's only secret about its deck: a restart derives the
+    same keys from it, and at the end of the game publishing it (nothing else:
+    the seat's signing key comes from elsewhere) lets everyone re-derive and
+    re-check every key, permutation and sealed share the seat used.
+    """
 
     def __init__(self, group: Group, seed: bytes) -> None:
         self.group = group
         self.seed = seed
-        self.shuffle_key = Key.derive(group, seed, "shuffle")
         self.box = X25519PrivateKey.from_private_bytes(derive_bytes(seed, "box", 32))
         self._card_keys: dict[int, Key] = {}
+        self._shuffle_keys: dict[int, Key] = {}
+
+    def shuffle_key(self, deal: int = 0) -> Key:
+        """The phase-1 key of the ``deal``-th deal of the game (one per deal)."""
+        if deal not in self._shuffle_keys:
+            self._shuffle_keys[deal] = Key.derive(self.group, self.seed, f"shuffle/{deal}")
+        return self._shuffle_keys[deal]
 
     def card_key(self, pos: int) -> Key:
+        """The key of position ``pos`` (positions are numbered across deals: deal k holds k·size … )."""
         if pos not in self._card_keys:
             self._card_keys[pos] = Key.derive(self.group, self.seed, f"card/{pos}")
         return self._card_keys[pos]
-
-    def nonce(self, label: str) -> bytes:
-        return derive_bytes(self.seed, f"nonce/{label}", 32)
 
     @property
     def box_public(self) -> str:
         return self.box.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
 
-    @property
-    def box_secret(self) -> str:
-        return derive_bytes(self.seed, "box", 32).hex()
-
-    def permutation(self, size: int) -> list[int]:
+    def permutation(self, size: int, deal: int = 0) -> list[int]:
         """Fisher–Yates over range(size) driven by the seed: output j is input order[j]."""
         order = list(range(size))
         for i in range(size - 1, 0, -1):
-            j = derive_below(self.seed, f"permute/{i}", i + 1)
+            j = derive_below(self.seed, f"permute/{deal}/{i}", i + 1)
             order[i], order[j] = order[j], order[i]
         return order
 
@@ -179,6 +185,7 @@ class Deck:
     me: int
     secrets: Secrets
     box_keys: dict[int, str]  # every seat's X25519 public key, from its hello
+    deal: int = 0  # the how-manieth deal of the game this deck is (a game may deal more than once)
     steps: list[list[mpz]] = field(default_factory=list)
     commitments: dict[int, list[str]] = field(default_factory=dict)
     public: dict[int, dict[int, mpz]] = field(default_factory=dict)  # pos -> seat -> key, for everyone
@@ -195,6 +202,14 @@ class Deck:
     @property
     def seats(self) -> int:
         return len(self.order)
+
+    @property
+    def offset(self) -> int:
+        """Position of this deal's first card: positions are numbered across the game's deals."""
+        return self.deal * self.size
+
+    def positions(self) -> range:
+        return range(self.offset, self.offset + self.size)
 
     # -- shuffling ------------------------------------------------------------------------------------
 
@@ -244,14 +259,14 @@ class Deck:
         assert self.step_owner(step) == self.me
         source, q, s = self.step_input(step), self.group.q, self.secrets
         if step < self.seats:
-            order = s.permutation(self.size)
+            order = s.permutation(self.size, self.deal)
 
             def phase1(results: list[mpz]) -> Shuffle:
                 return Shuffle(phase=1, deck=[format(results[i], "x") for i in order])
 
-            return Job(source, [s.shuffle_key.e] * self.size, self.group.p, phase1)
-        exponents = [s.shuffle_key.d * s.card_key(j).e % q for j in range(self.size)]
-        commitments = [key_commitment(self.room, self.game, self.me, j, s.card_key(j).d) for j in range(self.size)]
+            return Job(source, [s.shuffle_key(self.deal).e] * self.size, self.group.p, phase1)
+        exponents = [s.shuffle_key(self.deal).d * s.card_key(pos).e % q for pos in self.positions()]
+        commitments = [key_commitment(self.room, self.game, self.me, pos, s.card_key(pos).d) for pos in self.positions()]
 
         def phase2(results: list[mpz]) -> Shuffle:
             return Shuffle(phase=2, deck=[format(x, "x") for x in results], commitments=commitments)
@@ -262,8 +277,9 @@ class Deck:
 
     def begin(self, shows: Sequence[Show]) -> None:
         for show in shows:
-            if not 0 <= show.pos < self.size:
-                raise ValueError(f"no position {show.pos} in a deck of {self.size}")
+            if show.pos not in self.positions():
+                raise ValueError(f"no position {show.pos} in deal {self.deal} (positions {self.offset} to "
+                                 f"{self.offset + self.size - 1})")
             self.shows.append(show)
             self.known.setdefault(show.pos, {})[self.me] = self.secrets.card_key(show.pos).d
 
@@ -344,8 +360,8 @@ class Deck:
         if owner == self.me:
             right = key == self.secrets.card_key(pos).d
         else:
-            right = commitments is not None and commitments[pos] == key_commitment(self.room, self.game, owner, pos,
-                                                                                     key)
+            right = commitments is not None and commitments[pos - self.offset] == key_commitment(
+                self.room, self.game, owner, pos, key)
         if not right:
             whose = "their" if owner == sender else "another player's"
             raise DeckViolation(sender, f"sent a wrong key for card {pos} (it is not {whose} committed key)")
@@ -374,7 +390,7 @@ class Deck:
         exponent = mpz(1)
         for key in keys.values():
             exponent = exponent * key % self.group.q
-        value = gmpy2.powmod(self.final[pos], exponent, self.group.p)
+        value = gmpy2.powmod(self.final[pos - self.offset], exponent, self.group.p)
         card = self.group.encodings(self.size).get(value)
         others = [s for s in self.order if s != self.me]
         culprit = others[0] if len(others) == 1 else None
@@ -387,48 +403,34 @@ class Deck:
 
     # -- the audit ------------------------------------------------------------------------------------
 
-    def audit_job(self, audits: dict[int, Audit], name: Callable[[int], str]
+    def audit_job(self, seeds: dict[int, Secrets], name: Callable[[int], str]
                   ) -> Job[tuple[list[str], dict[int, int]]] | list[str]:
-        """Checks that need no exponentiation, then a job for the rest; or the problems found already.
+        """This deal's audit, from every other seat's published deck seed (``seeds``): the checks that need no
+        exponentiation, then a job for the rest; or the problems found already.
 
         The job's ``finish`` returns the problems and, when there are none, every face by position.
         """
-        size, q, problems = self.size, self.group.q, []
-        keys: dict[int, list[mpz]] = {}
-        shuffle_keys: dict[int, mpz] = {}
-        secrets: dict[int, X25519PrivateKey] = {}
-        for seat in self.order:
-            if seat == self.me:
-                keys[seat] = [self.secrets.card_key(j).d for j in range(size)]
-                shuffle_keys[seat] = self.secrets.shuffle_key.e
+        size, q, p, problems = self.size, self.group.q, self.group.p, []
+        everyone = {**seeds, self.me: self.secrets}
+        keys = {seat: [s.card_key(pos).d for pos in self.positions()] for seat, s in everyone.items()}
+        for seat in seeds:
+            if everyone[seat].box_public != self.box_keys[seat]:
+                problems.append(f"{name(seat)} published a deck seed that is not the one of their hello")
                 continue
-            audit = audits[seat]
-            try:
-                if audit.shuffle_key is None or len(audit.card_keys) != size:
-                    raise CryptoViolation(f"published {len(audit.card_keys)} card keys instead of {size}")
-                shuffle_keys[seat] = self.group.exponent_from_hex(audit.shuffle_key, "published shuffle key")
-                keys[seat] = [self.group.exponent_from_hex(k, f"published key for card {j}")
-                              for j, k in enumerate(audit.card_keys)]
-            except CryptoViolation as error:
-                return [f"{name(seat)} {error}"]
-            secret = X25519PrivateKey.from_private_bytes(bytes.fromhex(audit.box_secret))
-            if secret.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex() != self.box_keys[seat]:
-                problems.append(f"{name(seat)} published a box secret that is not the one of their hello")
-                continue
-            secrets[seat] = secret
-            for j, key in enumerate(keys[seat]):
-                if self.commitments[seat][j] != key_commitment(self.room, self.game, seat, j, key):
-                    problems.append(f"{name(seat)}'s published key for card {j} is not the one they committed to")
+            for j, pos in enumerate(self.positions()):
+                if self.commitments[seat][j] != key_commitment(self.room, self.game, seat, pos, keys[seat][j]):
+                    problems.append(f"{name(seat)}'s key for card {pos} is not the one they committed to")
                     break
         for (pos, sender, to), box in self.sealed.items():
-            if sender == self.me or to == self.me or to not in secrets or sender not in keys:
-                continue  # mine, or checked when it reached me, or its seat's audit already failed
-            if _open(secrets[to], self.box_keys[sender], self.room, self.game, sender, to, pos, box) != keys[sender][pos]:
+            if sender == self.me or to == self.me or pos not in self.positions():
+                continue  # mine, or checked when it reached me, or another deal's
+            if _open(everyone[to].box, self.box_keys[sender], self.room, self.game, sender, to, pos, box) \
+                    != keys[sender][pos - self.offset]:
                 problems.append(f"{name(sender)}'s sealed key for card {pos} to {name(to)} was wrong")
         for pos, by_seat in self.public.items():
             for seat, key in by_seat.items():
-                if seat in keys and keys[seat][pos] != key:
-                    problems.append(f"{name(seat)}'s key for card {pos} during the game differs from the published one")
+                if pos in self.positions() and keys[seat][pos - self.offset] != key:
+                    problems.append(f"{name(seat)}'s key for card {pos} during the game is not their real one")
         if problems:
             return problems
         bases: list[mpz] = []
@@ -440,11 +442,11 @@ class Deck:
                 continue
             checks.append((seat, step))
             bases.extend(self.step_input(step))
+            shuffle = everyone[seat].shuffle_key(self.deal)
             if step < self.seats:
-                exponents.extend([shuffle_keys[seat]] * size)
+                exponents.extend([shuffle.e] * size)
             else:
-                d = gmpy2.invert(shuffle_keys[seat], q)
-                exponents.extend(d * gmpy2.invert(k, q) % q for k in keys[seat])
+                exponents.extend(shuffle.d * gmpy2.invert(k, q) % q for k in keys[seat])
         bases.extend(self.final)
         for j in range(size):
             total = mpz(1)
@@ -456,15 +458,17 @@ class Deck:
             found = []
             for index, (seat, step) in enumerate(checks):
                 got = results[index * size:(index + 1) * size]
-                if step < self.seats and set(got) != set(self.steps[step]):
-                    found.append(f"{name(seat)}'s phase-1 shuffle is not a permutation of the deck they received")
-                elif step >= self.seats and got != self.steps[step]:
-                    found.append(f"{name(seat)}'s phase-2 shuffle does not match the keys they published")
+                if step < self.seats:
+                    order = everyone[seat].permutation(size, self.deal)
+                    if [got[i] for i in order] != self.steps[step]:
+                        found.append(f"{name(seat)}'s phase-1 shuffle is not the one their seed makes")
+                elif got != self.steps[step]:
+                    found.append(f"{name(seat)}'s phase-2 shuffle does not match their keys")
             encodings = self.group.encodings(size)
             cards = [encodings.get(v) for v in results[len(checks) * size:]]
             if None in cards or len(set(cards)) != size:
-                found.append("the final deck does not decrypt to one of each card")
+                found.append(f"deal {self.deal + 1} does not decrypt to one of each card")
                 return found, {}
-            return found, {pos: card for pos, card in enumerate(cards) if card is not None}
+            return found, {self.offset + j: card for j, card in enumerate(cards) if card is not None}
 
-        return Job(bases, exponents, self.group.p, finish)
+        return Job(bases, exponents, p, finish)

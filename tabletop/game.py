@@ -67,8 +67,17 @@ class GameState(ABC, Generic[Face]):
     seen: dict[int, set[int]] = field(default_factory=dict)  # position -> seats that have seen it
 
     def deal(self) -> list[Show]:
-        """The showings that make the deal (positions shown to their owners), once the deck is shuffled."""
+        """The showings that make the current deal (positions shown to their owners), once its deck is shuffled.
+
+        It must not change the state: the audit's replay never calls it.
+        """
         return []
+
+    def deals(self) -> int:
+        """How many times the game has asked for the deck to be dealt. A game of rounds asks once a round by
+        raising this after a move; the table then shuffles a new deck, whose positions follow the last deal's
+        (deal k holds positions k·n … k·n + n − 1 for a deck of n cards)."""
+        return 1
 
     @abstractmethod
     def to_move(self) -> tuple[int, ...]:

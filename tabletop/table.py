@@ -118,9 +118,9 @@ class Play:
     draw: commit.Round | None = None
     starter: int | None = None
     next_starter: int | None = None  # from the last game's outcome
-    deck: mental.Deck | None = None
+    decks: list[mental.Deck] = field(default_factory=list)  # one per deal; most games deal once
     state: GameState | None = None
-    dealt: bool = False
+    dealt: bool = False  # the current deal is complete
     choice: commit.Round | None = None
     moves: list[tuple[int, wire.Message]] = field(default_factory=list)
     choices: list[dict[int, str]] = field(default_factory=list)
@@ -133,6 +133,11 @@ class Play:
     @property
     def audited(self) -> bool:
         return self.seats > 0 and len(self.audits) == self.seats
+
+    @property
+    def deck(self) -> mental.Deck | None:
+        """The deck of the current deal, if the game has cards."""
+        return self.decks[-1] if self.decks else None
 
 
 @dataclass(frozen=True)
@@ -196,9 +201,17 @@ class Table:
         return self._identities[number]
 
     def secrets(self, number: int, group: Group) -> mental.Secrets:
+        """My deck secrets for game ``number``: from a seed of their own, published at the audit."""
         if number not in self._secrets:
-            self._secrets[number] = mental.Secrets(group, self.game_seed(number))
+            self._secrets[number] = mental.Secrets(group, self.deck_seed(number))
         return self._secrets[number]
+
+    def deck_seed(self, number: int) -> bytes:
+        return derive_bytes(self.game_seed(number), "deck", 32)
+
+    def nonce(self, number: int, label: str) -> bytes:
+        """My secret nonce for the commit–reveal round ``label`` of game ``number``."""
+        return derive_bytes(self.game_seed(number), f"nonce/{label}", 32)
 
     # -- reading the state --------------------------------------------------------------------------
 
@@ -430,13 +443,23 @@ class Table:
         faces = tuple(p.game.faces(p.options))
         p.state = p.game.new(Setup(p.seats, starter, p.options, faces))
         if faces:
-            order = tuple((starter + k) % p.seats for k in range(p.seats))
-            box_keys = {s: h.box_key for s, h in p.hellos.items()}
-            p.deck = mental.Deck(self.room, p.number, p.group, p.group.encoded(len(faces)), order, self.me,
-                                 self.secrets(p.number, p.group), box_keys)
+            self._deal(p)
             self._say(f"shuffling; {self.who(starter)} start{'s' * (starter != self.me)}")
         else:
             self._say(f"{self.who(starter)} start{'s' * (starter != self.me)}")
+
+    def _deal(self, p: Play) -> None:
+        """A new deck for the next deal: shuffled by every seat, the starter of the deal first."""
+        assert p.group is not None and p.state is not None and p.starter is not None
+        deal = len(p.decks)
+        if deal >= wire.MAX_DEALS:
+            raise Violation(f"the game asked for more than {wire.MAX_DEALS} deals")
+        size = len(p.state.setup.faces)
+        order = tuple((p.starter + deal + k) % p.seats for k in range(p.seats))
+        box_keys = {s: h.box_key for s, h in p.hellos.items()}
+        p.decks.append(mental.Deck(self.room, p.number, p.group, p.group.encoded(size), order, self.me,
+                                   self.secrets(p.number, p.group), box_keys, deal))
+        p.dealt = False
 
     def _move(self, seat: int, p: Play, move: wire.Message, shares: wire.Shares | None) -> None:
         self._expect(seat, p, move, Phase.PLAYING)
@@ -477,6 +500,10 @@ class Table:
             p.moves.append((seat, move))
             p.last_move = f"{self.who(seat)} {p.state.describe(seat, move)}"
             self._say(p.last_move)
+            if p.decks and p.state.deals() > len(p.decks):  # a game of rounds: a new deal for the next one
+                self._deal(p)
+                self._say(f"shuffling for deal {len(p.decks)}")
+                return
         if p.choice is None and p.outcome is None and (choice := p.state.choice()) is not None:
             p.choice = commit.Round(self.room, p.number, choice.label, choice.seats, choice.allowed)
         if p.outcome is None and p.dealt and p.pending is None and (outcome := p.state.outcome()) is not None:
@@ -501,25 +528,33 @@ class Table:
     # -- the audit (its exponentiations are the shell's to run) ----------------------------------------
 
     def audit_work(self) -> Work | None:
-        """Once every seat's secrets are in: the job whose ``finish`` records the verdict."""
+        """Once every seat's deck seed is in: the job whose ``finish`` records the verdict."""
         p = self.play
-        if not p.audited or p.verdict is not None or p.state is None:
+        if not p.audited or p.verdict is not None or p.state is None or p.group is None:
             return None
-        job = p.deck.audit_job(p.audits, self.who) if p.deck is not None else None
-        if not isinstance(job, mental.Job):
-            found = job or []
-
-            def conclude(_: list[mpz]) -> None:
-                self._conclude(p, found or self._replay(p, {}))
-
-            return Work(mental.Job([], [], mpz(7), conclude))
-        deck_job = job
+        seeds = {seat: mental.Secrets(p.group, bytes.fromhex(audit.seed))
+                 for seat, audit in p.audits.items() if seat != self.me}
+        jobs = [deck.audit_job(seeds, self.who) for deck in p.decks]
+        found = [problem for job in jobs if isinstance(job, list) for problem in job]
+        if found:
+            return Work(mental.Job([], [], mpz(7), lambda _: self._conclude(p, found)))
+        deals = [job for job in jobs if isinstance(job, mental.Job)]
 
         def finish(results: list[mpz]) -> None:
-            found, cards = deck_job.finish(results)
-            self._conclude(p, found or self._replay(p, cards))
+            problems: list[str] = []
+            cards: dict[int, int] = {}
+            start = 0
+            for job in deals:
+                end = start + len(job.bases)
+                deal_problems, deal_cards = job.finish(results[start:end])
+                problems += deal_problems
+                cards |= deal_cards
+                start = end
+            self._conclude(p, problems or self._replay(p, cards))
 
-        return Work(mental.Job(job.bases, job.exponents, job.p, finish))
+        bases = [b for job in deals for b in job.bases]
+        exponents = [e for job in deals for e in job.exponents]
+        return Work(mental.Job(bases, exponents, p.group.p, finish))
 
     def _replay(self, p: Play, cards: dict[int, int]) -> list[str]:
         """Play the game again with every face known: each move legal, each claim true."""
@@ -578,13 +613,7 @@ class Table:
         if phase is Phase.AUDITING:
             if self.me in p.audits:
                 return None
-            secrets = self.secrets(p.number, p.group) if p.group else None
-            assert secrets is not None
-            size = p.deck.size if p.deck else 0
-            return Post(p.number, wire.Audit(
-                shuffle_key=format(secrets.shuffle_key.e, "x") if p.deck else None,
-                card_keys=[format(secrets.card_key(j).d, "x") for j in range(size)],
-                box_secret=secrets.box_secret))
+            return Post(p.number, wire.Audit(seed=self.deck_seed(p.number).hex()))
         if phase is Phase.PLAYING and p.pending is None:
             if p.choice is not None:
                 return self._round_owed(p, p.choice)
@@ -608,7 +637,7 @@ class Table:
         if current is None:
             return None
         owed = current.owed(self.me)
-        nonce = self.secrets(p.number, p.group).nonce(current.label)
+        nonce = self.nonce(p.number, current.label)
         if owed == "commit":
             value = "" if current.allowed == ("",) else self.choices.get(current.label)
             if value is None:

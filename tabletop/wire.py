@@ -40,7 +40,8 @@ Hex = Annotated[str, Field(pattern=rf"^(0|[1-9a-f][0-9a-f]{{0,{HEX_DIGITS - 1}}}
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Counter = Annotated[int, Field(ge=1, le=1_000_000)]
 Seat = Annotated[int, Field(ge=0, lt=MAX_SEATS)]
-Position = Annotated[int, Field(ge=0, lt=1000)]
+MAX_DEALS = 100  # decks one game may deal (a game of rounds deals once a round)
+Position = Annotated[int, Field(ge=0, lt=MAX_DEALS * 1000)]
 Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")]
 Word = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")]
 
@@ -80,12 +81,11 @@ class Share(Message):
 
 
 class Audit(Message):
-    """End of a game: every secret this seat used, so that everyone can re-check everything."""
+    """End of a game: the seed every deck secret of this seat derives from, so that everyone can re-check
+    every key, permutation and sealed share it used. (Its signing key derives from elsewhere: it stays secret.)"""
 
     type: Literal["audit"] = "audit"
-    shuffle_key: Hex | None = None  # e of phase 1 (games without a deck have none)
-    card_keys: Annotated[list[Hex], Field(max_length=1000)] = []  # d_j for every position j
-    box_secret: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]  # X25519: opens every sealed share
+    seed: Digest
 
 
 class OpenKey(BaseModel):

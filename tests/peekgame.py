@@ -1,4 +1,6 @@
-"""A test-only game for three seats that exercises the N-player deck.
+"""Test-only games: three seats that exercise the N-player deck, and a game that deals three times.
+
+Peek:
 
 Each seat is dealt two cards face down, unseen even by itself. Seats move in
 turn (0, 1, 2, 0, …): ``look`` shows one position privately to the mover
@@ -10,7 +12,7 @@ passes, seat 2 spies on that same card, then seat 0 opens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from games.cards import SHORT_DECK, Card
@@ -116,3 +118,71 @@ def script(table: Table) -> Message | None:
     if table.me == 2:
         return Look(pos=TARGET)
     return Pass()
+
+
+class Turn(Message):
+    type: Literal["turn"] = "turn"
+
+
+@dataclass
+class DealsState(GameState[Card]):
+    """Three deals of the short deck; each seat in turn turns the top card of the current deal face up.
+
+    After both have turned, the next deal is shuffled; after three, the higher total of turned cards wins.
+    """
+
+    turned: list[tuple[int, int]] = field(default_factory=list)  # (seat, position)
+    DEALS: ClassVar[int] = 3
+
+    def deals(self) -> int:
+        return min(self.DEALS, len(self.turned) // self.setup.seats + 1)
+
+    def to_move(self) -> tuple[int, ...]:
+        return () if len(self.turned) == self.DEALS * self.setup.seats else (len(self.turned) % self.setup.seats,)
+
+    def next_position(self) -> int:
+        deal, k = divmod(len(self.turned), self.setup.seats)
+        return deal * len(self.setup.faces) + k
+
+    def check(self, seat: int, move: Message) -> None:
+        if seat not in self.to_move():
+            raise RuleViolation(f"sent {move.type!r} out of turn")
+
+    def shows(self, seat: int, move: Message) -> list[Show]:
+        return [Show(self.next_position())]
+
+    def push(self, seat: int, move: Message) -> None:
+        self.turned.append((seat, self.next_position()))
+
+    def legal_moves(self, seat: int) -> list[Message]:
+        return [Turn()] if seat in self.to_move() else []
+
+    def outcome(self) -> Outcome | None:
+        if self.to_move():
+            return None
+        totals = tuple(sum(self.faces[pos].value for s, pos in self.turned if s == seat)
+                       for seat in range(self.setup.seats))
+        best = max(totals)
+        return Outcome(tuple(s for s, t in enumerate(totals) if t == best), totals, "every card is turned")
+
+    def describe(self, seat: int, move: Message) -> str:
+        return f"turned {self.faces[self.turned[-1][1]]}"
+
+    def view(self, seat: int) -> Any:
+        return list(self.turned)
+
+
+class DealsGame(Game[Card]):
+    name: ClassVar[str] = "deals"
+    title: ClassVar[str] = "deals"
+    seats: ClassVar[range] = range(2, 3)
+    messages: ClassVar[tuple[type[Message], ...]] = (Turn,)
+
+    def faces(self, options: Any) -> tuple[Card, ...]:
+        return SHORT_DECK
+
+    def new(self, setup: Setup[Card]) -> DealsState:
+        return DealsState(setup)
+
+    def computer(self, seed: int | None) -> Any:
+        return lambda table: Turn()

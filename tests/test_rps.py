@@ -227,7 +227,7 @@ def test_a_reveal_before_both_have_committed():
         if label is None:
             return None
         p = table.play
-        reveal = make_reveal(label, table.secrets(p.number, p.group).nonce(label), table.choices[label])
+        reveal = make_reveal(label, table.nonce(p.number, label), table.choices[label])
         return [body, reseal(table, body, reveal, None, n=body["n"] + 1)]
 
     room = play(Once(peek_first), cheater=0)
@@ -240,7 +240,7 @@ def test_committing_twice_to_one_throw():
         if label is None:
             return None
         p = table.play
-        second = make_commit(table.room, p.number, table.me, label, table.secrets(p.number, p.group).nonce(label),
+        second = make_commit(table.room, p.number, table.me, label, table.nonce(p.number, label),
                              next(v for v in THROWS if v != table.choices[label]))
         return [body, reseal(table, body, second, None, n=body["n"] + 1)]
 
@@ -253,7 +253,7 @@ def test_a_throw_that_is_not_allowed():
         if label is None:
             return None
         p = table.play
-        nonce = table.secrets(p.number, p.group).nonce(label)
+        nonce = table.nonce(p.number, label)
         commit = make_commit(table.room, p.number, table.me, label, nonce, "lizard")
         return [reseal(table, body, commit, None), reseal(table, body, make_reveal(label, nonce, "lizard"), None,
                                                            n=body["n"] + 1)]

@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from games import GAMES
 from games.discard.strategy import simple
-from peekgame import TARGET, Look, Open, PeekGame, script
+from peekgame import TARGET, DealsGame, Look, Open, PeekGame, script
 from room import Room
 from tabletop.crypto import MODP_2048
 from tabletop.deck import _open, seal_key
@@ -167,3 +167,40 @@ def test_seat_0_opens_the_room_and_a_joiner_follows_its_terms():
     assert room.violations == {}
     assert [e.seat for e in room.ledger if e.kind == "post"][:2] == [0, 1]  # seat 0's hello first
     assert room.tables[1].play.deck.size == 24  # bo wished for the full deck, and plays the room's
+
+
+def test_a_game_that_deals_three_times_shuffles_each_deal_and_audits_them_all():
+    room = Room(game="deals", catalog={**GAMES, "deals": DealsGame()})
+    room.strategies = {seat: DealsGame().computer(None) for seat in range(2)}
+    room.run()
+    assert room.violations == {}
+    tables = room.tables
+    assert all(t.play.verdict == [] for t in tables), [t.play.verdict for t in tables]
+    decks = tables[0].play.decks
+    assert [deck.deal for deck in decks] == [0, 1, 2] and all(deck.shuffled for deck in decks)
+    assert [deck.offset for deck in decks] == [0, 24, 48]
+    turned = [pos for _, pos in tables[0].play.state.turned]
+    assert turned == [0, 1, 24, 25, 48, 49]  # each deal's own positions
+    shuffles = [e for e in room.ledger if e.kind == "post" and e.body["msg"]["type"] == "shuffle"]
+    assert len(shuffles) == 3 * 4  # 2N steps for every deal
+    assert decks[0].final != decks[1].final  # a new deck under new keys
+
+
+def test_a_shuffle_step_against_its_seed_is_caught_by_the_audit():
+    """A phase-1 step that is a permutation, but not the one its hello's seed commits to, fails the audit."""
+    def reorder(table, body):
+        if body["msg"]["type"] != "shuffle" or body["msg"]["phase"] != 1:
+            return None
+        msg = dict(body["msg"], deck=list(reversed(body["msg"]["deck"])))
+        from tabletop import wire
+        from tabletop.deck import Shuffle
+
+        return wire.seal(table.identity(body["game"]), table.room, table.me, body["game"], body["n"],
+                         Shuffle.model_validate(msg))
+
+    room = Room(game="deals", catalog={**GAMES, "deals": DealsGame()})
+    room.strategies = {seat: DealsGame().computer(None) for seat in range(2)}
+    room.tamper = {1: reorder}
+    room.run()
+    assert 0 not in room.violations
+    assert "bo's phase-1 shuffle is not the one their seed makes" in room.tables[0].play.verdict
