@@ -103,9 +103,12 @@ class TableScreen(Screen[None]):
             self.update(self.view)
 
     def update(self, view: SeatView, now: float | None = None, wall: float | None = None) -> None:
-        """Show ``view``; before the widgets exist (a fast resume), keep it for when they do."""
+        """Show ``view``; before the widgets exist (a fast resume), keep it for when they do.
+
+        The app's clock calls this every second, also while the app is closing and the widgets are gone.
+        """
         old, self.view = self.view, view
-        if not self.is_mounted:
+        if not self.is_mounted or not self.query(StatusBar):
             return
         status = self.query_one(StatusBar)
         if old is None or (old.moves, old.phase, old.game) != (view.moves, view.phase, view.game):
