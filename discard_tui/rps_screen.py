@@ -125,12 +125,11 @@ class ThrowButton(Widget):
 
     def render(self) -> Text:
         name = THROWS[self.index].capitalize()
-        style = "bold" if self.available else "bold reverse" if self.chosen else "dim"
         text = frame(self.size.width, self.size.height, KEYS[self.index], name, "chosen" if self.chosen else "",
                      self.chosen, "" if self.available or self.chosen else "dim")
         start = text.plain.find(name)
         if start >= 0 and (self.chosen or self.available):
-            text.stylize(style, start, start + len(name))
+            text.stylize("bold reverse" if self.chosen else "bold", start, start + len(name))
         return text
 
     def on_click(self, event: events.Click) -> None:
