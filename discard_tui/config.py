@@ -20,6 +20,7 @@ class GameEntry:
 
 GAMES = {
     "discard": GameEntry("discard_tui.discard_screen", range(2, 3), 2, ("deck",)),
+    "rps": GameEntry("discard_tui.rps_screen", range(2, 3), 2),
 }
 
 

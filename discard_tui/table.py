@@ -103,16 +103,19 @@ class TableScreen(Screen[None]):
             self.update(self.view)
 
     def update(self, view: SeatView, now: float | None = None, wall: float | None = None) -> None:
-        """Show ``view``; before the widgets exist (a fast resume), keep it for when they do."""
+        """Show ``view``; before the widgets exist (a fast resume), keep it for when they do.
+
+        The app's clock calls this every second, also while the app is closing and the widgets are gone.
+        """
         old, self.view = self.view, view
-        if not self.is_mounted:
+        if not self.is_mounted or not self.query(StatusBar):
             return
         status = self.query_one(StatusBar)
         if old is None or (old.moves, old.phase, old.game) != (view.moves, view.phase, view.game):
             status.notice = ""  # a refusal stands until something happens
         status.match = f"{score_line(view)} · game {view.game}"
         status.link = link_text(view, now, wall)
-        status.headline, status.my_turn = headline(view), view.my_turn
+        status.headline, status.my_turn = self.headline(view), view.my_turn
         status.event = capitalized(view.last_move or "")
         status.hint = trouble(view, self.leave_grace, now, wall) or self.hint(view) or \
             (view.note if view.phase in IN_GAME else "")
@@ -125,6 +128,10 @@ class TableScreen(Screen[None]):
 
     def show_board(self, view: Any) -> None:
         """Draw the game's own widgets from ``view``."""
+
+    def headline(self, view: Any) -> str:
+        """Whose turn it is, or what is going on, in a few words ("Your turn", "bo's turn", "Shuffling")."""
+        return headline(view)
 
     def hint(self, view: Any) -> str:
         """What the player can do now, in one line ("" for nothing)."""

@@ -1,0 +1,349 @@
+"""Rock-paper-scissors' table: the last throw of each player, the score, the history, and the three throws to choose.
+
+``view(seat)`` and ``act(seat, intent)`` are this game's side of the app (see
+discard_tui/discard_screen.py): the first builds the screen's
+:class:`RpsScreenView`, the second turns an intent (the n-th throw) into the
+player's choice. They import the table when called, so that this module stays
+as light as the screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Label, Static
+
+from .table import Intent, TableScreen, capitalized, headline
+from .view import Phase, SeatView
+
+if TYPE_CHECKING:
+    from tabletop.shell import Seat
+    from tabletop.table import Table
+
+TITLE = "rock-paper-scissors"
+THROWS = ("rock", "paper", "scissors")  # the order of the keys and buttons; the game's own (tests check it)
+KEYS = ("r", "p", "s")
+MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
+
+
+def help_text(safety: str | None) -> Content:
+    """The rules, the keys and the cues, and the safety number of the game on the table."""
+    return Content.from_markup("""\
+[b]Rock-paper-scissors[/b]: the first to win [b]3 throws[/b] wins the game.
+Both choose each throw at once: rock blunts scissors, scissors
+cut paper, paper covers rock. Equal throws are thrown again.
+Throws are committed before they are shown: nobody, the relay
+included, sees yours before both have chosen, or can change it.
+
+[b]Keys[/b]   r rock   p paper   s scissors (or click one)   n rematch
+       x leave (when offered)   Tab the log   q quit
+[b]Cues[/b]   your chosen throw: a double frame ╔╗, its name reversed;
+       the winner of the last throw: a double frame.
+       History: yours/theirs, ✓ won, ✗ lost, = equal.
+
+[b]Safety number[/b]  $safety
+Read it to your opponent: if yours differ, the relay has put
+you in different games and plays each of you itself.
+
+[dim]Escape closes this help.[/dim]""", safety=safety or "(once both players have said hello)")
+
+
+@dataclass(frozen=True)
+class RpsScreenView(SeatView):
+    """Rock-paper-scissors' screen: the table's view of the match, from my side."""
+
+    throws: tuple[tuple[str, str, str], ...] = ()  # every throw revealed: (mine, theirs, "won" | "lost" | "equal")
+    scores: tuple[int, int] = (0, 0)  # throws won: (mine, theirs)
+    target: int = 3
+    number: int = 0  # the throw under way (or the last one, once the match is over); 0 before the game
+    chosen: str | None = None  # my throw for the throw under way, hidden from the others until all have chosen
+    opponent_chosen: bool = False  # the other player is committed to this throw
+    throw_refusal: str | None = "the game is not under way"  # why I cannot choose a throw now, None if I can
+
+
+def frame(width: int, height: int, top: str, middle: str, bottom: str, double: bool, style: str) -> Text:
+    """A box of ``width`` × ``height`` cells: ``top`` and ``bottom`` set into its edges, ``middle`` centred inside."""
+    tl, tr, bl, br, edge, side = ("╔", "╗", "╚", "╝", "═", "║") if double else ("┌", "┐", "└", "┘", "─", "│")
+    inner = max(width - 2, 1)
+
+    def edge_line(left: str, label: str, right: str) -> str:
+        room = inner - 4  # an edge cell at either end, a space either side of the label
+        if cell_len(label) > room:
+            label = set_cell_size(label, room - 1) + "…" if room > 1 else ""
+        label = f" {label} " if label else ""
+        return left + edge + label + edge * (inner - 1 - cell_len(label)) + right
+
+    rows = [edge_line(tl, top, tr)]
+    body = max(height - 2, 1)
+    for row in range(body):
+        text = middle if row == (body - 1) // 2 else ""
+        rows.append(side + set_cell_size(" " * ((inner - cell_len(text)) // 2) + text, inner) + side)
+    rows.append(edge_line(bl, bottom, br))
+    return Text("\n".join(rows), style=style, no_wrap=True, overflow="crop")
+
+
+class ThrowCard(Widget):
+    """One player's last throw, in a box captioned with their name; a double frame if it won."""
+
+    caption: reactive[str] = reactive("")
+    throw: reactive[str] = reactive("")  # "" before the first throw
+    result: reactive[str] = reactive("")  # "won" | "lost" | "equal", for this player; "" before the first throw
+
+    def render(self) -> Text:
+        middle = self.throw.upper() if self.throw else "·"
+        return frame(self.size.width, self.size.height, self.caption, middle, self.result,
+                     self.result == "won", "bold" if self.result == "won" else "")
+
+
+class ThrowButton(Widget):
+    """One of the three throws: its key in the frame, its name inside; chosen: a double frame and reversed."""
+
+    available: reactive[bool] = reactive(False)  # I may choose a throw now
+    chosen: reactive[bool] = reactive(False)  # my throw for the throw under way
+
+    class Pressed(Message):
+        """The player clicked this throw."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, index: int) -> None:
+        super().__init__(id=f"throw-{THROWS[index]}", classes="throw")
+        self.index = index
+
+    def render(self) -> Text:
+        name = THROWS[self.index].capitalize()
+        text = frame(self.size.width, self.size.height, KEYS[self.index], name, "chosen" if self.chosen else "",
+                     self.chosen, "" if self.available or self.chosen else "dim")
+        start = text.plain.find(name)
+        if start >= 0 and (self.chosen or self.available):
+            text.stylize("bold reverse" if self.chosen else "bold", start, start + len(name))
+        return text
+
+    def on_click(self, event: events.Click) -> None:
+        self.post_message(self.Pressed(self.index))
+
+
+class History(Widget):
+    """Every throw as "R/S✓" (mine/theirs, then won ✓, lost ✗ or equal =): the latest ones that fit."""
+
+    throws: reactive[tuple[tuple[str, str, str], ...]] = reactive(())
+
+    def render(self) -> Text:
+        return Text(history_line(self.throws, self.size.width), no_wrap=True, overflow="ellipsis")
+
+
+class RpsTable(TableScreen):
+    """The score, the last throw of each player and their history, and my three throws."""
+
+    CSS_PATH = "rps.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(key, f"throw({index})", name.capitalize()) for index, (key, name) in enumerate(zip(KEYS, THROWS))),
+        # The same keys while no throw can be chosen (greyed out above): say why instead of doing nothing.
+        *(Binding(key, "refuse('throw')", show=False) for key in KEYS),
+    ]
+    actions = ("throw", "rematch")
+
+    def compose_board(self) -> ComposeResult:
+        yield Label("", id="rps-score", classes="label", markup=False)
+        yield Static(classes="spacer")
+        with Horizontal(id="last-throws"):
+            yield ThrowCard(id="my-throw")
+            yield Static("vs", id="versus")
+            yield ThrowCard(id="their-throw")
+        yield Label("", id="rps-result", classes="label", markup=False)
+        yield History(id="rps-history")
+        yield Static(classes="spacer")
+        yield Label("", id="rps-prompt", classes="label", markup=False)
+        with Horizontal(id="throw-buttons"):
+            for index in range(len(THROWS)):
+                yield ThrowButton(index)
+
+    def show_board(self, view: RpsScreenView) -> None:
+        other = view.opponent_name
+        mine, theirs = self.query_one("#my-throw", ThrowCard), self.query_one("#their-throw", ThrowCard)
+        mine.caption, theirs.caption = "you", other
+        last = view.throws[-1] if view.throws else ("", "", "")
+        mine.throw, theirs.throw = last[0], last[1]
+        mine.result, theirs.result = last[2], {"won": "lost", "lost": "won"}.get(last[2], last[2])
+        self.query_one("#rps-score", Label).update(f"First to {view.target}: you {view.scores[0]} – {view.scores[1]} {other}")
+        self.query_one("#rps-result", Label).update(result_line(view))
+        self.query_one(History).throws = view.throws
+        self.query_one("#rps-prompt", Label).update(prompt(view))
+        for button in self.query(ThrowButton):
+            button.available = view.throw_refusal is None
+            button.chosen = view.chosen == THROWS[button.index]
+
+    def action_throw(self, index: int) -> None:
+        self.post_message(Intent("throw", index))
+
+    @on(ThrowButton.Pressed)
+    def throw_clicked(self, message: ThrowButton.Pressed) -> None:
+        if self.view is not None and (reason := self.refused(self.view, "throw")) is not None:
+            self.notice(reason)
+        else:
+            self.post_message(Intent("throw", message.index))
+
+    def headline(self, view: RpsScreenView) -> str:
+        if view.phase is Phase.PLAYING:
+            return "Your throw" if view.my_turn else f"Waiting for {view.opponent_name}"
+        return headline(view)
+
+    def hint(self, view: RpsScreenView) -> str:
+        return hint(view)
+
+    def refusal(self, view: RpsScreenView, action: str, index: int | None = None) -> str | None:
+        if action == "rematch":
+            return view.rematch_refusal
+        return view.throw_refusal
+
+
+SCREEN = RpsTable
+
+
+# -- what the board and the status bar say: pure functions of the view --------------------------------------
+
+
+def throw_sentence(mine: str, theirs: str, result: str, other: str) -> str:
+    """ "paper covers rock: you win", "both threw rock: throw again"."""
+    from games.rps.rules import how  # loaded with the table, which made this view
+
+    if result == "equal":
+        return f"both threw {mine}: throw again"
+    if result == "won":
+        return f"{how(mine, theirs)}: you win"
+    return f"{how(theirs, mine)}: {other} wins"
+
+
+def result_line(view: RpsScreenView) -> str:
+    """The last throw in words, or what is going on before and after the throws."""
+    if view.progress is not None and view.phase is not Phase.PLAYING:
+        return f"{view.progress[0]}…"
+    if not view.throws:
+        return "No throw yet." if view.phase is Phase.PLAYING else ""
+    mine, theirs, result = view.throws[-1]
+    return capitalized(throw_sentence(mine, theirs, result, view.opponent_name))
+
+
+def history_line(throws: tuple[tuple[str, str, str], ...], width: int) -> str:
+    """The history in ``width`` cells: "History: R/S✓ P/P= …", the oldest throws left out first."""
+    if not throws:
+        return ""
+    head = "History: "
+    tokens = [f"{mine[0].upper()}/{theirs[0].upper()}{MARKS[result]}" for mine, theirs, result in throws]
+    shown: list[str] = []
+    for token in reversed(tokens):
+        cut = len(shown) + 1 < len(tokens)
+        if cell_len(head + ("… " if cut else "") + " ".join([token, *shown])) > width:
+            break
+        shown.insert(0, token)
+    return head + ("… " if len(shown) < len(tokens) else "") + " ".join(shown)
+
+
+def prompt(view: RpsScreenView) -> str:
+    """Above the three throws: which throw it is and who has chosen."""
+    if view.phase is not Phase.PLAYING:
+        return "The match is over." if view.result else "Your throws, once the game starts:"
+    if view.chosen is not None:
+        return f"Throw {view.number} · " + ("both have chosen: revealing…" if view.opponent_chosen
+                                            else f"you chose {view.chosen}")
+    if view.opponent_chosen:
+        return f"Throw {view.number} · {view.opponent_name} has chosen"
+    return f"Throw {view.number} · nobody has chosen yet"
+
+
+def hint(view: RpsScreenView) -> str:
+    """What the player can do now, in one line."""
+    if view.my_turn:
+        if view.throws and view.throws[-1][2] == "equal":
+            return "Equal, so throw again: r rock, p paper, s scissors"
+        return "r rock, p paper, s scissors, or click one"
+    if view.chosen is not None:
+        return f"{view.chosen.capitalize()} stays hidden until {view.opponent_name} has chosen too"
+    return ""
+
+
+# -- this game's side of the app (imports the table when called) -------------------------------------------
+
+
+def my_throw(table: Table) -> tuple[str | None, bool]:
+    """My value for the throw under way (found from my commitment after a restart), and whether the others
+    are committed to theirs."""
+    play = table.play
+    current = play.choice
+    if current is None:
+        return None, False
+    chosen = table.choices.get(current.label)
+    if chosen is None and table.me in current.commits:
+        chosen = current.recover(table.me, table.nonce(play.number, current.label))
+    return chosen, all(seat in current.commits for seat in current.seats if seat != table.me)
+
+
+def throw_refusal(seat: Seat) -> str | None:
+    """Why I cannot choose a throw now, in the status bar's words; None if I can."""
+    from tabletop.table import Phase as TablePhase
+
+    table = seat.table
+    current = table.play.choice
+    if table.phase is not TablePhase.PLAYING or table.play.state is None:
+        return "the game is not under way"
+    if current is None or table.me not in current.seats:
+        return "there is no throw to choose now"
+    chosen, _ = my_throw(table)
+    if chosen is not None or current.owed(table.me) != "commit":
+        return f"you have already chosen this throw ({chosen})" if chosen else "you have already chosen this throw"
+    return None
+
+
+def view(seat: Seat) -> RpsScreenView:
+    """What the rock-paper-scissors table shows of ``seat`` now."""
+    from games.rps.game import RpsView
+
+    from .viewmodel import seat_fields
+
+    fields = seat_fields(seat)
+    board: RpsView | None = fields["board"]
+    me, other = seat.table.me, 1 - seat.table.me
+    throws: tuple[tuple[str, str, str], ...] = ()
+    if board is not None:
+        throws = tuple((t.values[me], t.values[other], "equal" if t.winner is None else
+                        "won" if t.winner == me else "lost") for t in board.throws)
+        if throws:  # a revealed throw is this game's move: it also ends a refusal shown in the status bar
+            name = fields["names"][other]
+            fields["last_move"] = f"throw {len(throws)}: {name} threw {throws[-1][1]}"
+            fields["moves"] = len(throws)
+    shown = board is not None and fields["game"] == seat.table.play.number  # not a finished game kept on screen
+    chosen, opponent_chosen = my_throw(seat.table) if shown else (None, False)
+    refusal = throw_refusal(seat)
+    fields["my_turn"] = refusal is None
+    return RpsScreenView(
+        **fields,
+        throws=throws,
+        scores=(board.scores[me], board.scores[other]) if board else (0, 0),
+        target=board.target if board else 3,
+        number=board.number if board else 0,
+        chosen=chosen,
+        opponent_chosen=opponent_chosen,
+        throw_refusal=refusal,
+    )
+
+
+async def act(seat: Seat, intent: Intent) -> str | None:
+    """Choose the throw ``intent`` asks for; the reason it is refused, or None."""
+    if intent.action != "throw" or intent.index is None or not 0 <= intent.index < len(THROWS):
+        return f"rock-paper-scissors has no move called {intent.action!r}"
+    if (reason := throw_refusal(seat)) is not None:
+        return reason
+    return await seat.choose(THROWS[intent.index])

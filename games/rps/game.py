@@ -1,0 +1,97 @@
+"""Rock-paper-scissors on the table: no deck and no moves, only a commit–reveal choice per throw."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from tabletop.game import Choice, Game, GameState, Outcome, RuleViolation, Setup
+from tabletop.wire import Message
+
+from .rules import SEATS, THROWS, Match, Throw
+
+
+@dataclass(frozen=True)
+class RpsView:
+    """The match as a screen or a computer player sees it (the same for every seat: nothing is hidden)."""
+
+    throws: tuple[Throw, ...]  # every throw revealed so far, equal ones included
+    scores: tuple[int, ...]  # throws won, per seat
+    target: int  # won throws that win the match
+    label: str | None  # the throw under way ("throw-4"), None once the match is over
+    awaiting: tuple[int, ...]  # the seats whose throw the game waits for
+    winner: int | None
+
+    @property
+    def number(self) -> int:
+        """The number of the throw under way, or of the last one once the match is over."""
+        return len(self.throws) + (self.label is not None)
+
+
+@dataclass
+class RpsState(GameState[str]):
+    match: Match = field(default_factory=Match)
+
+    @property
+    def label(self) -> str:
+        """The commit–reveal label of the throw under way: unique in the game, so every nonce is fresh."""
+        return f"throw-{self.match.number}"
+
+    def to_move(self) -> tuple[int, ...]:
+        return ()  # nobody moves: every throw is a simultaneous choice
+
+    def check(self, seat: int, move: Message) -> None:
+        raise RuleViolation(f"sent {move.type!r}, but rock-paper-scissors has no moves, only throws")
+
+    def push(self, seat: int, move: Message) -> None:
+        self.check(seat, move)
+
+    def legal_moves(self, seat: int) -> list[Message]:
+        return []
+
+    def choice(self) -> Choice | None:
+        return None if self.match.over else Choice(self.label, tuple(range(SEATS)), THROWS)
+
+    def choose(self, values: dict[int, str]) -> None:
+        self.match.play(values)
+
+    def outcome(self) -> Outcome | None:
+        winner = self.match.winner
+        if winner is None:
+            return None
+        scores = self.match.scores
+        loser = 1 - winner
+        # No name first: screens capitalize a reason's first letter, and a name is shown as its owner wrote it.
+        reason = f"the match went to {{{winner}}}, {scores[winner]} throws to {scores[loser]}"
+        return Outcome((winner,), scores, reason, next_starter=loser)
+
+    def describe(self, seat: int, move: Message) -> str:
+        return f"sent {move.type!r}"  # never logged: check refuses every move
+
+    def view(self, seat: int) -> RpsView:
+        m = self.match
+        choice = self.choice()
+        return RpsView(throws=tuple(m.throws), scores=m.scores, target=m.target,
+                       label=choice.label if choice else None, awaiting=choice.seats if choice else (),
+                       winner=m.winner)
+
+
+class Rps(Game[str]):
+    """Rock-paper-scissors, first to three won throws, each throw by commit–reveal."""
+
+    name: ClassVar[str] = "rps"
+    title: ClassVar[str] = "rock-paper-scissors"
+    seats: ClassVar[range] = range(SEATS, SEATS + 1)
+    messages: ClassVar[tuple[type[Message], ...]] = ()
+
+    def faces(self, options: Any) -> tuple[str, ...]:
+        return ()
+
+    def new(self, setup: Setup[str]) -> RpsState:
+        return RpsState(setup)
+
+    def computer(self, seed: int | None) -> Callable[[Any], Message | str | None]:
+        from .strategy import random_throws
+
+        return random_throws(seed)

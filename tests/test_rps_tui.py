@@ -1,0 +1,169 @@
+"""The rock-paper-scissors table in the app, driven through Pilot: keys, clicks, refusals, help, snapshots.
+
+Deterministic: the computer's throws are seeded, the computer does not pause,
+and the tests wait for game states, not time. Update the snapshots after a
+deliberate change with: uv run pytest tests/test_rps_tui.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+
+from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
+from discard_tui.rps_screen import KEYS, ThrowButton, ThrowCard
+from discard_tui.table import MoveLog
+from discard_tui.view import Phase
+from discard_tui.widgets import StatusBar
+from test_tui import text_of, until
+
+
+def computer_game(**config) -> DiscardApp:
+    return DiscardApp(PlayConfig(name="tester", game="rps", opponent_seed=5, think_time=0, **config))
+
+
+def my_throw_or_over(app) -> bool:
+    view = app.view
+    return view is not None and (view.my_turn or view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))
+
+
+async def throw(pilot, key: str) -> None:
+    """Press ``key`` on my throw, and wait until that throw is revealed (or the match is over)."""
+    app = pilot.app
+    await until(pilot, lambda: my_throw_or_over(app), "my throw")
+    before = len(app.view.throws)
+    await pilot.press(key)
+    await until(pilot, lambda: len(app.view.throws) > before or app.view.phase is not Phase.PLAYING, "the reveal")
+
+
+async def test_a_whole_match_by_keys_to_the_game_over_dialog():
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for number in range(40):  # a match ends within a few throws; equal ones are thrown again
+            await until(pilot, lambda: my_throw_or_over(app), "my throw")
+            if app.view.phase is not Phase.PLAYING:
+                break
+            await throw(pilot, KEYS[number % 3])
+        await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+        await until(pilot, lambda: text_of(app.screen, "#verdict"), "the verdict")
+        view = app.view
+        mine, theirs = view.scores
+        assert max(mine, theirs) == 3 and len(view.throws) >= mine + theirs
+        result, ending = text_of(app.screen, "#result"), text_of(app.screen, "#ending")
+        if mine == 3:
+            assert result == "You win!" and ending == f"The match went to you, 3 throws to {theirs}."
+        else:
+            assert result == "You lose" and ending == f"The match went to Computer, 3 throws to {mine}."
+        assert text_of(app.screen, "#verdict").startswith("Audit: fair")
+        await pilot.press("escape")  # back to the table: the last throw and the score stay on it
+        assert isinstance(app.screen, TableScreen)
+        assert text_of(app.screen, "#rps-score") == f"First to 3: you {mine} – {theirs} Computer"
+        last = view.throws[-1]
+        assert last[0].upper() in text_of(app.screen, "#my-throw") and last[1].upper() in text_of(app.screen, "#their-throw")
+        events = len(app.session.events)
+        await pilot.press("r")
+        assert app.screen.query_one(StatusBar).notice == "the game is not under way"
+        await pilot.pause()
+        assert len(app.session.events) == events and app.session.outbox is None  # nothing was sent
+
+
+async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players, relay_url):
+    """Through a relay against a person who has not chosen yet: my throw waits, hidden, and stays mine."""
+    pair = await players("rps-tui", [None], game="rps", seats=2)  # ana opens the room and chooses when told
+    ana = pair.seats[0]
+    app = DiscardApp(PlayConfig(relay=relay_url, room="rps-tui", name="tester", game="rps"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_throw_or_over(app), "my throw")
+        status = app.screen.query_one(StatusBar)
+        assert "Your throw" in status.render().plain.splitlines()[1]
+        await pilot.press("r")
+        await until(pilot, lambda: app.view.chosen == "rock" and app.session.outbox is None, "my commitment")
+        assert not ana.table.play.choice.values  # committed, nothing revealed: ana cannot know my throw
+        assert text_of(app.screen, "#rps-prompt") == "Throw 1 · you chose rock"
+        assert "Waiting for ana" in status.render().plain.splitlines()[1]
+        rock = app.screen.query_one("#throw-rock", ThrowButton)
+        assert rock.chosen and "╔" in rock.render().plain  # a double frame: no colour needed
+        events = len(app.session.events)
+        await pilot.press("p")
+        assert status.notice == "you have already chosen this throw (rock)"
+        await pilot.press("s")
+        assert status.notice == "you have already chosen this throw (rock)"
+        await pilot.pause()
+        assert len(app.session.events) == events and app.session.outbox is None  # nothing was sent
+
+        assert await ana.choose("scissors") is None
+        await until(pilot, lambda: len(app.view.throws) == 1, "the reveal")
+        assert app.view.throws == (("rock", "scissors", "won"),) and app.view.scores == (1, 0)
+        assert text_of(app.screen, "#rps-result") == "Rock blunts scissors: you win"
+        assert text_of(app.screen, "#rps-score") == "First to 3: you 1 – 0 ana"
+        mine, theirs = app.screen.query_one("#my-throw", ThrowCard), app.screen.query_one("#their-throw", ThrowCard)
+        assert "ROCK" in mine.render().plain and "╔" in mine.render().plain and "won" in mine.render().plain
+        assert "SCISSORS" in theirs.render().plain and "lost" in theirs.render().plain
+        assert text_of(app.screen, "#rps-history") == "History: R/S✓"
+        assert status.notice == ""  # the refusal stood until the throw was revealed
+        assert "Throw 1: ana threw scissors" in status.render().plain.splitlines()[1]
+
+        await pilot.click("#throw-paper")
+        await until(pilot, lambda: app.view.chosen == "paper", "the click's commitment")
+        assert ana.table.play.choice.label == "throw-2" and 1 in ana.table.play.choice.commits
+
+
+async def test_help_gives_the_rules_and_fits_at_80x24():
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_throw_or_over(app), "my throw")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("Static").content)
+        assert "the first to win 3 throws wins" in text and "Equal throws are thrown again" in text
+        assert f"Safety number  {app.view.safety}" in text
+        await pilot.pause()
+        assert app.screen.query_one("#help").max_scroll_y == 0
+
+
+async def test_nothing_on_the_board_is_cut_at_any_size():
+    from rich.cells import cell_len
+
+    app = computer_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await throw(pilot, "r")
+        await until(pilot, lambda: my_throw_or_over(app), "my throw")
+        screen = app.screen
+        for size in [(60, 20), (80, 24), (120, 40)]:
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            room = screen.query_one("#play").content_region.width
+            for selector in ("#rps-score", "#rps-result", "#rps-history", "#rps-prompt"):
+                assert 0 < cell_len(text_of(screen, selector)) <= room, (size, selector, text_of(screen, selector))
+            for widget in [*screen.query(ThrowButton), *screen.query(ThrowCard)]:
+                rows = widget.render().plain.splitlines()
+                assert len(rows) == widget.size.height >= 3 and {cell_len(row) for row in rows} == {widget.size.width}
+                assert rows[0][0] in "┌╔" and rows[-1][-1] in "┘╝"  # the whole frame shows
+                assert widget.region.bottom <= screen.query_one("#play").region.bottom  # nothing below the fold
+            for button, name in zip(screen.query(ThrowButton), ("Rock", "Paper", "Scissors")):
+                assert name in button.render().plain
+            lines = screen.query_one(StatusBar).render().plain.splitlines()
+            assert len(lines) == 3 and all(cell_len(line) <= size[0] for line in lines)
+
+
+# -- snapshots -----------------------------------------------------------------------------------------------------
+
+
+def fixed_game() -> DiscardApp:
+    return computer_game(room="snapshot", seeds=(b"\x01" * 32, b"\x02" * 32))
+
+
+async def two_throws(pilot):
+    for key in ("r", "p"):
+        await throw(pilot, key)
+    await until(pilot, lambda: my_throw_or_over(pilot.app), "my throw")
+    log = pilot.app.table.query_one(MoveLog)
+    await until(pilot, lambda: log.scroll_y == log.max_scroll_y, "the log at its end")
+    await pilot.wait_for_scheduled_animations()
+
+
+def test_table(snap_compare):
+    assert snap_compare(fixed_game(), terminal_size=(80, 24), run_before=two_throws)
+
+
+def test_table_at_60x20_without_colour(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(fixed_game(), terminal_size=(60, 20), run_before=two_throws)
