@@ -5,5 +5,6 @@ from __future__ import annotations
 from tabletop.game import Game
 
 from .discard.game import Discard
+from .war.game import War
 
-GAMES: dict[str, Game] = {game.name: game for game in (Discard(),)}
+GAMES: dict[str, Game] = {game.name: game for game in (Discard(), War())}

@@ -93,13 +93,13 @@ class WarState(GameState[Card]):
         return Outcome(winners, tuple(len(pile) for pile in b.piles), b.ending, next_starter=loser)
 
     def describe(self, seat: int, move: Message) -> str:
-        """ "turned 7♠ against K♦: K♦ takes 2 cards": the mover's own card first."""
+        """ "turned 7♠ against K♦: K♦ takes 2 cards", "… in the war: …": the mover's own card first."""
         assert isinstance(move, Turn)
         b = self.board
         mine, theirs = self.faces[move.up[seat]], self.faces[move.up[1 - seat]]
-        line = f"turned {mine} against {theirs}" + (" after a card each face down" if move.down else "")
+        line = f"turned {mine} against {theirs}" + (" in the war" if move.down else "")
         if b.taker is None:
-            return f"{line}: war!" if b.at_war and not b.over else f"{line}: a war"
+            return f"{line}: a war" if b.over else f"{line}: war again!" if move.down else f"{line}: war!"
         taken = self.faces[move.up[b.taker]]
         return f"{line}: {taken} takes {len(b.trick)} cards"
 
