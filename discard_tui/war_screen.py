@@ -16,17 +16,18 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Label, ProgressBar, Static
+from textual.widgets import Label, Static
 
 from games.cards import Card
 
 from .table import Intent, TableScreen
 from .view import Phase, SeatView
-from .widgets import CardWidget, back_rows, card_size, empty_rows, face_rows, fan, fan_advances, min_step, plural
+from .widgets import (CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, fan_advances, min_step,
+                      plural)
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -148,9 +149,7 @@ class WarTable(TableScreen):
         yield Static(classes="spacer")
         with Horizontal(id="war-middle"):
             yield Label("", id="trick-state", markup=False)
-            with Vertical(id="progress-box"):
-                yield Label("", id="progress-label", markup=False)
-                yield ProgressBar(total=6, show_eta=False, id="progress")
+            yield ProgressBox(id="progress-box")
         yield Static(classes="spacer")
         with Horizontal(classes="war-row"):
             yield Pile(id="my-pile")
@@ -166,12 +165,7 @@ class WarTable(TableScreen):
             trick = self.query_one(f"#{side}-trick", Trick)
             trick.cards, trick.took = view.trick[seat], view.taker == seat
         self.query_one("#trick-state", Label).update(trick_state(view))
-        box = self.query_one("#progress-box")
-        box.display = view.progress is not None
-        if view.progress is not None:
-            label, done, total = view.progress
-            self.query_one("#progress-label", Label).update(label)
-            self.query_one(ProgressBar).update(progress=done, total=total)
+        self.query_one(ProgressBox).show(view.progress)
 
     def action_turn(self) -> None:
         self.post_message(Intent("turn"))
