@@ -133,6 +133,30 @@ def test_tricks_is_the_war_option_of_both_programs():
     assert bot.options_for(GAMES["war"], args, bot.parser()) == {"tricks": 40}
 
 
+def test_going_back_to_a_saved_game_opens_that_games_screen():
+    """A room's game is saved with the seat: `--room`, the `--games` command and a bare start go back to it
+    as war, and `--game discard` goes back to the newest discard game instead of the newer war one."""
+    import dataclasses
+
+    from discard_tui import cli, saves
+
+    def save(room: str, game: str, at: float) -> saves.SavedSeat:
+        seat = saves.new_seat(saves.LOCAL_RELAY, room, "ana", "t" * 32, bytes([1]) * 32, game)
+        seat = dataclasses.replace(seat, stage="playing", saved_at=at)
+        saves.save(seat)
+        return seat
+
+    def config(*argv: str):
+        return cli.config_from(cli.parser().parse_args(["--name", "ana", *argv]), cli.parser())
+
+    save("computer-discard", "discard", 1.0)
+    war = save("computer-war", "war", 2.0)
+    assert (config("--room", "computer-war").game, config().room, config().game) == ("war", "computer-war", "war")
+    assert (config("--game", "discard").room, config("--game", "discard").game) == ("computer-discard", "discard")
+    resumed = config(*cli.resume_command(war).split()[3:])
+    assert (resumed.room, resumed.game) == ("computer-war", "war")
+
+
 # -- cheats, named on receipt ------------------------------------------------------------------------------------
 
 
