@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import signal
 import sqlite3
@@ -365,6 +366,8 @@ class DiscardApp(App[None]):
         self._view_due = False
         if self.session is not None:
             table = self.session.table
+            if table.play.game is not None and table.play.game.name != self.config.game:
+                self.follow_room(table.play.game.name)
             if self._autoplaying is not None and (table.play.number != self._autoplaying or
                                                   table.play.outcome is not None or table.problem is not None):
                 self.set_autoplay(False)
@@ -375,6 +378,19 @@ class DiscardApp(App[None]):
 
                 self._stage = stage
                 saves.mark(self.session, stage=stage)
+
+    def follow_room(self, game: str) -> None:
+        """The room plays another game than ``--game`` asked for (its first hello decides): play its screen.
+
+        That hello comes while the connecting screen is up; the table screen under it is replaced when it goes.
+        """
+        from . import saves
+
+        self.config = dataclasses.replace(self.config, game=game)
+        self.ui = importlib.import_module(GAMES[game].screen)
+        self.title = self.ui.TITLE
+        if self.session is not None:
+            saves.mark(self.session, game=game)  # going back to this room shows this game too
 
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""
@@ -402,6 +418,8 @@ class DiscardApp(App[None]):
                                     else "Waiting for an opponent…")
                 return
             self.pop_screen()
+        if self.screen is self.table and not isinstance(self.screen, self.ui.SCREEN):  # see follow_room
+            self.switch_screen(self.ui.SCREEN(self.config.leave_grace))
         table = self.table
         assert table is not None
         table.update(view)

@@ -165,3 +165,17 @@ def test_table_with_a_double_war_on_it(snap_compare):
         assert app.screen.query_one("#my-pile", Pile).count == board(app).piles[board(app).me]
 
     assert snap_compare(war_game(), terminal_size=SIZE, run_before=double_war)
+
+
+async def test_joining_a_war_room_without_asking_for_war_shows_the_war_table(players, relay_url):
+    """The room's first hello decides the game: ``--game`` (discard by default) gives way, and so does its screen."""
+    from games.war.strategy import turn
+
+    await players("opened-for-war", [turn()], game="war", options={"tricks": 4}, seats=2)
+    app = DiscardApp(PlayConfig(relay=relay_url, room="opened-for-war", name="tester"))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn(app) or app.view is not None and app.view.verdict is not None, "my turn")
+        assert isinstance(app.table, war_screen.WarTable) and app.title == "war" and board(app).limit == 4
+        moves = board(app).moves
+        await pilot.press("space")
+        await until(pilot, lambda: board(app).moves > moves, "my turn to land")
