@@ -33,7 +33,7 @@ async def until(pilot, condition, what="the expected state", limit=3000):
     """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock)."""
     for _ in range(limit):
         if condition():
-            await pilot.pause()
+            await pilot.pause(0)  # what the state just pushed (a screen, say) composes
             return
         await pilot.pause(0.01)
     raise AssertionError(f"never happened: {what}")
@@ -76,15 +76,22 @@ async def test_space_turns_then_a_plays_to_the_game_over_dialog():
 
 
 async def test_a_again_stops_auto_play_mid_game():
+    """While auto-play runs the app is never idle, so keys go in as the terminal sends them (simulate_key), not
+    through Pilot's press, which waits for an idle app after each key."""
     app = war_game()
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn(app), "my turn")
-        await pilot.press("a")
-        assert board(app).auto and "Auto-playing to the end of the game: a stops" in status(app)
-        await until(pilot, lambda: board(app).moves >= 20, "twenty turns")
-        await pilot.press("a")  # stop: my seat turns no more; the computer finishes its own turn
-        assert not board(app).auto and app.view.phase is Phase.PLAYING
-        await until(pilot, lambda: my_turn(app), "my turn again")
+        app.simulate_key("a")
+        await until(pilot, lambda: board(app).auto and board(app).moves >= 20, "twenty turns of auto-play")
+        assert "Auto-playing to the end of the game: a stops" in status(app)
+        app.simulate_key("a")  # stop: my seat turns no more; the computer finishes its own turn
+        await until(pilot, lambda: not board(app).auto, "auto-play to stop")
+        assert app.view.phase is Phase.PLAYING and board(app).moves < 515  # long before the end
+        # My turn, by the table itself, with no turn of mine on its way (auto-play may have sent one just before
+        # the key, and the view is built after each ledger event, not after each post).
+        session = app.session
+        await until(pilot, lambda: session.table.view().my_turn and session.outbox is None and
+                    board(app).moves == session.table.view().moves, "my turn again")
         stopped = board(app).moves
         for _ in range(20):
             await pilot.pause()
@@ -112,7 +119,7 @@ async def test_auto_play_stops_cleanly_at_a_violation():
         await until(pilot, lambda: my_turn(app), "my turn")
         computer = app._computers[0]
         computer.ledger = TamperingLedger(computer.ledger, wrong_key, computer.table)  # type: ignore[arg-type]
-        await pilot.press("a")
+        app.simulate_key("a")
         await until(pilot, lambda: isinstance(app.screen, ViolationScreen), "the violation dialog")
         problem = app.screen.query_one("#problem").render().plain
         assert problem.startswith("Computer sent a wrong key for card ") and "not their committed key" in problem
