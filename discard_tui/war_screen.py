@@ -191,7 +191,7 @@ SCREEN = WarTable
 
 
 def trick_state(view: WarScreenView) -> str:
-    """The line between the piles: which trick, and what happened in it."""
+    """The two lines between the piles: which trick, and what happened in it."""
     if view.phase not in (Phase.PLAYING, Phase.AUDITING, Phase.OVER) or view.board is None:
         return ""
     number = min(view.tricks + (view.taker is None), view.limit)
@@ -199,10 +199,10 @@ def trick_state(view: WarScreenView) -> str:
     pot = sum(len(cards) for cards in view.trick)
     if view.taker is not None:
         who = "You" if view.taker == view.me else view.names[view.taker]
-        return f"{where} · {who} took {pot} cards"
+        return f"{where}\n{who} took {pot} cards"
     if view.war:
-        return f"{where} · War! {pot} cards in the pot"
-    return f"{where} · nothing turned yet" if not pot else where
+        return f"{where}\nWar! {pot} cards in the pot"
+    return f"{where}\nnothing turned yet" if not pot else where
 
 
 def hint(view: WarScreenView) -> str:
@@ -212,7 +212,7 @@ def hint(view: WarScreenView) -> str:
     if not view.my_turn:
         return ""
     if view.war:
-        return "War! Space lays a card each face down and turns the next · a auto-plays"
+        return "War! Space lays one down each and turns the next"
     return "Space turns both top cards · a auto-plays to the end"
 
 
