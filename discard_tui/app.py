@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import signal
 import sqlite3
@@ -218,6 +219,8 @@ class DiscardApp(App[None]):
         self._room_over = False  # the player left a finished game: its seats and ledger can go
         self._over_shown = 0  # the game whose game-over dialog was shown
         self._stage: str | None = None  # what the saved seat says of the room, as last written
+        self._autoplaying: int | None = None  # the game that auto-play (``a``) is playing to its end
+        self._view_due = False  # a SeatChanged message is on its way
 
     # -- an unexpected error ----------------------------------------------------------
 
@@ -348,13 +351,26 @@ class DiscardApp(App[None]):
     # -- the seat's view -------------------------------------------------------------
 
     def _seat_moved(self) -> None:
-        """The seat's observer: only a message, so the screen updates in the app's own time."""
-        self.post_message(SeatChanged())
+        """The seat's observer: only a message, so the screen updates in the app's own time.
+
+        One message at a time: while one waits, later changes are in the view it builds. A fast game
+        (auto-play) then cannot flood the queue, and keys never wait behind a backlog of updates.
+        """
+        if not self._view_due:
+            self._view_due = True
+            self.post_message(SeatChanged())
 
     @on(SeatChanged)
     def seat_changed(self) -> None:
         """The seat's state moved on (told by message: no screen code runs inside the table's own calls)."""
+        self._view_due = False
         if self.session is not None:
+            table = self.session.table
+            if table.play.game is not None and table.play.game.name != self.config.game:
+                self.follow_room(table.play.game.name)
+            if self._autoplaying is not None and (table.play.number != self._autoplaying or
+                                                  table.play.outcome is not None or table.problem is not None):
+                self.set_autoplay(False)
             self.view = view = self.ui.view(self.session)
             stage = seat_stage(view)
             if stage is not None and stage != self._stage:  # for --games: only rooms with a game under way
@@ -362,6 +378,19 @@ class DiscardApp(App[None]):
 
                 self._stage = stage
                 saves.mark(self.session, stage=stage)
+
+    def follow_room(self, game: str) -> None:
+        """The room plays another game than ``--game`` asked for (its first hello decides): play its screen.
+
+        That hello comes while the connecting screen is up; the table screen under it is replaced when it goes.
+        """
+        from . import saves
+
+        self.config = dataclasses.replace(self.config, game=game)
+        self.ui = importlib.import_module(GAMES[game].screen)
+        self.title = self.ui.TITLE
+        if self.session is not None:
+            saves.mark(self.session, game=game)  # going back to this room shows this game too
 
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""
@@ -389,6 +418,8 @@ class DiscardApp(App[None]):
                                     else "Waiting for an opponent…")
                 return
             self.pop_screen()
+        if self.screen is self.table and not isinstance(self.screen, self.ui.SCREEN):  # see follow_room
+            self.switch_screen(self.ui.SCREEN(self.config.leave_grace))
         table = self.table
         assert table is not None
         table.update(view)
@@ -427,8 +458,33 @@ class DiscardApp(App[None]):
     def intent(self, message: Intent) -> None:
         if message.action == "leave":
             self.exit()  # mid-game the seat is kept: the same command comes back
+        elif message.action == "autoplay":
+            self.set_autoplay(self.session is not None and self.session.autoplay is None)
         else:
             self._intent(message)
+
+    def set_autoplay(self, on: bool) -> None:
+        """Let the game's computer strategy play my seat to the end of this game (``a``), or stop it.
+
+        The computer players stop pausing meanwhile: whoever asks for auto-play wants the result. A
+        violation stops the seat, auto-play included; the end of the game, or a new one, stops it here.
+        """
+        session = self.session
+        game = session.table.play.game if session is not None else None
+        if session is None or game is None:
+            return
+        self._autoplaying = session.table.play.number if on else None
+        session.autoplay = game.computer(None) if on else None
+        for computer in self._computers:
+            computer.think_time = 0 if on else self.config.think_time
+        self.seat_changed()
+        if on:
+            self._pump()
+
+    @work(group="intents")
+    async def _pump(self) -> None:
+        if self.session is not None:
+            await self.session.pump()
 
     @work(group="intents")
     async def _intent(self, intent: Intent) -> None:

@@ -20,7 +20,7 @@ import time
 from typing import NoReturn
 
 from . import saves
-from .args import OneLineParser
+from .args import OneLineParser, whole_number
 from .config import GAMES, PlayConfig
 
 ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -38,13 +38,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
     p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
-    p.add_argument("--game", choices=sorted(GAMES), default="discard",
-                   help="the game to play (default discard); a room someone else opened plays theirs")
+    p.add_argument("--game", choices=sorted(GAMES), default=None,
+                   help="the game to play (default discard, or the saved game of the room you go back to); "
+                   "a room someone else opened plays theirs")
     p.add_argument("--seats", type=int, default=None, metavar="N",
                    help="players at the table (default: the game's usual number); against the computer, "
                    "the others are computer players")
     p.add_argument("--deck", choices=["full", "short"], default=None,
                    help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
+    p.add_argument("--tricks", type=whole_number(1, 1_000_000), default=None, metavar="N",
+                   help="war: end after N tricks, the larger pile winning (default 500)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     return p
@@ -85,34 +88,47 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser) -> PlayCon
     name = args.name if args.name is not None else default_name()
     if not 1 <= len(name) <= 32 or not name.isprintable():
         p.error("--name: use 1 to 32 printable characters")
-    game = GAMES[args.game]
+    relay_key = f"host:{port}" if args.host else args.relay or saves.LOCAL_RELAY
+    if args.host:
+        room = args.room or saved_room(relay_key, name, args.game) or f"table-{secrets.token_hex(3)}"
+    elif args.relay:
+        room = args.room
+    else:
+        if args.room is not None and saves.load(relay_key, args.room, name) is None:
+            p.error(f"--room {args.room}: no game against the computer to go back to there as {name} "
+                    "(see --games); a new game against the computer needs no --room")
+        room = args.room or saved_room(relay_key, name, args.game) or f"computer-{secrets.token_hex(4)}"
+    game_name = args.game or saved_game(relay_key, room, name) or "discard"
+    game = GAMES[game_name]
     seats = game.default_seats if args.seats is None else args.seats
     if seats not in game.seats:
-        p.error(f"--seats {seats}: {args.game} is for {game.seats.start} to {game.seats.stop - 1} players")
-    options = {}
-    for option in ("deck",):
+        p.error(f"--seats {seats}: {game_name} is for {game.seats.start} to {game.seats.stop - 1} players")
+    options: dict[str, str | int] = {}
+    for option in ("deck", "tricks"):
         value = getattr(args, option)
         if value is not None:
             if option not in game.options:
-                p.error(f"--{option} is not an option of {args.game}")
+                p.error(f"--{option} is not an option of {game_name}")
             options[option] = value
-    terms = PlayConfig(name=name, game=args.game, seats=seats, options=options)
+    terms = PlayConfig(name=name, room=room, game=game_name, seats=seats, options=options)
     if args.host:
-        room = args.room or saved_room(f"host:{port}", name) or f"table-{secrets.token_hex(3)}"
-        return dataclasses.replace(terms, room=room, host="0.0.0.0", port=port)
+        return dataclasses.replace(terms, host="0.0.0.0", port=port)
     if args.relay:
-        return dataclasses.replace(terms, relay=args.relay, room=args.room)
-    if args.room is not None and saves.load(saves.LOCAL_RELAY, args.room, name) is None:
-        p.error(f"--room {args.room}: no game against the computer to go back to there as {name} "
-                "(see --games); a new game against the computer needs no --room")
-    room = args.room or saved_room(saves.LOCAL_RELAY, name) or f"computer-{secrets.token_hex(4)}"
-    return dataclasses.replace(terms, room=room, opponent_seed=args.seed)
+        return dataclasses.replace(terms, relay=args.relay)
+    return dataclasses.replace(terms, opponent_seed=args.seed)
 
 
-def saved_room(relay_key: str, name: str) -> str | None:
-    """The room of the newest unfinished game on our own relay, to go back to."""
-    rooms = [seat.room for seat in saves.unfinished() if seat.relay == relay_key and seat.name == name]
+def saved_room(relay_key: str, name: str, game: str | None) -> str | None:
+    """The room of the newest unfinished game (of ``game``, if given) on our own relay, to go back to."""
+    rooms = [seat.room for seat in saves.unfinished()
+             if seat.relay == relay_key and seat.name == name and game in (None, seat.game)]
     return rooms[-1] if rooms else None
+
+
+def saved_game(relay_key: str, room: str, name: str) -> str | None:
+    """The game this player's saved seat in ``room`` plays, so that going back shows its own screen."""
+    seat = saves.load(relay_key, room, name)
+    return seat.game if seat is not None and seat.game in GAMES else None
 
 
 def resume_command(seat: saves.SavedSeat) -> str:

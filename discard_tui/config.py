@@ -21,6 +21,7 @@ class GameEntry:
 GAMES = {
     "discard": GameEntry("discard_tui.discard_screen", range(2, 3), 2, ("deck",)),
     "rps": GameEntry("discard_tui.rps_screen", range(2, 3), 2),
+    "war": GameEntry("discard_tui.war_screen", range(2, 3), 2, ("tricks",)),
 }
 
 
@@ -33,7 +34,7 @@ class PlayConfig:
     name: str = "you"
     game: str = "discard"  # the game to open a room with (a room opened by someone else decides its own)
     seats: int = 2  # players, when this player opens the room
-    options: dict[str, str | int] = field(default_factory=dict)  # the game's options (discard: {"deck": "short"})
+    options: dict[str, str | int] = field(default_factory=dict)  # the game's options ({"deck": "short"}, {"tricks": 50})
     host: str | None = None  # listen address when we run the relay ourselves
     port: int = 0
     opponent_seed: int | None = None

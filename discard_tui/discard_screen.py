@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Label, ProgressBar, Static
+from textual.widgets import Label, Static
 
 from .table import Intent, TableScreen
 from .view import GameView, Phase
-from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, plural
+from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -69,9 +69,7 @@ class DiscardTable(TableScreen):
         with Horizontal(id="middle"):
             yield DrawPile(id="draw")
             yield DiscardPile(id="discard")
-            with Vertical(id="progress-box"):
-                yield Label("", id="progress-label", markup=False)
-                yield ProgressBar(total=6, show_eta=False, id="progress")
+            yield ProgressBox(id="progress-box")
         yield Static(classes="spacer")
         yield Label("Your hand", id="hand-label", classes="label", markup=False)
         yield HandView(id="hand")
@@ -89,12 +87,7 @@ class DiscardTable(TableScreen):
         hand = self.query_one(HandView)
         hand.cards, hand.playable, hand.my_turn = view.hand, view.playable, view.my_turn
         self.query_one("#hand-label", Label).update(f"Your hand: {plural(len(view.hand), 'card')}")
-        box = self.query_one("#progress-box")
-        box.display = view.progress is not None
-        if view.progress is not None:
-            label, done, total = view.progress
-            self.query_one("#progress-label", Label).update(label)
-            self.query_one(ProgressBar).update(progress=done, total=total)
+        self.query_one(ProgressBox).show(view.progress)
 
     def action_move(self, step: int) -> None:
         hand = self.query_one(HandView)

@@ -64,6 +64,7 @@ class TableScreen(Screen[None]):
     ]
 
     view: SeatView | None = None
+    _footer_shows: tuple[bool | None, ...] = ()  # check_action of each action the footer shows, as last shown
 
     def __init__(self, leave_grace: float) -> None:
         super().__init__()
@@ -124,7 +125,10 @@ class TableScreen(Screen[None]):
             "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
         self.query_one(MoveLog).show(view.log)
         self.show_board(view)
-        self.refresh_bindings()
+        shown = tuple(self.check_action(action, ()) for action in (*self.actions, "leave"))
+        if shown != self._footer_shows:  # the footer rebuilds itself on every refresh: only when it changes
+            self._footer_shows = shown
+            self.refresh_bindings()
 
     def show_board(self, view: Any) -> None:
         """Draw the game's own widgets from ``view``."""

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import Label, ProgressBar
 
 from games.cards import Card
 
@@ -259,6 +262,23 @@ class DiscardPile(CardWidget):
         text = fan([rows], [card_size(self.large)[0]], large=self.large)
         text.append(f"\nDiscard {self.count}", "bold")
         return text
+
+
+class ProgressBox(Vertical):
+    """What the table is doing before the game can be played (drawing who starts, shuffling, dealing), with a bar;
+    hidden the rest of the time."""
+
+    def compose(self) -> ComposeResult:
+        yield Label("", id="progress-label", markup=False)
+        yield ProgressBar(total=6, show_eta=False, id="progress")
+
+    def show(self, progress: tuple[str, int, int] | None) -> None:
+        """``progress`` is the seat view's: (what, done, of), or None."""
+        self.display = progress is not None
+        if progress is not None:
+            label, done, total = progress
+            self.query_one("#progress-label", Label).update(label)
+            self.query_one(ProgressBar).update(progress=done, total=total)
 
 
 def fit(left: Text, right: Text, width: int) -> Text:

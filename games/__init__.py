@@ -6,5 +6,6 @@ from tabletop.game import Game
 
 from .discard.game import Discard
 from .rps.game import Rps
+from .war.game import War
 
-GAMES: dict[str, Game] = {game.name: game for game in (Discard(), Rps())}
+GAMES: dict[str, Game] = {game.name: game for game in (Discard(), Rps(), War())}

@@ -1,0 +1,273 @@
+"""War's table: both face-down piles with their counts, the cards of the trick and any war pot; turn and auto-play.
+
+``view(seat)`` and ``act(seat, intent)`` are this game's side of the app (see
+discard_tui/discard_screen.py): the first builds the screen's
+:class:`WarScreenView`, the second turns the intent to turn into the move.
+They import the table when called, so that this module stays as light as
+the screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Label, Static
+
+from games.cards import Card
+
+from .table import Intent, TableScreen
+from .view import Phase, SeatView
+from .widgets import (CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, fan_advances, min_step,
+                      plural)
+
+if TYPE_CHECKING:
+    from tabletop.shell import Seat
+
+TITLE = "war"
+
+
+def help_text(safety: str | None) -> Content:
+    """The rules, the keys and the cues, and the safety number of the game on the table."""
+    return Content.from_markup("""\
+[b]War[/b]: 26 cards each, face down, unseen even by you. Each trick
+both top cards are [b]turned[/b]: the higher rank (2 low, A high) takes
+both to the bottom of its pile. [b]Equal ranks are a war[/b]: each lays
+one card face down and turns the next; the higher takes the whole
+pot. No cards left, or too few for a war, loses. After the trick
+limit the larger pile wins (equal piles: a draw). Turns alternate.
+
+[b]Keys[/b]   Enter Space turn   a auto-play to the end (a again stops)
+       n rematch   x leave (when offered)   Tab the log   q quit
+[b]Mouse[/b]  click your pile to turn.
+[b]Cues[/b]   the card that takes a trick has a double frame ╔╗.
+
+[b]Safety number[/b]  $safety
+Read it to your opponent: if yours differ, the relay has put
+you in different games and plays each of you itself.
+
+[dim]Escape closes this help.[/dim]""", safety=safety or "(once both players have said hello)")
+
+
+@dataclass(frozen=True)
+class WarScreenView(SeatView):
+    """War's screen: the table's view and the cards, in the screen's terms."""
+
+    piles: tuple[int, ...] = (26, 26)  # per seat
+    trick: tuple[tuple[Card | None, ...], ...] = ((), ())  # per seat: this trick's cards in the order laid
+    taker: int | None = None  # who took the trick on the table
+    war: bool = False  # the last turn tied
+    tricks: int = 0  # taken so far
+    limit: int = 500
+    auto: bool = False  # this program is playing my seat to the end of the game
+    turn_refusal: str | None = "the game is not under way"  # why I cannot turn now, None if I can
+
+
+class Pile(CardWidget):
+    """A face-down pile; clicking it asks to turn."""
+
+    count: reactive[int] = reactive(0)
+
+    class Pressed(Message):
+        """The player clicked ``pile``."""
+
+        def __init__(self, pile: Pile) -> None:
+            super().__init__()
+            self.pile = pile
+
+        @property
+        def control(self) -> Pile:
+            return self.pile
+
+    def render(self) -> Text:
+        rows = back_rows(self.large) if self.count else empty_rows(self.large)
+        return fan([rows], [card_size(self.large)[0]], large=self.large)
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed(self))
+
+
+class Trick(CardWidget):
+    """One player's cards in the current trick, in the order laid: face up, or face down in a war.
+
+    The card that took the trick has a double frame; when the cards do not fit whole, they show as chips
+    ("Q♣ ▚▞ 5♦").
+    """
+
+    cards: reactive[tuple[Card | None, ...]] = reactive(())
+    took: reactive[bool] = reactive(False)
+
+    def render(self) -> Text:
+        if not self.cards:
+            return Text("")
+        width, _ = card_size(self.large)
+        last = len(self.cards) - 1
+        advances = fan_advances(len(self.cards), self.size.width, width, min_step(self.large))
+        if advances is None:
+            line = Text(no_wrap=True)
+            for index, card in enumerate(self.cards):
+                if index:
+                    line.append(" ")
+                if card is None:
+                    line.append("▚▞", "bright_white on dark_blue")
+                else:
+                    style = "bold red on white" if card.red else "bold black on white"
+                    line.append(str(card), style + (" underline" if self.took and index == last else ""))
+            return line
+        rows = [back_rows(self.large) if card is None else
+                face_rows(card, "black on white", self.large, double=self.took and index == last)
+                for index, card in enumerate(self.cards)]
+        return fan(rows, advances, large=self.large)
+
+
+class WarTable(TableScreen):
+    """War's board: the opponent's pile and cards on top, the trick's state between, mine below."""
+
+    CSS_PATH = "war.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "turn", "Turn"),
+        Binding("a", "autoplay", "Auto-play"),
+        # The same keys while they do nothing (greyed out above): say why instead.
+        Binding("enter,space", "refuse('turn')", show=False),
+        Binding("a", "refuse('autoplay')", show=False),
+    ]
+    actions = ("turn", "autoplay", "rematch")
+
+    def compose_board(self) -> ComposeResult:
+        yield Label("Opponent", id="their-label", classes="label", markup=False)
+        with Horizontal(classes="war-row"):
+            yield Pile(id="their-pile")
+            yield Trick(id="their-trick")
+        yield Static(classes="spacer")
+        with Horizontal(id="war-middle"):
+            yield Label("", id="trick-state", markup=False)
+            yield ProgressBox(id="progress-box")
+        yield Static(classes="spacer")
+        with Horizontal(classes="war-row"):
+            yield Pile(id="my-pile")
+            yield Trick(id="my-trick")
+        yield Label("Your pile", id="my-label", classes="label", markup=False)
+
+    def show_board(self, view: WarScreenView) -> None:
+        me, other = view.me, 1 - view.me
+        names = (view.opponent_name, "Your pile")
+        for side, seat, name in (("their", other, names[0]), ("my", me, names[1])):
+            self.query_one(f"#{side}-label", Label).update(f"{name}: {plural(view.piles[seat], 'card')}")
+            self.query_one(f"#{side}-pile", Pile).count = view.piles[seat]
+            trick = self.query_one(f"#{side}-trick", Trick)
+            trick.cards, trick.took = view.trick[seat], view.taker == seat
+        self.query_one("#trick-state", Label).update(trick_state(view))
+        self.query_one(ProgressBox).show(view.progress)
+
+    def action_turn(self) -> None:
+        self.post_message(Intent("turn"))
+
+    def action_autoplay(self) -> None:
+        self.post_message(Intent("autoplay"))
+
+    @on(Pile.Pressed, "#my-pile")
+    def pile_clicked(self) -> None:
+        if self.view is not None and (reason := self.refused(self.view, "turn")) is not None:
+            self.notice(reason)
+        else:
+            self.post_message(Intent("turn"))
+
+    def hint(self, view: WarScreenView) -> str:
+        return hint(view)
+
+    def refusal(self, view: WarScreenView, action: str, index: int | None = None) -> str | None:
+        return refusal(view, action)
+
+
+SCREEN = WarTable
+
+
+def trick_state(view: WarScreenView) -> str:
+    """The two lines between the piles: which trick, and what happened in it."""
+    if view.phase not in (Phase.PLAYING, Phase.AUDITING, Phase.OVER) or view.board is None:
+        return ""
+    number = min(view.tricks + (view.taker is None), view.limit)
+    where = f"Trick {number} of {view.limit}"
+    pot = sum(len(cards) for cards in view.trick)
+    if view.taker is not None:
+        who = "You" if view.taker == view.me else view.names[view.taker]
+        return f"{where}\n{who} took {pot} cards"
+    if view.war:
+        return f"{where}\nWar! {pot} cards in the pot"
+    return f"{where}\nnothing turned yet" if not pot else where
+
+
+def hint(view: WarScreenView) -> str:
+    """What the player can do now, in one line."""
+    if view.auto and view.phase is Phase.PLAYING:
+        return "Auto-playing to the end of the game: a stops"
+    if not view.my_turn:
+        return ""
+    if view.war:
+        return "War! Space lays one down each and turns the next"
+    return "Space turns both top cards · a auto-plays to the end"
+
+
+def refusal(view: WarScreenView, action: str) -> str | None:
+    """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
+    if action == "rematch":
+        return view.rematch_refusal
+    if view.phase is not Phase.PLAYING:
+        return "the game is not under way"
+    if action == "autoplay":
+        return None
+    if view.auto:
+        return "auto-play turns for you: a stops it"
+    if not view.my_turn:
+        return f"it is {view.opponent_name}'s turn to turn the cards"
+    return view.turn_refusal
+
+
+# -- this game's side of the app (imports the table when called) -------------------------------------------
+
+
+def view(seat: Seat) -> WarScreenView:
+    """What the war table shows of ``seat`` now."""
+    from games.war.game import WarView
+
+    from .viewmodel import seat_fields
+
+    fields = seat_fields(seat)
+    board: WarView | None = fields["board"]
+    play = seat.table.play
+    limit = play.options.tricks if play.options is not None else 500
+    if board is None:
+        return WarScreenView(**fields, limit=limit, auto=seat.autoplay is not None)
+    return WarScreenView(**fields, piles=board.piles, trick=board.trick, taker=board.taker, war=board.war,
+                         tricks=board.tricks, limit=board.limit, auto=seat.autoplay is not None,
+                         turn_refusal=turn_refusal(seat, board))
+
+
+def turn_refusal(seat: Seat, board: object) -> str | None:
+    from games.war.game import Turn, WarView
+
+    if not isinstance(board, WarView) or board.over:
+        return "the game is not under way"
+    if seat.outbox is not None:
+        return "your last turn is still on its way"
+    return seat.table.refusal(Turn(up=list(board.up), down=list(board.down)))
+
+
+async def act(seat: Seat, intent: Intent) -> str | None:
+    """Make the move ``intent`` asks for; the reason it is refused, or None."""
+    from games.war.game import Turn, WarView
+
+    if intent.action != "turn":
+        return f"war has no move called {intent.action!r}"
+    board = seat.table.view().board
+    if not isinstance(board, WarView) or board.over:
+        return "the game is not under way"
+    return await seat.move(Turn(up=list(board.up), down=list(board.down)))

@@ -1,0 +1,188 @@
+"""War's table screen, driven through Pilot against the built-in computer: keys, auto-play, a violation."""
+
+import dataclasses
+
+import pytest
+
+from arena import TamperingLedger
+from discard_tui import war_screen
+from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig, ViolationScreen
+from discard_tui.table import Intent
+from discard_tui.view import Phase
+from discard_tui.war_screen import Pile, Trick, WarScreenView
+from discard_tui.widgets import StatusBar
+from tabletop import wire
+from tabletop.table import Phase as TablePhase
+
+SIZE = (80, 24)
+SEEDS = (b"\x01" * 32, b"\x02" * 32)  # mine, the computer's: the computer starts; 500 tricks end in a draw
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
+
+
+def war_game(tricks: int | None = None) -> DiscardApp:
+    """Against the computer, with both seats' keys fixed: the same shuffle, so the same game, every run."""
+    options: dict[str, str | int] = {} if tricks is None else {"tricks": tricks}
+    return DiscardApp(PlayConfig(name="tester", room="war", game="war", options=options, think_time=0, seeds=SEEDS))
+
+
+async def until(pilot, condition, what="the expected state", limit=3000):
+    """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock)."""
+    for _ in range(limit):
+        if condition():
+            await pilot.pause(0)  # what the state just pushed (a screen, say) composes
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def board(app) -> WarScreenView:
+    assert isinstance(app.view, WarScreenView)
+    return app.view
+
+
+def my_turn(app) -> bool:
+    return app.view is not None and app.view.my_turn
+
+
+def status(app) -> str:
+    return app.screen.query_one(StatusBar).render().plain
+
+
+async def test_space_turns_then_a_plays_to_the_game_over_dialog():
+    app = war_game(tricks=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn(app), "my turn")
+        before = board(app)
+        assert "Space turns both top cards" in status(app)
+        await pilot.press("space")
+        await until(pilot, lambda: board(app).moves > before.moves, "my turn to land")
+        mine = app.view.log[[line.startswith("you turned ") for line in app.view.log].index(True)]
+        on_table = 0 if board(app).taker is not None else sum(map(len, board(app).trick))  # a war's pot
+        assert sum(board(app).piles) + on_table == 52
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.view.verdict is not None,
+                    "the game-over dialog")
+        end = board(app)
+        text = {name: app.screen.query_one(f"#{name}").render().plain for name in ("result", "ending", "verdict")}
+        assert end.verdict.startswith("fair: 52 cards and ") and text["verdict"] == f"Audit: {end.verdict}"
+        assert end.tricks == 30
+        assert text["result"] == "You lose" and end.piles == (38, 14)
+        assert text["ending"] == "After 30 tricks Computer held 38 cards and you 14: Computer won."
+        assert mine in end.log and not end.auto  # auto-play ends with the game
+
+
+async def test_a_again_stops_auto_play_mid_game():
+    """While auto-play runs the app is never idle, so keys go in as the terminal sends them (simulate_key), not
+    through Pilot's press, which waits for an idle app after each key."""
+    app = war_game()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn(app), "my turn")
+        app.simulate_key("a")
+        await until(pilot, lambda: board(app).auto and board(app).moves >= 20, "twenty turns of auto-play")
+        assert "Auto-playing to the end of the game: a stops" in status(app)
+        app.simulate_key("a")  # stop: my seat turns no more; the computer finishes its own turn
+        await until(pilot, lambda: not board(app).auto, "auto-play to stop")
+        assert app.view.phase is Phase.PLAYING and board(app).moves < 515  # long before the end
+        # My turn, by the table itself, with no turn of mine on its way (auto-play may have sent one just before
+        # the key, and the view is built after each ledger event, not after each post).
+        session = app.session
+        await until(pilot, lambda: session.table.view().my_turn and session.outbox is None and
+                    board(app).moves == session.table.view().moves, "my turn again")
+        stopped = board(app).moves
+        for _ in range(20):
+            await pilot.pause()
+        assert board(app).moves == stopped and my_turn(app)
+        await pilot.click("#my-pile")  # a click on my pile turns by hand again
+        await until(pilot, lambda: board(app).moves > stopped, "the turn by click")
+
+
+async def test_auto_play_stops_cleanly_at_a_violation():
+    """The computer's answer to one of my turns carries a wrong key: my seat names it, stops and keeps the
+    transcript, and auto-play ends."""
+    app = war_game()
+
+    def wrong_key(table, body):
+        if table.phase is not TablePhase.PLAYING or body["msg"]["type"] != "share" or len(table.play.moves) < 10:
+            return None
+        shares = wire.Shares.model_validate(body["shares"])
+        first = shares.open[0]
+        wrong = first.model_copy(update={"key": format(int(first.key, 16) * 2 % table.play.group.q, "x")})
+        envelope = table.registry(table.play).parse(body)
+        return wire.seal(table.identity(body["game"]), table.room, table.me, body["game"], body["n"], envelope.msg,
+                         wire.Shares(open=[wrong, *shares.open[1:]], sealed=[]))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn(app), "my turn")
+        computer = app._computers[0]
+        computer.ledger = TamperingLedger(computer.ledger, wrong_key, computer.table)  # type: ignore[arg-type]
+        app.simulate_key("a")
+        await until(pilot, lambda: isinstance(app.screen, ViolationScreen), "the violation dialog")
+        problem = app.screen.query_one("#problem").render().plain
+        assert problem.startswith("Computer sent a wrong key for card ") and "not their committed key" in problem
+        assert app.session.transcript_path is not None and app.session.transcript_path.exists()
+        assert not board(app).auto and app.view.phase is Phase.VIOLATION
+        mine = [e for e in app.session.events if e.kind == "post" and e.seat == app.session.table.me]
+        assert mine[-1].seq < app.session.events[-1].seq  # nothing of mine after the cheat
+        assert app.view.log[-1] == f"stopped: {problem}"
+
+
+async def test_every_refused_key_says_why():
+    app = war_game(tricks=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn(app), "my turn")
+        await pilot.press("n")
+        assert "a rematch can start once this game is over" in status(app)
+        view = board(app)
+        screen = app.screen
+        assert isinstance(screen, war_screen.WarTable)
+        assert screen.refused(view, "turn") is None and screen.refused(view, "autoplay") is None
+        theirs = dataclasses.replace(view, my_turn=False)
+        assert screen.refused(theirs, "turn") == "it is Computer's turn to turn the cards"
+        assert screen.refused(dataclasses.replace(view, auto=True), "turn") == "auto-play turns for you: a stops it"
+        assert screen.refused(dataclasses.replace(view, turn_refusal="your last turn is still on its way"),
+                              "turn") == "your last turn is still on its way"
+        over = dataclasses.replace(view, phase=Phase.OVER)
+        assert screen.refused(over, "turn") == screen.refused(over, "autoplay") == "the game is not under way"
+        app.view = theirs  # as it looks while the computer thinks: Enter and a click are refused, and say why
+        await pilot.press("enter")
+        assert "it is Computer's turn to turn the cards" in status(app)
+        await pilot.click("#my-pile")
+        assert "it is Computer's turn to turn the cards" in status(app)
+        assert board(app).moves == view.moves
+
+
+def test_table_with_a_double_war_on_it(snap_compare):
+    """Fixed seeds: the computer starts; the 13th turn ties, the 14th (mine) ties again, the 15th settles it."""
+
+    async def double_war(pilot):
+        app = pilot.app
+        while True:
+            await until(pilot, lambda: my_turn(app) and app.view.moves % 2 == 1)
+            if app.view.moves == 15:
+                break
+            moves = app.view.moves
+            await war_screen.act(app.session, Intent("turn"))
+            await until(pilot, lambda: app.view.moves > moves)
+        assert [len(cards) for cards in board(app).trick] == [5, 5] and board(app).taker is not None
+        assert app.screen.query_one("#my-trick", Trick).cards[1] is None
+        assert app.screen.query_one("#my-pile", Pile).count == board(app).piles[board(app).me]
+
+    assert snap_compare(war_game(), terminal_size=SIZE, run_before=double_war)
+
+
+async def test_joining_a_war_room_without_asking_for_war_shows_the_war_table(players, relay_url):
+    """The room's first hello decides the game: ``--game`` (discard by default) gives way, and so does its screen."""
+    from games.war.strategy import turn
+
+    await players("opened-for-war", [turn()], game="war", options={"tricks": 4}, seats=2)
+    app = DiscardApp(PlayConfig(relay=relay_url, room="opened-for-war", name="tester"))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn(app) or app.view is not None and app.view.verdict is not None, "my turn")
+        assert isinstance(app.table, war_screen.WarTable) and app.title == "war" and board(app).limit == 4
+        moves = board(app).moves
+        await pilot.press("space")
+        await until(pilot, lambda: board(app).moves > moves, "my turn to land")
