@@ -18,7 +18,7 @@ from tabletop.shell import Seat
 from tabletop.table import Wish
 
 from . import saves, startup
-from .args import OneLineParser, seconds
+from .args import OneLineParser, bounded, seconds
 from .paths import data_dir, transcripts_dir
 
 
@@ -37,6 +37,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1, metavar="N", help="games to play, as rematches (default 1)")
     p.add_argument("--deck", choices=["full", "short"], default=None,
                    help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
+    p.add_argument("--points", type=bounded(1, 1000), default=None, metavar="N",
+                   help="cabo: the game ends once a total passes N (default 66)")
     p.add_argument("--group", choices=sorted(GROUPS), default="modp2048", help="RFC 3526 group (default modp2048)")
     p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
                    help="give up when another player owes a move for this many seconds (default 60)")
@@ -49,7 +51,7 @@ def parser() -> argparse.ArgumentParser:
 
 def options_for(game: Game, args: argparse.Namespace, p: argparse.ArgumentParser) -> dict[str, str | int]:
     """The game's options from the flags that were given; a flag the game does not have is an error."""
-    given = {"deck": args.deck}
+    given = {"deck": args.deck, "points": args.points}
     options = {}
     for key, value in given.items():
         if value is None:

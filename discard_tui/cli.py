@@ -20,7 +20,7 @@ import time
 from typing import NoReturn
 
 from . import saves
-from .args import OneLineParser
+from .args import OneLineParser, bounded
 from .config import GAMES, PlayConfig
 
 ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -45,6 +45,8 @@ def parser() -> argparse.ArgumentParser:
                    "the others are computer players")
     p.add_argument("--deck", choices=["full", "short"], default=None,
                    help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
+    p.add_argument("--points", type=bounded(1, 1000), default=None, metavar="N",
+                   help="cabo: the game ends once a total passes N (default 66)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     return p
@@ -89,8 +91,8 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser) -> PlayCon
     seats = game.default_seats if args.seats is None else args.seats
     if seats not in game.seats:
         p.error(f"--seats {seats}: {args.game} is for {game.seats.start} to {game.seats.stop - 1} players")
-    options = {}
-    for option in ("deck",):
+    options: dict[str, str | int] = {}
+    for option in ("deck", "points"):
         value = getattr(args, option)
         if value is not None:
             if option not in game.options:
