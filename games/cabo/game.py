@@ -7,7 +7,7 @@ shows, and to whom, is in ``shows`` (docs/games.md has the table of moves).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -321,9 +321,8 @@ class CaboState(GameState[int]):
         best = winners(self.totals)
         passed = [s for s, total in enumerate(self.totals) if total > self.limit]
         totals = " · ".join(f"{{{s}}} {total}" for s, total in enumerate(self.totals))
-        why = f"{' and '.join(f'{{{s}}}' for s in passed)} passed {self.limit}" if passed else \
-            f"{len(self.scores)} rounds were played"
-        lowest = " and ".join(f"{{{s}}}" for s in best)
+        why = f"{joined(passed)} passed {self.limit}" if passed else f"{len(self.scores)} rounds were played"
+        lowest = joined(best)
         reason = f"{why} after round {len(self.scores)}: {lowest} {'win' if len(best) > 1 else 'wins'} " \
                  f"with the lowest total ({totals})"
         return Outcome(best, tuple(self.totals), reason)
@@ -342,6 +341,12 @@ class CaboState(GameState[int]):
             taken=slot(r.taken) if r.taken is not None else None, from_draw=r.from_draw,
             turn=None if r.over else r.turn, stage=r.stage, stopper=r.stopper, totals=tuple(self.totals),
             last_scores=self.scores[-1] if self.scores else None, to_move=r.to_move(), over=self.over)
+
+
+def joined(seats: Sequence[int]) -> str:
+    """Seats as the table names them: "{0}", "{0} and {2}", "{0}, {1} and {2}"."""
+    names = [f"{{{seat}}}" for seat in seats]
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 class Cabo(Game[int]):
