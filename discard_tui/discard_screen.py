@@ -89,12 +89,7 @@ class DiscardTable(TableScreen):
         hand = self.query_one(HandView)
         hand.cards, hand.playable, hand.my_turn = view.hand, view.playable, view.my_turn
         self.query_one("#hand-label", Label).update(f"Your hand: {plural(len(view.hand), 'card')}")
-        box = self.query_one("#progress-box")
-        box.display = view.progress is not None
-        if view.progress is not None:
-            label, done, total = view.progress
-            self.query_one("#progress-label", Label).update(label)
-            self.query_one(ProgressBar).update(progress=done, total=total)
+        self.show_progress(view)
 
     def action_move(self, step: int) -> None:
         hand = self.query_one(HandView)

@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Label, ProgressBar, RichLog, Static
 
 from .view import Phase, SeatView
 from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar
@@ -125,6 +125,16 @@ class TableScreen(Screen[None]):
 
     def show_board(self, view: Any) -> None:
         """Draw the game's own widgets from ``view``."""
+
+    def show_progress(self, view: SeatView) -> None:
+        """The shuffle's progress in the board's #progress-box (with #progress-label and a ProgressBar), while
+        there is one."""
+        box = self.query_one("#progress-box")
+        box.display = view.progress is not None
+        if view.progress is not None:
+            label, done, total = view.progress
+            self.query_one("#progress-label", Label).update(label)
+            self.query_one(ProgressBar).update(progress=done, total=total)
 
     def hint(self, view: Any) -> str:
         """What the player can do now, in one line ("" for nothing)."""

@@ -4,6 +4,7 @@ card shown to one seat, and cheats written as tampers of a seat's posts.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 
@@ -13,7 +14,7 @@ import pytest
 from games.cabo.game import CaboState, Draw, Replace, Spy, Swap
 from games.cabo.rules import Stage
 from games.cabo.strategy import simple
-from room import Room
+from room import Event, Room
 from tabletop import wire
 from tabletop.crypto import MODP_2048
 from tabletop.deck import key_commitment
@@ -24,11 +25,27 @@ from test_table import wrong_sealed_share
 SHORT = {"points": 25}  # two rounds with these seeds: a whole game, and a new deal between its rounds
 
 
-def cabo_room(tamper: dict | None = None, **options) -> Room:
+def cabo_room(tamper: dict | None = None, dealt: bool = False, **options) -> Room:
+    """Three seats playing cabo; ``dealt``: already past the first shuffle and deal (see :func:`first_deal`)."""
     room = Room(game="cabo", seats=3, options=options)
     room.strategies = {seat: simple(seat + 1) for seat in range(3)}
+    if dealt:
+        for event in first_deal()[len(room.ledger):]:
+            room.append(event.seat, event.kind, event.body)
     room.tamper = tamper or {}
     return room
+
+
+@functools.cache
+def first_deal() -> tuple[Event, ...]:
+    """The ledger of a room up to the first move: hellos, the draw for who starts, the shuffle and the deal.
+
+    The seats' seeds are fixed, so a fresh room fed these events is where this one was, as after a restart:
+    the cheats below start from there instead of paying for a shuffle each.
+    """
+    room = cabo_room()
+    room.run(until=lambda: all(t.phase is Phase.PLAYING for t in room.tables))
+    return tuple(room.ledger)
 
 
 def state_of(table: Table) -> CaboState:
@@ -120,7 +137,7 @@ class Cheat(Once):
 def run_with(act: Callable[[Table, dict], dict | list[dict] | None]) -> tuple[Room, int]:
     """A game in which ``act`` rewrites the first post of any seat it has a use for; (room, the cheater)."""
     cheat = Cheat(act)
-    room = cabo_room({seat: cheat for seat in range(3)})
+    room = cabo_room({seat: cheat for seat in range(3)}, dealt=True)
     room.run()
     assert cheat.cheater is not None, "the cheat never found its chance"
     return room, cheat.cheater
@@ -178,7 +195,7 @@ def test_a_false_claim_of_identical_cards_is_judged_by_the_faces_it_shows():
             extra=state_of(table).shows(table.me, Replace(positions=pair))))
 
     cheat = Cheat(claim)
-    room = cabo_room({seat: cheat for seat in range(3)})
+    room = cabo_room({seat: cheat for seat in range(3)}, dealt=True)
     room.run(until=lambda: cheat.done and room.tables[0].play.pending is None)
     assert room.violations == {}
     cheater, pair = cheat.cheater, cheat.body["msg"]["positions"]  # type: ignore[index]
@@ -262,7 +279,7 @@ def test_a_wrong_sealed_key_for_a_drawn_card_is_named_by_the_drawer():
         return changed
 
     cheat = Cheat(wrong)
-    room = cabo_room({seat: cheat for seat in range(3)})
+    room = cabo_room({seat: cheat for seat in range(3)}, dealt=True)
     room.run()
     [victim] = victims
     problem = room.violations[victim]

@@ -119,6 +119,7 @@ class CaboView:
     stopper: int | None
     totals: tuple[int, ...]
     last_scores: tuple[int, ...] | None  # the last round's, once one is scored
+    showdown: tuple[tuple[int, ...], ...] | None  # every hand's values at the last round's end
     to_move: tuple[int, ...]
     over: bool
 
@@ -137,6 +138,7 @@ class CaboState(GameState[int]):
     round: Round = field(init=False)
     totals: list[int] = field(init=False)
     scores: list[tuple[int, ...]] = field(default_factory=list)  # per finished round
+    showdown: tuple[tuple[int, ...], ...] | None = None  # every hand's values at the last round's end
     said: str = ""  # the last move in words, for describe
 
     def __post_init__(self) -> None:
@@ -239,6 +241,7 @@ class CaboState(GameState[int]):
     def _score(self, seat: int) -> None:
         scores = self.round.apply_showdown(seat, self.faces)
         self.scores.append(scores)
+        self.showdown = tuple(tuple(self.faces[pos] for pos in hand) for hand in self.round.hands)
         self.totals = [total + score for total, score in zip(self.totals, scores)]
         each = " · ".join(f"{{{s}}} {score}" for s, score in enumerate(scores))
         totals = " · ".join(f"{{{s}}} {total}" for s, total in enumerate(self.totals))
@@ -340,7 +343,8 @@ class CaboState(GameState[int]):
             discard_top=slot(r.discard_pile[-1]) if r.discard_pile else None, discard_count=len(r.discard_pile),
             taken=slot(r.taken) if r.taken is not None else None, from_draw=r.from_draw,
             turn=None if r.over else r.turn, stage=r.stage, stopper=r.stopper, totals=tuple(self.totals),
-            last_scores=self.scores[-1] if self.scores else None, to_move=r.to_move(), over=self.over)
+            last_scores=self.scores[-1] if self.scores else None, showdown=self.showdown, to_move=r.to_move(),
+            over=self.over)
 
 
 def joined(seats: Sequence[int]) -> str:
