@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 TITLE = "cabo"
 POWER_NAMES = {7: "pk", 8: "pk", 9: "spy", 10: "spy", 11: "swp", 12: "swp"}  # printed on the cards
 CHIP = 5  # cells per card in the one-line layout: "[13]" and a space
-KEY_ACTIONS = {  # what each key does in each stage of my turn (the first entry is its meaning otherwise)
+KEY_ACTIONS = {  # what a key does in each stage of my turn ("": in any other stage, and while it is not my turn)
     "d": {"taken": "discard", "": "draw"},
     "enter": {"taken": "replace", "peek": "peek", "spy": "spy", "swap": "swap", "": "replace"},
 }
@@ -404,9 +404,8 @@ class CaboTable(TableScreen):
 
     @on(CardPile.Pressed, "#discard")
     def discard_clicked(self) -> None:
-        if self.view is not None:
-            self.post_message(Intent(key_action(self.view, "d") if key_action(self.view, "d") == "discard"
-                                     else "take"))
+        if self.view is not None:  # the drawn card goes onto it, or its top card is taken
+            self.post_message(Intent("discard" if key_action(self.view, "d") == "discard" else "take"))
 
     # -- words ------------------------------------------------------------------------------------------------
 

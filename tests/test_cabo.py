@@ -223,7 +223,7 @@ def test_the_game_ends_once_a_total_passes_66_and_the_lowest_total_wins():
     outcome = state.outcome()
     assert outcome.winners == (2,) and outcome.scores == (60, 79, 12) and outcome.next_starter is None
     assert outcome.reason.format("you", "bo", "cy") == \
-        "bo passed 66 after round 3: cy wins with the lowest total (you 60 · bo 79 · cy 12)"
+        "bo passed 66 after round 3; the lowest total wins: cy (you 60 · bo 79 · cy 12)"
     assert state.deals() == 3 and state.to_move() == () and state.legal_moves(0) == []
 
 

@@ -90,7 +90,7 @@ async def test_a_whole_game_by_keys_against_two_computers_to_the_game_over_dialo
         assert {"turn", "taken"} <= stages
         text = text_of(app.screen, "#result") + " " + text_of(app.screen, "#ending")
         assert ("You win" in text) or ("You lose" in text)
-        assert f"passed {points} after round" in text and "with the lowest total" in text
+        assert f"passed {points} after round" in text and "; the lowest total wins: " in text
         assert "fair: 52 cards and" in text_of(app.screen, "#verdict")
         board = app.view.board
         assert board.over and max(board.totals) > points

@@ -326,8 +326,7 @@ class CaboState(GameState[int]):
         totals = " · ".join(f"{{{s}}} {total}" for s, total in enumerate(self.totals))
         why = f"{joined(passed)} passed {self.limit}" if passed else f"{len(self.scores)} rounds were played"
         lowest = joined(best)
-        reason = f"{why} after round {len(self.scores)}: {lowest} {'win' if len(best) > 1 else 'wins'} " \
-                 f"with the lowest total ({totals})"
+        reason = f"{why} after round {len(self.scores)}; the lowest total wins: {lowest} ({totals})"
         return Outcome(best, tuple(self.totals), reason)
 
     def view(self, seat: int) -> CaboView:
