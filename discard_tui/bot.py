@@ -39,6 +39,8 @@ def parser() -> argparse.ArgumentParser:
                    help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
     p.add_argument("--tricks", type=whole_number(1, 1_000_000), default=None, metavar="N",
                    help="war: end after N tricks, the larger pile winning (default 500)")
+    p.add_argument("--points", type=whole_number(1, 1000), default=None, metavar="N",
+                   help="cabo: the game ends once a total passes N (default 66)")
     p.add_argument("--group", choices=sorted(GROUPS), default="modp2048", help="RFC 3526 group (default modp2048)")
     p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
                    help="give up when another player owes a move for this many seconds (default 60)")
@@ -51,7 +53,7 @@ def parser() -> argparse.ArgumentParser:
 
 def options_for(game: Game, args: argparse.Namespace, p: argparse.ArgumentParser) -> dict[str, str | int]:
     """The game's options from the flags that were given; a flag the game does not have is an error."""
-    given = {"deck": args.deck, "tricks": args.tricks}
+    given = {"deck": args.deck, "tricks": args.tricks, "points": args.points}
     options = {}
     for key, value in given.items():
         if value is None:

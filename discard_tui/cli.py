@@ -48,6 +48,8 @@ def parser() -> argparse.ArgumentParser:
                    help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
     p.add_argument("--tricks", type=whole_number(1, 1_000_000), default=None, metavar="N",
                    help="war: end after N tricks, the larger pile winning (default 500)")
+    p.add_argument("--points", type=whole_number(1, 1000), default=None, metavar="N",
+                   help="cabo: the game ends once a total passes N (default 66)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     return p
@@ -104,7 +106,7 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser) -> PlayCon
     if seats not in game.seats:
         p.error(f"--seats {seats}: {game_name} is for {game.seats.start} to {game.seats.stop - 1} players")
     options: dict[str, str | int] = {}
-    for option in ("deck", "tricks"):
+    for option in ("deck", "tricks", "points"):
         value = getattr(args, option)
         if value is not None:
             if option not in game.options:

@@ -22,6 +22,7 @@ GAMES = {
     "discard": GameEntry("discard_tui.discard_screen", range(2, 3), 2, ("deck",)),
     "rps": GameEntry("discard_tui.rps_screen", range(2, 3), 2),
     "war": GameEntry("discard_tui.war_screen", range(2, 3), 2, ("tricks",)),
+    "cabo": GameEntry("discard_tui.cabo_screen", range(2, 6), 3, ("points",)),
 }
 
 
@@ -39,7 +40,7 @@ class PlayConfig:
     port: int = 0
     opponent_seed: int | None = None
     think_time: float = 0.6
-    seeds: tuple[bytes, bytes] | None = None  # fixed crypto seeds (mine, the computer's), for tests only
+    seeds: tuple[bytes, ...] | None = None  # fixed crypto seeds (mine, then each computer's), for tests only
     leave_grace: float = 30.0  # seconds an opponent (or the relay) may be gone before leaving is offered
 
     @property

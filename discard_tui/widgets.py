@@ -123,6 +123,16 @@ def chips(cards: tuple[Card, ...], styles: list[str], width: int, height: int, f
     return Text("\n", no_wrap=True).join(lines), per_row, first
 
 
+def card_at(advances: list[int], x: int) -> int | None:
+    """The card of a fan (laid out by ``advances``) under column ``x``, if any."""
+    reach = 0
+    for index, advance in enumerate(advances):
+        reach += advance
+        if x < reach:
+            return index
+    return None
+
+
 def plural(count: int, noun: str) -> str:
     """ "1 card", "2 cards"."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
@@ -199,12 +209,7 @@ class HandView(CardWidget, can_focus=True):
             per_row, first = getattr(self, "_per_row", 1), getattr(self, "_first_row", 0)
             index = (first + y) * per_row + x // CHIP
             return index if x % CHIP < CHIP - 1 and 0 <= index < len(self.cards) else None
-        reach = 0
-        for index, advance in enumerate(advances):
-            reach += advance
-            if x < reach:
-                return index
-        return None
+        return card_at(advances, x)
 
     def on_click(self, event: events.Click) -> None:
         index = self.index_at(event.x, event.y)

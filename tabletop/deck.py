@@ -304,19 +304,21 @@ class Deck:
     def my_shares(self, extra: Sequence[Show] = ()) -> Shares | None:
         """The shares I owe now (and for ``extra`` showings my own move is about to start), ready to send.
 
-        For a showing to everyone I also open every other seat's key I already know, so that
-        nobody else has to answer (a card I hold and have seen needs nobody but me).
+        For a showing to everyone that my move starts I also open every other seat's key I already
+        know, so that nobody else has to answer (a card I hold and have seen needs nobody but me).
+        Answering a showing, I open my own key only: another seat may be answering at the same
+        time with the same keys, and the later of two copies would be a key nobody asked for.
         """
-        wanted = [*self.owes(self.me), *(s for s in extra if s.to != self.me)]
+        mine = [s for s in extra if s.to != self.me]
+        wanted = [*self.owes(self.me), *mine]
         opened: list[OpenKey] = []
         sealed: list[SealedKey] = []
         for show in dict.fromkeys(wanted):
             if show.to is None:
-                for seat, key in sorted(self.known.get(show.pos, {}).items()):
-                    if seat not in self.public.get(show.pos, {}):
+                known = {**self.known.get(show.pos, {}), self.me: self.secrets.card_key(show.pos).d}
+                for seat, key in sorted(known.items()):
+                    if (seat == self.me or show in mine) and seat not in self.public.get(show.pos, {}):
                         opened.append(OpenKey(pos=show.pos, seat=seat, key=format(key, "x")))
-                if self.me not in self.known.get(show.pos, {}):
-                    opened.append(OpenKey(pos=show.pos, seat=self.me, key=format(self.secrets.card_key(show.pos).d, "x")))
             else:
                 sealed.append(self._seal(show.pos, show.to))
         opened = list({(o.pos, o.seat): o for o in opened}.values())

@@ -117,7 +117,11 @@ class GameState(ABC, Generic[Face]):
 
     @abstractmethod
     def describe(self, seat: int, move: Message) -> str:
-        """The move, as a log line that reads after the mover's name ("discarded 8♥")."""
+        """The move, as a log line that reads after the mover's name ("discarded 8♥").
+
+        Called once the move is pushed. Other seats are named as in :attr:`Outcome.reason`: ``{0}``, ``{1}``, …
+        (so a literal brace is written twice).
+        """
 
     @abstractmethod
     def view(self, seat: int) -> Any:

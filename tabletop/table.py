@@ -498,7 +498,8 @@ class Table:
             p.pending = None
             p.state.push(seat, move)
             p.moves.append((seat, move))
-            p.last_move = f"{self.who(seat)} {p.state.describe(seat, move)}"
+            names = (self.who(s) for s in range(p.seats))
+            p.last_move = f"{self.who(seat)} {p.state.describe(seat, move).format(*names)}"
             self._say(p.last_move)
             if p.decks and p.state.deals() > len(p.decks):  # a game of rounds: a new deal for the next one
                 self._deal(p)

@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from games import GAMES
 from games.discard.strategy import simple
-from peekgame import TARGET, DealsGame, Look, Open, PeekGame, script
+from peekgame import TARGET, DealsGame, Look, Open, Pass, PeekGame, script
 from room import Room
 from tabletop.crypto import MODP_2048
 from tabletop.deck import _open, seal_key
@@ -204,3 +204,25 @@ def test_a_shuffle_step_against_its_seed_is_caught_by_the_audit():
     room.run()
     assert 0 not in room.violations
     assert "bo's phase-1 shuffle is not the one their seed makes" in room.tables[0].play.verdict
+
+
+def test_two_seats_who_both_saw_a_card_answer_its_showing_to_everyone_at_once_without_a_clash():
+    """Seats 1 and 2 both look at seat 0's second card, then seat 0 opens every card. Each of them knows the other's
+    key to it; they answer at the same time (neither has seen the other's answer): each must open only its own key,
+    or the later answer carries a key nobody asked for any more."""
+    room = peek_room()
+
+    def both_look_then_open(table):
+        if table.me == 0:
+            return Open() if table.play.moves else Pass()
+        return Look(pos=1)
+
+    room.strategies = {seat: both_look_then_open for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None and isinstance(room.tables[0].play.pending[1], Open))
+    answers = {seat: room.owed(seat) for seat in (1, 2)}  # both written before either lands
+    for seat, post in answers.items():
+        assert post is not None
+        room.post(seat, post)
+    room.run()
+    assert room.violations == {}, room.violations
+    assert all(t.play.verdict == [] for t in room.tables)

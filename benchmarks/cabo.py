@@ -1,0 +1,80 @@
+"""Cabo between three discard-bot processes over a loopback relay: one round, and a whole game to 66.
+
+Starts `python -m relay --port 0`, then three `discard-bot --game cabo
+--seats 3 --json` processes in one room, twice: with `--points 1` every game
+is one round (a total passes 1 after the first showdown), so its `game_s` is a
+whole round (the draw for who starts, the three-player shuffle and deal of 52
+cards, every turn, the showdown); then to the default 66 points, a whole game.
+Prints the medians of the bots' figures (`shuffle_s`: game start until every
+hand is dealt; `game_s`: game start until the outcome, before the audit) and
+the wall time per game of the whole run (processes, rematches and audits too).
+
+    uv run python benchmarks/cabo.py              # 3 one-round games, 2 whole games
+    uv run python benchmarks/cabo.py --rounds 5 --games 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from local_relay import start_relay
+from shuffle import powmod_ms
+
+
+def play(url: str, room: str, games: int, points: int | None, data_dir: str) -> tuple[list[dict], float]:
+    """Three bots play ``games`` games in one room; every bot's JSON lines, and the wall time of the run."""
+    env = dict(os.environ, DISCARD_DATA_DIR=data_dir)
+    command = [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--game", "cabo",
+               "--seats", "3", "--games", str(games), "--json", "--timeout", "120"]
+    if points is not None:
+        command += ["--points", str(points)]
+    start = time.perf_counter()
+    bots = [subprocess.Popen(command + ["--name", name, "--seed", str(k)], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for k, name in enumerate(("ana", "bo", "cy"))]
+    lines = []
+    for bot in bots:
+        out, err = bot.communicate(timeout=1800)
+        if bot.returncode != 0:
+            sys.exit(f"bot failed ({bot.returncode}): {err.strip()}")
+        lines += [json.loads(line) for line in out.splitlines() if line.strip()]
+    return lines, time.perf_counter() - start
+
+
+def summary(what: str, lines: list[dict], wall: float, games: int) -> str:
+    shuffles, plays = [r["shuffle_s"] for r in lines], [r["game_s"] for r in lines]
+    audits = ",".join(sorted({r["audit"] for r in lines}))
+    moves = statistics.median(r["moves"] for r in lines)
+    return (f"{what}: game_s median {statistics.median(plays):.2f} s (min {min(plays):.2f}, max {max(plays):.2f}); "
+            f"shuffle+deal median {statistics.median(shuffles):.3f} s (min {min(shuffles):.3f}, "
+            f"max {max(shuffles):.3f}); {moves:g} moves; {wall / games:.1f} s of wall time per game; "
+            f"{len(lines)} samples; audits {audits}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="one-round games to time (default 3)")
+    parser.add_argument("--games", type=int, default=2, help="whole games to 66 to time (default 2)")
+    args = parser.parse_args()
+    print(f"cores: {os.cpu_count()}, one powmod (modp2048): {powmod_ms('modp2048'):.2f} ms", flush=True)
+    relay, url = start_relay()
+    try:
+        with tempfile.TemporaryDirectory() as data_dir:
+            for what, games, points in (("one round", args.rounds, 1), ("whole game to 66", args.games, None)):
+                lines, wall = play(url, f"cabo-{games}-{points}-{os.getpid()}", games, points, data_dir)
+                if any(line["scores"] != lines[0]["scores"] for line in lines if line["game"] == lines[0]["game"]):
+                    sys.exit("the bots disagree on the scores")
+                print(summary(what, lines, wall, games), flush=True)
+    finally:
+        relay.terminate()
+        relay.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

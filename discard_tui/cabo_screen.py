@@ -1,0 +1,603 @@
+"""Cabo's table: every player's cards, the piles, the card taken, the round and the totals; keys, hints, refusals.
+
+One cursor moves over every card on the table (← → within a hand, ↑ ↓ from
+hand to hand); the card under it is lifted. Enter acts on it: the card taken
+replaces it, or it is peeked at, spied on or swapped, as the turn requires.
+Space marks cards of mine for a claim that they are identical. ``d`` draws,
+or discards the card drawn; ``t`` takes the discard; ``s`` stops the round.
+Each key's footer label follows what it does now, greyed out while it is
+refused (and pressing it says why).
+
+``view(seat)`` and ``act(seat, intent)`` are this game's side of the app; they
+import the table when called, so that this module stays as light as the screen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Label, Static
+
+from .table import IN_GAME, Intent, TableScreen
+from .view import Phase, SeatView
+from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back_rows, card_at, card_size, empty_rows, fan, \
+    fan_advances, min_step
+
+if TYPE_CHECKING:
+    from games.cabo.game import CaboView, Slot
+    from tabletop.shell import Seat
+
+TITLE = "cabo"
+POWER_NAMES = {7: "pk", 8: "pk", 9: "spy", 10: "spy", 11: "swp", 12: "swp"}  # printed on the cards
+CHIP = 5  # cells per card in the one-line layout: "[13]" and a space
+KEY_ACTIONS = {  # what a key does in each stage of my turn ("": in any other stage, and while it is not my turn)
+    "d": {"taken": "discard", "": "draw"},
+    "enter": {"taken": "replace", "peek": "peek", "spy": "spy", "swap": "swap", "": "replace"},
+}
+
+
+def help_text(safety: str | None) -> Content:
+    """The rules, the keys and the cues, and the safety number of the game on the table."""
+    return Content.from_markup("""\
+[b]Cabo[/b]: the lowest sum of cards wins. You have four face
+down and see two as a round starts. On your turn [b]draw[/b], [b]take[/b]
+the discard or [b]stop[/b] (everyone else has one more turn). The
+card taken replaces one of yours, or several [b]identical[/b] ones
+(if they are not, they stay and it joins them); a drawn 7 8
+[b]peeks[/b] at yours, 9 10 [b]spies[/b] on another's, 11 12 [b]swaps[/b] blind.
+Rounds add up until a total passes 66 (or --points).
+
+[b]Keys[/b]  ← → ↑ ↓ choose a card   Enter act on it   Space mark
+      d draw/discard  t take  s stop  n rematch  q quit
+[b]Cues[/b]  chosen: lifted · marked: ╔╗ · ▚▞ a card you have not seen
+
+[b]Safety number[/b]  $safety
+Read it to the others: if yours differ, the relay has put
+you in different games and plays each of you itself.
+
+[dim]Escape closes this help.[/dim]""", safety=safety or "(once every player has said hello)")
+
+
+# -- drawing cards -----------------------------------------------------------------------------------------
+
+
+def value_rows(value: int, border: str, large: bool = False, double: bool = False) -> Rows:
+    """A card whose value is known: the value, and its power if it has one; a double frame when marked."""
+    ink = "bold black on white"
+    top, bottom, side, edge = ("╔", "╚", "║", "═") if double else ("┌", "└", "│", "─")
+    ends = {"┌": "┐", "└": "┘", "╔": "╗", "╚": "╝"}
+    inner = 5 if large else 3
+    power = POWER_NAMES.get(value, "")
+    middle = [f"{value:<{inner}}", f"{power:^{inner}}"] + ([" " * inner] if large else [])
+    if large:
+        middle = [middle[0], middle[2], middle[1]]
+    return [(f"{top}{edge * inner}{ends[top]}", border), *((f"{side}{row}{side}", ink) for row in middle),
+            (f"{bottom}{edge * inner}{ends[bottom]}", border)]
+
+
+def unseen_rows(large: bool = False, double: bool = False) -> Rows:
+    """A face-down card; a double frame when marked."""
+    rows = back_rows(large)
+    if not double:
+        return rows
+    style = rows[0][1]
+    inner = len(rows[0][0]) - 2
+    middle = [(f"║{text[1:-1]}║", s) for text, s in rows[1:-1]]
+    return [(f"╔{'═' * inner}╗", style), *middle, (f"╚{'═' * inner}╝", style)]
+
+
+def chip(value: int | None) -> str:
+    return f"[{'▚▞' if value is None else f'{value:>2}'}]"
+
+
+class CaboHand(CardWidget, can_focus=True):
+    """One player's cards: the ones this player knows face up, the others face down; the chosen one lifted.
+
+    Too narrow for whole cards, or in a crowded room, the cards become one line of chips: "[ 7] [▚▞]".
+    """
+
+    values: reactive[tuple[int | None, ...]] = reactive(())
+    cursor: reactive[int | None] = reactive(None)
+    marks: reactive[frozenset[int]] = reactive(frozenset())  # slots marked for a claim or a swap
+    compact: reactive[bool] = reactive(False)
+
+    class Chosen(Message):
+        """The player clicked the card in ``slot`` of ``seat``'s hand."""
+
+        def __init__(self, seat: int, slot: int) -> None:
+            super().__init__()
+            self.seat, self.slot = seat, slot
+
+    def __init__(self, seat: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.seat = seat
+        self.can_focus = kwargs.get("id") == "hand"  # my hand takes the keys (Tab goes to the log and back)
+
+    def layout_advances(self) -> list[int] | None:
+        if self.compact:
+            return None
+        width, _ = card_size(self.large)
+        return fan_advances(len(self.values), self.size.width, width, min_step(self.large), self.cursor)
+
+    def render(self) -> Text:
+        if not self.values:
+            return Text("(no cards)", style="dim")
+        advances = self.layout_advances()
+        if advances is None:
+            line = Text(no_wrap=True)
+            for slot, value in enumerate(self.values):
+                style = ("reverse " if slot == self.cursor else "") + ("underline" if slot in self.marks else "")
+                line.append(chip(value), style.strip() or "bold")
+                line.append(" ")
+            return line
+        cards = [unseen_rows(self.large, slot in self.marks) if value is None else
+                 value_rows(value, "black on white", self.large, slot in self.marks)
+                 for slot, value in enumerate(self.values)]
+        lifts = [slot == self.cursor for slot in range(len(self.values))]
+        return fan(cards, advances, lifts, self.large)
+
+    def on_click(self, event: events.Click) -> None:
+        slot = card_at(self.layout_advances() or [CHIP] * len(self.values), event.x)
+        if slot is not None:
+            self.post_message(self.Chosen(self.seat, slot))
+
+
+class CardPile(CardWidget):
+    """A pile or a card in hand: its top face up when known, face down when not, an outline when empty."""
+
+    value: reactive[int | None] = reactive(None)
+    present: reactive[bool] = reactive(False)
+    caption: reactive[str] = reactive("")
+
+    class Pressed(Message):
+        """The player clicked the pile."""
+
+        def __init__(self, pile: CardPile) -> None:
+            super().__init__()
+            self.pile = pile
+
+        @property
+        def control(self) -> CardPile:
+            return self.pile
+
+    def render(self) -> Text:
+        if not self.present:
+            rows = empty_rows(self.large)
+        elif self.value is None:
+            rows = back_rows(self.large)
+        else:
+            rows = value_rows(self.value, "black on white", self.large)
+        text = fan([rows], [card_size(self.large)[0]], large=self.large)
+        text.append(f"\n{self.caption}", "bold")
+        return text
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed(self))
+
+
+# -- the screen --------------------------------------------------------------------------------------------
+
+
+class CaboTable(TableScreen):
+    """Cabo's board: the other players' hands, the piles and the card taken, the round, my hand."""
+
+    CSS_PATH = "cabo.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "move(-1)", "Left", show=False),
+        Binding("right,l", "move(1)", "Right", show=False),
+        Binding("up,k", "hand(1)", "Up", show=False),
+        Binding("down,j", "hand(-1)", "Down", show=False),
+        Binding("d", "draw", "Draw"),
+        Binding("d", "discard", "Discard"),
+        Binding("t", "take", "Take"),
+        Binding("s", "stop", "Stop"),
+        Binding("enter", "replace", "Replace"),
+        Binding("enter", "peek", "Peek"),
+        Binding("enter", "spy", "Spy"),
+        Binding("enter", "swap", "Swap"),
+        Binding("space", "mark", "Mark", key_display="␣"),
+        # The same keys while what they do now is refused (greyed out above): say why instead of doing nothing.
+        Binding("d", "refuse('d')", show=False),
+        Binding("t", "refuse('take')", show=False),
+        Binding("s", "refuse('stop')", show=False),
+        Binding("enter", "refuse('enter')", show=False),
+        Binding("space", "refuse('mark')", show=False),
+    ]
+    actions = ("draw", "discard", "take", "stop", "replace", "peek", "spy", "swap", "mark", "rematch")
+
+    def __init__(self, leave_grace: float) -> None:
+        super().__init__(leave_grace)
+        self.target: tuple[int, int] = (0, 0)  # (seat, slot) of the chosen card
+        self.marks: frozenset[int] = frozenset()  # positions of my cards marked
+        self.stage = ""  # the stage of my turn the cursor was placed for
+        self.seats_shown: tuple[int, ...] = ()
+
+    def compose_board(self) -> ComposeResult:
+        yield Horizontal(id="opponents")
+        yield Static(classes="spacer")
+        with Horizontal(id="middle"):
+            yield DrawPile(id="draw")
+            yield CardPile(id="discard")
+            yield CardPile(id="taken")
+            with Vertical(id="info-box"):
+                yield Static("", id="info", markup=False)
+                yield ProgressBox(id="progress-box")
+        yield Static(classes="spacer")
+        yield Label("", id="hand-label", classes="label", markup=False)
+        yield CaboHand(0, id="hand")
+
+    def on_mount(self) -> None:
+        self.query_one("#hand", CaboHand).focus()
+        super().on_mount()
+
+    # -- drawing -------------------------------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        if self.view is not None:
+            self.show_board(self.view)
+
+    def show_board(self, view: SeatView) -> None:
+        board: CaboView | None = view.board
+        others = view.others
+        if others != self.seats_shown:
+            self.seats_shown = others
+            row = self.query_one("#opponents", Horizontal)
+            row.remove_children()
+            row.mount_all(Vertical(Label("", classes="label seat-label", markup=False), CaboHand(seat),
+                                   classes="seat") for seat in others)
+            self.call_after_refresh(self.show_board, view)
+            return
+        self._place_cursor(view)
+        large = self.has_class("-large")
+        crowded = len(others) > 2 and not (self.size.height >= LARGE_SCREEN[1] and len(others) <= 4)
+        self.set_class(crowded, "-crowded")
+        hands = {hand.seat: hand for hand in self.query(CaboHand) if hand.id != "hand"}
+        mine = self.query_one("#hand", CaboHand)
+        mine.seat = view.me
+        choosing = my_stage(view) in ("taken", "peek", "spy", "swap")  # a card to raise; else none is lifted
+        for seat, hand in [*hands.items(), (view.me, mine)]:
+            hand.compact = crowded and hand is not mine
+            hand.large = large
+            hand.values = hand_values(view, seat)
+            hand.cursor = self.target[1] if choosing and self.target[0] == seat else None
+            hand.marks = frozenset(i for i, s in enumerate(board.hands[seat]) if s.pos in self.marks) \
+                if board and seat == view.me else frozenset()
+        for name, seat in zip(self.query(".seat-label").results(Label), others):
+            name.update(seat_label(view, seat))
+        self.query_one("#hand-label", Label).update(seat_label(view, view.me))
+        self.query_one(DrawPile).count = board.draw_pile if board else 52
+        discard, taken = self.query_one("#discard", CardPile), self.query_one("#taken", CardPile)
+        top = board.discard_top if board else None
+        discard.present, discard.value = top is not None, top.value if top else None
+        discard.caption = f"Discard {board.discard_count if board else 0}"
+        held = board.taken if board else None
+        taken.present, taken.value = held is not None, held.value if held else None
+        taken.caption = "You took" if held is not None and view.my_turn else "Taken"
+        self.query_one("#info", Static).update(info(view, self.has_class("-short")))
+        self.query_one(ProgressBox).show(view.progress)
+
+    def _place_cursor(self, view: SeatView) -> None:
+        """Where the cursor starts for each step of my turn: my hand, or (for a spy) the next player's."""
+        board = view.board
+        stage = my_stage(view)
+        if stage == self.stage:
+            seat, slot = self.target
+            if board is not None and seat < len(board.hands):
+                self.target = (seat, max(0, min(slot, len(board.hands[seat]) - 1)))
+            return
+        self.stage = stage
+        self.marks = frozenset()
+        self.target = ((view.me + 1) % len(view.names), 0) if stage == "spy" else (view.me, 0)
+
+    # -- keys ---------------------------------------------------------------------------------------------
+
+    def action_move(self, step: int) -> None:
+        if self.view is None or self.view.board is None:
+            return
+        seat, slot = self.target
+        self.target = (seat, max(0, min(slot + step, len(self.view.board.hands[seat]) - 1)))
+        self.show_board(self.view)
+
+    def action_hand(self, step: int) -> None:
+        if self.view is None or self.view.board is None:
+            return
+        order = [self.view.me, *self.view.others]
+        seat = order[(order.index(self.target[0]) + step) % len(order)]
+        self.target = (seat, min(self.target[1], len(self.view.board.hands[seat]) - 1))
+        self.show_board(self.view)
+
+    def chosen(self) -> Slot | None:
+        board = self.view.board if self.view is not None else None
+        if board is None:
+            return None
+        seat, slot = self.target
+        hand = board.hands[seat] if seat < len(board.hands) else ()
+        return hand[slot] if slot < len(hand) else None
+
+    def action_mark(self) -> None:
+        card = self.chosen()
+        if card is None:
+            return
+        if self.view is not None and self.view.board is not None and self.view.board.stage.value == "swap":
+            self.marks = frozenset({card.pos})  # one card of mine to give
+        else:
+            self.marks = self.marks ^ {card.pos}
+        if self.view is not None:
+            self.show_board(self.view)
+
+    def action_draw(self) -> None:
+        self.post_message(Intent("draw"))
+
+    def action_discard(self) -> None:
+        self.post_message(Intent("discard"))
+
+    def action_take(self) -> None:
+        self.post_message(Intent("take"))
+
+    def action_stop(self) -> None:
+        self.post_message(Intent("stop"))
+
+    def action_replace(self) -> None:
+        card = self.chosen()
+        mine = sorted(self.marks) or ([card.pos] if card is not None else [])
+        self.post_message(Intent("replace", value=tuple(mine)))
+
+    def action_peek(self) -> None:
+        card = self.chosen()
+        self.post_message(Intent("peek", value=card.pos if card else None))
+
+    def action_spy(self) -> None:
+        card = self.chosen()
+        self.post_message(Intent("spy", value=card.pos if card else None))
+
+    def action_swap(self) -> None:
+        card = self.chosen()
+        if card is not None and self.view is not None and self.target[0] == self.view.me:
+            self.marks = frozenset({card.pos})  # Enter on one of mine chooses it; then on theirs, swaps
+            self.action_hand(1)
+            return
+        self.post_message(Intent("swap", value=(next(iter(self.marks), None), card.pos if card else None)))
+
+    def action_refuse(self, action: str) -> None:
+        if self.view is not None:
+            self.notice(self.refused(self.view, key_action(self.view, action)) or "")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.view
+        if view is not None and action in ("draw", "discard"):
+            if key_action(view, "d") != action:
+                return False
+        if view is not None and action in ("replace", "peek", "spy", "swap"):
+            if key_action(view, "enter") != action:
+                return False
+        if view is not None and action == "mark" and my_stage(view) not in ("taken", "swap"):
+            return False  # marking is part of replacing and swapping only
+        if view is not None and action == "rematch" and view.phase in IN_GAME:
+            return False  # the footer has no room to spare during a game
+        if action == "refuse" and view is not None:
+            return self.refused(view, key_action(view, str(parameters[0]))) is not None
+        return super().check_action(action, parameters)
+
+    @on(CaboHand.Chosen)
+    def card_clicked(self, message: CaboHand.Chosen) -> None:
+        self.target = (message.seat, message.slot)
+        if self.view is not None:
+            self.show_board(self.view)
+            action = key_action(self.view, "enter")
+            if self.refused(self.view, action) is None:
+                getattr(self, f"action_{action}")()
+
+    @on(DrawPile.Pressed)
+    def draw_clicked(self) -> None:
+        self.post_message(Intent("draw"))
+
+    @on(CardPile.Pressed, "#discard")
+    def discard_clicked(self) -> None:
+        if self.view is not None:  # the drawn card goes onto it, or its top card is taken
+            self.post_message(Intent("discard" if key_action(self.view, "d") == "discard" else "take"))
+
+    # -- words ------------------------------------------------------------------------------------------------
+
+    def hint(self, view: SeatView) -> str:
+        return hint(view)
+
+    def refusal(self, view: SeatView, action: str, index: int | None = None) -> str | None:
+        return refusal(view, action, self.target, self.marks)
+
+
+SCREEN = CaboTable
+
+
+def key_action(view: SeatView, key: str) -> str:
+    """What ``key`` does now ("d" draws, or discards a drawn card; Enter replaces, peeks, spies or swaps)."""
+    if key not in KEY_ACTIONS:
+        return key
+    return KEY_ACTIONS[key].get(my_stage(view), KEY_ACTIONS[key][""])
+
+
+def my_stage(view: SeatView) -> str:
+    """The stage of my turn ("turn", "taken", "peek", …), or "" when it is not my turn."""
+    board = view.board
+    return board.stage.value if board is not None and view.my_turn else ""
+
+
+def hand_values(view: SeatView, seat: int) -> tuple[int | None, ...]:
+    """The values of ``seat``'s cards I know; while the next round is shuffled, the hands the last one ended with."""
+    board = view.board
+    if board is None:
+        return ()
+    if board.showdown is not None and view.phase in (Phase.SHUFFLING, Phase.DEALING):
+        return board.showdown[seat]
+    return tuple(slot.value for slot in board.hands[seat])
+
+
+def seat_label(view: SeatView, seat: int) -> str:
+    """ "bo · 20 pts · stopped" above a hand; mine also says what I know of it."""
+    board = view.board
+    name = "You" if seat == view.me else view.names[seat]
+    if board is None:
+        return name
+    parts = [name, f"{board.totals[seat]} pts"]
+    if seat == view.me:
+        known, unseen = board.known_sum(seat)
+        parts.append(f"known {known}" + (f" + {unseen} unseen" if unseen else ""))
+    if board.stopper == seat:
+        parts.append("stopped")
+    return " · ".join(parts)
+
+
+def info(view: SeatView, short: bool = False) -> str:
+    """The round and the last round's scores; on a short screen, with no label over my hand, what I know of it."""
+    board = view.board
+    if board is None:
+        return ""
+    lines = [f"Round {board.round}" + (" · last turns" if board.stopper is not None else "")]
+    if short:
+        known, unseen = board.known_sum(view.me)
+        lines.append(f"You know {known}" + (f" + {unseen} unseen" if unseen else ""))
+    if board.last_scores is not None:
+        lines.append("Last round: " + " · ".join(
+            f"{'you' if s == view.me else view.names[s]} {score}" for s, score in enumerate(board.last_scores)))
+    return "\n".join(lines)
+
+
+def hint(view: SeatView) -> str:
+    """What the player can do now, in one line."""
+    board = view.board
+    if board is None or not view.my_turn:
+        return ""
+    stage = board.stage.value
+    top = board.discard_top
+    if stage == "turn":
+        take = f", t takes the {top.value}" if top is not None and top.value is not None else ""
+        stop = ", s stops the round" if board.stopper is None else " (your last turn)"
+        return f"d draws{take}{stop}"
+    if stage == "taken":
+        from games.cabo.rules import power  # loaded with the table, which made this view
+
+        card = board.taken.value if board.taken is not None else None
+        use = power(card) if card is not None and board.from_draw else None
+        discard = f" · d: discard{', ' + use.value if use else ''}" if board.from_draw else ""
+        return f"Enter: {card} replaces the raised card{discard} · ␣: mark identical ones"
+    if stage == "peek":
+        return "Peek: raise one of your cards (← →) and press Enter"
+    if stage == "spy":
+        return "Spy: raise another player's card (↑ ↓ ← →) and press Enter"
+    if stage == "swap":
+        return "Swap: Enter on one of your cards, then on another player's card"
+    return ""
+
+
+def refusal(view: SeatView, action: str, target: tuple[int, int] = (0, 0),
+            marks: frozenset[int] = frozenset()) -> str | None:
+    """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
+    if action == "rematch":
+        return view.rematch_refusal
+    board = view.board
+    if view.phase is not Phase.PLAYING or board is None:
+        return "the game is not under way"
+    if board.stage.value in ("showdown", "over"):
+        return "the round is over: every hand is being shown"
+    if not view.my_turn:
+        return f"it is {' and '.join(view.names[s] for s in board.to_move) or 'nobody'}'s turn"
+    stage = board.stage.value
+    seat, slot = target
+    hand = board.hands[seat] if seat < len(board.hands) else ()
+    chosen = hand[slot] if slot < len(hand) else None
+    holding = "put the card you took in place of one of yours (Enter)" + (" or discard it (d)" if board.from_draw
+                                                                          else "")
+    powers = {"peek": "peek at one of your cards", "spy": "spy on another player's card",
+              "swap": "swap one of your cards with another player's"}
+    if action in ("draw", "take", "stop"):
+        if stage == "taken":
+            return f"you hold a card: {holding}"
+        if stage in powers:
+            return f"first {powers[stage]} (Enter)"
+        if action == "draw" and board.draw_top is None:
+            return "the draw pile is empty"
+        if action == "take" and board.discard_top is None:
+            return "the discard pile is empty"
+        if action == "stop" and board.stopper is not None:
+            who = "you" if board.stopper == view.me else view.names[board.stopper]
+            return f"{who} already stopped this round"
+        return None
+    if stage == "turn":
+        return "first draw (d) or take the discard (t)"
+    if action in powers and stage != action:
+        return f"first {powers[stage]}" if stage in powers else f"you hold a card: {holding}"
+    if action == "discard":
+        return None if board.from_draw else "the card from the discard pile must replace one of yours (Enter)"
+    if action == "mark":
+        if stage not in ("taken", "swap"):
+            return f"nothing to mark: {powers[stage]} (Enter)"
+        return None if seat == view.me else "only your own cards can be marked"
+    if action == "replace":
+        if stage != "taken":
+            return f"first {powers[stage]} (Enter)"
+        return None if marks or (seat == view.me and chosen is not None) else "raise one of your own cards (↓)"
+    if action == "peek":
+        return None if seat == view.me and chosen is not None else "a peek is at one of your own cards (↓)"
+    if action == "spy":
+        return None if seat != view.me and chosen is not None else "a spy is on another player's card (↑)"
+    if action == "swap":
+        if seat == view.me:
+            return None  # Enter on one of mine chooses it
+        return None if marks else "first choose one of your cards to give (Enter on it)"
+    return None
+
+
+# -- this game's side of the app (imports the table when called) -------------------------------------------
+
+
+def view(seat: Seat) -> SeatView:
+    """What the cabo table shows of ``seat`` now; between rounds, the new round's table while it is shuffled."""
+    from .viewmodel import seat_fields
+
+    fields = seat_fields(seat)
+    play = seat.table.play
+    if fields["board"] is None and play.state is not None and fields["game"] == play.number:
+        fields["board"] = play.state.view(seat.table.me)
+    board = fields["board"]
+    if board is not None and board.stage.value in ("showdown", "over"):
+        fields["my_turn"] = False  # the showdown is posted by the table itself: nothing to choose
+    return SeatView(**fields)
+
+
+async def act(seat: Seat, intent: Intent) -> str | None:
+    """Make the move ``intent`` asks for; the reason it is refused, or None."""
+    from games.cabo.game import Discard, Draw, Peek, Replace, Spy, Stop, Swap, Take
+
+    board = seat.table.view().board
+    if board is None:
+        return "the game is not under way"
+    value = intent.value
+    if intent.action == "draw":
+        return await seat.move(Draw(pos=board.draw_top)) if board.draw_top is not None else "the draw pile is empty"
+    if intent.action == "take":
+        top = board.discard_top
+        return await seat.move(Take(pos=top.pos)) if top is not None else "the discard pile is empty"
+    if intent.action == "stop":
+        return await seat.move(Stop())
+    if intent.action == "discard":
+        return await seat.move(Discard())
+    if intent.action == "replace":
+        return await seat.move(Replace(positions=list(value))) if value else "raise one of your own cards"
+    if intent.action in ("peek", "spy"):
+        if value is None:
+            return "raise a card first"
+        return await seat.move((Peek if intent.action == "peek" else Spy)(pos=value))
+    if intent.action == "swap":
+        mine, theirs = value
+        if mine is None or theirs is None:
+            return "first choose one of your cards to give (Enter on it)"
+        return await seat.move(Swap(mine=mine, theirs=theirs))
+    return f"cabo has no move called {intent.action!r}"

@@ -1,0 +1,178 @@
+"""Cabo's table screen, driven by key presses through Pilot against two computers, and its snapshot at 80x24.
+
+Games here play to 20 or 30 points (--points), not 66, so that a whole game is one or two rounds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
+from discard_tui.cabo_screen import CaboHand, refusal
+from discard_tui.table import MoveLog
+from discard_tui.view import Phase
+from discard_tui.widgets import StatusBar
+from games.cabo.rules import Stage
+
+SIZE = (80, 24)
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
+
+
+def cabo_game(seed: int = 1, points: int = 20) -> DiscardApp:
+    """Against two computers; every seat's crypto seed and the computers' choices are fixed by ``seed``."""
+    seeds = tuple(bytes([seed + 10 * k]) * 32 for k in range(3))
+    return DiscardApp(PlayConfig(name="tester", room=f"cabo-{seed}", game="cabo", seats=3, options={"points": points},
+                                 opponent_seed=seed, think_time=0, seeds=seeds))
+
+
+async def until(pilot, condition, what: str, limit: int = 3000) -> None:
+    """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock)."""
+    for _ in range(limit):
+        if condition():
+            await pilot.pause()
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def my_turn_or_over(app) -> bool:
+    view = app.view
+    return view is not None and (view.my_turn or view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))
+
+
+def text_of(screen, selector) -> str:
+    return screen.query_one(selector).render().plain
+
+
+async def play_by_keys(pilot, app) -> set[str]:
+    """Play every turn by keys until the game-over dialog shows its verdict; the stages my turns went through.
+
+    Draw; keep the card drawn in place of my first card, unless it has a power, which is then used (peek at my
+    card, spy on the next player's, swap my first card for theirs); stop the round on my third turn.
+    """
+    stages: set[str] = set()
+    turns = 0
+    while True:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        view = app.view
+        if view.phase is not Phase.PLAYING:
+            break
+        board = view.board
+        stages.add(board.stage.value)
+        if board.stage is Stage.TURN:
+            turns += 1
+            key = "s" if turns % 3 == 0 and board.stopper is None else "d"
+        elif board.stage is Stage.TAKEN:
+            key = "d" if board.from_draw and 7 <= board.taken.value <= 12 else "enter"
+        elif board.stage is Stage.SWAP:
+            await pilot.press("enter")  # one of mine, raised: chosen; the cursor goes up to the next player
+            assert app.screen.target[0] != view.me
+            key = "enter"
+        else:
+            key = "enter"
+        await pilot.press(key)
+        await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not Phase.PLAYING, f"{key} to land")
+        assert not app.screen.query_one(StatusBar).notice, app.screen.query_one(StatusBar).notice
+    await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over screen")
+    await until(pilot, lambda: text_of(app.screen, "#verdict").startswith("Audit: fair"), "the verdict")
+    return stages
+
+
+async def test_a_whole_game_by_keys_against_two_computers_to_the_game_over_dialog():
+    points = 30  # two rounds with these seeds: the second is shuffled and dealt while the screen shows the first
+    app = cabo_game(seed=2, points=points)
+    async with app.run_test(size=SIZE) as pilot:
+        stages = await play_by_keys(pilot, app)
+        assert {"turn", "taken"} <= stages
+        text = text_of(app.screen, "#result") + " " + text_of(app.screen, "#ending")
+        assert ("You win" in text) or ("You lose" in text)
+        assert f"passed {points} after round" in text and "; the lowest total wins: " in text
+        assert "fair: 52 cards and" in text_of(app.screen, "#verdict")
+        board = app.view.board
+        assert board.over and max(board.totals) > points
+        assert all(slot.value is not None for hand in board.hands for slot in hand)  # every card shown at the end
+        log = app.view.log
+        assert "shuffling for deal 2" in log and "audit: fair" in log[-1]  # a new deal for the second round
+
+
+async def test_refused_keys_say_why_and_send_nothing():
+    app = cabo_game(seed=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        view = app.view
+        assert view.board.stage is Stage.TURN
+        def my_posts() -> int:
+            return sum(e.seat == view.me and e.kind == "post" for e in app.session.events)
+
+        posted = my_posts()
+        status = app.screen.query_one(StatusBar)
+        await pilot.press("enter")
+        await until(pilot, lambda: status.notice, "a refusal")
+        assert status.notice == "first draw (d) or take the discard (t)"
+        await pilot.press("d")
+        await until(pilot, lambda: app.view.board.stage is Stage.TAKEN, "the draw")
+        assert app.view.board.taken.value is not None  # I see the card I drew
+        await pilot.press("t")
+        await until(pilot, lambda: status.notice.startswith("you hold a card"), "a refusal")
+        await pilot.press("up")  # the cursor on another player's card: Enter cannot replace it
+        await pilot.press("enter")
+        await until(pilot, lambda: status.notice == "raise one of your own cards (↓)", "a refusal")
+        assert my_posts() == posted + 1 and app.view.moves == view.moves + 1  # the draw, and nothing else
+        await pilot.press("down", "space", "right", "space")  # two of my cards marked
+        hand = app.screen.query_one("#hand", CaboHand)
+        assert hand.marks == frozenset({0, 1}) and hand.cursor == 1
+        rows = hand.render().plain.splitlines()
+        assert "".join(rows).count("╔") == 2  # marked cards have a double frame, without colour too
+        assert refusal(app.view, "stop") == "you hold a card: put the card you took in place of one of yours " \
+                                            "(Enter) or discard it (d)"
+
+
+async def test_help_names_the_keys_and_every_hand_fits_its_box_at_every_size():
+    app = cabo_game(seed=3)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("Static").content)
+        assert "identical" in text and "Space mark" in text and f"Safety number  {app.view.safety}" in text
+        await pilot.pause()
+        assert app.screen.query_one("#help").max_scroll_y == 0  # it fits at 80x24
+        await pilot.press("escape")
+        assert isinstance(app.screen, TableScreen)
+        await pilot.press("d")
+        await until(pilot, lambda: app.view.board.stage is Stage.TAKEN, "the draw")
+        for size in [(60, 20), (120, 40), (80, 24)]:
+            await pilot.resize_terminal(*size)
+            await until(pilot, lambda: app.screen.has_class("-large") is (size == (120, 40)), "the new layout")
+            hands = list(app.screen.query(CaboHand))
+            assert len(hands) == 3
+            for hand in hands:
+                lines = hand.render().plain.splitlines()
+                assert len(lines) <= hand.size.height and all(len(line) <= hand.size.width for line in lines), \
+                    (size, lines)
+            mine = app.screen.query_one("#hand", CaboHand)
+            assert mine.cursor == 0 and len(mine.render().plain.splitlines()) == (6 if size == (120, 40) else 5)
+            assert app.screen.query_one("#taken").render().plain.splitlines()[-1].strip() == "You took"
+
+
+def fixed_game() -> DiscardApp:
+    return cabo_game(seed=5)
+
+
+async def to_my_first_draw(pilot):
+    app = pilot.app
+    await until(pilot, lambda: my_turn_or_over(app), "my turn")
+    await pilot.press("d")
+    await until(pilot, lambda: app.view.board.stage is Stage.TAKEN, "the draw")
+    log = app.table.query_one(MoveLog)
+    await until(pilot, lambda: log.scroll_y == log.max_scroll_y, "the log at its last line")
+    await pilot.wait_for_scheduled_animations()
+
+
+def test_snapshot_of_the_table_with_a_card_drawn(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(fixed_game(), terminal_size=SIZE, run_before=to_my_first_draw)
