@@ -41,7 +41,6 @@ from textual.worker import WorkerFailed
 
 from .config import GAMES, PlayConfig
 from .profile import Profile
-from .start import StartScreen
 from .table import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, score_line
 from .view import Phase, SeatView
 
@@ -275,6 +274,8 @@ class DiscardApp(App[None]):
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
         self.set_interval(1.0, self._tick)
         if self.pick:
+            from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
+
             self.push_screen(StartScreen(self.config, self.profile), self.begin)
         else:
             self.begin(self.config)
@@ -423,6 +424,8 @@ class DiscardApp(App[None]):
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""
         table, view = self.table, self.view
+        if not self.is_running:  # shutting down: the screens are being taken apart
+            return
         if view is not None and table is not None and table.view is not None:
             table.update(view)
             if isinstance(self.screen, GameOverScreen):
