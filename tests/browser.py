@@ -143,10 +143,11 @@ class Browser:
                              " and ".join(repr(w) for w in words), timeout)
 
     def press(self, *keys: str) -> None:
-        """Type into the terminal: text, or selenium's Keys (Keys.ENTER, Keys.LEFT, …)."""
-        from selenium.webdriver.common.by import By
+        """Type, as a person does, into whatever has the focus (the page gives it to the terminal): text, or
+        selenium's Keys (Keys.ENTER, Keys.LEFT, …)."""
+        from selenium.webdriver.common.action_chains import ActionChains
 
-        self.driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea").send_keys(*keys)
+        ActionChains(self.driver).send_keys(*keys).perform()
 
     def screenshot(self, path: Path) -> None:
         self.driver.save_screenshot(str(path))
