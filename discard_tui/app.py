@@ -293,7 +293,7 @@ class DiscardApp(App[None]):
     def where(self) -> str:
         c = self.config
         if c.against_computer:
-            return "Playing the computer on this machine."
+            return f"Playing the computer on {'the server' if self.profile.browser else 'this machine'}."
         return f"Relay {c.relay or 'hosted here'} · room {c.room}"
 
     def action_retry(self) -> None:
