@@ -19,6 +19,7 @@ import dataclasses
 import importlib
 import signal
 import sqlite3
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -40,12 +41,12 @@ from textual.widgets import Footer, Label, LoadingIndicator, Static
 from textual.worker import WorkerFailed
 
 from .config import GAMES, PlayConfig
-from .paths import data_dir, transcripts_dir
+from .profile import Profile
 from .table import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, score_line
 from .view import Phase, SeatView
 
 if TYPE_CHECKING:
-    from relay.ledger import SQLiteLedger
+    from relay.ledger import MemoryLedger
     from relay.server import Relay
     from websockets.asyncio.server import Server
 
@@ -70,11 +71,16 @@ class HelpScreen(ModalScreen[None]):
 class ConfirmQuit(ModalScreen[bool]):
     BINDINGS = [Binding("y", "dismiss(True)", "Quit"), Binding("n,escape", "dismiss(False)", "Keep playing")]
 
+    def __init__(self, resumes: bool) -> None:
+        super().__init__()
+        self.resumes = resumes
+
     def compose(self) -> ComposeResult:
+        kept = ("Your seat is kept: the same command brings you back to this game." if self.resumes
+                else "Nothing is kept: this game ends for you.")
         with Vertical(classes="dialog"):
             yield Label("[b]Quit in the middle of a game?[/b]")
-            yield Label("Your seat is kept: the same command brings you back to this game. "
-                        "y quits, n keeps playing.")
+            yield Label(f"{kept} y quits, n keeps playing.", markup=False)
         yield Footer()
 
 
@@ -125,28 +131,39 @@ class ProblemScreen(Screen[None]):
 class ViolationScreen(ModalScreen[None]):
     """The opponent broke the rules or the protocol: name it and point at the transcript."""
 
-    BINDINGS = [Binding("q,escape", "app.quit", "Quit")]
+    BINDINGS = [Binding("q,escape", "app.quit", "Quit"), Binding("t", "download", "Transcript")]
 
-    def __init__(self, problem: str, transcript: str | None) -> None:
+    def __init__(self, problem: str, transcript: str | None, download: bool) -> None:
         super().__init__()
-        self.problem, self.transcript = problem, transcript
+        self.problem, self.transcript, self.download = problem, transcript, download
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
             yield Label("[b]Game stopped: the rules were broken[/b]")
             yield Label(self.problem, id="problem", markup=False)
             if self.transcript:
-                yield Label(f"Transcript of every message: {self.transcript}", id="transcript", markup=False)
+                yield Label(transcript_line(self.transcript, self.download), id="transcript", markup=False)
         yield Footer()
+
+    def action_download(self) -> None:
+        self.post_message(Intent("transcript"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "download" or (self.download and self.transcript is not None)
+
+
+def transcript_line(path: str, download: bool) -> str:
+    """Where the transcript is: a path in the terminal; in a browser the server's paths mean nothing."""
+    return "t downloads the transcript of every message." if download else f"Transcript of every message: {path}"
 
 
 class GameOverScreen(ModalScreen[None]):
     BINDINGS = [Binding("n", "rematch", "Rematch"), Binding("q", "app.quit", "Quit"),
-                Binding("escape", "dismiss", "See the table")]
+                Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript")]
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: SeatView, download: bool) -> None:
         super().__init__()
-        self.view = view
+        self.view, self.download = view, download
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover", classes="dialog"):
@@ -170,8 +187,8 @@ class GameOverScreen(ModalScreen[None]):
         result.set_class(view.result == "win", "win")
         self.query_one("#score", Label).update(score_line(view))
         verdict = f"Audit: {view.verdict}" if view.verdict else "Auditing…"
-        if view.transcript and view.verdict and not view.verdict.startswith("fair"):
-            verdict += f"\nTranscript of every message: {view.transcript}"
+        if self.unfair:
+            verdict += f"\n{transcript_line(str(view.transcript), self.download)}"
         self.query_one("#verdict", Label).update(verdict)
         name, gone = view.opponent_name, absence(view, now)
         if view.rematch_offered:
@@ -183,17 +200,32 @@ class GameOverScreen(ModalScreen[None]):
         self.query_one("#offer", Label).update(offer)
         self.refresh_bindings()
 
+    @property
+    def unfair(self) -> bool:
+        """The audit failed and the transcript was kept."""
+        view = self.view
+        return bool(view.transcript and view.verdict and not view.verdict.startswith("fair"))
+
     def action_rematch(self) -> None:
         self.post_message(Intent("rematch"))
+
+    def action_download(self) -> None:
+        self.post_message(Intent("transcript"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
             return True if self.view.rematch_refusal is None else None
+        if action == "download":
+            return self.download and self.unfair
         return True
 
 
 class DiscardApp(App[None]):
-    """discard in the terminal."""
+    """discard in the terminal (or a browser, through discard-web).
+
+    ``profile`` says who plays and where their files go; with ``pick`` the
+    start screen lets them choose the name, the game and the opponent first.
+    """
 
     CSS_PATH = "app.tcss"
     TITLE = "discard"
@@ -205,16 +237,16 @@ class DiscardApp(App[None]):
 
     view: reactive[SeatView | None] = reactive(None, always_update=False)
 
-    def __init__(self, config: PlayConfig) -> None:
+    def __init__(self, config: PlayConfig, profile: Profile, pick: bool = False) -> None:
         super().__init__()
-        self.config = config
+        self.config, self.profile, self.pick = config, profile, pick
         self.ui = importlib.import_module(GAMES[config.game].screen)  # the game's screen, view and moves
         self.title = self.ui.TITLE
         self.session: Seat | None = None
         self._computers: list[Seat] = []
         self._relay_server: Server | None = None
         self._relay: Relay | None = None
-        self._store: SQLiteLedger | None = None  # the embedded relay's ledger, on disk
+        self._store: MemoryLedger | None = None  # the embedded relay's ledger (on disk when games resume)
         self._store_lock: TextIO | None = None
         self._room_over = False  # the player left a finished game: its seats and ledger can go
         self._over_shown = 0  # the game whose game-over dialog was shown
@@ -229,10 +261,11 @@ class DiscardApp(App[None]):
     def _handle_exception(self, error: Exception) -> None:
         """Textual's hook for an unhandled error (private: it has no public one).
 
-        The traceback goes to a file in the data directory and the terminal gets
-        one line (``crash``) instead of a screenful; the exit code is 1.
+        The traceback goes to a file in the data directory (a browser visitor's
+        goes with them: to stderr, the server's log, instead) and the terminal
+        gets one line (``crash``) instead of a screenful; the exit code is 1.
         """
-        self.crash = crash_report(error)
+        self.crash = crash_report(error, None if self.profile.browser else self.profile.crashes_dir)
         super()._handle_exception(error)
         self._exit_renderables.clear()
 
@@ -242,15 +275,28 @@ class DiscardApp(App[None]):
         if not self.is_headless and hasattr(signal, "SIGINT"):  # SIGINT from outside the keyboard: as Ctrl-C
             with contextlib.suppress(NotImplementedError):  # no such handlers on Windows' loop
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
-        self.push_screen(self.ui.SCREEN(self.config.leave_grace))
-        self.push_screen(ConnectingScreen(self.where()))
         self.set_interval(1.0, self._tick)
+        if self.pick:
+            from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
+
+            self.push_screen(StartScreen(self.config, self.profile), self.begin)
+        else:
+            self.begin(self.config)
+
+    def begin(self, config: PlayConfig | None) -> None:
+        """Sit down at the table ``config`` describes."""
+        assert config is not None  # the start screen leaves by quitting, never empty-handed
+        self.config = config
+        self.ui = importlib.import_module(GAMES[config.game].screen)
+        self.title = self.ui.TITLE
+        self.push_screen(self.ui.SCREEN(config.leave_grace, resumes=self.profile.resumes))
+        self.push_screen(ConnectingScreen(self.where()))
         self.call_after_refresh(self.play)  # the first frame first: the table's imports take a while
 
     def where(self) -> str:
         c = self.config
         if c.against_computer:
-            return "Playing the computer on this machine."
+            return f"Playing the computer on {'the server' if self.profile.browser else 'this machine'}."
         return f"Relay {c.relay or 'hosted here'} · room {c.room}"
 
     def action_retry(self) -> None:
@@ -283,7 +329,11 @@ class DiscardApp(App[None]):
 
         c = self.config
         game = GAMES[c.game]
+        transcripts = self.profile.transcripts_dir
         try:
+            if c.host is not None and not self.profile.resumes:
+                raise RelayError("a browser visitor cannot host a relay on the server: play the computer, "
+                                 "or meet in a room on the relay the server offers")
             url = c.relay or await self._start_relay()
             await startup.pool_ready()
             while len(self._computers) < c.computers:  # the computer players sit down first
@@ -291,15 +341,15 @@ class DiscardApp(App[None]):
                 name = saves.COMPUTER if k == 0 else f"{saves.COMPUTER} {k + 1}"
                 seed = c.opponent_seed + k if c.opponent_seed is not None else None
                 computer, _ = await saves.resume_or_join(
-                    url, c.room, Wish(name, game.name, c.seats, dict(c.options), MODP_2048), relay_key=self.relay_key,
-                    seed=c.seeds[1 + k] if c.seeds else None, follow=True, autoplay=game.computer(seed),
-                    think_time=c.think_time, transcript_dir=transcripts_dir())
+                    self.profile.games_dir, url, c.room, Wish(name, game.name, c.seats, dict(c.options), MODP_2048),
+                    relay_key=self.relay_key, seed=c.seeds[1 + k] if c.seeds else None, follow=True,
+                    autoplay=game.computer(seed), think_time=c.think_time, transcript_dir=transcripts)
                 self._computers.append(computer)
                 self.run_worker(computer.run(), group="computers")
             wish = Wish(c.name, game.name, c.seats, dict(c.options), MODP_2048)
             self.session, resumed = await saves.resume_or_join(
-                url, c.room, wish, relay_key=self.relay_key, seed=c.seeds[0] if c.seeds else None,
-                transcript_dir=transcripts_dir())
+                self.profile.games_dir, url, c.room, wish, relay_key=self.relay_key,
+                seed=c.seeds[0] if c.seeds else None, transcript_dir=transcripts)
         except (RelayError, OSError) as error:
             self.switch_to_problem(relay_problem(c.relay, str(error)))
             return
@@ -310,23 +360,13 @@ class DiscardApp(App[None]):
         await self.session.run()
 
     async def _start_relay(self) -> str:
-        """Our own relay, durable in the data directory so a crash here loses no game."""
-        from relay.ledger import SQLiteLedger
+        """Our own relay: durable in the data directory when games resume, so a crash here loses no game."""
+        from relay.ledger import MemoryLedger
         from relay.server import Relay
         from tabletop.ledger import RelayError
 
-        store_name = "computer-relay.sqlite3" if self.config.against_computer else f"host-{self.config.port}.sqlite3"
-        data_dir().mkdir(parents=True, exist_ok=True)
-        path = data_dir() / store_name
-        if self._store_lock is not None:  # a retry: let go of the last attempt's lock first
-            self._store_lock.close()
-        self._store_lock = hold_lock(path.with_suffix(".lock"))
-        try:
-            self._store = SQLiteLedger(path)
-            self._relay = relay = Relay(self._store)
-        except sqlite3.DatabaseError as error:
-            raise RelayError(f"the saved games in {path} are unreadable ({error}); "
-                             "move that file away to start afresh") from None
+        self._store = self._durable_store() if self.profile.resumes else MemoryLedger()
+        self._relay = relay = Relay(self._store)
         host = self.config.host or "127.0.0.1"
         try:
             self._relay_server = server = await relay.serve(host, self.config.port)
@@ -342,6 +382,24 @@ class DiscardApp(App[None]):
                 self.screen.invites = invites
                 await self.screen.recompose()
         return f"ws://127.0.0.1:{port}"
+
+    def _durable_store(self) -> MemoryLedger:
+        """The embedded relay's SQLite store in the data directory, locked against a second copy."""
+        from relay.ledger import SQLiteLedger
+        from tabletop.ledger import RelayError
+
+        store_name = "computer-relay.sqlite3" if self.config.against_computer else f"host-{self.config.port}.sqlite3"
+        data_dir = self.profile.data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        path = data_dir / store_name
+        if self._store_lock is not None:  # a retry: let go of the last attempt's lock first
+            self._store_lock.close()
+        self._store_lock = hold_lock(path.with_suffix(".lock"))
+        try:
+            return SQLiteLedger(path)
+        except sqlite3.DatabaseError as error:
+            raise RelayError(f"the saved games in {path} are unreadable ({error}); "
+                             "move that file away to start afresh") from None
 
     def switch_to_problem(self, problem: str, retry: str | None = None) -> None:
         while len(self.screen_stack) > 2:
@@ -395,6 +453,8 @@ class DiscardApp(App[None]):
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""
         table, view = self.table, self.view
+        if not self.is_running:  # shutting down: the screens are being taken apart
+            return
         if view is not None and table is not None and table.view is not None:
             table.update(view)
             if isinstance(self.screen, GameOverScreen):
@@ -424,7 +484,7 @@ class DiscardApp(App[None]):
         assert table is not None
         table.update(view)
         if view.phase is Phase.VIOLATION and not isinstance(self.screen, ViolationScreen):
-            self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript))
+            self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
         elif view.phase is Phase.FAILED and not isinstance(self.screen, ProblemScreen):
             self.show_failure(view)
         elif view.verdict is not None and view.phase in (Phase.OVER, Phase.WAITING) and self._over_shown < view.game:
@@ -438,7 +498,7 @@ class DiscardApp(App[None]):
 
     def show_game_over(self) -> None:
         if self.view is not None and self.view.phase not in IN_GAME:
-            self.push_screen(GameOverScreen(self.view))
+            self.push_screen(GameOverScreen(self.view, self.profile.browser))
 
     def show_failure(self, view: SeatView) -> None:
         """The relay cannot be used; if it forgot our seat, the saved one is useless: say what r does."""
@@ -460,6 +520,8 @@ class DiscardApp(App[None]):
             self.exit()  # mid-game the seat is kept: the same command comes back
         elif message.action == "autoplay":
             self.set_autoplay(self.session is not None and self.session.autoplay is None)
+        elif message.action == "transcript":
+            self.download_transcript()
         else:
             self._intent(message)
 
@@ -485,6 +547,15 @@ class DiscardApp(App[None]):
     async def _pump(self) -> None:
         if self.session is not None:
             await self.session.pump()
+
+    def download_transcript(self) -> None:
+        """Offer the transcript to a browser visitor as a download (a terminal saves it in the data directory)."""
+        path = Path(self.view.transcript) if self.view is not None and self.view.transcript else None
+        if path is not None:
+            downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
+            downloads.mkdir(parents=True, exist_ok=True)
+            self.deliver_text(path.open(encoding="utf-8"), save_directory=downloads, save_filename=path.name,
+                              mime_type="application/json")  # text: Textual saves binaries in text mode
 
     @work(group="intents")
     async def _intent(self, intent: Intent) -> None:
@@ -515,7 +586,7 @@ class DiscardApp(App[None]):
         """Mid-game, ask first and keep the seat; a finished game, or a room where none started, is forgotten."""
         phase = self.view.phase if self.view is not None else Phase.CONNECTING
         if phase in IN_GAME:
-            if not await self.push_screen_wait(ConfirmQuit()):
+            if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return
         elif self.session is not None and phase in (Phase.OVER, Phase.VIOLATION, Phase.WAITING, Phase.CONNECTING):
             self.forget_room()  # only a room this run sat down in: another copy may be playing this one
@@ -564,17 +635,20 @@ def relay_problem(url: str | None, problem: str) -> str:
     return problem
 
 
-def crash_report(error: BaseException) -> str:
-    """Keep ``error``'s traceback in the data directory; one line that says what and where."""
+def crash_report(error: BaseException, directory: Path | None) -> str:
+    """Keep ``error``'s traceback in ``directory`` (None: on stderr); one line that says what and where."""
     if isinstance(error, WorkerFailed):  # a worker's own error says more than the wrapper
         error = error.error
     what = (str(error).splitlines() or [""])[0][:200]
     line = f"crashed ({type(error).__name__}{': ' + what if what else ''})"
+    details = "".join(traceback.format_exception(error))
+    if directory is None:
+        print(details, file=sys.__stderr__, end="")
+        return line
     try:
-        directory = data_dir() / "crashes"
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / time.strftime("crash-%Y%m%d-%H%M%S.txt")
-        path.write_text("".join(traceback.format_exception(error)))
+        path.write_text(details)
     except OSError:
         return line
     return f"{line}; the details are in {path}"

@@ -15,6 +15,20 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
+def trust_relay(p: argparse.ArgumentParser, relay: str | None, relay_ca: str | None) -> None:
+    """Check ``--relay`` (if given) and ``--relay-ca``, one line and exit 2 if bad; trust the CA for wss://."""
+    from tabletop.ledger import relay_urls, ssl_context, trust
+
+    try:
+        relay_urls(relay or "ws://localhost")
+    except ValueError as error:
+        p.error(f"--relay: {error}")
+    try:
+        trust(ssl_context(relay_ca))
+    except ValueError as error:
+        p.error(f"--relay-ca: {error}")
+
+
 def seconds(positive: bool) -> Callable[[str], float]:
     """An argparse type: a finite number of seconds, above zero or at least zero."""
 

@@ -19,7 +19,7 @@ from tabletop.table import Wish
 
 from . import saves, startup
 from .args import OneLineParser, seconds, whole_number
-from .paths import data_dir, transcripts_dir
+from .profile import Profile, terminal_profile
 
 
 def parser() -> argparse.ArgumentParser:
@@ -92,16 +92,17 @@ async def next_game(seat: Seat, timeout: float) -> int | None:
             continue
 
 
-async def play(args: argparse.Namespace, wish: Wish, game: Game) -> str | None:
+async def play(args: argparse.Namespace, wish: Wish, game: Game, profile: Profile) -> str | None:
     """Play the games; the reason for failing, or None when every game finished fair."""
     await startup.pool_ready()
     try:
-        seat, _ = await saves.resume_or_join(args.relay, args.room, wish, autoplay=game.computer(args.seed),
-                                             think_time=args.think, transcript_dir=transcripts_dir())
+        seat, _ = await saves.resume_or_join(profile.games_dir, args.relay, args.room, wish,
+                                             autoplay=game.computer(args.seed), think_time=args.think,
+                                             transcript_dir=profile.transcripts_dir)
     except RelayError as error:
         return str(error)
     except OSError as error:
-        return (f"cannot keep the saved game in {data_dir()}: {error.strerror or error}; "
+        return (f"cannot keep the saved game in {profile.data_dir}: {error.strerror or error}; "
                 "set DISCARD_DATA_DIR to a writable directory")
     saved = saves.saved(seat)
     reported = saved.reported if saved else 0  # games whose line an earlier run wrote
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         p.error(str(error))
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly as on Ctrl-C
     try:
-        failure = asyncio.run(play(args, wish, game))
+        failure = asyncio.run(play(args, wish, game, terminal_profile()))
     except KeyboardInterrupt:
         failure = "interrupted"
     finally:

@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import getpass
-import re
-import secrets
 import shlex
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import NoReturn
 
 from . import saves
-from .args import OneLineParser, whole_number
-from .config import GAMES, PlayConfig
+from .args import OneLineParser, trust_relay, whole_number
+from .config import GAMES, PlayConfig, fresh_room, name_problem, room_problem
+from .profile import Profile, terminal_profile
 
-ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
 INTERRUPTED = 130  # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
 
 
@@ -52,55 +50,42 @@ def parser() -> argparse.ArgumentParser:
                    help="cabo: the game ends once a total passes N (default 66)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
+    p.add_argument("--pick", action="store_true", help="choose your name, the game and your opponent (the "
+                   "computer, or a room on --relay) on a start screen first")
     return p
 
 
-def default_name() -> str:
-    try:
-        name = getpass.getuser()
-    except (KeyError, OSError):
-        name = ""
-    name = "".join(ch for ch in name if ch.isprintable())[:32]
-    return name or "player"
-
-
-def config_from(args: argparse.Namespace, p: argparse.ArgumentParser) -> PlayConfig:
+def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: Profile) -> PlayConfig:
     if args.relay and args.host:
         p.error("--relay and --host do not go together: either join a relay or host one")
-    if args.relay and not args.room:
+    if args.pick and args.host:
+        p.error("--pick and --host do not go together: the start screen plays the computer or a room on --relay")
+    if args.relay and not args.room and not args.pick:
         p.error("--relay needs --room NAME, the room your opponent joins too")
-    if args.room is not None and not ROOM.fullmatch(args.room):
-        p.error(f"--room {args.room!r}: use 1 to 64 of A-Z a-z 0-9 . _ -")
+    if args.room is not None and (problem := room_problem(args.room)):
+        p.error(f"--room {args.room!r}: {problem}")
     if args.relay or args.relay_ca:  # the network client is imported only when it is needed (start-up time)
-        from tabletop.ledger import relay_urls, ssl_context, trust
-
-        try:
-            relay_urls(args.relay or "ws://localhost")
-        except ValueError as error:
-            p.error(f"--relay: {error}")
-        try:
-            trust(ssl_context(args.relay_ca))
-        except ValueError as error:
-            p.error(f"--relay-ca: {error}")
+        trust_relay(p, args.relay, args.relay_ca)
     if args.port is not None and not args.host:
         p.error("--port goes with --host, the port your relay listens on")
     port = 8765 if args.port is None else args.port
     if not 0 <= port <= 65535:
         p.error(f"--port {port}: use a port from 0 to 65535")
-    name = args.name if args.name is not None else default_name()
-    if not 1 <= len(name) <= 32 or not name.isprintable():
-        p.error("--name: use 1 to 32 printable characters")
+    name = args.name if args.name is not None else profile.name
+    if problem := name_problem(name):
+        p.error(f"--name: {problem}")
+    games = profile.games_dir
     relay_key = f"host:{port}" if args.host else args.relay or saves.LOCAL_RELAY
     if args.host:
-        room = args.room or saved_room(relay_key, name, args.game) or f"table-{secrets.token_hex(3)}"
-    elif args.relay:
-        room = args.room
+        room = args.room or saves.saved_room(games, relay_key, name, args.game) or fresh_room("table")
+    elif args.relay:  # with --pick and no --room, the room is chosen on the start screen
+        room = args.room or ""
     else:
-        if args.room is not None and saves.load(relay_key, args.room, name) is None:
+        if args.room is not None and saves.load(games, relay_key, args.room, name) is None:
             p.error(f"--room {args.room}: no game against the computer to go back to there as {name} "
                     "(see --games); a new game against the computer needs no --room")
-        room = args.room or saved_room(relay_key, name, args.game) or f"computer-{secrets.token_hex(4)}"
-    game_name = args.game or saved_game(relay_key, room, name) or "discard"
+        room = args.room or saves.saved_room(games, relay_key, name, args.game) or fresh_room("computer")
+    game_name = args.game or saved_game(games, relay_key, room, name) or "discard"
     game = GAMES[game_name]
     seats = game.default_seats if args.seats is None else args.seats
     if seats not in game.seats:
@@ -116,20 +101,13 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser) -> PlayCon
     if args.host:
         return dataclasses.replace(terms, host="0.0.0.0", port=port)
     if args.relay:
-        return dataclasses.replace(terms, relay=args.relay)
+        return dataclasses.replace(terms, relay=args.relay, opponent_seed=args.seed)
     return dataclasses.replace(terms, opponent_seed=args.seed)
 
 
-def saved_room(relay_key: str, name: str, game: str | None) -> str | None:
-    """The room of the newest unfinished game (of ``game``, if given) on our own relay, to go back to."""
-    rooms = [seat.room for seat in saves.unfinished()
-             if seat.relay == relay_key and seat.name == name and game in (None, seat.game)]
-    return rooms[-1] if rooms else None
-
-
-def saved_game(relay_key: str, room: str, name: str) -> str | None:
+def saved_game(games: Path, relay_key: str, room: str, name: str) -> str | None:
     """The game this player's saved seat in ``room`` plays, so that going back shows its own screen."""
-    seat = saves.load(relay_key, room, name)
+    seat = saves.load(games, relay_key, room, name) if room else None
     return seat.game if seat is not None and seat.game in GAMES else None
 
 
@@ -143,8 +121,8 @@ def resume_command(seat: saves.SavedSeat) -> str:
     return shlex.join(words + ["--room", seat.room, "--name", seat.name])
 
 
-def list_games() -> None:
-    seats = saves.unfinished()
+def list_games(profile: Profile) -> None:
+    seats = saves.unfinished(profile.games_dir)
     if not seats:
         print("No unfinished games.")
         return
@@ -158,10 +136,15 @@ def play(argv: list[str] | None) -> int:
     """Check the flags, start the pool in the background, run the app; the exit status."""
     p = parser()
     args = p.parse_args(argv)
+    profile = terminal_profile()
     if args.games:
-        list_games()
+        list_games(profile)
         return 0
-    config = config_from(args, p)
+    return run(config_from(args, p, profile), profile, pick=args.pick)
+
+
+def run(config: PlayConfig, profile: Profile, pick: bool) -> int:
+    """Start the pool in the background, run the app; the exit status (a crash: one line on stderr)."""
     from tabletop import crypto
 
     from . import startup
@@ -169,7 +152,7 @@ def play(argv: list[str] | None) -> int:
     startup.start_pool_in_background()  # while Textual is imported and the first frame drawn
     from .app import DiscardApp
 
-    app = DiscardApp(config)
+    app = DiscardApp(config, profile, pick=pick)
     try:
         app.run()
     finally:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import secrets
 from dataclasses import dataclass, field
+
+ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -51,3 +55,18 @@ class PlayConfig:
     def computers(self) -> int:
         """How many computer players sit at the table: every seat but mine, against the computer."""
         return self.seats - 1 if self.against_computer else 0
+
+
+def name_problem(name: str) -> str | None:
+    """What is wrong with a player's name (shown to every other player), or None."""
+    return None if 1 <= len(name) <= 32 and name.isprintable() else "use 1 to 32 printable characters"
+
+
+def fresh_room(kind: str) -> str:
+    """A new room's name nobody else will pick by chance: "computer-3fa2c1d0", "table-…"."""
+    return f"{kind}-{secrets.token_hex(4)}"
+
+
+def room_problem(room: str) -> str | None:
+    """What is wrong with a room's name, or None."""
+    return None if ROOM.fullmatch(room) else "use 1 to 64 of A-Z a-z 0-9 . _ -"

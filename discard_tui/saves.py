@@ -1,6 +1,7 @@
 """Unfinished games on disk, so a crashed or closed client can take its seat back.
 
-One file per (relay, room, player name) in the data directory, mode 0600,
+One file per (relay, room, player name) in a directory the caller names
+(the profile's ``games_dir``, discard_tui/profile.py), mode 0600,
 written atomically: first the seed every secret key of every game in that
 room derives from (before the seat is taken, so a data directory that cannot
 be written costs no seat), then the relay's seat token (before the session
@@ -31,8 +32,6 @@ try:  # POSIX; elsewhere two same-named players in one room share a file
 except ImportError:
     fcntl = None  # type: ignore[assignment]
 
-from .paths import data_dir
-
 if TYPE_CHECKING:
     from tabletop.shell import Seat
     from tabletop.table import Wish
@@ -59,19 +58,15 @@ class SavedSeat:
         return bytes.fromhex(self.seed)
 
 
-def games_dir() -> Path:
-    return data_dir() / "games"
-
-
-def path_for(relay: str, room: str, name: str) -> Path:
+def path_for(directory: Path, relay: str, room: str, name: str) -> Path:
     digest = hashlib.sha256(f"{relay}\n{room}\n{name}".encode()).hexdigest()[:20]
-    return games_dir() / f"{digest}.json"
+    return directory / f"{digest}.json"
 
 
-def save(seat: SavedSeat, key: str | None = None) -> Path:
+def save(directory: Path, seat: SavedSeat, key: str | None = None) -> Path:
     """Write ``seat`` (under ``key``, its name by default) readable by its owner only; never half-written."""
-    games_dir().mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = path_for(seat.relay, seat.room, key or seat.name)
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = path_for(directory, seat.relay, seat.room, key or seat.name)
     temporary = path.with_suffix(".tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as file:
@@ -82,35 +77,35 @@ def save(seat: SavedSeat, key: str | None = None) -> Path:
     return path
 
 
-def load(relay: str, room: str, name: str) -> SavedSeat | None:
+def load(directory: Path, relay: str, room: str, name: str) -> SavedSeat | None:
     try:
-        return SavedSeat(**json.loads(path_for(relay, room, name).read_text()))
+        return SavedSeat(**json.loads(path_for(directory, relay, room, name).read_text()))
     except (OSError, ValueError, TypeError):
         return None
 
 
-def remove(relay: str, room: str, name: str) -> None:
-    path_for(relay, room, name).unlink(missing_ok=True)
+def remove(directory: Path, relay: str, room: str, name: str) -> None:
+    path_for(directory, relay, room, name).unlink(missing_ok=True)
 
 
 def mark(session: Seat, **changes: Any) -> None:
     """Record ``changes`` (``stage``, ``reported``) in the session's saved seat, if they change it."""
     claim = _claim_of(session)
-    seat = load(claim.relay, claim.room, claim.key) if claim else None
+    seat = load(claim.directory, claim.relay, claim.room, claim.key) if claim else None
     if claim and seat is not None and any(getattr(seat, field) != value for field, value in changes.items()):
-        save(dataclasses.replace(seat, **changes), claim.key)
+        save(claim.directory, dataclasses.replace(seat, **changes), claim.key)
 
 
 def saved(session: Seat) -> SavedSeat | None:
     """The session's saved seat, if it has one."""
     claim = _claim_of(session)
-    return load(claim.relay, claim.room, claim.key) if claim else None
+    return load(claim.directory, claim.relay, claim.room, claim.key) if claim else None
 
 
-def unfinished() -> list[SavedSeat]:
+def unfinished(directory: Path) -> list[SavedSeat]:
     """Every saved seat a person can go back to: a game under way (the computer's own seats are not listed)."""
     seats = []
-    for path in sorted(games_dir().glob("*.json")):
+    for path in sorted(directory.glob("*.json")):
         try:
             seat = SavedSeat(**json.loads(path.read_text()))
         except (OSError, ValueError, TypeError):
@@ -118,6 +113,13 @@ def unfinished() -> list[SavedSeat]:
         if seat.stage == "playing" and not (seat.relay == LOCAL_RELAY and seat.name == COMPUTER):
             seats.append(seat)
     return sorted(seats, key=lambda s: s.saved_at)
+
+
+def saved_room(directory: Path, relay: str, name: str, game: str | None = None) -> str | None:
+    """The room of ``name``'s newest unfinished game (of ``game``, if given) on ``relay``, to go back to."""
+    rooms = [seat.room for seat in unfinished(directory)
+             if seat.relay == relay and seat.name == name and game in (None, seat.game)]
+    return rooms[-1] if rooms else None
 
 
 def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, game: str) -> SavedSeat:
@@ -128,6 +130,7 @@ def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, game: st
 class _Claim:
     """A seat file this process plays from, locked against other processes."""
 
+    directory: Path
     relay: str
     room: str
     key: str  # the player's name, or "name#2", "name#3", … for a second same-named player
@@ -144,12 +147,12 @@ class _Claim:
 _claims: dict[Path, _Claim] = {}
 
 
-def _claim(relay: str, room: str, name: str) -> _Claim:
+def _claim(directory: Path, relay: str, room: str, name: str) -> _Claim:
     """The first slot for (relay, room, name) that no other process and no live session here is using."""
-    games_dir().mkdir(parents=True, exist_ok=True, mode=0o700)
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     for slot in itertools.count(1):
         key = name if slot == 1 else f"{name}#{slot}"
-        path = path_for(relay, room, key).with_suffix(".lock")
+        path = path_for(directory, relay, room, key).with_suffix(".lock")
         claim = _claims.get(path)
         if claim is not None:
             if claim.free:
@@ -162,7 +165,7 @@ def _claim(relay: str, room: str, name: str) -> _Claim:
             except OSError:
                 handle.close()
                 continue
-        _claims[path] = claim = _Claim(relay, room, key, handle)
+        _claims[path] = claim = _Claim(directory, relay, room, key, handle)
         return claim
     raise AssertionError("unreachable")
 
@@ -181,15 +184,15 @@ def release(session: Seat, keep: bool = True) -> None:
     for path, claim in list(_claims.items()):
         if claim.user is session:
             if not keep:
-                remove(claim.relay, claim.room, claim.key)
+                remove(claim.directory, claim.relay, claim.room, claim.key)
                 path.unlink(missing_ok=True)
             claim.lock.close()
             del _claims[path]
 
 
-async def resume_or_join(url: str, room: str, wish: Wish, *, relay_key: str | None = None,
+async def resume_or_join(directory: Path, url: str, room: str, wish: Wish, *, relay_key: str | None = None,
                          seed: bytes | None = None, **options: Any) -> tuple[Seat, bool]:
-    """Take back the seat saved for (relay, room, name), or take a new one and save it.
+    """Take back the seat saved in ``directory`` for (relay, room, name), or take a new one and save it.
 
     Returns the seat and whether it resumed. The seed is on disk before the
     seat is taken and the token before the seat can post anything.
@@ -198,21 +201,21 @@ async def resume_or_join(url: str, room: str, wish: Wish, *, relay_key: str | No
     from tabletop.ledger import SeatLost
     from tabletop.shell import join
 
-    claim = _claim(relay_key or url, room, wish.name)
-    saved = load(claim.relay, room, claim.key)
+    claim = _claim(directory, relay_key or url, room, wish.name)
+    saved = load(directory, claim.relay, room, claim.key)
     if saved is not None and saved.token:
         try:
             session = await join(url, room, wish, GAMES, token=saved.token, seed=saved.seed_bytes, **options)
             claim.user = session
             return session, True
         except SeatLost:
-            remove(claim.relay, room, claim.key)  # the relay forgot the room; start afresh
+            remove(directory, claim.relay, room, claim.key)  # the relay forgot the room; start afresh
             saved = None
     seat = saved or new_seat(claim.relay, room, wish.name, "", seed or secrets.token_bytes(32), wish.game)
-    save(seat, claim.key)
+    save(directory, seat, claim.key)
     session = await join(url, room, wish, GAMES, seed=seat.seed_bytes, **options)
     try:
-        save(dataclasses.replace(seat, token=session.ledger.token or ""), claim.key)
+        save(directory, dataclasses.replace(seat, token=session.ledger.token or ""), claim.key)
     except OSError:
         await session.ledger.close()  # the relay keeps the seat for a while; the protocol has no way to free it
         raise

@@ -66,9 +66,9 @@ class TableScreen(Screen[None]):
     view: SeatView | None = None
     _footer_shows: tuple[bool | None, ...] = ()  # check_action of each action the footer shows, as last shown
 
-    def __init__(self, leave_grace: float) -> None:
+    def __init__(self, leave_grace: float, resumes: bool = True) -> None:
         super().__init__()
-        self.leave_grace = leave_grace
+        self.leave_grace, self.resumes = leave_grace, resumes  # resumes: the same command comes back to the game
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -118,7 +118,7 @@ class TableScreen(Screen[None]):
         status.link = link_text(view, now, wall)
         status.headline, status.my_turn = self.headline(view), view.my_turn
         status.event = capitalized(view.last_move or "")
-        status.hint = trouble(view, self.leave_grace, now, wall) or self.hint(view) or \
+        status.hint = trouble(view, self.leave_grace, now, wall, self.resumes) or self.hint(view) or \
             (view.note if view.phase in IN_GAME else "")
         groups = (view.safety or "").split()
         self.query_one("#safety", Static).update(
@@ -248,15 +248,17 @@ def can_leave(view: SeatView, grace: float, now: float | None = None, wall: floa
     return any(gone is not None and gone >= grace for gone in (relay_gone_for(view, now), opponent_gone_for(view, wall)))
 
 
-def trouble(view: SeatView, grace: float, now: float | None = None, wall: float | None = None) -> str:
+def trouble(view: SeatView, grace: float, now: float | None = None, wall: float | None = None,
+            resumes: bool = True) -> str:
     """What is wrong, past the grace period, and the way out: it outranks the hint."""
     if not can_leave(view, grace, now, wall):
         return ""
+    leave = "x leaves; the same command comes back to this game." if resumes else "x leaves."
     gone = relay_gone_for(view, now)
     if gone is not None and gone >= grace:
         return (f"The relay has not answered for {int(gone)} s; if {view.opponent_name} hosted it, they have "
-                "quit. x leaves; the same command comes back to this game.")
-    return f"{absence(view, wall)}: x leaves; the same command comes back to this game."
+                f"quit. {leave}")
+    return f"{absence(view, wall)}: {leave}"
 
 
 def headline(view: SeatView) -> str:

@@ -4,20 +4,20 @@ Run: uv run python docs/screenshot.py
 """
 
 import asyncio
-import os
 import tempfile
 from pathlib import Path
 
 from discard_tui import discard_screen
 from discard_tui.table import Intent
 from discard_tui.app import DiscardApp, PlayConfig
+from discard_tui.profile import Profile
 from discard_tui.view import GameView, Phase
 from tabletop import crypto
 
 
 async def main() -> None:
     app = DiscardApp(PlayConfig(name="you", room="screenshot", options={"deck": "full"}, opponent_seed=5, think_time=0,
-                                seeds=(b"\x07" * 32, b"\x08" * 32)))
+                                seeds=(b"\x07" * 32, b"\x08" * 32)), Profile(Path(tempfile.mkdtemp()), "you"))
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(6):  # a few moves in, so the piles and the log have something to show
             while not (app.view and (app.view.my_turn or app.view.phase is Phase.OVER)):
@@ -36,7 +36,6 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    os.environ["DISCARD_DATA_DIR"] = tempfile.mkdtemp()
     crypto.start_pool()
     asyncio.run(main())
     crypto.shutdown_pool()

@@ -17,6 +17,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from discard_tui.profile import terminal_profile
 from relay.ledger import MemoryLedger
 from relay.server import Limits, Relay
 
@@ -30,6 +31,11 @@ def private_data_dir(tmp_path, monkeypatch):
     """Saved seats and transcripts go to the test's own directory, for this process and its children."""
     monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path / "data"))
     return tmp_path / "data"
+
+
+def seat_dir() -> Path:
+    """Where a player in a terminal keeps saved seats: the test's own directory (``$DISCARD_DATA_DIR``)."""
+    return terminal_profile().games_dir
 
 
 # -- relays ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
+from discard_tui.profile import terminal_profile
 from discard_tui.cabo_screen import CaboHand, refusal
 from discard_tui.table import MoveLog
 from discard_tui.view import Phase
@@ -26,7 +27,7 @@ def cabo_game(seed: int = 1, points: int = 20) -> DiscardApp:
     """Against two computers; every seat's crypto seed and the computers' choices are fixed by ``seed``."""
     seeds = tuple(bytes([seed + 10 * k]) * 32 for k in range(3))
     return DiscardApp(PlayConfig(name="tester", room=f"cabo-{seed}", game="cabo", seats=3, options={"points": points},
-                                 opponent_seed=seed, think_time=0, seeds=seeds))
+                                 opponent_seed=seed, think_time=0, seeds=seeds), terminal_profile())
 
 
 async def until(pilot, condition, what: str, limit: int = 3000) -> None:

@@ -3,7 +3,10 @@
 import pexpect
 import pytest
 
+from conftest import seat_dir
 from discard_tui import cli, saves
+from discard_tui.config import ROOM
+from discard_tui.profile import terminal_profile
 
 
 @pytest.mark.parametrize("argv, says", [
@@ -20,7 +23,7 @@ from discard_tui import cli, saves
 ])
 def test_bad_flags_cost_one_line_and_exit_2(argv, says, capsys):
     with pytest.raises(SystemExit) as stop:
-        cli.config_from(cli.parser().parse_args(argv), cli.parser())
+        cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1 and err.startswith("discard-tui: ")
@@ -28,21 +31,22 @@ def test_bad_flags_cost_one_line_and_exit_2(argv, says, capsys):
 
 def test_relay_takes_a_comma_separated_list_of_nodes():
     argv = ["--relay", "ws://a:8765, wss://b.example:443/x", "--room", "r", "--name", "ana"]
-    config = cli.config_from(cli.parser().parse_args(argv), cli.parser())
+    config = cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
     assert config.relay == "ws://a:8765, wss://b.example:443/x"
 
 
 def test_host_mode_listens_everywhere_on_the_chosen_port():
-    config = cli.config_from(cli.parser().parse_args(["--host", "--port", "9123", "--name", "ana"]), cli.parser())
+    argv = ["--host", "--port", "9123", "--name", "ana"]
+    config = cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
     assert (config.host, config.port, config.name) == ("0.0.0.0", 9123, "ana")
-    assert cli.ROOM.fullmatch(config.room)
+    assert ROOM.fullmatch(config.room)
 
 
 def saved(relay, room, name, stage="playing"):
     import dataclasses
 
     seat = dataclasses.replace(saves.new_seat(relay, room, name, "t" * 32, b"\1" * 32, "full"), stage=stage)
-    saves.save(seat)
+    saves.save(seat_dir(), seat)
     return seat
 
 
@@ -66,14 +70,14 @@ def test_games_lists_games_under_way_with_a_command_that_really_resumes(capsys):
     for seat, line in zip(sorted(under_way, key=lambda s: s.saved_at), lines):
         words = shlex.split(line.split(":  ", 1)[1])
         assert words[:3] == ["uv", "run", "discard-tui"]
-        config = cli.config_from(cli.parser().parse_args(words[3:]), cli.parser())
+        config = cli.config_from(cli.parser().parse_args(words[3:]), cli.parser(), terminal_profile())
         relay_key = config.relay or (saves.LOCAL_RELAY if config.against_computer else f"host:{config.port}")
         assert (relay_key, config.room, config.name) == (seat.relay, seat.room, seat.name), line
 
 
 def test_room_against_the_computer_only_goes_back_to_a_saved_game(capsys):
     with pytest.raises(SystemExit) as stop:
-        cli.config_from(cli.parser().parse_args(["--room", "r", "--name", "bo"]), cli.parser())
+        cli.config_from(cli.parser().parse_args(["--room", "r", "--name", "bo"]), cli.parser(), terminal_profile())
     assert stop.value.code == 2 and "no game against the computer to go back to" in capsys.readouterr().err
 
 
@@ -129,3 +133,18 @@ def test_the_command_line_knows_each_game_as_the_game_defines_itself():
         game = GAMES[name]
         assert entry.seats == game.seats and entry.default_seats in game.seats
         assert set(entry.options) == set(game.Options.model_fields)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--pick", "--host"], "--pick and --host do not go together"),
+])
+def test_pick_refuses_what_the_start_screen_cannot_do(argv, says, capsys):
+    with pytest.raises(SystemExit):
+        cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
+    assert says in capsys.readouterr().err
+
+
+def test_pick_with_a_relay_leaves_the_room_to_the_start_screen():
+    argv = ["--pick", "--relay", "ws://127.0.0.1:8765", "--name", "ana"]
+    config = cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
+    assert (config.relay, config.room, config.name) == ("ws://127.0.0.1:8765", "", "ana")

@@ -14,7 +14,7 @@ import sys
 import pytest
 import redis
 
-from conftest import alive, descendants, free_port
+from conftest import alive, descendants, free_port, seat_dir
 from discard_tui import saves
 from games.discard.strategy import simple
 from processes import finish, run_bot
@@ -71,7 +71,7 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
         await until(lambda: not any(alive(pid) for pid in helpers), "the killed bot's pool processes to exit")
         left_behind = await asyncio.to_thread(victim.stderr.read)  # until its last helper has exited
         assert "leaked semaphore" not in left_behind, left_behind
-        assert saves.load(url, room, "fragile") is not None  # the seat survived the crash on disk
+        assert saves.load(seat_dir(), url, room, "fragile") is not None  # the seat survived the crash on disk
         again = bot(url, room, "fragile")
         for process in (survivor, again):
             assert_fair(*await finish(process))
@@ -81,7 +81,7 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
                 process.kill()
                 process.wait()
     assert_never_posted_twice(relay.ledger.rooms[room].frames)
-    assert saves.load(url, room, "fragile") is None  # a finished game is cleaned away
+    assert saves.load(seat_dir(), url, room, "fragile") is None  # a finished game is cleaned away
 
 
 async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
@@ -89,7 +89,7 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
     room = "cut"
     sessions = []
     for seat, name in enumerate(("a", "b")):
-        session, resumed = await saves.resume_or_join(url, room, wish(name), think_time=0.01, autoplay=simple(seat))
+        session, resumed = await saves.resume_or_join(seat_dir(), url, room, wish(name), think_time=0.01, autoplay=simple(seat))
         assert not resumed
         sessions.append(session)
     tasks = [asyncio.create_task(s.run()) for s in sessions]
@@ -133,12 +133,12 @@ async def test_relay_restart_with_store_mid_game(spawn, tmp_path, until):
 
 
 async def test_saved_seat_is_private(relay_url, private_data_dir):
-    session, _ = await saves.resume_or_join(relay_url, "private", wish("me"))
+    session, _ = await saves.resume_or_join(seat_dir(), relay_url, "private", wish("me"))
     try:
-        path = saves.path_for(relay_url, "private", "me")
+        path = saves.path_for(seat_dir(), relay_url, "private", "me")
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
         assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
-        saved = saves.load(relay_url, "private", "me")
+        saved = saves.load(seat_dir(), relay_url, "private", "me")
         assert saved.token == session.ledger.token and saved.seed_bytes == session.table.seed
     finally:
         await session.ledger.close()
@@ -146,7 +146,7 @@ async def test_saved_seat_is_private(relay_url, private_data_dir):
 
 async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
     """A second client with the saved seed and token replays the ledger into the same hand."""
-    players = [await saves.resume_or_join(relay_url, "replay", wish(n)) for n in ("x", "y")]
+    players = [await saves.resume_or_join(seat_dir(), relay_url, "replay", wish(n)) for n in ("x", "y")]
     sessions = [s for s, _ in players]
     tasks = [asyncio.create_task(s.run()) for s in sessions]
     again = None
@@ -155,7 +155,7 @@ async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
         before = sessions[0].table.view().board.hand
         tasks[0].cancel()
         await sessions[0].ledger.close()
-        again, resumed = await saves.resume_or_join(relay_url, "replay", wish("x"))
+        again, resumed = await saves.resume_or_join(seat_dir(), relay_url, "replay", wish("x"))
         assert resumed
         task = asyncio.create_task(again.run())
         tasks.append(task)
@@ -172,7 +172,7 @@ async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
 
 async def test_a_bot_killed_before_printing_a_finished_game_prints_it_on_resume(relay_url, until):
     """Its game's keys are in the ledger but no line was written: the next run writes it, and only once."""
-    players = [await saves.resume_or_join(relay_url, "report", wish(name), think_time=0, autoplay=simple(seat))
+    players = [await saves.resume_or_join(seat_dir(), relay_url, "report", wish(name), think_time=0, autoplay=simple(seat))
                for seat, name in enumerate(("a", "b"))]
     sessions = [s for s, _ in players]
     tasks = [asyncio.create_task(s.run()) for s in sessions]
@@ -194,7 +194,7 @@ async def test_a_bot_killed_before_printing_a_finished_game_prints_it_on_resume(
         if expected:  # the first run finished the room and forgot the seat: put it back as a crash would leave it
             seat = saves.new_seat(relay_url, "report", "a", sessions[0].ledger.token, sessions[0].table.seed,
                                   "discard")
-            saves.save(dataclasses.replace(seat, stage="over", reported=1))
+            saves.save(seat_dir(), dataclasses.replace(seat, stage="over", reported=1))
 
 
 async def test_a_seat_is_never_taken_when_it_cannot_be_saved(relay_server, tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
+from discard_tui.profile import terminal_profile
 from discard_tui.rps_screen import KEYS, ThrowButton, ThrowCard
 from discard_tui.table import MoveLog
 from discard_tui.view import Phase
@@ -17,7 +18,7 @@ from test_tui import text_of, until
 
 
 def computer_game(**config) -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", game="rps", opponent_seed=5, think_time=0, **config))
+    return DiscardApp(PlayConfig(name="tester", game="rps", opponent_seed=5, think_time=0, **config), terminal_profile())
 
 
 def my_throw_or_over(app) -> bool:
@@ -69,7 +70,7 @@ async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players,
     """Through a relay against a person who has not chosen yet: my throw waits, hidden, and stays mine."""
     pair = await players("rps-tui", [None], game="rps", seats=2)  # ana opens the room and chooses when told
     ana = pair.seats[0]
-    app = DiscardApp(PlayConfig(relay=relay_url, room="rps-tui", name="tester", game="rps"))
+    app = DiscardApp(PlayConfig(relay=relay_url, room="rps-tui", name="tester", game="rps"), terminal_profile())
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_throw_or_over(app), "my throw")
         status = app.screen.query_one(StatusBar)

@@ -13,6 +13,7 @@ from textual.widgets import Label
 
 from discard_tui import discard_screen
 from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig
+from discard_tui.profile import terminal_profile
 from discard_tui.table import Intent, MoveLog
 from discard_tui.view import Phase
 from games.cards import FULL_DECK
@@ -28,7 +29,7 @@ def data_dir(tmp_path, monkeypatch):
 
 def fixed_game() -> DiscardApp:
     return DiscardApp(PlayConfig(name="tester", room="snapshot", options={"deck": "short"}, opponent_seed=5,
-                                 think_time=0, seeds=(b"\x01" * 32, b"\x02" * 32)))
+                                 think_time=0, seeds=(b"\x01" * 32, b"\x02" * 32)), terminal_profile())
 
 
 async def until(pilot, condition, limit=3000):

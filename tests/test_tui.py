@@ -2,7 +2,9 @@
 
 import pytest
 
+from conftest import seat_dir
 from discard_tui import discard_screen
+from discard_tui.profile import terminal_profile
 from discard_tui.table import Intent
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import Phase
@@ -17,7 +19,7 @@ def data_dir(tmp_path, monkeypatch):
 
 
 def computer_game(deck="short", seed=1) -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", options={"deck": deck}, opponent_seed=seed, think_time=0))
+    return DiscardApp(PlayConfig(name="tester", options={"deck": deck}, opponent_seed=seed, think_time=0), terminal_profile())
 
 
 async def until(pilot, condition, what, limit=2000):
@@ -91,10 +93,10 @@ async def test_leaving_a_finished_game_cleans_the_data_directory(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await play_to_game_over(pilot, app)
         room = app.config.room
-        assert saves.load("local", room, "tester").stage == "over"  # kept until I leave, not listed by --games
-        assert saves.unfinished() == []
+        assert saves.load(seat_dir(), "local", room, "tester").stage == "over"  # kept until I leave, not listed by --games
+        assert saves.unfinished(seat_dir()) == []
         await pilot.press("q")
-    assert saves.load("local", room, "tester") is None and saves.load("local", room, "Computer") is None
+    assert saves.load(seat_dir(), "local", room, "tester") is None and saves.load(seat_dir(), "local", room, "Computer") is None
     with sqlite3.connect(tmp_path / "computer-relay.sqlite3") as store:
         assert store.execute("SELECT count(*) FROM events").fetchone() == (0,)
 
@@ -142,7 +144,7 @@ async def test_help_screen_opens_and_closes():
 
 
 async def test_unreachable_relay_screen_offers_retry():
-    app = DiscardApp(PlayConfig(relay="ws://127.0.0.1:9", room="r", name="tester"))
+    app = DiscardApp(PlayConfig(relay="ws://127.0.0.1:9", room="r", name="tester"), terminal_profile())
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
         problem = text_of(app.screen, "#problem")
@@ -232,9 +234,9 @@ async def test_a_second_copy_against_the_computer_is_refused(tmp_path):
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
             assert "another discard-tui is already running this game" in text_of(app.screen, "#problem")
             seat = saves.new_seat("local", app.config.room, "tester", "t" * 32, b"\1" * 32, "short")
-            saves.save(seat)  # the other copy's game
+            saves.save(seat_dir(), seat)  # the other copy's game
             await pilot.press("q")
-        assert saves.load("local", app.config.room, "tester") is not None  # left alone
+        assert saves.load(seat_dir(), "local", app.config.room, "tester") is not None  # left alone
     finally:
         held.close()
 
@@ -287,10 +289,10 @@ async def test_a_hostile_name_is_shown_literally_and_the_room_stays_playable(rel
     from tabletop.crypto import MODP_2048
     from tabletop.table import Wish
 
-    opponent, _ = await saves.resume_or_join(relay_url, "hostile", Wish(name, "discard", 2, {"deck": "short"}, MODP_2048),
+    opponent, _ = await saves.resume_or_join(seat_dir(), relay_url, "hostile", Wish(name, "discard", 2, {"deck": "short"}, MODP_2048),
                                              autoplay=simple(1))
     runner = asyncio.create_task(opponent.run())
-    app = DiscardApp(PlayConfig(relay=relay_url, room="hostile", name="tester", options={"deck": "short"}))
+    app = DiscardApp(PlayConfig(relay=relay_url, room="hostile", name="tester", options={"deck": "short"}), terminal_profile())
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: my_turn_or_over(app), "my turn")
@@ -513,7 +515,7 @@ class Opponent:
         from tabletop.crypto import MODP_2048
         from tabletop.table import Wish
 
-        self.session, _ = await saves.resume_or_join(url, room, Wish(name, "discard", 2, {"deck": deck}, MODP_2048),
+        self.session, _ = await saves.resume_or_join(seat_dir(), url, room, Wish(name, "discard", 2, {"deck": deck}, MODP_2048),
                                                      autoplay=simple(1), **options)
         self.task = asyncio.create_task(self.session.run())
         return self.session
@@ -535,7 +537,7 @@ async def opponent():
 
 
 def through(url, room="table", name="tester", deck="short", **options) -> DiscardApp:
-    return DiscardApp(PlayConfig(relay=url, room=room, name=name, options={"deck": deck}, **options))
+    return DiscardApp(PlayConfig(relay=url, room=room, name=name, options={"deck": deck}, **options), terminal_profile())
 
 
 async def test_both_players_see_the_same_safety_number_on_the_table_and_in_help(relay_url, opponent):
@@ -594,7 +596,7 @@ async def test_an_opponent_who_left_is_shown_with_how_long_and_leaving_is_offere
     assert app.return_code == 0
     from discard_tui import saves
 
-    assert saves.load(relay_url, "gone", "tester") is not None  # the game stays resumable
+    assert saves.load(seat_dir(), relay_url, "gone", "tester") is not None  # the game stays resumable
 
 
 async def test_a_hosts_relay_that_is_gone_is_said_and_leaving_is_offered(opponent):
@@ -633,11 +635,11 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
         assert "The relay lost this game" in text_of(app.screen, "#problem")
         assert "r to start a new game in the same room" in text_of(app.screen, "#retry")
-        assert saves.load(url, "lost", "tester") is None  # not in --games any more
+        assert saves.load(seat_dir(), url, "lost", "tester") is None  # not in --games any more
         await opponent.leave()
         await pilot.press("r")
         await until(pilot, lambda: app.view is not None and app.view.game == 1 and
-                    app.view.phase is Phase.WAITING and saves.load(url, "lost", "tester") is not None,
+                    app.view.phase is Phase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
                     "a new seat in the room")
 
 
@@ -694,7 +696,7 @@ async def test_the_hosts_invite_uses_an_address_a_friend_can_reach():
     reachable = invite.interface_addresses()
     if not reachable:
         pytest.skip("this machine has no network interface but loopback")
-    app = DiscardApp(PlayConfig(room="table-abc", name="ana", host="0.0.0.0", port=0))
+    app = DiscardApp(PlayConfig(room="table-abc", name="ana", host="0.0.0.0", port=0), terminal_profile())
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, ConnectingScreen) and app.screen.query("#invite"),
                     "the invite")
@@ -710,11 +712,119 @@ async def test_the_saved_seat_says_how_far_the_room_got(relay_url):
     app = through(relay_url, "alone")
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.view is not None and app.view.phase is Phase.WAITING, "waiting")
-        assert saves.load(relay_url, "alone", "tester").stage == "waiting"
+        assert saves.load(seat_dir(), relay_url, "alone", "tester").stage == "waiting"
         await pilot.press("escape")  # nobody came: nothing to go back to
-    assert saves.load(relay_url, "alone", "tester") is None
+    assert saves.load(seat_dir(), relay_url, "alone", "tester") is None
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        assert saves.load("local", app.config.room, "tester").stage == "playing"
-        assert [seat.room for seat in saves.unfinished()] == [app.config.room]
+        assert saves.load(seat_dir(), "local", app.config.room, "tester").stage == "playing"
+        assert [seat.room for seat in saves.unfinished(seat_dir())] == [app.config.room]
+
+
+# -- the start screen, and a browser visitor's profile ------------------------------------------------------
+
+
+def visitor(tmp_path, **config) -> DiscardApp:
+    """What discard-web runs for a visitor: their own directory, the start screen first."""
+    from discard_tui.profile import visitor_profile
+
+    return DiscardApp(PlayConfig(name="guest", room="", think_time=0, **config), visitor_profile(tmp_path / "visit"),
+                      pick=True)
+
+
+async def test_the_start_screen_says_what_is_wrong_in_one_line_and_keeps_what_was_typed(tmp_path, relay_url):
+    from textual.widgets import Input, Select
+
+    from discard_tui.start import StartScreen
+
+    app = visitor(tmp_path, relay=relay_url)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        screen = app.screen
+        screen.query_one("#name", Input).value = ""
+        await pilot.press("enter")
+        assert text_of(screen, "#problem") == "Name: use 1 to 32 printable characters"
+        screen.query_one("#name", Input).value = "[b]ana"
+        screen.query_one("#opponent", Select).value = "person"
+        await pilot.pause()
+        screen.query_one("#room", Input).value = "no spaces"
+        await pilot.press("enter")
+        assert text_of(screen, "#problem") == "Room: use 1 to 64 of A-Z a-z 0-9 . _ -"
+        assert isinstance(app.screen, StartScreen) and screen.query_one("#name", Input).value == "[b]ana"
+        assert f"--relay {relay_url} --room 'no spaces'" in text_of(screen, "#invite")
+        screen.query_one("#room", Input).value = "picked"
+        await pilot.click("#play")
+        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.WAITING, "the room on the relay")
+        assert (app.config.relay, app.config.room, app.config.name) == (relay_url, "picked", "[b]ana")
+
+
+async def test_a_visitor_plays_the_computer_in_memory_and_nothing_is_kept(tmp_path):
+    from discard_tui.app import ConfirmQuit
+
+    app = visitor(tmp_path, options={"deck": "short"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")  # the name offered, the computer: the only choice without a relay
+        await until(pilot, lambda: app.screen.query("#where"), "the connecting screen")
+        assert text_of(app.screen, "#where") == "Playing the computer on the server."
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        assert app.config.against_computer and app.config.room.startswith("computer-")
+        assert not list((tmp_path / "visit").glob("*.sqlite3"))  # the embedded relay keeps its ledger in memory
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmQuit), "the question")
+        assert "Nothing is kept" in str(app.screen.query("Label").last().render())
+        await pilot.press("y")
+
+
+async def test_a_visitor_cannot_host_a_relay(tmp_path):
+    from discard_tui.profile import visitor_profile
+
+    app = DiscardApp(PlayConfig(name="guest", room="r", host="0.0.0.0", port=0), visitor_profile(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        assert "a browser visitor cannot host a relay" in text_of(app.screen, "#problem")
+        assert app._relay_server is None
+
+
+async def test_a_visitor_downloads_the_transcript_instead_of_reading_a_server_path(tmp_path):
+    import json
+
+    from discard_tui.profile import Profile
+
+    app = DiscardApp(PlayConfig(name="tester", options={"deck": "short"}, think_time=0),
+                     Profile(tmp_path / "visit", "tester", resumes=False, browser=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        await app._computers[0].ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
+        await until(pilot, lambda: type(app.screen).__name__ == "ViolationScreen", "the violation dialog")
+        assert text_of(app.screen, "#transcript") == "t downloads the transcript of every message."
+        await pilot.press("t")  # in a browser: a download; headless, Textual saves it where a terminal would
+        downloaded = tmp_path / "visit" / "downloads" / app.session.transcript_path.name
+        await until(pilot, downloaded.exists, "the delivered transcript")
+        await until(pilot, lambda: downloaded.read_bytes() == app.session.transcript_path.read_bytes(), "all of it")
+        assert "teleport" in json.loads(downloaded.read_text())["reason"]
+
+
+def test_a_crash_in_a_browser_goes_to_the_servers_log(capfd):
+    from discard_tui.app import crash_report
+
+    try:
+        raise ValueError("boom")
+    except ValueError as error:
+        line = crash_report(error, None)
+    assert line == "crashed (ValueError: boom)"
+    assert "Traceback" in capfd.readouterr().err
+
+
+def test_leaving_is_offered_without_promising_a_way_back_when_nothing_resumes():
+    import dataclasses
+    import time
+
+    from discard_tui.table import trouble
+    from discard_tui.view import SeatView
+
+    view = SeatView(Phase.PLAYING, 1, 0, ("ana", "bo"), (True, False), True, (), None, None, None, None, None,
+                    None, False, None, 0, left_at=(None, time.time() - 60))
+    assert trouble(view, 30).endswith("x leaves; the same command comes back to this game.")
+    assert trouble(dataclasses.replace(view), 30, resumes=False) == "bo left 1 min ago: x leaves."

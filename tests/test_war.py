@@ -139,15 +139,18 @@ def test_going_back_to_a_saved_game_opens_that_games_screen():
     import dataclasses
 
     from discard_tui import cli, saves
+    from discard_tui.profile import terminal_profile
+
+    profile = terminal_profile()
 
     def save(room: str, game: str, at: float) -> saves.SavedSeat:
         seat = saves.new_seat(saves.LOCAL_RELAY, room, "ana", "t" * 32, bytes([1]) * 32, game)
         seat = dataclasses.replace(seat, stage="playing", saved_at=at)
-        saves.save(seat)
+        saves.save(profile.games_dir, seat)
         return seat
 
     def config(*argv: str):
-        return cli.config_from(cli.parser().parse_args(["--name", "ana", *argv]), cli.parser())
+        return cli.config_from(cli.parser().parse_args(["--name", "ana", *argv]), cli.parser(), profile)
 
     save("computer-discard", "discard", 1.0)
     war = save("computer-war", "war", 2.0)

@@ -7,6 +7,7 @@ import pytest
 from arena import TamperingLedger
 from discard_tui import war_screen
 from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig, ViolationScreen
+from discard_tui.profile import terminal_profile
 from discard_tui.table import Intent
 from discard_tui.view import Phase
 from discard_tui.war_screen import Pile, Trick, WarScreenView
@@ -26,7 +27,7 @@ def data_dir(tmp_path, monkeypatch):
 def war_game(tricks: int | None = None) -> DiscardApp:
     """Against the computer, with both seats' keys fixed: the same shuffle, so the same game, every run."""
     options: dict[str, str | int] = {} if tricks is None else {"tricks": tricks}
-    return DiscardApp(PlayConfig(name="tester", room="war", game="war", options=options, think_time=0, seeds=SEEDS))
+    return DiscardApp(PlayConfig(name="tester", room="war", game="war", options=options, think_time=0, seeds=SEEDS), terminal_profile())
 
 
 async def until(pilot, condition, what="the expected state", limit=3000):
@@ -179,7 +180,7 @@ async def test_joining_a_war_room_without_asking_for_war_shows_the_war_table(pla
     from games.war.strategy import turn
 
     await players("opened-for-war", [turn()], game="war", options={"tricks": 4}, seats=2)
-    app = DiscardApp(PlayConfig(relay=relay_url, room="opened-for-war", name="tester"))
+    app = DiscardApp(PlayConfig(relay=relay_url, room="opened-for-war", name="tester"), terminal_profile())
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn(app) or app.view is not None and app.view.verdict is not None, "my turn")
         assert isinstance(app.table, war_screen.WarTable) and app.title == "war" and board(app).limit == 4

@@ -1,0 +1,108 @@
+"""The start screen: the player's name, the game, and whom to play, chosen before the table opens.
+
+A browser visitor always starts here (discard-web); in the terminal
+``discard-tui --pick`` does. Whom to play: the computer, or, when a relay is
+on offer (``--relay``), a person in a room there. What is typed is checked
+when Play is pressed; a bad field costs one line and keeps everything typed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select
+
+from .config import GAMES, PlayConfig, fresh_room, name_problem, room_problem
+from .profile import Profile
+
+
+class StartScreen(Screen[PlayConfig]):
+    """Choose, then Play (Enter in any field): the screen dismisses itself with the table to open."""
+
+    BINDINGS = [Binding("escape", "app.quit", "Quit")]
+
+    def __init__(self, config: PlayConfig, profile: Profile) -> None:
+        super().__init__()
+        self.config, self.profile = config, profile
+        self.relay = config.relay  # the relay on offer, if any
+
+    def compose(self) -> ComposeResult:
+        c = self.config
+        with Vertical(id="start", classes="dialog"):
+            yield Label("[b]discard[/b]: nobody deals, every move is checked.")
+            with Grid(id="start-form"):
+                yield Label("Name")
+                yield Input(c.name, placeholder="your name at the table", max_length=32, id="name", compact=True)
+                yield Label("Game")
+                yield Select([(name, name) for name in GAMES], value=c.game, allow_blank=False, id="game",
+                             compact=True)
+                if self.relay is not None:
+                    yield Label("Opponent")
+                    yield Select([("the computer", "computer"), ("a person, in a room on the relay", "person")],
+                                 value="person" if c.room else "computer", allow_blank=False, id="opponent",
+                                 compact=True)
+                    yield Label("Room", id="room-label")
+                    yield Input(c.room or fresh_room("table"), max_length=64, id="room", compact=True)
+            yield Label("", id="invite", classes="dim", markup=False)
+            yield Label("", id="problem", markup=False)
+            yield Button("Play", id="play", variant="primary", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#name", Input).focus()
+        self.show_room()
+
+    @property
+    def through_relay(self) -> bool:
+        return self.relay is not None and self.query_one("#opponent", Select).value == "person"
+
+    @on(Select.Changed, "#opponent")
+    @on(Input.Changed, "#room")
+    def show_room(self) -> None:
+        """The room and the command a friend in a terminal types only matter when meeting a person."""
+        through = self.through_relay
+        for widget in self.query("#room-label, #room"):
+            widget.display = through
+        invite = self.query_one("#invite", Label)
+        invite.display = through
+        if through:
+            room = self.query_one("#room", Input).value
+            command = shlex.join(["uv", "run", "discard-tui", "--relay", str(self.relay), "--room", room])
+            invite.update(f"A friend in a terminal joins with: {command}")
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#play")
+    def play(self) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        room = self.query_one("#room", Input).value.strip() if self.through_relay else None
+        problem = name_problem(name) and f"Name: {name_problem(name)}"
+        if problem is None and room is not None:
+            problem = room_problem(room) and f"Room: {room_problem(room)}"
+        if problem is not None:
+            self.query_one("#problem", Label).update(problem)
+            return
+        self.dismiss(choose(self.config, self.profile, name, str(self.query_one("#game", Select).value),
+                            self.relay if room is not None else None, room))
+
+
+def choose(base: PlayConfig, profile: Profile, name: str, game: str, relay: str | None, room: str | None
+           ) -> PlayConfig:
+    """The table the choices describe: ``room`` on ``relay``, or (both None) a game against the computer.
+
+    Another game than the command line's gets its own usual seats and options.
+    """
+    terms = dataclasses.replace(base, name=name, game=game, relay=relay, host=None)
+    if game != base.game:
+        terms = dataclasses.replace(terms, seats=GAMES[game].default_seats, options={})
+    if relay is not None and room is not None:
+        return dataclasses.replace(terms, room=room)
+    from . import saves
+
+    saved = saves.saved_room(profile.games_dir, saves.LOCAL_RELAY, name, game) if profile.resumes else None
+    return dataclasses.replace(terms, room=saved or fresh_room("computer"))
