@@ -283,13 +283,18 @@ class DiscardApp(App[None]):
         else:
             self.begin(self.config)
 
+    def new_table(self) -> TableScreen:
+        """The table screen of the game being played."""
+        screen: TableScreen = self.ui.SCREEN(self.config.leave_grace, resumes=self.profile.resumes)
+        return screen
+
     def begin(self, config: PlayConfig | None) -> None:
         """Sit down at the table ``config`` describes."""
         assert config is not None  # the start screen leaves by quitting, never empty-handed
         self.config = config
         self.ui = importlib.import_module(GAMES[config.game].screen)
         self.title = self.ui.TITLE
-        self.push_screen(self.ui.SCREEN(config.leave_grace, resumes=self.profile.resumes))
+        self.push_screen(self.new_table())
         self.push_screen(ConnectingScreen(self.where()))
         self.call_after_refresh(self.play)  # the first frame first: the table's imports take a while
 
@@ -479,7 +484,7 @@ class DiscardApp(App[None]):
                 return
             self.pop_screen()
         if self.screen is self.table and not isinstance(self.screen, self.ui.SCREEN):  # see follow_room
-            self.switch_screen(self.ui.SCREEN(self.config.leave_grace))
+            self.switch_screen(self.new_table())
         table = self.table
         assert table is not None
         table.update(view)

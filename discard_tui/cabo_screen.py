@@ -213,8 +213,8 @@ class CaboTable(TableScreen):
     ]
     actions = ("draw", "discard", "take", "stop", "replace", "peek", "spy", "swap", "mark", "rematch")
 
-    def __init__(self, leave_grace: float) -> None:
-        super().__init__(leave_grace)
+    def __init__(self, leave_grace: float, resumes: bool = True) -> None:
+        super().__init__(leave_grace, resumes)
         self.target: tuple[int, int] = (0, 0)  # (seat, slot) of the chosen card
         self.marks: frozenset[int] = frozenset()  # positions of my cards marked
         self.stage = ""  # the stage of my turn the cursor was placed for
