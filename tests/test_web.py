@@ -122,15 +122,15 @@ def take_turn(browser: Browser, lines: list[str]) -> None:
     browser.wait_for(landed, "the draw")
 
 
-def play_to_game_over(browser: Browser, screenshot_at: int | None = None) -> list[str]:
-    """Play by keys until the game-over dialog shows the audit; optionally save docs/web.png on the way."""
+def play_to_game_over(browser: Browser, screenshot: Path | None = None, screenshot_at: int = 1) -> list[str]:
+    """Play by keys until the game-over dialog shows the audit; optionally save a screenshot on the way."""
     for turn in range(300):
         lines = browser.wait_for(lambda now: my_turn(now) or verdict(now) is not None, "my turn or the verdict",
                                  timeout=60)
         if verdict(lines) is not None:
             return lines
-        if turn == screenshot_at:
-            browser.screenshot(ROOT / "docs" / "web.png")
+        if screenshot is not None and turn == screenshot_at:
+            browser.screenshot(screenshot)
         take_turn(browser, lines)
     raise AssertionError("the game never ended")
 
@@ -183,16 +183,18 @@ def close_tab_and_wait_until_gone(browser: Browser, processes: set[int], home: P
 # -- the tests ----------------------------------------------------------------------------------------------
 
 
-def test_a_visitor_plays_the_computer_to_the_end_and_leaves_nothing_behind(web, browser):
+def test_a_visitor_plays_the_computer_to_the_end_and_leaves_nothing_behind(web, browser, request, tmp_path):
+    """The README's screenshot is rewritten only with --snapshot-update, as the snapshots are."""
+    png = ROOT / "docs" / "web.png" if request.config.getoption("--snapshot-update") else tmp_path / "web.png"
     server = web()
     start_playing(browser, server.url, "ana")
     browser.wait_for_text("Your hand", "ana 0 – 0 Computer", timeout=60)
-    lines = play_to_game_over(browser, screenshot_at=1)
+    lines = play_to_game_over(browser, png)
     result = next(line for line in lines if "You win!" in line or "You lose" in line)
     assert "fair: 52 cards and" in verdict(lines) and "moves verified" in verdict(lines), lines
     score = "ana 1 – 0 Computer" if "You win!" in result else "ana 0 – 1 Computer"
     assert any(score in line for line in lines), lines
-    assert (ROOT / "docs" / "web.png").read_bytes().startswith(b"\x89PNG")
+    assert png.read_bytes().startswith(b"\x89PNG")
     processes, home = session_of(server)
     assert len(processes) >= 3 and home.is_dir()  # the app, the crypto pool's forkserver and workers
     close_tab_and_wait_until_gone(browser, processes, home)
