@@ -125,9 +125,11 @@ def test_a_bad_tricks_flag_is_one_line(flags, says, capsys):
 
 def test_tricks_is_the_war_option_of_both_programs():
     from discard_tui import bot, cli
+    from discard_tui.profile import terminal_profile
     from games import GAMES
 
-    config = cli.config_from(cli.parser().parse_args(["--game", "war", "--tricks", "40"]), cli.parser())
+    config = cli.config_from(cli.parser().parse_args(["--game", "war", "--tricks", "40"]), cli.parser(),
+                             terminal_profile())
     assert (config.game, config.options) == ("war", {"tricks": 40})
     args = bot.parser().parse_args(["--relay", "ws://x", "--room", "r", "--game", "war", "--tricks", "40"])
     assert bot.options_for(GAMES["war"], args, bot.parser()) == {"tricks": 40}
