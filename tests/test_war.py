@@ -268,6 +268,6 @@ def test_a_card_forged_in_the_shuffle_that_is_never_turned_is_caught_by_the_audi
     honest = room.tables[HONEST]
     assert room.violations == {} and honest.play.outcome is not None
     assert bottom not in opened_before_the_audit(room)
-    assert honest.play.verdict == ["bo's phase-1 shuffle is not a permutation of the deck they received",
-                                   "the final deck does not decrypt to one of each card"]
-    assert honest.view().verdict.startswith("violation: bo's phase-1 shuffle is not a permutation")
+    assert honest.play.verdict == ["bo's phase-1 shuffle is not the one their seed makes",
+                                   "deal 1 does not decrypt to one of each card"]
+    assert honest.view().verdict.startswith("violation: bo's phase-1 shuffle is not the one their seed makes")
