@@ -21,7 +21,7 @@ from tabletop.table import Phase, Table
 from test_cheating import Once, caught, reseal
 
 HONEST, CHEATER = 0, 1  # with the room's default seeds ana (seat 0) starts: bo shuffles last and turns second
-WAR_SEEDS = [bytes([6]) * 32, bytes([56]) * 32]  # ana starts; the third turn is a war (ana's), and so is the 18th
+WAR_SEEDS = [bytes([8]) * 32, bytes([81]) * 32]  # ana starts; the third turn is a war (ana's), and so is the 18th
 
 
 def war_room(tricks: int, seeds: list[bytes] | None = None) -> Room:
@@ -125,9 +125,11 @@ def test_a_bad_tricks_flag_is_one_line(flags, says, capsys):
 
 def test_tricks_is_the_war_option_of_both_programs():
     from discard_tui import bot, cli
+    from discard_tui.profile import terminal_profile
     from games import GAMES
 
-    config = cli.config_from(cli.parser().parse_args(["--game", "war", "--tricks", "40"]), cli.parser())
+    config = cli.config_from(cli.parser().parse_args(["--game", "war", "--tricks", "40"]), cli.parser(),
+                             terminal_profile())
     assert (config.game, config.options) == ("war", {"tricks": 40})
     args = bot.parser().parse_args(["--relay", "ws://x", "--room", "r", "--game", "war", "--tricks", "40"])
     assert bot.options_for(GAMES["war"], args, bot.parser()) == {"tricks": 40}
@@ -266,6 +268,6 @@ def test_a_card_forged_in_the_shuffle_that_is_never_turned_is_caught_by_the_audi
     honest = room.tables[HONEST]
     assert room.violations == {} and honest.play.outcome is not None
     assert bottom not in opened_before_the_audit(room)
-    assert honest.play.verdict == ["bo's phase-1 shuffle is not a permutation of the deck they received",
-                                   "the final deck does not decrypt to one of each card"]
-    assert honest.view().verdict.startswith("violation: bo's phase-1 shuffle is not a permutation")
+    assert honest.play.verdict == ["bo's phase-1 shuffle is not the one their seed makes",
+                                   "deal 1 does not decrypt to one of each card"]
+    assert honest.view().verdict.startswith("violation: bo's phase-1 shuffle is not the one their seed makes")

@@ -16,7 +16,7 @@ from tabletop import wire
 from tabletop.table import Phase as TablePhase
 
 SIZE = (80, 24)
-SEEDS = (b"\x01" * 32, b"\x02" * 32)  # mine, the computer's: the computer starts; 500 tricks end in a draw
+SEEDS = (bytes([37]) * 32, bytes([240]) * 32)  # mine, the computer's: the computer starts; 500 tricks end in a draw
 
 
 @pytest.fixture(autouse=True)
