@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
 
-from .table import IN_GAME, Intent, TableScreen
+from .table import Intent, TableScreen
 from .view import Phase, SeatView
 from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back_rows, card_at, card_size, empty_rows, fan, \
     fan_advances, min_step
@@ -381,8 +381,6 @@ class CaboTable(TableScreen):
                 return False
         if view is not None and action == "mark" and my_stage(view) not in ("taken", "swap"):
             return False  # marking is part of replacing and swapping only
-        if view is not None and action == "rematch" and view.phase in IN_GAME:
-            return False  # the footer has no room to spare during a game
         if action == "refuse" and view is not None:
             return self.refused(view, key_action(view, str(parameters[0]))) is not None
         return super().check_action(action, parameters)

@@ -169,6 +169,8 @@ class TableScreen(Screen[None]):
             return view is not None and self.refused(view, str(parameters[0])) is not None
         if action == "leave":
             return view is not None and can_leave(view, self.leave_grace)
+        if action == "rematch" and view is not None and view.phase in IN_GAME:
+            return False  # hidden during a game: the footer's room is the game's keys ('n' still says why not)
         if action in self.actions:
             return True if view is not None and self.refused(view, action) is None else None
         return True
