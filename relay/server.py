@@ -244,7 +244,8 @@ class Relay:
         channel.members.add(client)
         client.channel = channel
         self._send(client, to_json({"type": "welcome", "room": room, "seat": claim.seat, "token": claim.token,
-                                    "head": claim.seq, "seats": claim.seats}))
+                                    "head": claim.seq, "seats": claim.seats,
+                                    "rate": self.limits.rate, "burst": self.limits.burst}))
         log.info("join room=%s seat=%d name=%r resumed=%s", room, claim.seat, name, token is not None)
         await self._catch_up(client, channel)
 

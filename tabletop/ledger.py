@@ -29,6 +29,30 @@ log = logging.getLogger("discard.net")
 SEAT_TAKEN_OVER = 4000
 WELCOME_TIMEOUT = 10.0  # seconds a relay has to answer a join
 FIRST_DELAY = 0.1  # seconds before the first reconnect; doubles up to max_backoff
+RELAY_RATE, RELAY_BURST = 100.0, 400  # a relay's frame limits when its welcome does not state them
+PACE = 0.9  # the share of a relay's limits a client uses: frames may arrive closer together than they left
+
+
+class Pace:
+    """A client-side token bucket, so that posts never exceed the relay's ``rate_limited`` bucket.
+
+    A refused post would leave a gap in the seat's counters if a later one got through, so the client
+    waits instead: a post waits until a token is free. Fresh for each connection, as the relay's is.
+    """
+
+    def __init__(self, rate: float, burst: float, spent: int) -> None:
+        self.rate, self.burst = rate * PACE, max(1.0, burst * PACE)
+        self.tokens, self.last = self.burst - spent, asyncio.get_running_loop().time()
+
+    async def wait(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < 1:
+            await asyncio.sleep((1 - self.tokens) / self.rate)
+            self.tokens, self.last = 1.0, loop.time()
+        self.tokens -= 1
 RELAY_URL = re.compile(r"wss?://[^\s/,]+(/\S*)?")
 
 
@@ -113,6 +137,8 @@ class RelayClient:
         self.max_backoff = max_backoff
         self._queue: asyncio.Queue[object] = asyncio.Queue()
         self._connection: ClientConnection | None = None
+        self._pace: Pace | None = None
+        self._sending = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._joined: asyncio.Future[None] | None = None
 
@@ -132,13 +158,17 @@ class RelayClient:
 
     async def post(self, body: dict) -> bool:
         """Send a post; False if the link is down (the caller re-posts after ``CAUGHT_UP``)."""
-        connection = self._connection
-        if connection is None or self.link is not Link.CONNECTED:
+        connection, pace = self._connection, self._pace
+        if connection is None or pace is None or self.link is not Link.CONNECTED:
             return False
-        try:
-            await connection.send(json.dumps({"type": "post", "body": body}, separators=(",", ":")))
-        except ConnectionClosed:
-            return False
+        async with self._sending:  # one post at a time: the ledger keeps the order they were sent in
+            await pace.wait()
+            if connection is not self._connection:
+                return False  # the link went down meanwhile
+            try:
+                await connection.send(json.dumps({"type": "post", "body": body}, separators=(",", ":")))
+            except ConnectionClosed:
+                return False
         return True
 
     async def events(self) -> AsyncIterator[Event | object]:
@@ -231,6 +261,9 @@ class RelayClient:
             self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]
         except KeyError as missing:
             raise RelayError(f"{self.url} is not a discard relay (its welcome has no {missing})") from None
+        rate, burst = welcome.get("rate"), welcome.get("burst")
+        usable = all(isinstance(x, int | float) and not isinstance(x, bool) and x > 0 for x in (rate, burst))
+        self._pace = Pace(rate, burst, spent=1) if usable else Pace(RELAY_RATE, RELAY_BURST, spent=1)  # the join
         self._connection = connection
         self._delay, self._unreachable = FIRST_DELAY, []  # a session again: the next loss starts afresh
         self._set_link(Link.CONNECTED)
