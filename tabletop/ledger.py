@@ -261,9 +261,7 @@ class RelayClient:
             self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]
         except KeyError as missing:
             raise RelayError(f"{self.url} is not a discard relay (its welcome has no {missing})") from None
-        rate, burst = welcome.get("rate"), welcome.get("burst")
-        usable = all(isinstance(x, int | float) and not isinstance(x, bool) and x > 0 for x in (rate, burst))
-        self._pace = Pace(rate, burst, spent=1) if usable else Pace(RELAY_RATE, RELAY_BURST, spent=1)  # the join
+        self._pace = Pace(*stated_limits(welcome), spent=1)  # the join took a token too
         self._connection = connection
         self._delay, self._unreachable = FIRST_DELAY, []  # a session again: the next loss starts afresh
         self._set_link(Link.CONNECTED)
@@ -300,6 +298,15 @@ class RelayClient:
         if not isinstance(frame, dict):
             raise RelayError(f"{self.url} sent something that is not a discard relay frame: {str(raw)[:60]!r}")
         return frame
+
+
+def stated_limits(welcome: dict) -> tuple[float, float]:
+    """The rate and burst a welcome states (docs/relay-protocol.md, 1.1), or a relay's defaults."""
+    rate, burst = welcome.get("rate"), welcome.get("burst")
+    if isinstance(rate, int | float) and isinstance(burst, int | float) and not isinstance(rate, bool) \
+            and not isinstance(burst, bool) and rate > 0 and burst > 0:
+        return float(rate), float(burst)
+    return RELAY_RATE, RELAY_BURST
 
 
 def unreachable(failures: list[str]) -> str:
