@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import NoReturn
 
 
@@ -57,3 +57,29 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+GAME_OPTIONS = ("deck", "tricks", "points")  # the flags of every game's options, named as the options are
+
+
+def add_game_options(p: argparse.ArgumentParser) -> None:
+    """``--deck``, ``--tricks`` and ``--points``: each game's options, for discard-tui and discard-bot."""
+    p.add_argument("--deck", choices=["full", "short"], default=None,
+                   help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
+    p.add_argument("--tricks", type=whole_number(1, 1_000_000), default=None, metavar="N",
+                   help="war: end after N tricks, the larger pile winning (default 500)")
+    p.add_argument("--points", type=whole_number(1, 1000), default=None, metavar="N",
+                   help="cabo: the game ends once a total passes N (default 66)")
+
+
+def game_options(args: argparse.Namespace, game: str, allowed: Collection[str],
+                 p: argparse.ArgumentParser) -> dict[str, str | int]:
+    """The options given as flags; a flag that ``game`` does not have (not in ``allowed``) is an error."""
+    options: dict[str, str | int] = {}
+    for option in GAME_OPTIONS:
+        value = getattr(args, option)
+        if value is not None:
+            if option not in allowed:
+                p.error(f"--{option} is not an option of {game}")
+            options[option] = value
+    return options

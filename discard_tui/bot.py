@@ -18,7 +18,7 @@ from tabletop.shell import Seat
 from tabletop.table import Wish
 
 from . import saves, startup
-from .args import OneLineParser, seconds, whole_number
+from .args import OneLineParser, add_game_options, game_options, seconds
 from .profile import Profile, terminal_profile
 
 
@@ -35,12 +35,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", type=int, default=None, metavar="N", help="players in the room, if this bot opens it "
                    "(default: the game's smallest number)")
     p.add_argument("--games", type=int, default=1, metavar="N", help="games to play, as rematches (default 1)")
-    p.add_argument("--deck", choices=["full", "short"], default=None,
-                   help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
-    p.add_argument("--tricks", type=whole_number(1, 1_000_000), default=None, metavar="N",
-                   help="war: end after N tricks, the larger pile winning (default 500)")
-    p.add_argument("--points", type=whole_number(1, 1000), default=None, metavar="N",
-                   help="cabo: the game ends once a total passes N (default 66)")
+    add_game_options(p)
     p.add_argument("--group", choices=sorted(GROUPS), default="modp2048", help="RFC 3526 group (default modp2048)")
     p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
                    help="give up when another player owes a move for this many seconds (default 60)")
@@ -49,19 +44,6 @@ def parser() -> argparse.ArgumentParser:
                    help="pause before each move (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON line per finished game")
     return p
-
-
-def options_for(game: Game, args: argparse.Namespace, p: argparse.ArgumentParser) -> dict[str, str | int]:
-    """The game's options from the flags that were given; a flag the game does not have is an error."""
-    given = {"deck": args.deck, "tricks": args.tricks, "points": args.points}
-    options = {}
-    for key, value in given.items():
-        if value is None:
-            continue
-        if key not in game.Options.model_fields:
-            p.error(f"--{key} is not an option of {game.title}")
-        options[key] = value
-    return options
 
 
 def game_record(seat: Seat, number: int) -> dict:
@@ -157,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     seats = args.seats if args.seats is not None else game.seats.start
     if seats not in game.seats:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
-    wish = Wish(args.name, game.name, seats, options_for(game, args, p), GROUPS[args.group])
+    wish = Wish(args.name, game.name, seats, game_options(args, game.title, game.Options.model_fields, p), GROUPS[args.group])
     try:
         relay_urls(args.relay)
         trust(ssl_context(args.relay_ca))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import saves
-from .args import OneLineParser, trust_relay, whole_number
+from .args import OneLineParser, add_game_options, game_options, trust_relay
 from .config import GAMES, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile, terminal_profile
 
@@ -42,12 +42,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", type=int, default=None, metavar="N",
                    help="players at the table (default: the game's usual number); against the computer, "
                    "the others are computer players")
-    p.add_argument("--deck", choices=["full", "short"], default=None,
-                   help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
-    p.add_argument("--tricks", type=whole_number(1, 1_000_000), default=None, metavar="N",
-                   help="war: end after N tricks, the larger pile winning (default 500)")
-    p.add_argument("--points", type=whole_number(1, 1000), default=None, metavar="N",
-                   help="cabo: the game ends once a total passes N (default 66)")
+    add_game_options(p)
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     p.add_argument("--pick", action="store_true", help="choose your name, the game and your opponent (the "
@@ -90,13 +85,7 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     seats = game.default_seats if args.seats is None else args.seats
     if seats not in game.seats:
         p.error(f"--seats {seats}: {game_name} is for {game.seats.start} to {game.seats.stop - 1} players")
-    options: dict[str, str | int] = {}
-    for option in ("deck", "tricks", "points"):
-        value = getattr(args, option)
-        if value is not None:
-            if option not in game.options:
-                p.error(f"--{option} is not an option of {game_name}")
-            options[option] = value
+    options = game_options(args, game_name, game.options, p)
     terms = PlayConfig(name=name, room=room, game=game_name, seats=seats, options=options)
     if args.host:
         return dataclasses.replace(terms, host="0.0.0.0", port=port)
