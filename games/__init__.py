@@ -1,12 +1,32 @@
-"""The games the table can run, by the name they have on the wire."""
+"""The games the table can run, by the name they have on the wire.
+
+``GAMES`` is built on first use, so that importing a light module of this
+package (``games.cards``, for a screen) does not load every game's rules
+and messages: the TUI draws its first frame before it needs any of them.
+"""
 
 from __future__ import annotations
 
-from tabletop.game import Game
+from functools import cache
+from typing import TYPE_CHECKING
 
-from .cabo.game import Cabo
-from .discard.game import Discard
-from .rps.game import Rps
-from .war.game import War
+if TYPE_CHECKING:
+    from tabletop.game import Game
 
-GAMES: dict[str, Game] = {game.name: game for game in (Discard(), Rps(), War(), Cabo())}
+    GAMES: dict[str, Game]
+
+
+@cache
+def _registry() -> dict[str, Game]:
+    from .cabo.game import Cabo
+    from .discard.game import Discard
+    from .rps.game import Rps
+    from .war.game import War
+
+    return {game.name: game for game in (Discard(), Rps(), War(), Cabo())}
+
+
+def __getattr__(name: str) -> object:
+    if name == "GAMES":
+        return _registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
