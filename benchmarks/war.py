@@ -14,9 +14,11 @@ exit (start-up, the game and the audit).
 
 One game at full speed stays within the relay's default rate limit (a burst of
 400 frames per connection, then 100 a second): a 500-trick game costs each
-seat about 300 frames. Rematches at full speed in one room do not: the client
-does not yet send a refused (`rate_limited`) frame again, it stops. `--think`
-paces the bots; `--relay-rate N` gives the relay `--rate N --burst N`.
+seat about 300 frames. Rematches at full speed in one room would not: the
+client paces itself to 90 % of the limit the relay states in its welcome, so
+a later game waits for tokens (`discard-bot --games 4` in one room: the
+fourth game takes 2.7 s instead of 0.8). `--think` paces the bots;
+`--relay-rate N` gives the relay `--rate N --burst N`.
 """
 
 from __future__ import annotations
