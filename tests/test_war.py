@@ -125,6 +125,7 @@ def test_a_bad_tricks_flag_is_one_line(flags, says, capsys):
 
 def test_tricks_is_the_war_option_of_both_programs():
     from discard_tui import bot, cli
+    from discard_tui.args import game_options
     from discard_tui.profile import terminal_profile
     from games import GAMES
 
@@ -132,7 +133,7 @@ def test_tricks_is_the_war_option_of_both_programs():
                              terminal_profile())
     assert (config.game, config.options) == ("war", {"tricks": 40})
     args = bot.parser().parse_args(["--relay", "ws://x", "--room", "r", "--game", "war", "--tricks", "40"])
-    assert bot.options_for(GAMES["war"], args, bot.parser()) == {"tricks": 40}
+    assert game_options(args, "war", GAMES["war"].Options.model_fields, bot.parser()) == {"tricks": 40}
 
 
 def test_going_back_to_a_saved_game_opens_that_games_screen():
