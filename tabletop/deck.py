@@ -332,12 +332,21 @@ class Deck:
     def apply_shares(self, sender: int, shares: Shares) -> None:
         """Take in ``sender``'s keys: each one must be owed, well formed, and match its owner's commitment."""
         for entry in shares.open:
+            if entry.seat in self.public.get(entry.pos, {}):
+                # A copy of a key already public: checked, then ignored. Two seats may answer one showing
+                # at once with a third seat's key, and a seat that knows another's key may race it to the
+                # ledger on purpose; neither may turn the later, honest copy into a violation.
+                self._checked(sender, entry.pos, entry.seat, entry.key)
+                continue
             if not self._public_needed(entry.pos, entry.seat):
                 raise DeckViolation(sender, f"sent a key for card {entry.pos} that nobody asked to see")
             key = self._checked(sender, entry.pos, entry.seat, entry.key)
             self.public.setdefault(entry.pos, {})[entry.seat] = key
             self.known.setdefault(entry.pos, {})[entry.seat] = key
         for item in shares.sealed:
+            if sender in self.public.get(item.pos, {}) and any(show.pos == item.pos and show.to == item.to
+                                                               for show in self.shows):
+                continue  # the sender's key went public meanwhile (another seat opened it): nothing left to seal
             if not self._sealed_needed(item.pos, sender, item.to):
                 raise DeckViolation(sender, f"sent a sealed key for card {item.pos} that nobody asked to see")
             if len(item.box) != 2 * (self.group.byte_length + 16):
