@@ -460,14 +460,17 @@ class DiscardApp(App[None]):
         table, view = self.table, self.view
         if not self.is_running:  # shutting down: the screens are being taken apart
             return
-        if view is not None and table is not None and table.view is not None:
+        if view is not None and (table is None or isinstance(self.screen, ConnectingScreen)):
+            self.watch_view(None, view)  # a screen the player opened went, and nothing has moved since
+        elif view is not None and table is not None and table.view is not None:
             table.update(view)
             if isinstance(self.screen, GameOverScreen):
                 self.screen.update(view)
 
     @property
     def table(self) -> TableScreen | None:
-        return next((s for s in self.screen_stack if isinstance(s, TableScreen)), None)
+        """The table screen of the game being played; None while only another game's is up (see follow_room)."""
+        return next((s for s in self.screen_stack if isinstance(s, self.ui.SCREEN)), None)
 
     def watch_view(self, old: SeatView | None, view: SeatView | None) -> None:
         if view is None or not self.screen_stack:
@@ -483,10 +486,11 @@ class DiscardApp(App[None]):
                                     else "Waiting for an opponent…")
                 return
             self.pop_screen()
-        if self.screen is self.table and not isinstance(self.screen, self.ui.SCREEN):  # see follow_room
+        if isinstance(self.screen, TableScreen) and not isinstance(self.screen, self.ui.SCREEN):  # see follow_room
             self.switch_screen(self.new_table())
         table = self.table
-        assert table is not None
+        if table is None:
+            return  # another game's table under a screen the player opened (help): replaced once it is on top
         table.update(view)
         if view.phase is Phase.VIOLATION and not isinstance(self.screen, ViolationScreen):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))

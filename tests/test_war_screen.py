@@ -187,3 +187,26 @@ async def test_joining_a_war_room_without_asking_for_war_shows_the_war_table(pla
         moves = board(app).moves
         await pilot.press("space")
         await until(pilot, lambda: board(app).moves > moves, "my turn to land")
+
+
+async def test_help_open_while_joining_a_war_room_then_the_war_table(players, relay_url):
+    """Help opened over the connecting screen while the room turns out to play war: no discard table is fed
+    war's view meanwhile, and once help goes the war table is there."""
+    from games.war.strategy import turn
+
+    from discard_tui.app import HelpScreen
+
+    await players("help-then-war", [turn()], game="war", options={"tricks": 4}, seats=2)
+    app = DiscardApp(PlayConfig(relay=relay_url, room="help-then-war", name="tester"), terminal_profile())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await until(pilot, lambda: app.view is not None and app.view.game == 1 and app.config.game == "war",
+                    "the room's game")
+        await until(pilot, lambda: app.view.phase is Phase.PLAYING, "the cards dealt")
+        for _ in range(3):
+            app._tick()  # the once-a-second refresh, while help is still open
+        assert isinstance(app.screen, HelpScreen)  # still reading help: the game goes on under it
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, war_screen.WarTable), "the war table")
+        assert app.table is app.screen and board(app).limit == 4
