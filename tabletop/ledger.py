@@ -30,6 +30,7 @@ SEAT_TAKEN_OVER = 4000
 WELCOME_TIMEOUT = 10.0  # seconds a relay has to answer a join
 FIRST_DELAY = 0.1  # seconds before the first reconnect; doubles up to max_backoff
 RELAY_RATE, RELAY_BURST = 100.0, 400  # a relay's frame limits when its welcome does not state them
+MIN_RATE = 1.0  # frames a second we keep to at the least, whatever a relay states
 PACE = 0.9  # the share of a relay's limits a client uses: frames may arrive closer together than they left
 
 
@@ -53,6 +54,8 @@ class Pace:
             await asyncio.sleep((1 - self.tokens) / self.rate)
             self.tokens, self.last = 1.0, loop.time()
         self.tokens -= 1
+
+
 RELAY_URL = re.compile(r"wss?://[^\s/,]+(/\S*)?")
 
 
@@ -305,7 +308,7 @@ def stated_limits(welcome: dict) -> tuple[float, float]:
     rate, burst = welcome.get("rate"), welcome.get("burst")
     if isinstance(rate, int | float) and isinstance(burst, int | float) and not isinstance(rate, bool) \
             and not isinstance(burst, bool) and rate > 0 and burst > 0:
-        return float(rate), float(burst)
+        return max(float(rate), MIN_RATE), max(float(burst), 1.0)  # an untrusted relay cannot stall us silently
     return RELAY_RATE, RELAY_BURST
 
 
