@@ -498,8 +498,6 @@ def hint(view: SeatView) -> str:
 def refusal(view: SeatView, action: str, target: tuple[int, int] = (0, 0),
             marks: frozenset[int] = frozenset()) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if action == "rematch":
-        return view.rematch_refusal
     board = view.board
     if view.phase is not Phase.PLAYING or board is None:
         return "the game is not under way"

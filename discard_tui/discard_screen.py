@@ -137,8 +137,6 @@ def hint(view: GameView) -> str:
 
 def refusal(view: GameView, action: str, index: int | None = None) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if action == "rematch":
-        return view.rematch_refusal
     if view.phase is not Phase.PLAYING:
         return "the game is not under way"
     if not view.my_turn:

@@ -205,8 +205,6 @@ class RpsTable(TableScreen):
         return hint(view)
 
     def refusal(self, view: RpsScreenView, action: str, index: int | None = None) -> str | None:
-        if action == "rematch":
-            return view.rematch_refusal
         return view.throw_refusal
 
 

@@ -66,7 +66,7 @@ class WarScreenView(SeatView):
     taker: int | None = None  # who took the trick on the table
     war: bool = False  # the last turn tied
     tricks: int = 0  # taken so far
-    limit: int = 500
+    limit: int = 500  # games.war.game.DEFAULT_TRICKS (not imported here: the screen's module stays light)
     auto: bool = False  # this program is playing my seat to the end of the game
     turn_refusal: str | None = "the game is not under way"  # why I cannot turn now, None if I can
 
@@ -218,8 +218,6 @@ def hint(view: WarScreenView) -> str:
 
 def refusal(view: WarScreenView, action: str) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if action == "rematch":
-        return view.rematch_refusal
     if view.phase is not Phase.PLAYING:
         return "the game is not under way"
     if action == "autoplay":
@@ -236,14 +234,14 @@ def refusal(view: WarScreenView, action: str) -> str | None:
 
 def view(seat: Seat) -> WarScreenView:
     """What the war table shows of ``seat`` now."""
-    from games.war.game import WarView
+    from games.war.game import DEFAULT_TRICKS, WarView
 
     from .viewmodel import seat_fields
 
     fields = seat_fields(seat)
     board: WarView | None = fields["board"]
     play = seat.table.play
-    limit = play.options.tricks if play.options is not None else 500
+    limit = play.options.tricks if play.options is not None else DEFAULT_TRICKS
     if board is None:
         return WarScreenView(**fields, limit=limit, auto=seat.autoplay is not None)
     return WarScreenView(**fields, piles=board.piles, trick=board.trick, taker=board.taker, war=board.war,
