@@ -765,6 +765,7 @@ async def test_a_visitor_plays_the_computer_in_memory_and_nothing_is_kept(tmp_pa
     app = visitor(tmp_path, options={"deck": "short"})
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        assert "whoever runs it, and the network to it, can see them" in text_of(app.screen, "#trust")
         await pilot.press("enter")  # the name offered, the computer: the only choice without a relay
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         assert app.where() == "Playing the computer on the server."  # the connecting screen's line, gone by now
