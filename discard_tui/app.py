@@ -42,7 +42,7 @@ from textual.worker import WorkerFailed
 
 from .config import GAMES, PlayConfig
 from .profile import Profile
-from .table import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, score_line
+from .table import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, help_page, score_line
 from .view import Phase, SeatView
 
 if TYPE_CHECKING:
@@ -580,7 +580,9 @@ class DiscardApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.ui.help_text(self.view.safety if self.view else None)))
+            view = self.view
+            self.push_screen(HelpScreen(help_page(self.ui.HELP, view.safety if view else None,
+                                                  len(view.names) if view else self.config.seats)))
 
     def action_interrupt(self) -> None:
         """Ctrl-C: leave at once, like an interrupted program (status 130); the seat is kept."""

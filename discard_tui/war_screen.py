@@ -17,7 +17,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
@@ -35,9 +34,8 @@ if TYPE_CHECKING:
 TITLE = "war"
 
 
-def help_text(safety: str | None) -> Content:
-    """The rules, the keys and the cues, and the safety number of the game on the table."""
-    return Content.from_markup("""\
+# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+HELP = """\
 [b]War[/b]: 26 cards each, face down, unseen even by you. Each trick
 both top cards are [b]turned[/b]: the higher rank (2 low, A high) takes
 both to the bottom of its pile. [b]Equal ranks are a war[/b]: each lays
@@ -48,13 +46,7 @@ limit the larger pile wins (equal piles: a draw). Turns alternate.
 [b]Keys[/b]   Enter Space turn   a auto-play to the end (a again stops)
        n rematch   x leave (when offered)   Tab the log   q quit
 [b]Mouse[/b]  click your pile to turn.
-[b]Cues[/b]   the card that takes a trick has a double frame ╔╗.
-
-[b]Safety number[/b]  $safety
-Read it to your opponent: if yours differ, the relay has put
-you in different games and plays each of you itself.
-
-[dim]Escape closes this help.[/dim]""", safety=safety or "(once both players have said hello)")
+[b]Cues[/b]   the card that takes a trick has a double frame ╔╗."""
 
 
 @dataclass(frozen=True)
