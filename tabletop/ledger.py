@@ -214,7 +214,7 @@ class RelayClient:
             url = self.url
             try:
                 async with connect(url, open_timeout=10, max_size=8 << 20, compression=None,
-                                   ssl=TRUST[0] if TRUST and url.startswith("wss:") else None) as connection:
+                                   ssl=(TRUST[0] if TRUST else ssl_context()) if url.startswith("wss:") else None) as connection:
                     await self._session(connection)
             except RelayError as error:
                 self._fail(error)
