@@ -17,7 +17,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
 
@@ -25,7 +24,7 @@ from games.cards import Card
 
 from .table import Intent, TableScreen
 from .view import Phase, SeatView
-from .widgets import (CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, fan_advances, min_step,
+from .widgets import (CardWidget, DrawPile, ProgressBox, back_rows, card_size, face_rows, fan, fan_advances, min_step,
                       plural)
 
 if TYPE_CHECKING:
@@ -61,30 +60,6 @@ class WarScreenView(SeatView):
     limit: int = 500  # games.war.game.DEFAULT_TRICKS (not imported here: the screen's module stays light)
     auto: bool = False  # this program is playing my seat to the end of the game
     turn_refusal: str | None = "the game is not under way"  # why I cannot turn now, None if I can
-
-
-class Pile(CardWidget):
-    """A face-down pile; clicking it asks to turn."""
-
-    count: reactive[int] = reactive(0)
-
-    class Pressed(Message):
-        """The player clicked ``pile``."""
-
-        def __init__(self, pile: Pile) -> None:
-            super().__init__()
-            self.pile = pile
-
-        @property
-        def control(self) -> Pile:
-            return self.pile
-
-    def render(self) -> Text:
-        rows = back_rows(self.large) if self.count else empty_rows(self.large)
-        return fan([rows], [card_size(self.large)[0]], large=self.large)
-
-    def on_click(self) -> None:
-        self.post_message(self.Pressed(self))
 
 
 class Trick(CardWidget):
@@ -136,7 +111,7 @@ class WarTable(TableScreen):
     def compose_board(self) -> ComposeResult:
         yield Label("Opponent", id="their-label", classes="label", markup=False)
         with Horizontal(classes="war-row"):
-            yield Pile(id="their-pile")
+            yield DrawPile("", id="their-pile")
             yield Trick(id="their-trick")
         yield Static(classes="spacer")
         with Horizontal(id="war-middle"):
@@ -144,7 +119,7 @@ class WarTable(TableScreen):
             yield ProgressBox(id="progress-box")
         yield Static(classes="spacer")
         with Horizontal(classes="war-row"):
-            yield Pile(id="my-pile")
+            yield DrawPile("", id="my-pile")
             yield Trick(id="my-trick")
         yield Label("Your pile", id="my-label", classes="label", markup=False)
 
@@ -153,7 +128,7 @@ class WarTable(TableScreen):
         names = (view.opponent_name, "Your pile")
         for side, seat, name in (("their", other, names[0]), ("my", me, names[1])):
             self.query_one(f"#{side}-label", Label).update(f"{name}: {plural(view.piles[seat], 'card')}")
-            self.query_one(f"#{side}-pile", Pile).count = view.piles[seat]
+            self.query_one(f"#{side}-pile", DrawPile).count = view.piles[seat]
             trick = self.query_one(f"#{side}-trick", Trick)
             trick.cards, trick.took = view.trick[seat], view.taker == seat
         self.query_one("#trick-state", Label).update(trick_state(view))
@@ -165,7 +140,7 @@ class WarTable(TableScreen):
     def action_autoplay(self) -> None:
         self.post_message(Intent("autoplay"))
 
-    @on(Pile.Pressed, "#my-pile")
+    @on(DrawPile.Pressed, "#my-pile")
     def pile_clicked(self) -> None:
         if self.view is not None and (reason := self.refused(self.view, "turn")) is not None:
             self.notice(reason)

@@ -8,6 +8,8 @@ is lifted (reversed, as a chip), and whose turn it is shows in reverse video.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -239,21 +241,34 @@ class OpponentHand(CardWidget):
 
 
 class DrawPile(CardWidget):
-    """A face-down pile; clicking it asks to draw."""
+    """A face-down pile (the draw pile, or a War player's), captioned with its count; a click posts Pressed."""
 
     count: reactive[int] = reactive(0)
 
     class Pressed(Message):
-        """The player clicked the draw pile."""
+        """The player clicked ``pile``."""
+
+        def __init__(self, pile: DrawPile) -> None:
+            super().__init__()
+            self.pile = pile
+
+        @property
+        def control(self) -> DrawPile:
+            return self.pile
+
+    def __init__(self, caption: str = "Draw", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.caption = caption  # "" for none
 
     def render(self) -> Text:
         rows = back_rows(self.large) if self.count else empty_rows(self.large)
         text = fan([rows], [card_size(self.large)[0]], large=self.large)
-        text.append(f"\nDraw {self.count}", "bold")
+        if self.caption:
+            text.append(f"\n{self.caption} {self.count}", "bold")
         return text
 
     def on_click(self) -> None:
-        self.post_message(self.Pressed())
+        self.post_message(self.Pressed(self))
 
 
 class DiscardPile(CardWidget):

@@ -10,8 +10,8 @@ from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig, ViolationScr
 from discard_tui.profile import terminal_profile
 from discard_tui.table import Intent
 from discard_tui.view import Phase
-from discard_tui.war_screen import Pile, Trick, WarScreenView
-from discard_tui.widgets import StatusBar
+from discard_tui.war_screen import Trick, WarScreenView
+from discard_tui.widgets import DrawPile, StatusBar
 from tabletop import wire
 from tabletop.table import Phase as TablePhase
 
@@ -170,7 +170,7 @@ def test_table_with_a_double_war_on_it(snap_compare):
             await until(pilot, lambda: app.view.moves > moves)
         assert [len(cards) for cards in board(app).trick] == [5, 5] and board(app).taker is not None
         assert app.screen.query_one("#my-trick", Trick).cards[1] is None
-        assert app.screen.query_one("#my-pile", Pile).count == board(app).piles[board(app).me]
+        assert app.screen.query_one("#my-pile", DrawPile).count == board(app).piles[board(app).me]
 
     assert snap_compare(war_game(), terminal_size=SIZE, run_before=double_war)
 
