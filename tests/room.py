@@ -71,13 +71,21 @@ class Room:
                 self.violations[table.me] = str(error)
 
     def post(self, seat: int, post: Post) -> None:
+        for body in self.write(seat, post):
+            self.append(seat, "post", body)
+
+    def write(self, seat: int, post: Post) -> list[dict]:
+        """What ``seat`` sends for ``post`` as things stand: the body sealed, then through its tamper.
+
+        Writing and landing are one step in :meth:`post`; a test that writes several seats' posts before it
+        appends any plays what a relay may do, where each seat answers before it sees the others' answers.
+        """
         table = self.tables[seat]
         p = table.play
         n = 1 if post.game > p.number else p.counters.get(seat, 0) + 1
         body = wire.seal(table.identity(post.game), self.name, seat, post.game, n, post.msg, post.shares)
         bodies = self.tamper[seat](table, body) if seat in self.tamper else None
-        for each in ([body] if bodies is None else [bodies] if isinstance(bodies, dict) else bodies):
-            self.append(seat, "post", each)
+        return [body] if bodies is None else [bodies] if isinstance(bodies, dict) else bodies
 
     def owed(self, seat: int) -> Post | None:
         table = self.tables[seat]

@@ -30,20 +30,20 @@ def cabo_room(tamper: dict | None = None, dealt: bool = False, **options) -> Roo
     room = Room(game="cabo", seats=3, options=options)
     room.strategies = {seat: simple(seat + 1) for seat in range(3)}
     if dealt:
-        for event in first_deal()[len(room.ledger):]:
+        for event in first_deal(**options)[len(room.ledger):]:
             room.append(event.seat, event.kind, event.body)
     room.tamper = tamper or {}
     return room
 
 
 @functools.cache
-def first_deal() -> tuple[Event, ...]:
+def first_deal(**options) -> tuple[Event, ...]:
     """The ledger of a room up to the first move: hellos, the draw for who starts, the shuffle and the deal.
 
     The seats' seeds are fixed, so a fresh room fed these events is where this one was, as after a restart:
     the cheats below start from there instead of paying for a shuffle each.
     """
-    room = cabo_room()
+    room = cabo_room(**options)
     room.run(until=lambda: all(t.phase is Phase.PLAYING for t in room.tables))
     return tuple(room.ledger)
 
@@ -299,6 +299,99 @@ def test_a_wrong_open_key_in_the_showdown_is_named_by_everyone():
         return reseal(table, body, shares=wire.Shares(open=[bad, *shares.open[1:]], sealed=shares.sealed))
 
     caught_by_all(*run_with(wrong), "sent a wrong key for card")
+
+
+# -- racing another seat to the ledger with its own key --------------------------------------------------------------
+
+ONE_ROUND = {"points": 1}  # the first round's showdown ends the game: the race, then the audit, in seconds
+
+
+def keys_to_race(table: Table) -> list[wire.OpenKey]:
+    """Other seats' keys I know (I have seen the card) to cards being shown to everyone, which they have not opened
+    yet: while I owe my own answer to the showing, the moment to race them to the ledger with their own keys."""
+    deck = table.play.deck
+    if table.phase is not Phase.PLAYING or deck is None or not deck.owes(table.me):
+        return []
+    return [wire.OpenKey(pos=show.pos, seat=seat, key=format(key, "x"))
+            for show in dict.fromkeys(deck.shows) if show.to is None
+            for seat, key in sorted(deck.known.get(show.pos, {}).items())
+            if seat != table.me and seat not in deck.public.get(show.pos, {})]
+
+
+def opened(body: dict | None) -> set[tuple[int, int]]:
+    """The keys a post opens, as (card, seat)."""
+    return {(key["pos"], key["seat"]) for key in (body or {}).get("shares", {}).get("open", [])}
+
+
+def racing(wrong: bool = False) -> Callable[[Table, dict], list[dict] | None]:
+    """The cheat: with my answer to a showing to everyone, a post of my own opening the other seats' keys to it that
+    I know, before they can (``wrong``: the first of them multiplied by 3, not the one its seat committed to)."""
+    def act(table, body):
+        keys = keys_to_race(table) if posting(table, body, "share") else []
+        if not keys:
+            return None
+        if wrong:
+            keys[0] = keys[0].model_copy(update={"key": format(int(keys[0].key, 16) * 3 % MODP_2048.q, "x")})
+        return [body, reseal(table, body, wire.Share(), wire.Shares(open=keys, sealed=[]), n=body["n"] + 1)]
+
+    return act
+
+
+def race(act: Callable[[Table, dict], list[dict] | None], racer_first: bool, move: str) -> tuple[Room, Cheat]:
+    """A one-round game, played until a ``move`` shows a card to everyone that a seat could race another to the
+    ledger with; every seat that owes an answer then writes it before any lands (as over a relay, where each answers
+    a move as soon as it sees it), and the racer's posts land first or last; then the game goes on."""
+    cheat = Cheat(act)
+    room = cabo_room({seat: cheat for seat in range(3)}, dealt=True, **ONE_ROUND)
+
+    def chance() -> bool:
+        pending = room.tables[0].play.pending
+        return pending is not None and pending[1].type == move and any(keys_to_race(t) for t in room.tables)
+
+    room.run(until=chance)
+    racer = next(t.me for t in room.tables if keys_to_race(t))
+    answers = [(seat, post) for seat in range(3) if (post := room.owed(seat)) is not None]
+    answers.sort(key=lambda answer: answer[0] != racer)  # the racer writes first: the cheat is its
+    written = [(seat, room.write(seat, post)) for seat, post in answers]
+    for seat, bodies in written if racer_first else reversed(written):
+        for body in bodies:
+            room.append(seat, "post", body)
+    assert cheat.cheater == racer and len(written) > 1
+    room.run()
+    return room, cheat
+
+
+@pytest.mark.parametrize("move, racer_first", [("replace", True), ("replace", False), ("showdown", True)],
+                         ids=["a replaced card, the racer first", "a replaced card, the racer last",
+                              "the showdown, the racer first"])
+def test_a_seat_racing_another_to_the_ledger_with_its_key_changes_nothing(move, racer_first):
+    """A seat that has seen a card holds every other seat's key to it. When the card is shown to everyone it may post
+    another seat's key before that seat does: the key is right, so it counts, and the seat's own answer, written
+    before it could see the race, carries a copy; a copy of a key already open is checked and changes nothing,
+    whichever lands first. (It used to stop the game, naming the honest seat for a key nobody asked to see.)"""
+    room, cheat = race(racing(), racer_first, move)
+    assert room.violations == {}, room.violations
+    [_, extra] = cheat.body  # type: ignore[misc]
+    raced = opened(extra)
+    seats = {seat for _, seat in raced}
+    assert seats and cheat.cheater not in seats
+    bodies = [event.body for event in room.ledger]
+    own = [i for i, event in enumerate(room.ledger) if event.seat in seats and raced & opened(event.body)]
+    assert len(own) == len(seats), "each raced seat sent its own key as well"
+    assert all((bodies.index(extra) < i) == racer_first for i in own)
+    tables = room.tables
+    assert all(t.phase is Phase.OVER and t.play.verdict == [] for t in tables), [t.play.verdict for t in tables]
+    assert tables[0].play.moves == tables[1].play.moves == tables[2].play.moves
+    assert len({t.play.outcome for t in tables}) == 1 and tables[0].view().verdict.startswith("fair: 52 cards and ")
+
+
+@pytest.mark.parametrize("racer_first", [True, False], ids=["the racer first", "the racer last"])
+def test_a_seat_racing_another_to_the_ledger_with_a_wrong_key_is_named_at_once(racer_first):
+    """A raced key must be the seat's committed key, whether it lands before the seat's own or after it as a copy."""
+    room, cheat = race(racing(wrong=True), racer_first, "replace")
+    [(pos, _)] = opened(cheat.body[1])  # type: ignore[index]
+    caught_by_all(room, cheat.cheater, f"sent a wrong key for card {pos} ",  # type: ignore[arg-type]
+                  "not another player's committed key")
 
 
 def test_key_commitments_bind_each_seat_to_its_keys_before_any_card_is_seen():
