@@ -347,7 +347,7 @@ class Table:
         elif isinstance(message, wire.Share):
             if shares is None or p.deck is None:
                 raise Violation(f"{self.who(seat)} sent an empty share")
-            p.deck.apply_shares(seat, shares)
+            self._apply_shares(seat, p, shares)
         elif isinstance(message, wire.Audit):
             self._expect(seat, p, message, Phase.AUDITING)
             if seat in p.audits:
@@ -476,8 +476,22 @@ class Table:
         if shares is not None:
             if p.deck is None:
                 raise Violation(f"{self.who(seat)} sent keys in a game without cards")
-            p.deck.apply_shares(seat, shares)
+            self._apply_shares(seat, p, shares)
         p.pending = (seat, move)
+
+    @staticmethod
+    def _apply_shares(seat: int, p: Play, shares: wire.Shares) -> None:
+        """Each key to the deal that holds its card (positions run on across deals), so that a key an honest seat
+        sent just before a new deal began reaches the deal it was for; a position in no deal goes to the last."""
+
+        def deal(pos: int) -> int:
+            return next((k for k, deck in enumerate(p.decks) if pos in deck.positions()), len(p.decks) - 1)
+
+        for k, deck in enumerate(p.decks):
+            part = wire.Shares(open=[key for key in shares.open if deal(key.pos) == k],
+                               sealed=[key for key in shares.sealed if deal(key.pos) == k])
+            if part.open or part.sealed:
+                deck.apply_shares(seat, part)
 
     def _settle(self, p: Play) -> None:
         """Complete what the last post completed: showings, the deal, a waiting move, the game."""

@@ -226,3 +226,22 @@ def test_two_seats_who_both_saw_a_card_answer_its_showing_to_everyone_at_once_wi
     room.run()
     assert room.violations == {}, room.violations
     assert all(t.play.verdict == [] for t in room.tables)
+
+
+def test_a_key_to_the_last_deal_that_lands_after_the_next_deal_began_goes_to_its_own_deal():
+    """An honest answer can land after the deal it was for is over (another seat had opened the same key first,
+    and the next deal began): it reaches the deal that holds its card, where it is a copy, not a violation."""
+    from tabletop import wire
+    from tabletop.table import Post
+
+    room = Room(game="deals", catalog={**GAMES, "deals": DealsGame()})
+    room.strategies = {seat: DealsGame().computer(None) for seat in range(2)}
+    room.run(until=lambda: len(room.tables[0].play.decks) == 2)
+    table = room.tables[1]
+    first = table.play.decks[0]
+    assert 0 in first.public and table.me in first.public[0]  # card 0 was shown to both in the first deal
+    late = wire.Shares(open=[wire.OpenKey(pos=0, seat=table.me, key=format(first.secrets.card_key(0).d, "x"))])
+    room.post(table.me, Post(table.play.number, wire.Share(), late))
+    room.run()
+    assert room.violations == {}, room.violations
+    assert all(t.play.verdict == [] for t in room.tables)
