@@ -27,7 +27,7 @@ from textual.widgets import Label, Static
 
 from .table import Intent, TableScreen
 from .view import Phase, SeatView
-from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back_rows, card_at, card_size, empty_rows, fan, \
+from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back_rows, framed_rows, card_at, card_size, empty_rows, fan, \
     fan_advances, min_step
 
 if TYPE_CHECKING:
@@ -63,27 +63,17 @@ Rounds add up until a total passes 66 (or --points).
 
 def value_rows(value: int, border: str, large: bool = False, double: bool = False) -> Rows:
     """A card whose value is known: the value, and its power if it has one; a double frame when marked."""
-    ink = "bold black on white"
-    top, bottom, side, edge = ("╔", "╚", "║", "═") if double else ("┌", "└", "│", "─")
-    ends = {"┌": "┐", "└": "┘", "╔": "╗", "╚": "╝"}
     inner = 5 if large else 3
     power = POWER_NAMES.get(value, "")
-    middle = [f"{value:<{inner}}", f"{power:^{inner}}"] + ([" " * inner] if large else [])
-    if large:
-        middle = [middle[0], middle[2], middle[1]]
-    return [(f"{top}{edge * inner}{ends[top]}", border), *((f"{side}{row}{side}", ink) for row in middle),
-            (f"{bottom}{edge * inner}{ends[bottom]}", border)]
+    middle = [f"{value:<{inner}}", " " * inner, f"{power:^{inner}}"] if large else \
+        [f"{value:<{inner}}", f"{power:^{inner}}"]
+    return framed_rows(middle, border, "bold black on white", double)
 
 
 def unseen_rows(large: bool = False, double: bool = False) -> Rows:
     """A face-down card; a double frame when marked."""
     rows = back_rows(large)
-    if not double:
-        return rows
-    style = rows[0][1]
-    inner = len(rows[0][0]) - 2
-    middle = [(f"║{text[1:-1]}║", s) for text, s in rows[1:-1]]
-    return [(f"╔{'═' * inner}╗", style), *middle, (f"╚{'═' * inner}╝", style)]
+    return framed_rows([text[1:-1] for text, _ in rows[1:-1]], rows[0][1], rows[0][1], double) if double else rows
 
 
 def chip(value: int | None) -> str:

@@ -29,16 +29,21 @@ CHIP = 4  # cells per card in the compact chip layout: "10♥" and a space
 Rows = list[tuple[str, str]]  # one (text, style) pair per row of a card
 
 
+def framed_rows(middle: list[str], border: str, ink: str, double: bool = False) -> Rows:
+    """A card's rows: ``middle`` (each as wide as the inside) in ``ink``, in a single or double frame."""
+    inner = len(middle[0])
+    if double:
+        return [(f"╔{'═' * inner}╗", border), *((f"║{row}║", ink) for row in middle), (f"╚{'═' * inner}╝", border)]
+    return [(f"┌{'─' * inner}┐", border), *((f"│{row}│", ink) for row in middle), (f"└{'─' * inner}┘", border)]
+
+
 def face_rows(card: Card, border: str, large: bool = False, double: bool = False) -> Rows:
     """A face-up card: rank and suit, in red or black on white; a double frame marks it playable."""
     ink = "bold red on white" if card.red else "bold black on white"
-    top, bottom, side, edge = ("╔", "╚", "║", "═") if double else ("┌", "└", "│", "─")
     inner = 5 if large else 3
-    ends = {"┌": "┐", "└": "┘", "╔": "╗", "╚": "╝"}
     rank, suit = card.rank, card.suit
     middle = [f"{rank:<{inner}}", f"{suit:^{inner}}"] + ([f"{rank:>{inner}}"] if large else [])
-    return [(f"{top}{edge * inner}{ends[top]}", border), *((f"{side}{row}{side}", ink) for row in middle),
-            (f"{bottom}{edge * inner}{ends[bottom]}", border)]
+    return framed_rows(middle, border, ink, double)
 
 
 def back_rows(large: bool = False) -> Rows:
@@ -46,8 +51,7 @@ def back_rows(large: bool = False) -> Rows:
     style = "bright_white on dark_blue"
     inner = 5 if large else 3
     weave = [(BACK * inner)[i % 2:][:inner] for i in range(3)] if large else ["▚▞▚", "▚▞▚"]
-    edge = "─" * inner
-    return [(f"┌{edge}┐", style), *((f"│{row}│", style) for row in weave), (f"└{edge}┘", style)]
+    return framed_rows(weave, style, style)
 
 
 def empty_rows(large: bool = False) -> Rows:
