@@ -42,7 +42,7 @@ from textual.worker import WorkerFailed
 
 from .config import GAMES, PlayConfig
 from .profile import Profile
-from .table import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, score_line
+from .table import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, help_page, score_line
 from .view import Phase, SeatView
 
 if TYPE_CHECKING:
@@ -343,10 +343,10 @@ class DiscardApp(App[None]):
             await startup.pool_ready()
             while len(self._computers) < c.computers:  # the computer players sit down first
                 k = len(self._computers)
-                name = saves.COMPUTER if k == 0 else f"{saves.COMPUTER} {k + 1}"
                 seed = c.opponent_seed + k if c.opponent_seed is not None else None
                 computer, _ = await saves.resume_or_join(
-                    self.profile.games_dir, url, c.room, Wish(name, game.name, c.seats, dict(c.options), MODP_2048),
+                    self.profile.games_dir, url, c.room,
+                    Wish(saves.computer_name(k), game.name, c.seats, dict(c.options), MODP_2048),
                     relay_key=self.relay_key, seed=c.seeds[1 + k] if c.seeds else None, follow=True,
                     autoplay=game.computer(seed), think_time=c.think_time, transcript_dir=transcripts)
                 self._computers.append(computer)
@@ -429,8 +429,9 @@ class DiscardApp(App[None]):
         self._view_due = False
         if self.session is not None:
             table = self.session.table
-            if table.play.game is not None and table.play.game.name != self.config.game:
-                self.follow_room(table.play.game.name)
+            play = table.play
+            if play.game is not None and (play.game.name, play.seats) != (self.config.game, self.config.seats):
+                self.follow_room(play.game.name, play.seats)
             if self._autoplaying is not None and (table.play.number != self._autoplaying or
                                                   table.play.outcome is not None or table.problem is not None):
                 self.set_autoplay(False)
@@ -442,32 +443,36 @@ class DiscardApp(App[None]):
                 self._stage = stage
                 saves.mark(self.session, stage=stage)
 
-    def follow_room(self, game: str) -> None:
-        """The room plays another game than ``--game`` asked for (its first hello decides): play its screen.
+    def follow_room(self, game: str, seats: int) -> None:
+        """The room plays another game, or for other players, than asked for (its first hello decides):
+        play its screen, and save its terms.
 
         That hello comes while the connecting screen is up; the table screen under it is replaced when it goes.
         """
         from . import saves
 
-        self.config = dataclasses.replace(self.config, game=game)
+        self.config = dataclasses.replace(self.config, game=game, seats=seats)
         self.ui = importlib.import_module(GAMES[game].screen)
         self.title = self.ui.TITLE
-        if self.session is not None:
-            saves.mark(self.session, game=game)  # going back to this room shows this game too
+        if self.session is not None:  # going back to this room shows this game, for as many players
+            saves.mark(self.session, game=game, seats=seats)
 
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""
         table, view = self.table, self.view
         if not self.is_running:  # shutting down: the screens are being taken apart
             return
-        if view is not None and table is not None and table.view is not None:
+        if view is not None and (table is None or isinstance(self.screen, ConnectingScreen)):
+            self.watch_view(None, view)  # a screen the player opened went, and nothing has moved since
+        elif view is not None and table is not None and table.view is not None:
             table.update(view)
             if isinstance(self.screen, GameOverScreen):
                 self.screen.update(view)
 
     @property
     def table(self) -> TableScreen | None:
-        return next((s for s in self.screen_stack if isinstance(s, TableScreen)), None)
+        """The table screen of the game being played; None while only another game's is up (see follow_room)."""
+        return next((s for s in self.screen_stack if isinstance(s, self.ui.SCREEN)), None)
 
     def watch_view(self, old: SeatView | None, view: SeatView | None) -> None:
         if view is None or not self.screen_stack:
@@ -483,10 +488,11 @@ class DiscardApp(App[None]):
                                     else "Waiting for an opponent…")
                 return
             self.pop_screen()
-        if self.screen is self.table and not isinstance(self.screen, self.ui.SCREEN):  # see follow_room
+        if isinstance(self.screen, TableScreen) and not isinstance(self.screen, self.ui.SCREEN):  # see follow_room
             self.switch_screen(self.new_table())
         table = self.table
-        assert table is not None
+        if table is None:
+            return  # another game's table under a screen the player opened (help): replaced once it is on top
         table.update(view)
         if view.phase is Phase.VIOLATION and not isinstance(self.screen, ViolationScreen):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
@@ -576,7 +582,9 @@ class DiscardApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.ui.help_text(self.view.safety if self.view else None)))
+            view = self.view
+            self.push_screen(HelpScreen(help_page(self.ui.HELP, view.safety if view else None,
+                                                  len(view.names) if view else self.config.seats)))
 
     def action_interrupt(self) -> None:
         """Ctrl-C: leave at once, like an interrupted program (status 130); the seat is kept."""

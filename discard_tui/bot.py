@@ -13,12 +13,12 @@ from games import GAMES
 from tabletop import crypto
 from tabletop.crypto import GROUPS
 from tabletop.game import Game
-from tabletop.ledger import RelayError, relay_urls, ssl_context, trust
+from tabletop.ledger import RelayError
 from tabletop.shell import Seat
 from tabletop.table import Wish
 
 from . import saves, startup
-from .args import OneLineParser, add_game_options, game_options, seconds
+from .args import OneLineParser, add_game_options, game_options, seconds, trust_relay
 from .profile import Profile, terminal_profile
 
 
@@ -140,11 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     if seats not in game.seats:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
     wish = Wish(args.name, game.name, seats, game_options(args, game.title, game.Options.model_fields, p), GROUPS[args.group])
-    try:
-        relay_urls(args.relay)
-        trust(ssl_context(args.relay_ca))
-    except ValueError as error:
-        p.error(str(error))
+    trust_relay(p, args.relay, args.relay_ca)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly as on Ctrl-C
     try:
         failure = asyncio.run(play(args, wish, game, terminal_profile()))

@@ -21,7 +21,6 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
@@ -44,9 +43,8 @@ KEY_ACTIONS = {  # what a key does in each stage of my turn ("": in any other st
 }
 
 
-def help_text(safety: str | None) -> Content:
-    """The rules, the keys and the cues, and the safety number of the game on the table."""
-    return Content.from_markup("""\
+# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+HELP = """\
 [b]Cabo[/b]: the lowest sum of cards wins. You have four face
 down and see two as a round starts. On your turn [b]draw[/b], [b]take[/b]
 the discard or [b]stop[/b] (everyone else has one more turn). The
@@ -57,13 +55,7 @@ Rounds add up until a total passes 66 (or --points).
 
 [b]Keys[/b]  ← → ↑ ↓ choose a card   Enter act on it   Space mark
       d draw/discard  t take  s stop  n rematch  q quit
-[b]Cues[/b]  chosen: lifted · marked: ╔╗ · ▚▞ a card you have not seen
-
-[b]Safety number[/b]  $safety
-Read it to the others: if yours differ, the relay has put
-you in different games and plays each of you itself.
-
-[dim]Escape closes this help.[/dim]""", safety=safety or "(once every player has said hello)")
+[b]Cues[/b]  chosen: lifted · marked: ╔╗ · ▚▞ a card you have not seen"""
 
 
 # -- drawing cards -----------------------------------------------------------------------------------------
@@ -498,8 +490,6 @@ def hint(view: SeatView) -> str:
 def refusal(view: SeatView, action: str, target: tuple[int, int] = (0, 0),
             marks: frozenset[int] = frozenset()) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if action == "rematch":
-        return view.rematch_refusal
     board = view.board
     if view.phase is not Phase.PLAYING or board is None:
         return "the game is not under way"

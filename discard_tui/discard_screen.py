@@ -14,7 +14,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.widgets import Label, Static
 
 from .table import Intent, TableScreen
@@ -27,9 +26,8 @@ if TYPE_CHECKING:
 TITLE = "discard"
 
 
-def help_text(safety: str | None) -> Content:
-    """The rules, the keys and the cues, and the safety number of the game on the table."""
-    return Content.from_markup("""\
+# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+HELP = """\
 [b]Discard[/b]: get rid of all your cards first. On your turn,
 [b]discard[/b] a card matching the [b]suit[/b] or the [b]value[/b] of the top of
 the discard pile (anything goes on an empty pile), or [b]draw[/b].
@@ -39,13 +37,7 @@ Either ends your turn. If you can do neither, you lose.
        n rematch   x leave (when offered)   Tab the log   q quit
 [b]Mouse[/b]  click a card to discard it, the draw pile to draw.
 [b]Cues[/b]   playable: a double frame ╔╗ (as a chip: underlined);
-       the chosen card is lifted (as a chip: reversed).
-
-[b]Safety number[/b]  $safety
-Read it to your opponent: if yours differ, the relay has put
-you in different games and plays each of you itself.
-
-[dim]Escape closes this help.[/dim]""", safety=safety or "(once both players have said hello)")
+       the chosen card is lifted (as a chip: reversed)."""
 
 
 class DiscardTable(TableScreen):
@@ -137,8 +129,6 @@ def hint(view: GameView) -> str:
 
 def refusal(view: GameView, action: str, index: int | None = None) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if action == "rematch":
-        return view.rematch_refusal
     if view.phase is not Phase.PLAYING:
         return "the game is not under way"
     if not view.my_turn:

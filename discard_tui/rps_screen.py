@@ -18,7 +18,6 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -37,9 +36,8 @@ KEYS = ("r", "p", "s")
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
 
 
-def help_text(safety: str | None) -> Content:
-    """The rules, the keys and the cues, and the safety number of the game on the table."""
-    return Content.from_markup("""\
+# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+HELP = """\
 [b]Rock-paper-scissors[/b]: the first to win [b]3 throws[/b] wins the game.
 Both choose each throw at once: rock blunts scissors, scissors
 cut paper, paper covers rock. Equal throws are thrown again.
@@ -50,13 +48,7 @@ included, sees yours before both have chosen, or can change it.
        x leave (when offered)   Tab the log   q quit
 [b]Cues[/b]   your chosen throw: a double frame ╔╗, its name reversed;
        the winner of the last throw: a double frame.
-       History: yours/theirs, ✓ won, ✗ lost, = equal.
-
-[b]Safety number[/b]  $safety
-Read it to your opponent: if yours differ, the relay has put
-you in different games and plays each of you itself.
-
-[dim]Escape closes this help.[/dim]""", safety=safety or "(once both players have said hello)")
+       History: yours/theirs, ✓ won, ✗ lost, = equal."""
 
 
 @dataclass(frozen=True)
@@ -205,8 +197,6 @@ class RpsTable(TableScreen):
         return hint(view)
 
     def refusal(self, view: RpsScreenView, action: str, index: int | None = None) -> str | None:
-        if action == "rematch":
-            return view.rematch_refusal
         return view.throw_refusal
 
 

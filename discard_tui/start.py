@@ -50,6 +50,9 @@ class StartScreen(Screen[PlayConfig]):
                     yield Label("Room", id="room-label")
                     yield Input(c.room or fresh_room("table"), max_length=64, id="room", compact=True)
             yield Label("", id="invite", classes="dim", markup=False)
+            if self.profile.browser:
+                yield Label("Your cards are dealt to a program on this web server: whoever runs it, and the "
+                            "network to it, can see them.", id="trust", classes="dim", markup=False)
             yield Label("", id="problem", markup=False)
             yield Button("Play", id="play", variant="primary", compact=True)
         yield Footer()

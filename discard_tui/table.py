@@ -16,6 +16,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
@@ -176,6 +177,19 @@ class TableScreen(Screen[None]):
         return True
 
     actions: ClassVar[tuple[str, ...]] = ("rematch",)  # actions greyed out (and refused) when not possible
+
+
+def help_page(rules: str, safety: str | None, seats: int) -> Content:
+    """A game's help (its ``HELP`` markup) with the safety number of the game on the table, and how to use it."""
+    two = seats == 2
+    return Content.from_markup(rules + f"""
+
+[b]Safety number[/b]  $safety
+Read it to {'your opponent' if two else 'the others'}: if yours differ, the relay has put
+you in different games and plays each of you itself.
+
+[dim]Escape closes this help.[/dim]""", safety=safety or ("(once both players have said hello)" if two
+                                                           else "(once every player has said hello)"))
 
 
 # -- what the status bar says: pure functions of a SeatView -----------------------------------------------

@@ -17,7 +17,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
@@ -35,9 +34,8 @@ if TYPE_CHECKING:
 TITLE = "war"
 
 
-def help_text(safety: str | None) -> Content:
-    """The rules, the keys and the cues, and the safety number of the game on the table."""
-    return Content.from_markup("""\
+# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+HELP = """\
 [b]War[/b]: 26 cards each, face down, unseen even by you. Each trick
 both top cards are [b]turned[/b]: the higher rank (2 low, A high) takes
 both to the bottom of its pile. [b]Equal ranks are a war[/b]: each lays
@@ -48,13 +46,7 @@ limit the larger pile wins (equal piles: a draw). Turns alternate.
 [b]Keys[/b]   Enter Space turn   a auto-play to the end (a again stops)
        n rematch   x leave (when offered)   Tab the log   q quit
 [b]Mouse[/b]  click your pile to turn.
-[b]Cues[/b]   the card that takes a trick has a double frame ╔╗.
-
-[b]Safety number[/b]  $safety
-Read it to your opponent: if yours differ, the relay has put
-you in different games and plays each of you itself.
-
-[dim]Escape closes this help.[/dim]""", safety=safety or "(once both players have said hello)")
+[b]Cues[/b]   the card that takes a trick has a double frame ╔╗."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +58,7 @@ class WarScreenView(SeatView):
     taker: int | None = None  # who took the trick on the table
     war: bool = False  # the last turn tied
     tricks: int = 0  # taken so far
-    limit: int = 500
+    limit: int = 500  # games.war.game.DEFAULT_TRICKS (not imported here: the screen's module stays light)
     auto: bool = False  # this program is playing my seat to the end of the game
     turn_refusal: str | None = "the game is not under way"  # why I cannot turn now, None if I can
 
@@ -218,8 +210,6 @@ def hint(view: WarScreenView) -> str:
 
 def refusal(view: WarScreenView, action: str) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if action == "rematch":
-        return view.rematch_refusal
     if view.phase is not Phase.PLAYING:
         return "the game is not under way"
     if action == "autoplay":
@@ -236,14 +226,14 @@ def refusal(view: WarScreenView, action: str) -> str | None:
 
 def view(seat: Seat) -> WarScreenView:
     """What the war table shows of ``seat`` now."""
-    from games.war.game import WarView
+    from games.war.game import DEFAULT_TRICKS, WarView
 
     from .viewmodel import seat_fields
 
     fields = seat_fields(seat)
     board: WarView | None = fields["board"]
     play = seat.table.play
-    limit = play.options.tricks if play.options is not None else 500
+    limit = play.options.tricks if play.options is not None else DEFAULT_TRICKS
     if board is None:
         return WarScreenView(**fields, limit=limit, auto=seat.autoplay is not None)
     return WarScreenView(**fields, piles=board.piles, trick=board.trick, taker=board.taker, war=board.war,
