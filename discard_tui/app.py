@@ -343,10 +343,10 @@ class DiscardApp(App[None]):
             await startup.pool_ready()
             while len(self._computers) < c.computers:  # the computer players sit down first
                 k = len(self._computers)
-                name = saves.COMPUTER if k == 0 else f"{saves.COMPUTER} {k + 1}"
                 seed = c.opponent_seed + k if c.opponent_seed is not None else None
                 computer, _ = await saves.resume_or_join(
-                    self.profile.games_dir, url, c.room, Wish(name, game.name, c.seats, dict(c.options), MODP_2048),
+                    self.profile.games_dir, url, c.room,
+                    Wish(saves.computer_name(k), game.name, c.seats, dict(c.options), MODP_2048),
                     relay_key=self.relay_key, seed=c.seeds[1 + k] if c.seeds else None, follow=True,
                     autoplay=game.computer(seed), think_time=c.think_time, transcript_dir=transcripts)
                 self._computers.append(computer)
@@ -429,8 +429,9 @@ class DiscardApp(App[None]):
         self._view_due = False
         if self.session is not None:
             table = self.session.table
-            if table.play.game is not None and table.play.game.name != self.config.game:
-                self.follow_room(table.play.game.name)
+            play = table.play
+            if play.game is not None and (play.game.name, play.seats) != (self.config.game, self.config.seats):
+                self.follow_room(play.game.name, play.seats)
             if self._autoplaying is not None and (table.play.number != self._autoplaying or
                                                   table.play.outcome is not None or table.problem is not None):
                 self.set_autoplay(False)
@@ -442,18 +443,19 @@ class DiscardApp(App[None]):
                 self._stage = stage
                 saves.mark(self.session, stage=stage)
 
-    def follow_room(self, game: str) -> None:
-        """The room plays another game than ``--game`` asked for (its first hello decides): play its screen.
+    def follow_room(self, game: str, seats: int) -> None:
+        """The room plays another game, or for other players, than asked for (its first hello decides):
+        play its screen, and save its terms.
 
         That hello comes while the connecting screen is up; the table screen under it is replaced when it goes.
         """
         from . import saves
 
-        self.config = dataclasses.replace(self.config, game=game)
+        self.config = dataclasses.replace(self.config, game=game, seats=seats)
         self.ui = importlib.import_module(GAMES[game].screen)
         self.title = self.ui.TITLE
-        if self.session is not None:
-            saves.mark(self.session, game=game)  # going back to this room shows this game too
+        if self.session is not None:  # going back to this room shows this game, for as many players
+            saves.mark(self.session, game=game, seats=seats)
 
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""

@@ -14,7 +14,6 @@ import shlex
 import signal
 import sys
 import time
-from pathlib import Path
 from typing import NoReturn
 
 from . import saves
@@ -37,11 +36,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
     p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
     p.add_argument("--game", choices=sorted(GAMES), default=None,
-                   help="the game to play (default discard, or the saved game of the room you go back to); "
-                   "a room someone else opened plays theirs")
+                   help="the game to play (default discard); a room you go back to, or one someone else "
+                   "opened, plays its own")
     p.add_argument("--seats", type=int, default=None, metavar="N",
-                   help="players at the table (default: the game's usual number); against the computer, "
-                   "the others are computer players")
+                   help="players at the table (default: the game's usual number, or the saved number of the room "
+                   "you go back to); against the computer, the others are computer players")
     add_game_options(p)
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
@@ -72,32 +71,30 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     games = profile.games_dir
     relay_key = f"host:{port}" if args.host else args.relay or saves.LOCAL_RELAY
     if args.host:
-        room = args.room or saves.saved_room(games, relay_key, name, args.game) or fresh_room("table")
+        room = args.room or saves.saved_room(games, relay_key, name, args.game, args.seats) or fresh_room("table")
     elif args.relay:  # with --pick and no --room, the room is chosen on the start screen
         room = args.room or ""
     else:
         if args.room is not None and saves.load(games, relay_key, args.room, name) is None:
             p.error(f"--room {args.room}: no game against the computer to go back to there as {name} "
                     "(see --games); a new game against the computer needs no --room")
-        room = args.room or saves.saved_room(games, relay_key, name, args.game) or fresh_room("computer")
-    game_name = args.game or saved_game(games, relay_key, room, name) or "discard"
-    game = GAMES[game_name]
-    seats = game.default_seats if args.seats is None else args.seats
-    if seats not in game.seats:
-        p.error(f"--seats {seats}: {game_name} is for {game.seats.start} to {game.seats.stop - 1} players")
-    options = game_options(args, game_name, game.options, p)
-    terms = PlayConfig(name=name, room=room, game=game_name, seats=seats, options=options)
+        room = args.room or saves.saved_room(games, relay_key, name, args.game, args.seats) or fresh_room("computer")
+    saved = saves.room_terms(games, relay_key, room, name)
+    flagged = args.game or (saved[0] if saved else "discard")  # the game the flags are checked against
+    entry = GAMES[flagged]
+    if args.seats is not None and args.seats not in entry.seats:
+        p.error(f"--seats {args.seats}: {flagged} is for {entry.seats.start} to {entry.seats.stop - 1} players")
+    options = game_options(args, flagged, entry.options, p)
+    # Going back to a saved seat, its room's game and players win over --game and --seats: the room's first
+    # hello fixed them (the table would follow it anyway), and the same command must bring the player back.
+    game_name, seats = saved or (flagged, entry.default_seats if args.seats is None else args.seats)
+    terms = PlayConfig(name=name, room=room, game=game_name, seats=seats,
+                       options=options if game_name == flagged else {})
     if args.host:
         return dataclasses.replace(terms, host="0.0.0.0", port=port)
     if args.relay:
         return dataclasses.replace(terms, relay=args.relay, opponent_seed=args.seed)
     return dataclasses.replace(terms, opponent_seed=args.seed)
-
-
-def saved_game(games: Path, relay_key: str, room: str, name: str) -> str | None:
-    """The game this player's saved seat in ``room`` plays, so that going back shows its own screen."""
-    seat = saves.load(games, relay_key, room, name) if room else None
-    return seat.game if seat is not None and seat.game in GAMES else None
 
 
 def resume_command(seat: saves.SavedSeat) -> str:

@@ -5,7 +5,9 @@ One file per (relay, room, player name) in a directory the caller names
 written atomically: first the seed every secret key of every game in that
 room derives from (before the seat is taken, so a data directory that cannot
 be written costs no seat), then the relay's seat token (before the session
-posts anything). It also records how far the room got (``stage``), for
+posts anything). It also records the room's game and number of players
+(``game``, ``seats``: going back needs no flags, and starts as many computer
+players as before), how far the room got (``stage``), for
 ``discard-tui --games``, and the last game whose result line was written
 (``reported``), for ``discard-bot --json``.
 
@@ -52,6 +54,7 @@ class SavedSeat:
     saved_at: float
     stage: str = "waiting"
     reported: int = 0  # the last game whose result line was written
+    seats: int = 0  # the room's number of players; 0 in a seat file written before it was recorded
 
     @property
     def seed_bytes(self) -> bytes:
@@ -115,15 +118,51 @@ def unfinished(directory: Path) -> list[SavedSeat]:
     return sorted(seats, key=lambda s: s.saved_at)
 
 
-def saved_room(directory: Path, relay: str, name: str, game: str | None = None) -> str | None:
-    """The room of ``name``'s newest unfinished game (of ``game``, if given) on ``relay``, to go back to."""
-    rooms = [seat.room for seat in unfinished(directory)
-             if seat.relay == relay and seat.name == name and game in (None, seat.game)]
+def saved_room(directory: Path, relay: str, name: str, game: str | None = None, seats: int | None = None
+               ) -> str | None:
+    """The room of ``name``'s newest unfinished game (of ``game`` for ``seats`` players, if given) on ``relay``."""
+    rooms = [seat.room for seat in unfinished(directory) if seat.relay == relay and seat.name == name
+             and game in (None, seat.game) and seats in (None, players(directory, seat))]
     return rooms[-1] if rooms else None
 
 
-def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, game: str) -> SavedSeat:
-    return SavedSeat(relay, room, name, token, seed.hex(), game, time.time())
+def players(directory: Path, seat: SavedSeat) -> int | None:
+    """How many players ``seat``'s room has, or None if its file does not say.
+
+    A seat file from before the number was recorded says nothing; against the computer it is one more
+    than the computer players seated in that room (each has its own file, ``computer_name``).
+    """
+    if seat.seats or seat.relay != LOCAL_RELAY:
+        return seat.seats or None
+    computers = 0
+    while (computer := load(directory, LOCAL_RELAY, seat.room, computer_name(computers))) and computer.token:
+        computers += 1
+    return 1 + computers if computers else None
+
+
+def room_terms(directory: Path, relay: str, room: str, name: str) -> tuple[str, int] | None:
+    """The game and number of players of ``name``'s saved seat in ``room``, to go back to it as it is.
+
+    None if there is no such seat (or its game is not one this program plays). When the file does not say
+    how many players (see ``players``), or says a number the game is not for, the game's usual number.
+    """
+    from .config import GAMES
+
+    seat = load(directory, relay, room, name) if room else None
+    if seat is None or seat.game not in GAMES:
+        return None
+    game = GAMES[seat.game]
+    seats = players(directory, seat)
+    return seat.game, seats if seats is not None and seats in game.seats else game.default_seats
+
+
+def computer_name(k: int) -> str:
+    """The name of the ``k``-th computer player at a table (from 0): "Computer", "Computer 2", …"""
+    return COMPUTER if k == 0 else f"{COMPUTER} {k + 1}"
+
+
+def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, game: str, seats: int = 0) -> SavedSeat:
+    return SavedSeat(relay, room, name, token, seed.hex(), game, time.time(), seats=seats)
 
 
 @dataclass
@@ -211,7 +250,8 @@ async def resume_or_join(directory: Path, url: str, room: str, wish: Wish, *, re
         except SeatLost:
             remove(directory, claim.relay, room, claim.key)  # the relay forgot the room; start afresh
             saved = None
-    seat = saved or new_seat(claim.relay, room, wish.name, "", seed or secrets.token_bytes(32), wish.game)
+    seat = saved or new_seat(claim.relay, room, wish.name, "", seed or secrets.token_bytes(32), wish.game,
+                             wish.seats)
     save(directory, seat, claim.key)
     session = await join(url, room, wish, GAMES, seed=seat.seed_bytes, **options)
     try:

@@ -98,14 +98,23 @@ def choose(base: PlayConfig, profile: Profile, name: str, game: str, relay: str 
            ) -> PlayConfig:
     """The table the choices describe: ``room`` on ``relay``, or (both None) a game against the computer.
 
-    Another game than the command line's gets its own usual seats and options.
+    Another game than the command line's gets its own usual seats and options. Against the computer, the
+    newest unfinished game of that game is taken back; a room this player has a saved seat in is taken
+    back with its own game and number of players (its first hello fixed them).
     """
-    terms = dataclasses.replace(base, name=name, game=game, relay=relay, host=None)
-    if game != base.game:
-        terms = dataclasses.replace(terms, seats=GAMES[game].default_seats, options={})
-    if relay is not None and room is not None:
-        return dataclasses.replace(terms, room=room)
     from . import saves
 
-    saved = saves.saved_room(profile.games_dir, saves.LOCAL_RELAY, name, game) if profile.resumes else None
-    return dataclasses.replace(terms, room=saved or fresh_room("computer"))
+    if relay is None or room is None:  # against the computer
+        relay, relay_key = None, saves.LOCAL_RELAY
+        room = (saves.saved_room(profile.games_dir, relay_key, name, game) if profile.resumes else None) \
+            or fresh_room("computer")
+    else:
+        relay_key = relay
+    terms = dataclasses.replace(base, name=name, game=game, relay=relay, host=None, room=room)
+    if game != base.game:
+        terms = dataclasses.replace(terms, seats=GAMES[game].default_seats, options={})
+    saved = saves.room_terms(profile.games_dir, relay_key, room, name) if profile.resumes else None
+    if saved is not None:
+        terms = dataclasses.replace(terms, game=saved[0], seats=saved[1],
+                                    options=terms.options if saved[0] == game else {})
+    return terms

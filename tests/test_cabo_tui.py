@@ -177,3 +177,70 @@ async def to_my_first_draw(pilot):
 def test_snapshot_of_the_table_with_a_card_drawn(snap_compare, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(fixed_game(), terminal_size=SIZE, run_before=to_my_first_draw)
+
+
+def from_the_command_line(*argv: str) -> PlayConfig:
+    """What ``discard-tui --name tester --seed 4 ARGV`` plays, without the computers' pauses."""
+    import dataclasses
+
+    from discard_tui import cli
+
+    args = cli.parser().parse_args(["--name", "tester", "--seed", "4", *argv])
+    return dataclasses.replace(cli.config_from(args, cli.parser(), terminal_profile()), think_time=0)
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+async def test_a_game_for_other_than_three_is_taken_back_without_repeating_its_flags(seats):
+    """`--game cabo --seats N --points 20`, a draw, q y; then a bare `discard-tui` goes back to that room with its
+    N - 1 computers (not the usual two: no problem screen), my drawn card still in hand, and the game still ends
+    at 20."""
+    import dataclasses
+
+    from discard_tui.app import ConfirmQuit, ProblemScreen
+
+    config = from_the_command_line("--game", "cabo", "--seats", str(seats), "--points", "20")
+    first = DiscardApp(dataclasses.replace(config, seeds=tuple(bytes([k + 1]) * 32 for k in range(seats))),
+                       terminal_profile())
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn_or_over(first), "my turn")
+        assert first.view.phase is Phase.PLAYING and len(first.view.names) == seats
+        await pilot.press("d")
+        await until(pilot, lambda: first.view.board.stage is Stage.TAKEN, "the draw")
+        taken = first.view.board.taken
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(first.screen, ConfirmQuit), "the question")
+        await pilot.press("y")
+    again = DiscardApp(from_the_command_line(), terminal_profile())
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn_or_over(again) or isinstance(again.screen, ProblemScreen), "my turn")
+        assert not isinstance(again.screen, ProblemScreen), text_of(again.screen, "#problem")
+        assert (again.config.room, again.config.seats) == (config.room, seats)
+        board = again.view.board
+        assert len(again.view.names) == seats and board.stage is Stage.TAKEN and board.taken == taken
+        await play_by_keys(pilot, again)
+        assert "passed 20 after round" in text_of(again.screen, "#ending")  # the room's --points, not 66
+
+
+async def test_a_room_on_a_relay_is_saved_with_its_own_players_and_taken_back_with_them(players, relay_url):
+    """Asking for nothing (discard, two players) in a cabo room for four: the saved seat follows the room's first
+    hello, so `--relay URL --room NAME` alone takes the seat back (asking for cabo's usual three, the relay would
+    refuse it)."""
+    from conftest import seat_dir
+    from discard_tui import cli, saves
+    from discard_tui.app import ProblemScreen
+    from games.cabo.strategy import simple
+
+    room = "cabo-for-four"
+    await players(room, [simple(k) for k in range(3)], game="cabo", seats=4, options={"points": 20})
+    first = DiscardApp(PlayConfig(relay=relay_url, room=room, name="tester", think_time=0), terminal_profile())
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn_or_over(first), "my turn")
+        saved = saves.load(seat_dir(), relay_url, room, "tester")
+        assert (saved.game, saved.seats) == ("cabo", 4) and (first.config.game, first.config.seats) == ("cabo", 4)
+    # the terminal closed mid-game; the command --games prints goes back
+    args = cli.parser().parse_args(["--relay", relay_url, "--room", room, "--name", "tester"])
+    again = DiscardApp(cli.config_from(args, cli.parser(), terminal_profile()), terminal_profile())
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: my_turn_or_over(again) or isinstance(again.screen, ProblemScreen), "my turn")
+        assert not isinstance(again.screen, ProblemScreen), text_of(again.screen, "#problem")
+        assert again.view.phase is Phase.PLAYING and len(again.view.names) == 4

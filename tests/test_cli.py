@@ -81,6 +81,89 @@ def test_room_against_the_computer_only_goes_back_to_a_saved_game(capsys):
     assert stop.value.code == 2 and "no game against the computer to go back to" in capsys.readouterr().err
 
 
+def config_of(*argv: str):
+    return cli.config_from(cli.parser().parse_args(["--name", "ana", *argv]), cli.parser(), terminal_profile())
+
+
+def saved_for(relay, room, game, seats, at):
+    import dataclasses
+
+    seat = saves.new_seat(relay, room, "ana", "t" * 32, b"\1" * 32, game, seats)
+    saves.save(seat_dir(), dataclasses.replace(seat, stage="playing", saved_at=at))
+    return seat
+
+
+def test_going_back_to_a_room_takes_its_number_of_players(capsys):
+    """A saved room's players come back with it, however it is gone back to; without --room, --seats (like --game)
+    picks which saved room; with --room, the room's own game and players win over --game and --seats."""
+    import shlex
+
+    relay = "ws://relay.example:8765"
+    rooms = [saved_for(saves.LOCAL_RELAY, "computer-two", "cabo", 2, 1.0),
+             saved_for(saves.LOCAL_RELAY, "computer-four", "cabo", 4, 2.0),
+             saved_for(relay, "table-four", "cabo", 4, 3.0)]
+
+    def terms(*argv: str):
+        config = config_of(*argv)
+        return config.room, config.game, config.seats
+
+    assert terms() == ("computer-four", "cabo", 4)  # the newest game against the computer
+    assert terms("--seats", "2") == terms("--game", "cabo", "--seats", "2") == ("computer-two", "cabo", 2)
+    room, game, seats = terms("--game", "cabo", "--seats", "5")  # no such game saved: a new one
+    assert room.startswith("computer-") and room not in ("computer-two", "computer-four") and seats == 5
+    assert terms("--room", "computer-two") == terms("--room", "computer-two", "--seats", "4") == \
+        terms("--room", "computer-two", "--game", "discard") == ("computer-two", "cabo", 2)
+    assert config_of("--room", "computer-two", "--game", "discard", "--deck", "short").options == {}
+    assert config_of("--room", "computer-two", "--points", "20").options == {"points": 20}  # the room's hello wins
+    assert terms("--relay", relay, "--room", "table-four") == ("table-four", "cabo", 4)
+    for seat in rooms:
+        config = config_of(*shlex.split(cli.resume_command(seat))[3:])
+        assert (config.room, config.game, config.seats) == (seat.room, "cabo", seat.seats)
+    with pytest.raises(SystemExit) as stop:
+        config_of("--room", "computer-two", "--seats", "9")  # bad input still costs its line
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err == "discard-tui: --seats 9: cabo is for 2 to 5 players (see --help)\n"
+
+
+def test_a_seat_file_from_before_the_players_were_saved_still_takes_its_room_back():
+    """Its number of players is counted from the computers seated beside it (one left unseated by a refused join
+    does not count); on a relay, where nothing counts them, it is the game's usual number, as it was."""
+    import dataclasses
+    import json
+
+    def old_file(relay, room, name, token="t" * 32):
+        seat = saves.new_seat(relay, room, name, token, b"\1" * 32, "cabo")
+        path = saves.save(seat_dir(), dataclasses.replace(seat, stage="playing" if name == "ana" else "waiting"))
+        fields = json.loads(path.read_text())
+        del fields["seats"]
+        path.write_text(json.dumps(fields))
+
+    old_file(saves.LOCAL_RELAY, "computer-old", "ana")
+    for name in ("Computer", "Computer 2", "Computer 3"):
+        old_file(saves.LOCAL_RELAY, "computer-old", name)
+    old_file(saves.LOCAL_RELAY, "computer-old", "Computer 4", token="")
+    old_file("ws://relay.example:8765", "table-old", "ana")
+    assert [seat.room for seat in saves.unfinished(seat_dir())] == ["computer-old", "table-old"]
+    assert config_of("--room", "computer-old").seats == 4
+    assert config_of("--relay", "ws://relay.example:8765", "--room", "table-old").seats == 3
+
+
+def test_the_start_screen_takes_a_saved_room_back_with_its_players():
+    from discard_tui.config import PlayConfig
+    from discard_tui.start import choose
+
+    relay = "ws://relay.example:8765"
+    saved_for(saves.LOCAL_RELAY, "computer-two", "cabo", 2, 1.0)
+    saved_for(relay, "table-four", "cabo", 4, 2.0)
+    base, profile = PlayConfig(name="ana", relay=relay), terminal_profile()
+    computer = choose(base, profile, "ana", "cabo", None, None)
+    assert (computer.relay, computer.room, computer.game, computer.seats) == (None, "computer-two", "cabo", 2)
+    person = choose(base, profile, "ana", "discard", relay, "table-four")
+    assert (person.relay, person.room, person.game, person.seats) == (relay, "table-four", "cabo", 4)
+    fresh = choose(base, profile, "ana", "cabo", relay, "table-new")
+    assert (fresh.room, fresh.game, fresh.seats) == ("table-new", "cabo", 3)
+
+
 def test_a_crash_of_the_app_exits_1_with_one_line_and_keeps_the_traceback(terminal, private_data_dir):
     crash = ("import sys; from discard_tui import app, cli; "
              "app.TableScreen.update = lambda self, view: 1 / 0; cli.main(sys.argv[1:])")
