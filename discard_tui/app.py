@@ -25,11 +25,6 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-try:  # POSIX; on Windows two copies are not kept apart
-    import fcntl
-except ImportError:
-    fcntl = None  # type: ignore[assignment]
-
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -674,12 +669,10 @@ def hold_lock(path: Path) -> TextIO:
     """
     from tabletop.ledger import RelayError
 
-    handle = path.open("a")
-    if fcntl is not None:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            raise RelayError("another discard-tui is already running this game from "
-                             f"{path.parent}; finish it there, or set DISCARD_DATA_DIR to play another") from None
+    from .saves import try_lock
+
+    handle = try_lock(path)
+    if handle is None:
+        raise RelayError("another discard-tui is already running this game from "
+                         f"{path.parent}; finish it there, or set DISCARD_DATA_DIR to play another")
     return handle

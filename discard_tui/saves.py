@@ -161,6 +161,21 @@ def computer_name(k: int) -> str:
     return COMPUTER if k == 0 else f"{COMPUTER} {k + 1}"
 
 
+def try_lock(path: Path) -> TextIO | None:
+    """``path`` opened and locked for this process alone (flock, without waiting); None if another holds it.
+
+    The lock lasts as long as the file stays open. Where there is no flock (Windows) it always succeeds.
+    """
+    handle = path.open("a")
+    if fcntl is not None:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            return None
+    return handle
+
+
 def new_seat(relay: str, room: str, name: str, token: str, seed: bytes, game: str, seats: int = 0) -> SavedSeat:
     return SavedSeat(relay, room, name, token, seed.hex(), game, time.time(), seats=seats)
 
@@ -197,13 +212,9 @@ def _claim(directory: Path, relay: str, room: str, name: str) -> _Claim:
             if claim.free:
                 return claim
             continue
-        handle = path.open("a")
-        if fcntl is not None:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                handle.close()
-                continue
+        handle = try_lock(path)
+        if handle is None:
+            continue
         _claims[path] = claim = _Claim(directory, relay, room, key, handle)
         return claim
     raise AssertionError("unreachable")
