@@ -16,34 +16,25 @@ the wall time per game of the whole run (processes, rematches and audits too).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-from local_relay import start_relay
+from local_relay import run_bots, start_relay
 from shuffle import powmod_ms
 
 
 def play(url: str, room: str, games: int, points: int | None, data_dir: str) -> tuple[list[dict], float]:
     """Three bots play ``games`` games in one room; every bot's JSON lines, and the wall time of the run."""
-    env = dict(os.environ, DISCARD_DATA_DIR=data_dir)
     command = [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--game", "cabo",
                "--seats", "3", "--games", str(games), "--json", "--timeout", "120"]
     if points is not None:
         command += ["--points", str(points)]
     start = time.perf_counter()
-    bots = [subprocess.Popen(command + ["--name", name, "--seed", str(k)], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for k, name in enumerate(("ana", "bo", "cy"))]
-    lines = []
-    for bot in bots:
-        out, err = bot.communicate(timeout=1800)
-        if bot.returncode != 0:
-            sys.exit(f"bot failed ({bot.returncode}): {err.strip()}")
-        lines += [json.loads(line) for line in out.splitlines() if line.strip()]
+    lines = run_bots([command + ["--name", name, "--seed", str(k)] for k, name in enumerate(("ana", "bo", "cy"))],
+                     data_dir)
     return lines, time.perf_counter() - start
 
 

@@ -1,7 +1,9 @@
-"""The relays both benchmarks load: `python -m relay` on a free loopback port, and a redis-server for it."""
+"""What the benchmarks share: `python -m relay` on a free loopback port, a redis-server for it, and bots to play."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import socket
@@ -41,3 +43,20 @@ def start_redis() -> tuple[subprocess.Popen, str]:
             server.stdout.close()
             return server, f"redis://127.0.0.1:{port}/0"
     sys.exit("redis-server did not start")
+
+
+def run_bots(commands: list[list[str]], data_dir: str, cwd: str | None = None, timeout: float = 1800) -> list[dict]:
+    """Start one discard-bot per command at once (sharing ``data_dir``), wait for all; every bot's JSON lines.
+
+    A bot that fails ends the benchmark with its one-line reason.
+    """
+    env = dict(os.environ, DISCARD_DATA_DIR=data_dir)
+    bots = [subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for command in commands]
+    lines = []
+    for bot in bots:
+        out, err = bot.communicate(timeout=timeout)
+        if bot.returncode != 0:
+            sys.exit(f"bot failed ({bot.returncode}): {err.strip()}")
+        lines += [json.loads(line) for line in out.splitlines() if line.strip()]
+    return lines

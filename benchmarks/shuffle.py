@@ -24,16 +24,14 @@ machine): 17.7 s for 52 cards, 6.8 s for 24.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 import gmpy2
-from local_relay import start_relay
+from local_relay import run_bots, start_relay
 
 from tabletop.crypto import GROUPS
 
@@ -44,22 +42,13 @@ CONFIGS = [("full", 52, "modp2048"), ("short", 24, "modp2048"), ("full", 52, "mo
 def play(url: str, room: str, deck: str | None, group: str, games: int, data_dir: str,
          checkout: str | None = None, game: str | None = None, seats: int = 2) -> list[dict]:
     """``seats`` bots (of this checkout, or of ``checkout``) play `games` games; every bot's per-game JSON lines."""
-    env = dict(os.environ, DISCARD_DATA_DIR=data_dir)
     python = os.path.join(checkout, ".venv", "bin", "python") if checkout else sys.executable
     command = [python, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--games", str(games),
                "--group", group, "--json", *(["--deck", deck] if deck else []),
                *(["--game", game, "--seats", str(seats)] if game else [])]
-    bots = [subprocess.Popen(command + ["--name", name, "--seed", str(i)], env=env, cwd=checkout,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for i, name in enumerate(("north", "south", "east", "west", "up", "down")[:seats])]
-    results = []
-    for bot in bots:
-        out, err = bot.communicate(timeout=600)
-        if bot.returncode != 0:
-            sys.exit(f"bot failed ({bot.returncode}): {err.strip()}")
-        results += [json.loads(line) for line in out.splitlines() if line.strip()]
-    return results
-
+    names = ("north", "south", "east", "west", "up", "down")[:seats]
+    return run_bots([command + ["--name", name, "--seed", str(i)] for i, name in enumerate(names)], data_dir,
+                    cwd=checkout, timeout=600)
 
 def powmod_ms(group_name: str, rounds: int = 200) -> float:
     """Milliseconds for one modular exponentiation with a full-size exponent."""

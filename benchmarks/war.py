@@ -24,31 +24,21 @@ fourth game takes 2.7 s instead of 0.8). `--think` paces the bots;
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-from local_relay import start_relay
+from local_relay import run_bots, start_relay
 
 
 def play(url: str, room: str, tricks: int, think: float, data_dir: str) -> tuple[list[dict], float]:
     """One game in ``room``: both bots' JSON lines, and the wall time until both processes exited."""
-    env = dict(os.environ, DISCARD_DATA_DIR=data_dir)
     command = [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--game", "war",
                "--tricks", str(tricks), "--think", str(think), "--json"]
     start = time.perf_counter()
-    bots = [subprocess.Popen(command + ["--name", name], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True) for name in ("north", "south")]
-    results = []
-    for bot in bots:
-        out, err = bot.communicate(timeout=1800)
-        if bot.returncode != 0:
-            sys.exit(f"bot failed ({bot.returncode}): {err.strip()}")
-        results += [json.loads(line) for line in out.splitlines() if line.strip()]
+    results = run_bots([command + ["--name", name] for name in ("north", "south")], data_dir)
     return results, time.perf_counter() - start
 
 
