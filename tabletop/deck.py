@@ -147,6 +147,12 @@ def box_key_valid(hex_key: str) -> bool:
     return True
 
 
+def box_key_point(hex_key: str) -> int:
+    """The u-coordinate an X25519 key stands for: encodings differing in the top bit, or by 2^255 - 19, are one
+    key (RFC 7748 masks the bit and reduces), so two hellos' box keys are compared by this, never by their hex."""
+    return (int.from_bytes(bytes.fromhex(hex_key), "little") & ((1 << 255) - 1)) % (2**255 - 19)
+
+
 def seal_key(secret: X25519PrivateKey, their_box_key: str, room: str, game: int, sender: int, to: int, pos: int,
              key: mpz, length: int) -> str:
     """``key`` for ``pos``, sealed from ``sender`` to ``to``: hex of ChaCha20-Poly1305 over its ``length`` bytes."""

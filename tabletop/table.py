@@ -403,6 +403,7 @@ class Table:
         key = wire.public_key(hello.verify_key)
         if key is None:
             raise Violation(f"{who} announced a weak verify key, under which signatures prove nothing")
+        self._check_fresh_keys(who, p, hello)
         p.hellos[seat] = hello
         p.verify_keys[seat] = key
         self.names[seat] = hello.name
@@ -416,6 +417,24 @@ class Table:
                 p.draw = commit.Round(self.room, p.number, START, tuple(range(p.seats)), ("",))
         elif seat != self.me and p.number > 1:
             self._say(f"{self.name(seat)} wants a rematch")
+
+    def _check_fresh_keys(self, who: str, p: Play, hello: wire.Hello) -> None:
+        """Every hello brings keys no hello of this room has shown: an earlier game's box key is readable by
+        anyone who saw that game's audit, and a key shared with another seat lets that seat read these cards.
+        (Verify keys are compared as hex: ``wire.public_key`` refuses every non-canonical encoding.)"""
+        for earlier in self.plays:
+            for owner, other in earlier.hellos.items():
+                for what, theirs, seen in (("box key", mental.box_key_point(hello.box_key),
+                                            mental.box_key_point(other.box_key)),
+                                           ("verify key", hello.verify_key, other.verify_key)):
+                    if theirs != seen:
+                        continue
+                    if earlier is p:
+                        raise Violation(f"{who} announced the same {what} as {self.who(owner)} in this game: "
+                                        "each seat needs keys of its own")
+                    raise Violation(f"{who} reused a {what} of game {earlier.number} in game {p.number}'s "
+                                    f"hello: the relay could read its sealed cards after game "
+                                    f"{earlier.number}'s audit")
 
     def _round(self, seat: int, p: Play, message: commit.Commit | commit.Reveal) -> None:
         current = p.draw if p.starter is None else p.choice

@@ -498,6 +498,50 @@ def test_a_rematch_keeps_game_1s_terms(update, fragment):
     caught(room, fragment, "game 1 chose")
 
 
+def reused_keys(*, verify_key: bool, top_bit: bool = False):
+    """A rematch hello with game 1's box key (its top bit set, if asked: X25519 ignores it), and game 1's
+    verify key too if asked (then signed with game 1's identity, which matches it)."""
+
+    def act(table, body):
+        if body["msg"]["type"] != "hello" or body["game"] != 2:
+            return None
+        first = table.plays[0].hellos[table.me]
+        box = bytearray.fromhex(first.box_key)
+        box[31] |= 0x80 * top_bit
+        msg = wire.Hello.model_validate(dict(body["msg"], box_key=box.hex(),
+                                             verify_key=first.verify_key if verify_key else body["msg"]["verify_key"]))
+        identity = table.identity(1 if verify_key else 2)
+        return wire.seal(identity, table.room, table.me, 2, body["n"], msg)
+
+    return act
+
+
+@pytest.mark.parametrize("tamper", [reused_keys(verify_key=True), reused_keys(verify_key=False, top_bit=True)],
+                         ids=["both-keys", "box-key-top-bit-set"])
+def test_a_rematch_hello_reusing_game_1s_keys(tamper):
+    """Game 1's deck seed, box secret included, is public after its audit: a reused box key is a key the relay
+    holds. The rematch stops at that hello, before anything is sealed to it."""
+    room = Room(options={"deck": "short"})
+    room.strategies = {0: simple(1), 1: simple(2)}
+    room.run()
+    assert room.tables[0].play.verdict == []
+    room.tamper = {CHEATER: Once(tamper)}
+    assert room.tables[CHEATER].rematch() is None
+    room.run()
+    caught(room, "reused a box key of game 1 in game 2's hello", "the relay could read")
+    assert not room.tables[HONEST].play.decks  # nothing was dealt, so nothing was sealed to it
+
+
+def test_a_hello_with_another_seats_box_key():
+    def copy_box_key(table, body):
+        if body["msg"]["type"] != "hello":
+            return None
+        theirs = table.play.hellos[HONEST].box_key
+        return reseal(table, body, wire.Hello.model_validate(dict(body["msg"], box_key=theirs)))
+
+    caught(play(Once(copy_box_key)), "the same box key as you", "keys of its own")
+
+
 def test_the_starter_follows_the_documented_draw():
     """An independent client computes the starter from the ledger: SHA-256(nonce0 ‖ nonce1)[:8] mod 2."""
     room = Room(options={"deck": "short"})

@@ -15,7 +15,7 @@ from processes import finish, run_bot
 from tabletop import wire
 from tabletop.ledger import Event, RelayClient
 from tabletop.table import Phase, Table
-from test_cheating import Once, mismatch
+from test_cheating import Once, mismatch, reused_keys
 
 
 async def test_a_violation_over_the_wire_stops_with_a_transcript(players, tmp_path):
@@ -33,6 +33,18 @@ async def test_a_violation_over_the_wire_stops_with_a_transcript(players, tmp_pa
     assert record["reason"] == problem and record["room"] == "mismatch" and record["seat"] == 0
     assert record["events"] == [e.as_json() for e in honest.events]
     assert record["events"][-1]["body"] == cheat.body  # the cheat is the last thing the honest seat saw
+
+
+async def test_a_rematch_hello_reusing_game_1s_keys_stops_at_once(players, tmp_path):
+    pair = await players("reuse", [simple(1), simple(2)], options={"deck": "short"},
+                         tamper={1: Once(reused_keys(verify_key=True))}, transcript_dir=tmp_path)
+    assert await pair.next_games() == [1, 1]
+    honest = pair.seats[0]
+    assert await honest.rematch() is None
+    assert await asyncio.wait_for(honest.completed.get(), 30) is None  # stopped, not silent
+    problem = honest.table.problem
+    assert problem.startswith("bo reused a box key of game 1 in game 2's hello"), problem
+    assert not honest.table.play.decks and honest.transcript_path is not None
 
 
 class ForgingRelay:
