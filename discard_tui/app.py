@@ -181,7 +181,7 @@ class GameOverScreen(ModalScreen[None]):
         self.query_one("#ending", Label).update(f"{capitalized(view.ending)}." if view.ending else "")
         result.set_class(view.result == "win", "win")
         self.query_one("#score", Label).update(score_line(view))
-        verdict = f"Audit: {view.verdict}" if view.verdict else "Auditing…"
+        verdict = view.verdict.summary if view.verdict else "Auditing…"
         if self.unfair:
             verdict += f"\n{transcript_line(str(view.transcript), self.download)}"
         self.query_one("#verdict", Label).update(verdict)
@@ -199,7 +199,7 @@ class GameOverScreen(ModalScreen[None]):
     def unfair(self) -> bool:
         """The audit failed and the transcript was kept."""
         view = self.view
-        return bool(view.transcript and view.verdict and not view.verdict.startswith("fair"))
+        return bool(view.transcript and view.verdict and not view.verdict.fair)
 
     def action_rematch(self) -> None:
         self.post_message(Intent("rematch"))

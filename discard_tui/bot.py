@@ -113,7 +113,9 @@ async def play(args: argparse.Namespace, wish: Wish, game: Game, profile: Profil
                 reported = number
                 saves.mark(seat, reported=reported)
             if record["audit"] != "fair":
-                failure = f"game {number} failed its audit: {'; '.join(seat.table.plays[number - 1].verdict or [])}"
+                verdict = seat.table.verdict(seat.table.plays[number - 1])
+                assert verdict is not None
+                failure = f"game {number}: {verdict.summary}"
                 finished = True
                 break
             if finished:

@@ -15,6 +15,7 @@ from games.cards import Card
 
 if TYPE_CHECKING:
     from tabletop.ledger import Link
+    from tabletop.table import Verdict
 
 
 class Phase(str, Enum):
@@ -44,7 +45,7 @@ class SeatView:
     progress: tuple[str, int, int] | None
     link: Link
     result: str | None  # "win" | "loss" | "draw"
-    verdict: str | None
+    verdict: Verdict | None
     problem: str | None  # violation or relay failure, in words
     transcript: str | None
     rematch_offered: bool

@@ -136,6 +136,7 @@ class Game(ABC, Generic[Face]):
     seats: ClassVar[range]  # how many players it takes
     messages: ClassVar[tuple[type[Message], ...]]  # its moves
     Options: ClassVar[type[BaseModel]] = NoOptions
+    tally: ClassVar[tuple[str, str]] = ("move", "moves")  # what the audit counts (moves and choices), for people
 
     @abstractmethod
     def faces(self, options: Any) -> Sequence[Face]:

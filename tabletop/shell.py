@@ -114,7 +114,7 @@ class Seat:
         try:
             self.table.apply(event)
         except Violation as error:
-            log.warning("seat %s: violation: %s", self.table.me, error)
+            log.info("seat %s stopped: %s", self.table.me, error)  # the table's log and the caller name it
             self.transcript_path = self.write_transcript(str(error))
             self.completed.put_nowait(None)
             self._changed()

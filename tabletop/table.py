@@ -141,6 +141,33 @@ class Play:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """The audit of one game: what it checked, and what failed (each problem names who, then what)."""
+
+    problems: tuple[str, ...]
+    decks: int
+    cards: int  # in each deck
+    moves: int  # moves and choices (throws) together
+    tally: tuple[str, str]  # what the game calls one of them, and several
+
+    @property
+    def fair(self) -> bool:
+        return not self.problems
+
+    @property
+    def summary(self) -> str:
+        """One short line: every problem's details are in the transcript, not here."""
+        if self.problems:
+            more = len(self.problems) - 1
+            return f"Not fair: {self.problems[0]}" + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+        counted = f"{self.moves} {self.tally[self.moves != 1]}"
+        if not self.decks:
+            return f"Checked: every {self.tally[0]} was verified — nobody cheated ({counted})"
+        decks = f"{self.decks} deck{'s' * (self.decks > 1)} of {self.cards} cards"
+        return f"Checked: every shuffle, deal and move was verified — nobody cheated ({decks}, {counted})"
+
+
+@dataclass(frozen=True)
 class TableView:
     """What a screen needs of the table, as one immutable snapshot."""
 
@@ -155,7 +182,7 @@ class TableView:
     progress: tuple[str, int, int] | None  # (what, done, of)
     result: str | None  # "win" | "loss" | "draw", for me
     ending: str | None  # how the game ended, in words
-    verdict: str | None  # "fair: …" or "violation: …", once audited
+    verdict: Verdict | None  # once audited
     problem: str | None
     rematch_offered: bool
     awaiting: tuple[tuple[int, str], ...]
@@ -349,9 +376,10 @@ class Table:
                 raise Violation(f"{self.who(seat)} sent an empty share")
             self._apply_shares(seat, p, shares)
         elif isinstance(message, wire.Audit):
+            if seat in p.audits:  # the first copy counts for everyone, before or after the verdict
+                self._say(f"{self.who(seat)} published their secrets again; the first copy counts")
+                return
             self._expect(seat, p, message, Phase.AUDITING)
-            if seat in p.audits:
-                raise Violation(f"{self.who(seat)} published their secrets twice")
             p.audits[seat] = message
         else:
             self._move(seat, p, message, shares)
@@ -617,7 +645,9 @@ class Table:
 
     def _conclude(self, p: Play, found: list[str]) -> None:
         p.verdict = found
-        self._say("audit: " + (f"fair: {len(p.moves)} moves verified" if not found else "; ".join(found)))
+        verdict = self.verdict(p)
+        assert verdict is not None
+        self._say(verdict.summary)
 
     # -- what I owe ----------------------------------------------------------------------------------
 
@@ -794,10 +824,6 @@ class Table:
         result = None
         if outcome is not None:
             result = "draw" if not outcome.winners else "win" if self.me in outcome.winners else "loss"
-        verdict = None
-        if p.verdict is not None:
-            verdict = "fair: " + (f"{p.deck.size} cards and " if p.deck else "") + f"{len(p.moves)} moves verified" \
-                if not p.verdict else "violation: " + "; ".join(p.verdict)
         wins = [0] * seats
         for play in self.plays:
             if play.outcome is not None and play.verdict == []:
@@ -811,9 +837,17 @@ class Table:
                          and self.me in state.to_move() and p.choice is None),
             log=tuple(self.log), progress=self._progress(), result=result,
             ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
-            verdict=verdict, problem=self.problem, rematch_offered=self.rematch_offered,
+            verdict=self.verdict(p), problem=self.problem, rematch_offered=self.rematch_offered,
             awaiting=tuple(self.awaiting()), last_move=p.last_move, wins=tuple(wins), safety=self.safety_number(),
             board=state.view(self.me) if state is not None else None, moves=len(p.moves))
+
+    @staticmethod
+    def verdict(p: Play) -> Verdict | None:
+        """The audit of game ``p``, once it is done."""
+        if p.verdict is None or p.game is None:
+            return None
+        return Verdict(tuple(p.verdict), len(p.decks), p.deck.size if p.deck else 0, len(p.moves) + len(p.choices),
+                       p.game.tally)
 
     def _progress(self) -> tuple[str, int, int] | None:
         p, phase = self.play, self.phase

@@ -174,7 +174,7 @@ def test_a_false_cant_move_claim_is_caught_by_the_audit():
     assert HONEST not in room.violations, room.violations
     assert honest.play.verdict and honest.play.verdict[0].startswith("bo claimed they could not move, but held ")
     assert honest.view().result == "win"
-    assert honest.view().verdict.startswith("violation: bo claimed they could not move")
+    assert honest.view().verdict.summary.startswith("Not fair: bo claimed they could not move")
 
 
 def test_a_cant_move_claim_with_cards_left_to_draw():
@@ -496,6 +496,43 @@ def test_a_rematch_keeps_game_1s_terms(update, fragment):
     assert room.tables[CHEATER].rematch() is None
     room.run()
     caught(room, fragment, "game 1 chose")
+
+
+def test_an_audit_with_another_seed_is_one_short_finding():
+    """A seed that is not the one of the hello makes every key of that seat look wrong: one finding, not fifty."""
+    def other_seed(table, body):
+        if body["msg"]["type"] != "audit":
+            return None
+        return reseal(table, body, wire.Audit(seed=hashlib.sha256(b"another seed").hexdigest()))
+
+    room = play(Once(other_seed), deck="full")
+    honest = room.tables[HONEST]
+    assert HONEST not in room.violations, room.violations
+    assert honest.play.verdict == ["bo published a deck seed that is not the one of their hello"]
+    verdict = honest.view().verdict
+    assert verdict.summary == "Not fair: bo published a deck seed that is not the one of their hello"
+    assert honest.log[-1] == verdict.summary
+
+
+def second_audit(table, body, seed=hashlib.sha256(b"equivocation").hexdigest()):
+    """The audit, then another one with another seed."""
+    if body["msg"]["type"] != "audit":
+        return None
+    return [body, reseal(table, body, wire.Audit(seed=seed), n=body["n"] + 1)]
+
+
+@pytest.mark.parametrize("when", ["before-the-verdict", "after-the-verdict"])
+def test_a_second_audit_changes_nothing(when):
+    """The first copy counts for everyone; the verdict is the same whichever way the second one lands."""
+    room = play(Once(second_audit) if when == "before-the-verdict" else Once(lambda t, b: None))
+    if when == "after-the-verdict":
+        assert room.tables[HONEST].play.verdict == []
+        cheater = room.tables[CHEATER]
+        [audit] = [e.body for e in room.ledger if e.seat == CHEATER and e.body and e.body["msg"]["type"] == "audit"]
+        room.append(CHEATER, "post", second_audit(cheater, audit)[1])
+    honest = room.tables[HONEST]
+    assert room.violations == {} and honest.play.verdict == [] and honest.phase is Phase.OVER
+    assert "bo published their secrets again; the first copy counts" in honest.log
 
 
 def reused_keys(*, verify_key: bool, top_bit: bool = False):

@@ -15,7 +15,7 @@ from processes import finish, run_bot
 from tabletop import wire
 from tabletop.ledger import Event, RelayClient
 from tabletop.table import Phase, Table
-from test_cheating import Once, mismatch, reused_keys
+from test_cheating import Once, draw_first, mismatch, reused_keys
 
 
 async def test_a_violation_over_the_wire_stops_with_a_transcript(players, tmp_path):
@@ -45,6 +45,29 @@ async def test_a_rematch_hello_reusing_game_1s_keys_stops_at_once(players, tmp_p
     problem = honest.table.problem
     assert problem.startswith("bo reused a box key of game 1 in game 2's hello"), problem
     assert not honest.table.play.decks and honest.transcript_path is not None
+
+
+def second_draw(same_card: bool):
+    """The draw, and at once another: the first card's keys are still on their way."""
+
+    def act(table, body):
+        if body["msg"]["type"] != "draw":
+            return None
+        pile = table.play.state.table.draw_pile
+        second = Draw(pos=pile[0] if same_card else pile[1])
+        return [body, wire.seal(table.identity(body["game"]), table.room, table.me, body["game"], body["n"] + 1,
+                                second)]
+
+    return act
+
+
+@pytest.mark.parametrize("same_card", [True, False], ids=["same-card", "next-card"])
+async def test_a_second_draw_while_the_first_is_shown_is_named(players, same_card):
+    pair = await players(f"second-draw-{same_card}", [draw_first(1), draw_first(2)], options={"deck": "short"},
+                         tamper={1: Once(second_draw(same_card))})
+    honest = pair.seats[0]
+    assert await asyncio.wait_for(honest.completed.get(), 30) is None
+    assert honest.table.problem == "bo sent 'draw' while a move was waiting for its cards"
 
 
 class ForgingRelay:

@@ -141,7 +141,8 @@ def test_a_whole_game_is_audited_fair_and_both_seats_agree():
     assert outcome.winners == (outcome.scores.index(3),)
     assert any(t.winner is None for t in throws), "these seeds were chosen to include an equal throw"
     assert {t.view().result for t in tables} == {"win", "loss"}
-    assert tables[0].view().verdict.startswith("fair: ") and tables[0].play.deck is None
+    assert tables[0].view().verdict.summary == f"Checked: every throw was verified — nobody cheated ({len(throws)} throws)"
+    assert tables[0].play.deck is None
     # Every throw's two commitments are in the ledger before either reveal: neither seat could see the other's.
     for label in {e.body["msg"]["label"] for e in posts(room, "commit")} - {"start"}:
         kinds = [e.body["msg"]["type"] for e in room.ledger if e.kind == "post"

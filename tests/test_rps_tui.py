@@ -53,7 +53,7 @@ async def test_a_whole_match_by_keys_to_the_game_over_dialog():
             assert result == "You win!" and ending == f"The match went to you, 3 throws to {theirs}."
         else:
             assert result == "You lose" and ending == f"The match went to Computer, 3 throws to {mine}."
-        assert text_of(app.screen, "#verdict").startswith("Audit: fair")
+        assert text_of(app.screen, "#verdict").startswith("Checked: every throw was verified")
         await pilot.press("escape")  # back to the table: the last throw and the score stay on it
         assert isinstance(app.screen, TableScreen)
         assert text_of(app.screen, "#rps-score") == f"First to 3: you {mine} – {theirs} Computer"

@@ -63,8 +63,8 @@ async def to_game_over(pilot):
             await discard_screen.act(app.session, Intent("draw"))
         await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not Phase.PLAYING)
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.screen.query("#verdict")
-                and str(app.screen.query_one("#verdict", Label).content).startswith("Audit: fair")
-                and app.table.query_one(MoveLog).lines_shown[-1].startswith("audit: fair"))
+                and str(app.screen.query_one("#verdict", Label).content).startswith("Checked: ")
+                and app.table.query_one(MoveLog).lines_shown[-1].startswith("Checked: "))
     log = app.table.query_one(MoveLog)
     await until(pilot, lambda: log.scroll_y == log.max_scroll_y)  # the log scrolls to its last line after a refresh
     await pilot.wait_for_scheduled_animations()

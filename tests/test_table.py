@@ -30,7 +30,10 @@ def test_a_discard_game_is_audited_fair_with_neither_relay_nor_pool():
     views = [t.view() for t in room.tables]
     assert all(t.phase is Phase.OVER and t.play.verdict == [] for t in room.tables)
     assert {v.result for v in views} == {"win", "loss"}
-    assert views[0].verdict == views[1].verdict and views[0].verdict.startswith("fair: 24 cards and ")
+    assert views[0].verdict == views[1].verdict
+    moves = len(room.tables[0].play.moves)
+    assert views[0].verdict.summary == ("Checked: every shuffle, deal and move was verified — nobody cheated "
+                                        f"(1 deck of 24 cards, {moves} moves)")
     assert views[0].safety == views[1].safety and len(views[0].safety.split()) == 6
     # Both folded the same game: the same moves, in the same order.
     assert room.tables[0].play.moves == room.tables[1].play.moves

@@ -74,7 +74,7 @@ async def test_whole_game_by_keys_to_game_over():
         await play_to_game_over(pilot, app)
         text = text_of(app.screen, "#result") + " " + text_of(app.screen, "#verdict")
         assert ("You win" in text) or ("You lose" in text)
-        assert "fair: 24 cards and" in text and "moves verified" in text
+        assert "Checked: every shuffle, deal and move was verified" in text and "(1 deck of 24 cards, " in text
         score = "tester 1 – 0 Computer" if "You win" in text else "tester 0 – 1 Computer"
         assert text_of(app.screen, "#score") == score
         await pilot.press("n")

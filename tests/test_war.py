@@ -61,7 +61,7 @@ def test_a_whole_game_with_wars_is_fair_and_the_face_down_cards_stay_unseen():
     assert outcome.scores == state_of(tables[0]).view(0).piles and sum(outcome.scores) == 52
     assert state_of(tables[0]).board.tricks == 20
     assert {t.view().result for t in tables} == {"win", "loss"}
-    assert tables[0].view().verdict.startswith("fair: 52 cards and ")
+    assert tables[0].view().verdict.summary.startswith("Checked: every shuffle")
 
     moves = [move for _, move in tables[0].play.moves]
     wars = [move for move in moves if move.down]
@@ -271,4 +271,4 @@ def test_a_card_forged_in_the_shuffle_that_is_never_turned_is_caught_by_the_audi
     assert bottom not in opened_before_the_audit(room)
     assert honest.play.verdict == ["bo's phase-1 shuffle is not the one their seed makes",
                                    "deal 1 does not decrypt to one of each card"]
-    assert honest.view().verdict.startswith("violation: bo's phase-1 shuffle is not the one their seed makes")
+    assert honest.view().verdict.summary.startswith("Not fair: bo's phase-1 shuffle is not the one their seed makes")

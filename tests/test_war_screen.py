@@ -69,7 +69,7 @@ async def test_space_turns_then_a_plays_to_the_game_over_dialog():
                     "the game-over dialog")
         end = board(app)
         text = {name: app.screen.query_one(f"#{name}").render().plain for name in ("result", "ending", "verdict")}
-        assert end.verdict.startswith("fair: 52 cards and ") and text["verdict"] == f"Audit: {end.verdict}"
+        assert end.verdict.summary.startswith("Checked: every shuffle") and text["verdict"] == end.verdict.summary
         assert end.tricks == 30
         assert text["result"] == "You lose" and end.piles == (38, 14)
         assert text["ending"] == "After 30 tricks Computer held 38 cards and you 14: Computer won."

@@ -84,6 +84,7 @@ class Rps(Game[str]):
     title: ClassVar[str] = "rock-paper-scissors"
     seats: ClassVar[range] = range(SEATS, SEATS + 1)
     messages: ClassVar[tuple[type[Message], ...]] = ()
+    tally: ClassVar[tuple[str, str]] = ("throw", "throws")
 
     def faces(self, options: Any) -> tuple[str, ...]:
         return ()

@@ -120,6 +120,7 @@ class War(Game[Card]):
     title: ClassVar[str] = "war"
     seats: ClassVar[range] = range(SEATS, SEATS + 1)
     messages: ClassVar[tuple[type[Message], ...]] = (Turn,)
+    tally: ClassVar[tuple[str, str]] = ("card turned", "cards turned")
     Options = WarOptions
 
     def faces(self, options: WarOptions) -> tuple[Card, ...]:
