@@ -159,10 +159,10 @@ class Seat:
         table = self.table
         if not self.caught_up or self.outbox is not None or table.problem is not None:
             return
-        if (work := table.audit_work()) is not None:
+        while (work := table.audit_work()) is not None:
             results = await powmod_many(work.job.bases, work.job.exponents, work.job.p)
             work.job.finish(results)
-            self.completed.put_nowait(table.play.number)
+            self.completed.put_nowait(work.game)
             self._changed()
         owed = table.owed()
         if isinstance(owed, Work):

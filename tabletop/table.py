@@ -91,9 +91,11 @@ class Post:
 
 @dataclass(frozen=True)
 class Work:
-    """Exponentiations to run in the pool; ``finish`` turns their results into the post."""
+    """Exponentiations to run in the pool; ``finish`` turns their results into the post (or, for an audit, the
+    verdict of game ``game``)."""
 
     job: mental.Job[Any]
+    game: int = 0
 
 
 @dataclass(frozen=True)
@@ -590,16 +592,17 @@ class Table:
     # -- the audit (its exponentiations are the shell's to run) ----------------------------------------
 
     def audit_work(self) -> Work | None:
-        """Once every seat's deck seed is in: the job whose ``finish`` records the verdict."""
-        p = self.play
-        if not p.audited or p.verdict is not None or p.state is None or p.group is None:
+        """Once every seat's deck seed of a game is in: the job whose ``finish`` records its verdict. Any game, not
+        only the current one: a seat that catches up on a ledger where the next game began audits the last one."""
+        p = next((p for p in self.plays if p.audited and p.verdict is None and p.state is not None), None)
+        if p is None or p.group is None:
             return None
         seeds = {seat: mental.Secrets(p.group, bytes.fromhex(audit.seed))
                  for seat, audit in p.audits.items() if seat != self.me}
         jobs = [deck.audit_job(seeds, self.who) for deck in p.decks]
         found = [problem for job in jobs if isinstance(job, list) for problem in job]
         if found:
-            return Work(mental.Job([], [], mpz(7), lambda _: self._conclude(p, found)))
+            return Work(mental.Job([], [], mpz(7), lambda _: self._conclude(p, found)), p.number)
         deals = [job for job in jobs if isinstance(job, mental.Job)]
 
         def finish(results: list[mpz]) -> None:
@@ -616,7 +619,7 @@ class Table:
 
         bases = [b for job in deals for b in job.bases]
         exponents = [e for job in deals for e in job.exponents]
-        return Work(mental.Job(bases, exponents, p.group.p, finish))
+        return Work(mental.Job(bases, exponents, p.group.p, finish), p.number)
 
     def _replay(self, p: Play, cards: dict[int, int]) -> list[str]:
         """Play the game again with every face known: each move legal, each claim true."""
@@ -647,7 +650,7 @@ class Table:
         p.verdict = found
         verdict = self.verdict(p)
         assert verdict is not None
-        self._say(verdict.summary)
+        self._say(verdict.summary if p is self.play else f"game {p.number}: {verdict.summary}")
 
     # -- what I owe ----------------------------------------------------------------------------------
 
@@ -824,11 +827,6 @@ class Table:
         result = None
         if outcome is not None:
             result = "draw" if not outcome.winners else "win" if self.me in outcome.winners else "loss"
-        wins = [0] * seats
-        for play in self.plays:
-            if play.outcome is not None and play.verdict == []:
-                for seat in play.outcome.winners:
-                    wins[seat] += 1
         return TableView(
             phase=self.phase, game=p.number, me=self.me, seats=seats,
             names=tuple(self.name(s) for s in range(seats)),
@@ -838,8 +836,18 @@ class Table:
             log=tuple(self.log), progress=self._progress(), result=result,
             ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
             verdict=self.verdict(p), problem=self.problem, rematch_offered=self.rematch_offered,
-            awaiting=tuple(self.awaiting()), last_move=p.last_move, wins=tuple(wins), safety=self.safety_number(),
+            awaiting=tuple(self.awaiting()), last_move=p.last_move, wins=self.wins(), safety=self.safety_number(),
             board=state.view(self.me) if state is not None else None, moves=len(p.moves))
+
+    def wins(self, through: int | None = None) -> tuple[int, ...]:
+        """Games won per seat, counting only those audited fair, up to game ``through`` (all by default): a fold of
+        the ledger, so every seat agrees after any restart."""
+        wins = [0] * (self.play.seats or self.wish.seats)
+        for play in self.plays[:through]:
+            if play.outcome is not None and play.verdict == []:
+                for seat in play.outcome.winners:
+                    wins[seat] += 1
+        return tuple(wins)
 
     @staticmethod
     def verdict(p: Play) -> Verdict | None:

@@ -197,6 +197,29 @@ async def test_a_bot_killed_before_printing_a_finished_game_prints_it_on_resume(
             saves.save(seat_dir(), dataclasses.replace(seat, stage="over", reported=1))
 
 
+async def test_a_bot_killed_between_games_picks_up_the_match(relay_url, private_data_dir, until):
+    """Killed right after game 1's line and started again with the same command: the rematch, the score and who
+    starts all come from the ledger, so both bots finish the three games and report the same match."""
+    survivor = bot(relay_url, "match", "steady", "--games", "3")
+    victim = bot(relay_url, "match", "fragile", "--games", "3")
+    again = None
+    try:
+        first = json.loads(await asyncio.to_thread(victim.stdout.readline))
+        assert first["game"] == 1 and sum(first["match"].values()) == 1
+        await until(lambda: saves.load(seat_dir(), relay_url, "match", "fragile").reported == 1, "the line marked")
+        victim.kill()
+        victim.wait()
+        again = bot(relay_url, "match", "fragile", "--games", "3")
+        (code, out, err), (code_again, out_again, err_again) = await asyncio.gather(finish(survivor), finish(again))
+        assert code == 0 and code_again == 0, (err, err_again)
+        lines, lines_again = ([json.loads(line) for line in o.splitlines()] for o in (out, out_again))
+        assert [line["game"] for line in lines] == [1, 2, 3] and [line["game"] for line in lines_again] == [2, 3]
+        assert lines[-1]["match"] == lines_again[-1]["match"] and sum(lines[-1]["match"].values()) == 3
+        assert lines[0]["match"] == first["match"]
+    finally:
+        stop_all([survivor, victim, again])
+
+
 async def test_a_seat_is_never_taken_when_it_cannot_be_saved(relay_server, tmp_path):
     relay, url = relay_server
     blocked = tmp_path / "not-a-directory"
