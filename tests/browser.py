@@ -22,7 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pyte
-import pytest
+
+from conftest import missing
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVING = re.compile(r"discard-web serving on (http://\S+)")
@@ -85,8 +86,8 @@ class Browser:
         from selenium.webdriver.chrome.service import Service
 
         chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-        if chromium is None or driver is None:  # CI installs them (.ci/run): missing is a failure, not a skip
-            pytest.fail("chromium and chromium-driver are not installed: apt-get install chromium chromium-driver")
+        if chromium is None or driver is None:
+            missing("chromium or its driver", "apt-get install chromium chromium-driver")
         options = webdriver.ChromeOptions()
         options.binary_location = chromium
         for flag in [*CHROMIUM_FLAGS, f"--user-data-dir={profile_dir}", f"--window-size={size[0]},{size[1]}"]:
