@@ -81,7 +81,13 @@ class GameState(ABC, Generic[Face]):
 
     @abstractmethod
     def to_move(self) -> tuple[int, ...]:
-        """The seats the game waits on for a move now."""
+        """The seat the game waits on for a move now: one at most, or none.
+
+        The table's concurrency contract: it takes one move at a time. A move's showings complete before the next
+        move may land (one sent earlier is the sender's violation), so two seats that may move at once would race
+        and the loser would be blamed; moves made at the same time are a :meth:`choice` (commit–reveal) instead.
+        A choice shows no cards: a game that must show one after it asks for a move.
+        """
 
     @abstractmethod
     def check(self, seat: int, move: Message) -> None:

@@ -48,6 +48,10 @@ class Phase(str, Enum):
     VIOLATION = "violation"
 
 
+class GameContractError(Exception):
+    """The game broke the Game interface's contract (a bug in the game's code, never a player's fault)."""
+
+
 class Violation(Exception):
     """The rules or the protocol were broken; the message says what and by whom, in one short line."""
 
@@ -512,7 +516,10 @@ class Table:
 
     def _move(self, seat: int, p: Play, move: wire.Message, shares: wire.Shares | None) -> None:
         self._expect(seat, p, move, Phase.PLAYING)
-        assert p.state is not None
+        assert p.state is not None and p.game is not None
+        if len(movers := p.state.to_move()) > 1:
+            raise GameContractError(f"{p.game.title} waits on seats {movers} at once: the table takes one move at a "
+                                    "time (see GameState.to_move)")
         if p.pending is not None:
             raise Violation(f"{self.who(seat)} sent {move.type!r} while a move was waiting for its cards")
         if p.choice is not None:
