@@ -200,8 +200,10 @@ async def test_a_bot_killed_before_printing_a_finished_game_prints_it_on_resume(
 async def test_a_bot_killed_between_games_picks_up_the_match(relay_url, private_data_dir, until):
     """Killed right after game 1's line and started again with the same command: the rematch, the score and who
     starts all come from the ledger, so both bots finish the three games and report the same match."""
-    survivor = bot(relay_url, "match", "steady", "--games", "3")
-    victim = bot(relay_url, "match", "fragile", "--games", "3")
+    def match_bot(name):
+        return run_bot(relay_url, "match", "--name", name, "--json", "--seed", "7", "--games", "3", "--deck", "short")
+
+    survivor, victim = match_bot("steady"), match_bot("fragile")
     again = None
     try:
         first = json.loads(await asyncio.to_thread(victim.stdout.readline))
@@ -209,7 +211,7 @@ async def test_a_bot_killed_between_games_picks_up_the_match(relay_url, private_
         await until(lambda: saves.load(seat_dir(), relay_url, "match", "fragile").reported == 1, "the line marked")
         victim.kill()
         victim.wait()
-        again = bot(relay_url, "match", "fragile", "--games", "3")
+        again = match_bot("fragile")
         (code, out, err), (code_again, out_again, err_again) = await asyncio.gather(finish(survivor), finish(again))
         assert code == 0 and code_again == 0, (err, err_again)
         lines, lines_again = ([json.loads(line) for line in o.splitlines()] for o in (out, out_again))
