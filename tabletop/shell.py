@@ -27,6 +27,7 @@ from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
 
 log = logging.getLogger("tabletop.shell")
+NOT_CONNECTED = "not connected to the relay: nothing was sent"
 
 
 class Ledger(Protocol):
@@ -206,8 +207,11 @@ class Seat:
     # -- intents (from a screen or a strategy) -------------------------------------------------------------
 
     async def move(self, move: wire.Message) -> str | None:
-        """Make ``move``; the reason it is refused, or None."""
+        """Make ``move``; the reason it is refused, or None. Refused while the link is down, rather than queued: a
+        key pressed then would act long after, on a table the player has not seen since."""
         async with self._lock:
+            if not self.caught_up:
+                return NOT_CONNECTED
             if self.outbox is not None:
                 return "your last move is still on its way"
             if (reason := self.table.refusal(move)) is not None:
@@ -217,6 +221,8 @@ class Seat:
 
     async def choose(self, value: str) -> str | None:
         async with self._lock:
+            if not self.caught_up:
+                return NOT_CONNECTED
             reason = self.table.choose(value)
             if reason is None:
                 await self._pump_locked()

@@ -270,7 +270,10 @@ class Table:
         return Phase.PLAYING if p.outcome is None else Phase.AUDITING
 
     def name(self, seat: int) -> str:
-        return self.names.get(seat, f"seat {seat}")
+        """The seat's name as its player chose it; a second player of the same name is told apart: "ana (2)"."""
+        name = self.names.get(seat, f"seat {seat}")
+        same = [s for s in sorted(self.names) if self.names[s] == name]
+        return name if same[:1] in ([], [seat]) else f"{name} ({same.index(seat) + 1})"
 
     def who(self, seat: int) -> str:
         """A seat as the subject of a log line: "you" for me."""

@@ -16,6 +16,7 @@ import redis
 
 from conftest import alive, descendants, free_port, seat_dir
 from discard_tui import saves
+from games.discard.game import Draw
 from games.discard.strategy import simple
 from processes import finish, run_bot
 from relay.redis_ledger import entries_of, keys
@@ -108,6 +109,21 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
             task.cancel()
         for session in sessions:
             await session.ledger.close()
+
+
+async def test_a_move_while_the_link_is_down_is_refused_not_queued(relay_server, players, until):
+    """A key pressed while reconnecting would act long after, on a table the player has not seen: refused."""
+    relay, _ = relay_server
+    pair = await players("down", [None, simple(2)], options={"deck": "short"})
+    me = pair.seats[0]
+    await until(lambda: me.table.view().my_turn, "my turn")
+    relay.channels["down"].seat_holder(0).connection.transport.abort()
+    await until(lambda: not me.caught_up, "the link to drop")
+    draw = Draw(pos=me.table.play.state.table.draw_pile[0])
+    assert await me.move(draw) == "not connected to the relay: nothing was sent"
+    await until(lambda: me.caught_up, "the link to come back")
+    assert me.outbox is None and me.table.view().my_turn  # nothing was sent meanwhile
+    assert await me.move(draw) is None
 
 
 def stored_events(store) -> int:

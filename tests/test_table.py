@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import gmpy2
@@ -269,3 +270,14 @@ def test_a_game_waiting_on_two_seats_at_once_is_the_games_bug_not_a_players_viol
     with pytest.raises(GameContractError, match=r"peek waits on seats \(0, 1, 2\) at once"):
         room.run()
     assert room.violations == {}
+
+
+def test_two_players_with_one_name_are_told_apart():
+    room = discard_room()
+    for table in room.tables:
+        table.wish = dataclasses.replace(table.wish, name="ana")
+    room.run()
+    assert room.violations == {}
+    for table in room.tables:
+        assert table.view().names == ("ana", "ana (2)")
+    assert any(line.startswith("ana (2) ") for line in room.tables[0].log)
