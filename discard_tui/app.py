@@ -144,12 +144,15 @@ class ViolationScreen(ModalScreen[None]):
         self.post_message(Intent("transcript"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return action != "download" or (self.download and self.transcript is not None)
+        return action != "download" or self.transcript is not None
 
 
 def transcript_line(path: str, download: bool) -> str:
-    """Where the transcript is: a path in the terminal; in a browser the server's paths mean nothing."""
-    return "t downloads the transcript of every message." if download else f"Transcript of every message: {path}"
+    """Where the transcript is: a path in the terminal (t copies it); in a browser the server's paths mean nothing,
+    so t downloads the file."""
+    if download:
+        return "t downloads the transcript of every message."
+    return f"Transcript of every message: {path} (t copies the path; discard-verify checks it)"
 
 
 class GameOverScreen(ModalScreen[None]):
@@ -182,7 +185,7 @@ class GameOverScreen(ModalScreen[None]):
         result.set_class(view.result == "win", "win")
         self.query_one("#score", Label).update(score_line(view))
         verdict = view.verdict.summary if view.verdict else "Auditing…"
-        if self.unfair:
+        if view.verdict and view.transcript:
             verdict += f"\n{transcript_line(str(view.transcript), self.download)}"
         self.query_one("#verdict", Label).update(verdict)
         name, gone = view.opponent_name, absence(view, now)
@@ -195,12 +198,6 @@ class GameOverScreen(ModalScreen[None]):
         self.query_one("#offer", Label).update(offer)
         self.refresh_bindings()
 
-    @property
-    def unfair(self) -> bool:
-        """The audit failed and the transcript was kept."""
-        view = self.view
-        return bool(view.transcript and view.verdict and not view.verdict.fair)
-
     def action_rematch(self) -> None:
         self.post_message(Intent("rematch"))
 
@@ -211,7 +208,7 @@ class GameOverScreen(ModalScreen[None]):
         if action == "rematch":
             return True if self.view.rematch_refusal is None else None
         if action == "download":
-            return self.download and self.unfair
+            return True if self.view.verdict and self.view.transcript else None
         return True
 
 
@@ -555,9 +552,13 @@ class DiscardApp(App[None]):
             await self.session.pump()
 
     def download_transcript(self) -> None:
-        """Offer the transcript to a browser visitor as a download (a terminal saves it in the data directory)."""
+        """Offer the transcript to a browser visitor as a download; in a terminal, copy its path (OSC 52, which
+        works over SSH too)."""
         path = Path(self.view.transcript) if self.view is not None and self.view.transcript else None
-        if path is not None:
+        if path is not None and not self.profile.browser:
+            self.copy_to_clipboard(str(path))
+            self.notify(f"Copied the path: {path}", markup=False)
+        elif path is not None:
             downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
             downloads.mkdir(parents=True, exist_ok=True)
             self.deliver_text(path.open(encoding="utf-8"), save_directory=downloads, save_filename=path.name,

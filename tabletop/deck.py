@@ -287,7 +287,8 @@ class Deck:
                 raise ValueError(f"no position {show.pos} in deal {self.deal} (positions {self.offset} to "
                                  f"{self.offset + self.size - 1})")
             self.shows.append(show)
-            self.known.setdefault(show.pos, {})[self.me] = self.secrets.card_key(show.pos).d
+            if self.me in self.order:  # an observer (tabletop/transcript.py) has no key of its own
+                self.known.setdefault(show.pos, {})[self.me] = self.secrets.card_key(show.pos).d
 
     def _public_needed(self, pos: int, seat: int) -> bool:
         return any(show.pos == pos and show.to is None for show in self.shows) and seat not in self.public.get(pos, {})
@@ -397,7 +398,7 @@ class Deck:
             self.shows.remove(show)
             audience = set(self.order) if show.to is None else {show.to}
             self.seen.setdefault(show.pos, set()).update(audience)
-            if self.me in audience and show.pos not in self.faces:
+            if (show.to is None or self.me in audience) and show.pos not in self.faces:  # an observer sees the open ones
                 self._learn(show.pos)
         return done
 
@@ -428,7 +429,7 @@ class Deck:
         The job's ``finish`` returns the problems and, when there are none, every face by position.
         """
         size, q, p, problems = self.size, self.group.q, self.group.p, []
-        everyone = {**seeds, self.me: self.secrets}
+        everyone = {**seeds, self.me: self.secrets} if self.me in self.order else dict(seeds)
         keys = {seat: [s.card_key(pos).d for pos in self.positions()] for seat, s in everyone.items()}
         unchecked = {seat for seat in seeds if everyone[seat].box_public != self.box_keys[seat]}
         for seat in seeds:

@@ -4,8 +4,9 @@
 delivered, posts what the table says this seat owes, one message in flight at
 a time: a post has happened only when it comes back, so a reconnect or a
 restart with the same seed never posts twice. Exponentiations run in the
-process pool. A violation stops the seat and writes the transcript of every
-event seen. Observers are called after every change; a screen turns that call
+process pool. Every audited game, and a violation (which stops the seat),
+writes the transcript of every event seen (one file per room and seat, the
+newest :data:`KEEP_TRANSCRIPTS` kept). Observers are called after every change; a screen turns that call
 into a message of its own and reads :meth:`Seat.table` on its own time.
 """
 
@@ -28,6 +29,8 @@ from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
 
 log = logging.getLogger("tabletop.shell")
 NOT_CONNECTED = "not connected to the relay: nothing was sent"
+
+KEEP_TRANSCRIPTS = 500  # the newest transcripts kept in a transcript directory, so that a disk never fills
 
 
 class Ledger(Protocol):
@@ -163,6 +166,7 @@ class Seat:
         while (work := table.audit_work()) is not None:
             results = await powmod_many(work.job.bases, work.job.exponents, work.job.p)
             work.job.finish(results)
+            self.transcript_path = self.write_transcript(f"game {work.game} over")
             self.completed.put_nowait(work.game)
             self._changed()
         owed = table.owed()
@@ -249,16 +253,41 @@ class Seat:
         return line
 
     def write_transcript(self, reason: str) -> Path | None:
-        """Every ledger event seen, with the reason; the path, or None if there is nowhere to write it."""
+        """Every ledger event seen, with the reason; the path, or None if there is nowhere to write it.
+
+        One file per room and seat (named after the room's first event, so a resumed seat rewrites its own
+        file), rewritten after every game; only the newest :data:`KEEP_TRANSCRIPTS` files of the directory
+        are kept. A directory that cannot be written costs the transcript, never the game.
+        """
         if self.transcript_dir is None:
             return None
-        self.transcript_dir.mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = self.transcript_dir / f"{self.table.room}-seat{self.table.me}-{stamp}.json"
+        first = self.events[0].time if self.events else time.time()
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(first))
+        path = self.transcript_dir / f"{stamp}-{self.table.room}-seat{self.table.me}.json"
         record = {"room": self.table.room, "seat": self.table.me, "reason": reason,
                   "events": [e.as_json() for e in self.events]}
-        path.write_text(json.dumps(record, indent=1))
+        try:
+            self.transcript_dir.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(record, indent=1))
+            temporary.replace(path)
+            prune(self.transcript_dir, KEEP_TRANSCRIPTS)
+        except OSError as error:
+            log.warning("cannot write the transcript %s: %s", path, error)
+            return None
         return path
+
+
+def prune(directory: Path, keep: int) -> None:
+    """Remove all but the ``keep`` newest transcripts (``*.json``) of ``directory``."""
+    def modified(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    for path in sorted(directory.glob("*.json"), key=modified, reverse=True)[keep:]:
+        path.unlink(missing_ok=True)
 
 
 async def join(url: str, room: str, wish: Wish, catalog: dict[str, Game], *, seed: bytes, token: str | None = None,

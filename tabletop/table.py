@@ -161,11 +161,18 @@ class Verdict:
         return not self.problems
 
     @property
+    def problem(self) -> str | None:
+        """The first problem, and how many more (each is in ``problems``, and the transcript lets anyone find them)."""
+        if not self.problems:
+            return None
+        more = len(self.problems) - 1
+        return self.problems[0] + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+    @property
     def summary(self) -> str:
-        """One short line: every problem's details are in the transcript, not here."""
-        if self.problems:
-            more = len(self.problems) - 1
-            return f"Not fair: {self.problems[0]}" + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+        """One short line."""
+        if self.problem is not None:
+            return f"Not fair: {self.problem}"
         counted = f"{self.moves} {self.tally[self.moves != 1]}"
         if not self.decks:
             return f"Checked: every {self.tally[0]} was verified — nobody cheated ({counted})"

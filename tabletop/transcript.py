@@ -1,0 +1,220 @@
+"""Checking a saved transcript offline: the room's ledger folded by a :class:`Table` with no seat.
+
+A transcript (tabletop/shell.py writes one per room and seat) holds every
+ledger event one seat saw, from the room's first. :func:`check` folds them
+through the same pure table the players used, as an observer that holds no
+cards and posts nothing: every signature and counter, every shuffle step,
+every key against its commitment and every move against the rules is checked
+on receipt, and each game's audit (every seat's published deck seed) re-checks
+the rest, sealed shares included. Pure apart from the exponentiations, which
+run here, in this process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gmpy2
+
+from .crypto import MODP_2048
+from .game import Game, GameState
+from .ledger import Event
+from .table import Phase, Play, Table, Verdict, Violation, Wish
+
+OBSERVER = -1  # the seat of a table that only watches: it is in no game's shuffle order and is shown nothing
+
+
+class NotATranscript(Exception):
+    """The file cannot be read, or is not a transcript; the message says which, in one line."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    room: str
+    seat: int | None  # whose transcript it is
+    reason: str
+    events: tuple[Event, ...]
+
+
+@dataclass
+class GameCheck:
+    """What checking one game of a transcript found."""
+
+    number: int
+    title: str
+    names: tuple[str, ...]
+    winners: tuple[int, ...] | None  # None: the game did not finish
+    problem: str | None  # None: every shuffle, deal and move checked out
+    verdict: Verdict | None  # the audit's, when it ran
+    play: Play = field(repr=False)
+
+    @property
+    def fair(self) -> bool:
+        return self.problem is None
+
+    def line(self) -> str:
+        """One plain line: who won and that everything checked out, or exactly what did not and who did it."""
+        players = " vs ".join(self.names)
+        head = f"game {self.number} ({self.title}, {players})"
+        if self.problem is not None:
+            return f"{head}: NOT VERIFIED: {self.problem}"
+        assert self.winners is not None and self.verdict is not None
+        won = "a draw" if not self.winners else " and ".join(self.names[s] for s in self.winners) + " won"
+        return f"{head}: {won}. {self.verdict.summary}"
+
+
+def load(path: Path) -> Transcript:
+    """The transcript in ``path``; NotATranscript if it cannot be read or is not one."""
+    try:
+        record = json.loads(path.read_bytes())
+    except OSError as error:
+        raise NotATranscript(f"cannot read it: {error.strerror or error}") from None
+    except (ValueError, RecursionError):
+        raise NotATranscript("not a transcript: it is not JSON") from None
+    return parse(record)
+
+
+def parse(record: Any) -> Transcript:
+    if not isinstance(record, dict) or not isinstance(record.get("room"), str) or \
+            not isinstance(record.get("events"), list):
+        raise NotATranscript("not a transcript: it has no room and events")
+    events = []
+    for index, item in enumerate(record["events"]):
+        event = _event(item)
+        if event is None:
+            raise NotATranscript(f"not a transcript: its event {index + 1} is not a ledger event")
+        events.append(event)
+    seat = record.get("seat")
+    reason = record.get("reason")
+    return Transcript(record["room"], seat if isinstance(seat, int) else None,
+                      reason if isinstance(reason, str) else "", tuple(events))
+
+
+def _event(item: Any) -> Event | None:
+    if not isinstance(item, dict):
+        return None
+    seq, seat, name, kind, body, time = (item.get(k) for k in ("seq", "seat", "name", "kind", "body", "time"))
+    if not (isinstance(seq, int) and isinstance(seat, int) and isinstance(name, str)
+            and kind in ("join", "leave", "post") and isinstance(time, (int, float))
+            and (isinstance(body, dict) if kind == "post" else body is None)):
+        return None
+    return Event(seq, seat, name, kind, body, float(time))
+
+
+def observer(room: str, catalog: Mapping[str, Game]) -> Table:
+    """A table that watches ``room`` from no seat (the first hello decides the game, as for everyone)."""
+    wish = Wish("observer", "", 2, {}, MODP_2048)
+    return Table(room, OBSERVER, bytes(32), catalog, wish)
+
+
+def audit(table: Table) -> None:
+    """Run the audit the table owes now, if any, here in this process."""
+    work = table.audit_work()
+    if work is not None:
+        job = work.job
+        job.finish([gmpy2.powmod(b, e, job.p) for b, e in zip(job.bases, job.exponents)])
+
+
+def fold(transcript: Transcript, catalog: Mapping[str, Game]) -> tuple[Table, str | None]:
+    """Every event through an observer's table, auditing each game as it completes; the table and the
+    violation that stopped it, if any."""
+    table = observer(transcript.room, catalog)
+    for event in transcript.events:
+        try:
+            table.apply(event)
+        except Violation as error:
+            return table, str(error)
+        audit(table)
+    return table, None
+
+
+def check(transcript: Transcript, catalog: Mapping[str, Game]) -> list[GameCheck]:
+    """One check per game the transcript reaches (a next game only offered, with hellos still missing, is left
+    out); an empty list when it holds no game at all."""
+    try:
+        table, violation = fold(transcript, catalog)
+    except Exception as error:  # a transcript crafted to break an assumption: a finding, never a traceback
+        raise NotATranscript(f"cannot be checked: {type(error).__name__}: {error}") from None
+    checks = []
+    for play in table.plays:
+        last = play is table.play
+        if play.game is None or (last and violation is None and len(play.hellos) < play.seats and play.number > 1):
+            continue
+        names = tuple(table.name(s) for s in range(play.seats))
+        problem = None
+        if last and violation is not None:
+            problem = violation
+        elif play.verdict is None:
+            problem = _unfinished(table, play)
+        verdict = table.verdict(play)
+        if problem is None and verdict is not None:
+            problem = verdict.problem
+        checks.append(GameCheck(play.number, play.game.title, names,
+                                play.outcome.winners if play.outcome else None, problem, verdict, play))
+    return checks
+
+
+def _unfinished(table: Table, play: Play) -> str:
+    owed = table.awaiting() if play is table.play else []
+    if play.outcome is not None and table.phase is Phase.AUDITING:
+        missing = [table.name(s) for s in range(play.seats) if s not in play.audits]
+        return f"{' and '.join(missing)} never published their keys for the audit: the game cannot be verified"
+    what = "; ".join(f"{table.name(s)} never {thing}" for s, thing in owed)
+    return "the transcript ends before the game did" + (f" ({what})" if what else "")
+
+
+def replay_states(check: GameCheck) -> list[GameState]:
+    """The game of a verified check, step by step (every choice and move), with every card's face known and
+    shown to everyone: the state before the first move, then after each. Empty for a game that did not verify."""
+    play = check.play
+    if not check.fair or play.game is None or play.state is None:
+        return []
+    state = play.game.new(play.state.setup)
+    faces = play_faces(play)
+    state.faces.update({pos: state.setup.faces[card] for pos, card in faces.items()})
+    state.seen.update({pos: set(range(play.seats)) for pos in faces})
+    states = [_copy(state)]
+    choices = iter(play.choices)
+    moves = iter(play.moves)
+    while True:
+        if state.choice() is not None:
+            values = next(choices, None)
+            if values is None:
+                return states
+            state.choose(values)
+        else:
+            item = next(moves, None)
+            if item is None:
+                return states
+            state.push(*item)
+        states.append(_copy(state))
+
+
+def play_faces(play: Play) -> dict[int, int]:
+    """Every deck position's card of an audited game, from every seat's published deck seed."""
+    from .deck import Secrets
+
+    assert play.group is not None
+    faces: dict[int, int] = {}
+    seeds = {seat: Secrets(play.group, bytes.fromhex(a.seed)) for seat, a in play.audits.items()}
+    q, p = play.group.q, play.group.p
+    for deck in play.decks:
+        encodings = play.group.encodings(deck.size)
+        for j, pos in enumerate(deck.positions()):
+            exponent = gmpy2.mpz(1)
+            for secrets in seeds.values():
+                exponent = exponent * secrets.card_key(pos).d % q
+            card = encodings.get(gmpy2.powmod(deck.final[j], exponent, p))
+            if card is not None:
+                faces[pos] = card
+    return faces
+
+
+def _copy(state: GameState) -> GameState:
+    import copy
+
+    return copy.deepcopy(state)

@@ -1,0 +1,88 @@
+"""Every finished game leaves a transcript, and ``discard-verify`` checks one offline, as anyone: no seat, no relay."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from discard_tui import verify
+from games.discard.strategy import simple
+from tabletop.shell import prune
+
+
+@pytest.fixture
+async def transcript(players, tmp_path) -> dict:
+    pair = await players("kept", [simple(1), simple(2)], options={"deck": "short"}, transcript_dir=tmp_path)
+    assert await pair.next_games() == [1, 1]
+    paths = sorted(tmp_path.glob("*.json"))
+    assert len(paths) == 2 and {s.transcript_path for s in pair.seats} == set(paths)
+    return json.loads(pair.seats[0].transcript_path.read_text())
+
+
+def run(tmp_path: Path, record: object, capsys) -> tuple[int, list[str]]:
+    path = tmp_path / "checked.json"
+    path.write_text(record if isinstance(record, str) else json.dumps(record))
+    with pytest.raises(SystemExit) as stopped:
+        verify.main([str(path)])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return stopped.value.code, [line.removeprefix(f"{path}: ") for line in out.splitlines()]
+
+
+def posts(record: dict, kind: str) -> list[int]:
+    return [i for i, e in enumerate(record["events"]) if e["kind"] == "post" and e["body"]["msg"]["type"] == kind]
+
+
+async def test_a_fair_game_is_kept_and_verified(transcript, tmp_path, capsys):
+    code, [line] = run(tmp_path, transcript, capsys)
+    assert code == 0
+    assert line.startswith("game 1 (discard, ana vs bo): ") and " won. Checked: every shuffle, deal and move " in line
+
+
+async def test_a_tampered_transcript_is_one_line_and_exit_1(transcript, tmp_path, capsys):
+    no_audit = copy.deepcopy(transcript)
+    del no_audit["events"][posts(no_audit, "audit")[-1]]
+    code, [line] = run(tmp_path, no_audit, capsys)
+    assert code == 1 and "NOT VERIFIED" in line and "never published their keys for the audit" in line
+
+    changed = copy.deepcopy(transcript)
+    move = changed["events"][posts(changed, "discard")[0]]
+    move["body"]["msg"]["pos"] += 1
+    code, [line] = run(tmp_path, changed, capsys)
+    assert code == 1 and "has a bad signature: it was forged or altered" in line
+
+    swapped = copy.deepcopy(transcript)
+    events = swapped["events"]
+    first, second = [i for i in posts(swapped, "share") if events[i]["seat"] == 1][:2]
+    events[first], events[second] = events[second], events[first]
+    code, [line] = run(tmp_path, swapped, capsys)
+    assert code == 1 and "arrived out of order" in line
+
+
+@pytest.mark.parametrize("content", ["not json at all", json.dumps({"room": "x"}), json.dumps([1, 2]),
+                                     json.dumps({"room": "x", "events": [{"seq": "one"}]})])
+def test_a_file_that_is_not_a_transcript_is_exit_2(tmp_path, capsys, content):
+    code, [line] = run(tmp_path, content, capsys)
+    assert code == 2 and line.startswith(("not a transcript", "cannot")), line
+
+
+def test_the_command_runs_and_a_missing_file_is_exit_2(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "discard_tui.verify", str(tmp_path / "nowhere.json")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stderr == ""
+    assert result.stdout.strip() == f"{tmp_path / 'nowhere.json'}: cannot read it: No such file or directory"
+
+
+def test_only_the_newest_transcripts_are_kept(tmp_path):
+    for k in range(7):
+        path = tmp_path / f"{k}.json"
+        path.write_text("{}")
+        os.utime(path, (k, k))
+    prune(tmp_path, 3)
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == ["4.json", "5.json", "6.json"]
