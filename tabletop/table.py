@@ -226,6 +226,7 @@ class Table:
         self.problem: str | None = None
         self.log: list[str] = []
         self._logged_game = 0
+        self._applied: dict[tuple[int, int, int], bytes] = {}  # (game, seat, n) -> digest of the post applied
         self._identities: dict[int, Ed25519PrivateKey] = {}
         self._secrets: dict[int, mental.Secrets] = {}
 
@@ -329,6 +330,9 @@ class Table:
         except wire.BadEnvelope as error:
             raise Violation(f"{sender} sent a {error}") from None
         message = envelope.msg
+        digest = hashlib.sha256(wire.canonical(body)).digest()
+        if self._applied.get((envelope.game, seat, envelope.n)) == digest:
+            return  # a byte-identical copy of a post already applied (a relay's failover re-sent it): no news
         if envelope.game == p.number + 1 and isinstance(message, wire.Hello) and p.audited:
             self._open_next()
             p = self.play
@@ -343,6 +347,7 @@ class Table:
         if envelope.n > expected:
             raise Violation(f"{sender}'s messages arrived out of order (#{envelope.n} before #{expected})")
         p.counters[seat] = envelope.n
+        self._applied[envelope.game, seat, envelope.n] = digest
         try:
             self._dispatch(seat, p, message, envelope.shares)
         except RuleViolation as error:

@@ -323,7 +323,8 @@ def test_a_weak_verify_key():
     caught(play(Once(weak)), "weak verify key")
 
 
-def test_a_replayed_move():
+def test_a_replayed_move_with_other_content_is_named():
+    """A counter already used, on a post that differs from the one applied under it: named."""
     first: list[dict] = []
 
     def replay(table, body):
@@ -331,24 +332,29 @@ def test_a_replayed_move():
             if not first:
                 first.append(body)
                 return None
-            return first[0]
+            return reseal(table, body, n=first[0]["n"])
         return None
 
-    cheat = Once(replay)
-    problem = caught(play(cheat), "replayed their message")
+    problem = caught(play(Once(replay)), "replayed their message")
     assert f"#{first[0]['n']}" in problem
 
 
-def test_a_replayed_hello():
-    hello: list[dict] = []
+@pytest.mark.parametrize("kind", ["hello", "move"])
+def test_a_byte_identical_copy_of_an_applied_post_changes_nothing(kind):
+    """What a relay's failover does when a dying node appended a post whose sender then re-sent it elsewhere:
+    the copy is no news, and the honest seat must not blame its sender (issue: "north replayed #4")."""
+    sent: list[dict] = []
 
-    def again(table, body):
-        if body["msg"]["type"] == "hello":
-            hello.append(body)
+    def copy_then_next(table, body):
+        if not sent and (body["msg"]["type"] == "hello" if kind == "hello" else my_move(table, body)):
+            sent.append(body)
             return None
-        return hello[0] if body["msg"]["type"] == "shuffle" else None
+        return [sent[0], body] if sent else None
 
-    caught(play(Once(again)), "replayed their message #1")
+    room = play(Once(copy_then_next))
+    assert room.violations == {} and room.tables[HONEST].play.verdict == []
+    copies = [e for e in room.ledger if e.kind == "post" and e.body == sent[0]]
+    assert len(copies) == 2  # it really landed twice
 
 
 def test_an_unsigned_post_with_a_low_counter_is_a_forgery():

@@ -32,7 +32,7 @@ def run(tmp_path: Path, record: object, capsys) -> tuple[int, list[str]]:
         verify.main([str(path)])
     out, err = capsys.readouterr()
     assert err == ""
-    return stopped.value.code, [line.removeprefix(f"{path}: ") for line in out.splitlines()]
+    return int(stopped.value.code or 0), [line.removeprefix(f"{path}: ") for line in out.splitlines()]
 
 
 def posts(record: dict, kind: str) -> list[int]:
