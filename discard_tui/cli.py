@@ -44,6 +44,8 @@ def parser() -> argparse.ArgumentParser:
     add_game_options(p)
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
+    p.add_argument("--replay", metavar="FILE", help="step through the games of a saved transcript, every card "
+                   "face up (only games that discard-verify accepts)")
     p.add_argument("--pick", action="store_true", help="choose your name, the game and your opponent (the "
                    "computer, or a room on --relay) on a start screen first")
     return p
@@ -126,6 +128,10 @@ def play(argv: list[str] | None) -> int:
     if args.games:
         list_games(profile)
         return 0
+    if args.replay is not None:
+        from .replay import replay
+
+        return replay(args.replay)
     return run(config_from(args, p, profile), profile, pick=args.pick)
 
 

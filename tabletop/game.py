@@ -129,6 +129,11 @@ class GameState(ABC, Generic[Face]):
         (so a literal brace is written twice).
         """
 
+    def table_lines(self, names: Sequence[str]) -> list[str]:
+        """The whole table in a few plain lines, every face this state knows shown: what a replay of an audited
+        game shows after each move (``names``: one per seat)."""
+        return []
+
     @abstractmethod
     def view(self, seat: int) -> Any:
         """The game as ``seat`` sees it, for its screen and its computer player (an immutable snapshot)."""

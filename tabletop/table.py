@@ -134,6 +134,7 @@ class Play:
     outcome: Outcome | None = None
     audits: dict[int, wire.Audit] = field(default_factory=dict)
     verdict: list[str] | None = None  # [] means fair
+    revealed: dict[int, int] = field(default_factory=dict)  # every position's card, once a fair audit decrypted it
     last_move: str | None = None  # the last move as a log line ("bo discarded 8♥")
 
     @property
@@ -637,6 +638,7 @@ class Table:
                 problems += deal_problems
                 cards |= deal_cards
                 start = end
+            p.revealed = cards
             self._conclude(p, problems or self._replay(p, cards))
 
         bases = [b for job in deals for b in job.bases]

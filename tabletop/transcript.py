@@ -167,54 +167,45 @@ def _unfinished(table: Table, play: Play) -> str:
     return "the transcript ends before the game did" + (f" ({what})" if what else "")
 
 
-def replay_states(check: GameCheck) -> list[GameState]:
-    """The game of a verified check, step by step (every choice and move), with every card's face known and
-    shown to everyone: the state before the first move, then after each. Empty for a game that did not verify."""
-    play = check.play
+@dataclass(frozen=True)
+class Step:
+    """One step of a replay: the move that led here, and the whole table after it."""
+
+    caption: str
+    lines: tuple[str, ...]
+
+
+def replay(check: GameCheck) -> list[Step]:
+    """The game of a verified check, step by step, every card face up (the audit published every key): the table
+    as dealt, then after each move and each choice. Empty for a game that did not verify."""
+    play, names = check.play, check.names
     if not check.fair or play.game is None or play.state is None:
         return []
     state = play.game.new(play.state.setup)
-    faces = play_faces(play)
-    state.faces.update({pos: state.setup.faces[card] for pos, card in faces.items()})
-    state.seen.update({pos: set(range(play.seats)) for pos in faces})
-    states = [_copy(state)]
-    choices = iter(play.choices)
-    moves = iter(play.moves)
+    state.faces.update({pos: state.setup.faces[card] for pos, card in play.revealed.items()})
+    steps = [Step("the deal" if play.decks else "the start", tuple(state.table_lines(names)))]
+    choices, moves = iter(play.choices), iter(play.moves)
     while True:
         if state.choice() is not None:
             values = next(choices, None)
             if values is None:
-                return states
+                return _ended(steps, state, names)
             state.choose(values)
+            caption = ", ".join(f"{names[seat]} chose {value}" for seat, value in sorted(values.items()))
         else:
             item = next(moves, None)
             if item is None:
-                return states
-            state.push(*item)
-        states.append(_copy(state))
+                return _ended(steps, state, names)
+            seat, move = item
+            state.push(seat, move)
+            caption = f"{names[seat]} {state.describe(seat, move).format(*names)}"
+        steps.append(Step(caption, tuple(state.table_lines(names))))
 
 
-def play_faces(play: Play) -> dict[int, int]:
-    """Every deck position's card of an audited game, from every seat's published deck seed."""
-    from .deck import Secrets
-
-    assert play.group is not None
-    faces: dict[int, int] = {}
-    seeds = {seat: Secrets(play.group, bytes.fromhex(a.seed)) for seat, a in play.audits.items()}
-    q, p = play.group.q, play.group.p
-    for deck in play.decks:
-        encodings = play.group.encodings(deck.size)
-        for j, pos in enumerate(deck.positions()):
-            exponent = gmpy2.mpz(1)
-            for secrets in seeds.values():
-                exponent = exponent * secrets.card_key(pos).d % q
-            card = encodings.get(gmpy2.powmod(deck.final[j], exponent, p))
-            if card is not None:
-                faces[pos] = card
-    return faces
-
-
-def _copy(state: GameState) -> GameState:
-    import copy
-
-    return copy.deepcopy(state)
+def _ended(steps: list[Step], state: GameState, names: tuple[str, ...]) -> list[Step]:
+    """The steps, the last one saying how the game ended."""
+    outcome = state.outcome()
+    if outcome is not None:
+        last = steps[-1]
+        steps[-1] = Step(last.caption, (*last.lines, "", outcome.reason.format(*names)))
+    return steps

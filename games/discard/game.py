@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
@@ -99,6 +99,17 @@ class DiscardState(GameState[Card]):
             self.table.apply_discard(seat, move.pos)
         else:
             self.table.apply_cant_move(seat)
+
+    def table_lines(self, names: Sequence[str]) -> list[str]:
+        t = self.table
+
+        def cards(positions: Sequence[int]) -> str:
+            return " ".join(str(self.faces[p]) if p in self.faces else "?" for p in positions) or "no cards"
+
+        top = f", {self.faces[t.draw_pile[0]]} on top" if t.draw_pile and t.draw_pile[0] in self.faces else ""
+        return [*(f"{names[s]}: {cards(hand)}" for s, hand in enumerate(t.hands)),
+                f"discard pile: {len(t.discard_pile)} cards" + (f", {t.top} on top" if t.discard_pile else ""),
+                f"draw pile: {len(t.draw_pile)} cards{top}"]
 
     def owed(self, seat: int) -> Message | None:
         t = self.table

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -103,6 +103,17 @@ class WarState(GameState[Card]):
         taken = self.faces[move.up[b.taker]]
         return f"{line}: {taken} takes {len(b.trick)} cards"
 
+    def table_lines(self, names: Sequence[str]) -> list[str]:
+        b = self.board
+
+        def face(pos: int) -> str:
+            return str(self.faces[pos]) if pos in self.faces else "?"
+
+        piles = [f"{names[s]}: {len(pile)} cards" + (f", {face(pile[0])} on top" if pile else "")
+                 for s, pile in enumerate(b.piles)]
+        laid = " ".join(f"{face(laid.pos)}{'' if laid.up else ' (face down)'}" for laid in b.trick)
+        return [*piles, f"on the table: {laid or 'nothing'}", f"tricks: {b.tricks} of at most {b.limit}"]
+
     def view(self, seat: int) -> WarView:
         b = self.board
         trick = tuple(tuple(self.faces[laid.pos] if laid.up else None for laid in b.trick if laid.seat == s)
@@ -120,7 +131,7 @@ class War(Game[Card]):
     title: ClassVar[str] = "war"
     seats: ClassVar[range] = range(SEATS, SEATS + 1)
     messages: ClassVar[tuple[type[Message], ...]] = (Turn,)
-    tally: ClassVar[tuple[str, str]] = ("card turned", "cards turned")
+    tally: ClassVar[tuple[str, str]] = ("turn", "turns")
     Options = WarOptions
 
     def faces(self, options: WarOptions) -> tuple[Card, ...]:

@@ -1,0 +1,67 @@
+"""``discard-tui --replay``: a verified game, step by step, every card face up; from a pure room, no relay."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from discard_tui.replay import ReplayApp, replay
+from games import GAMES
+from games.discard.strategy import simple
+from room import Room
+from tabletop import transcript
+from tabletop.ledger import Event
+
+
+def played(game: str = "discard", names: tuple[str, str] = ("ana", "bo"), **options) -> transcript.Transcript:
+    room = Room(game=game, options=options)
+    room.strategies = {0: simple(1), 1: simple(2)} if game == "discard" else \
+        {s: GAMES[game].computer(s) for s in range(2)}
+    for table, name in zip(room.tables, names):
+        table.wish = dataclasses.replace(table.wish, name=name)
+    room.run()
+    assert room.violations == {}
+    events = tuple(Event(e.seq, e.seat, e.name, e.kind, e.body, e.time) for e in room.ledger)
+    return transcript.Transcript(room.name, 0, "game 1 over", events)
+
+
+def test_a_discard_game_step_by_step_with_every_card_face_up():
+    [check] = transcript.check(played(deck="short"), GAMES)
+    steps = transcript.replay(check)
+    assert check.fair and len(steps) == len(check.play.moves) + 1
+    assert steps[0].caption == "the deal" and "?" not in "".join(steps[0].lines)  # every face is known
+    assert steps[1].caption.startswith(("ana ", "bo ")) and steps[-1].lines[-1].endswith("won")
+
+
+async def test_keys_step_back_and_on_and_names_are_shown_literally():
+    [check] = transcript.check(played(names=("[b]ana[/b]", "bo $x"), deck="short"), GAMES)
+    app = ReplayApp([(check, transcript.replay(check))])
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.step == 0
+        await pilot.press("right", "right")
+        assert app.step == 2
+        await pilot.press("left")
+        assert app.step == 1
+        await pilot.press("end")
+        assert app.step == len(app.steps) - 1
+        await pilot.press("right")  # the end stays the end
+        assert app.step == len(app.steps) - 1
+        await pilot.press("home")
+        assert app.step == 0
+        assert app.query_one("#caption").render().plain == "the deal"
+        table = str(app.query_one("#table").render())
+        assert "[b]ana[/b]: " in table and "bo $x: " in table
+        assert "vs bo $x" in str(app.query_one("#title").render())
+
+
+def test_rps_replays_its_throws(tmp_path, capsys):
+    [check] = transcript.check(played("rps"), GAMES)
+    steps = transcript.replay(check)
+    assert steps[0].caption == "the start" and all(" chose " in s.caption for s in steps[1:])
+
+
+def test_a_file_that_is_not_a_transcript_is_one_line_and_exit_2(tmp_path, capsys):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({"room": "x"}))
+    assert replay(str(path)) == 2
+    assert capsys.readouterr().err.strip() == f"discard-tui: --replay {path}: not a transcript: it has no room and events"
