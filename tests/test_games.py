@@ -4,9 +4,11 @@ import asyncio
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from discard_tui import verify
 from games.discard.strategy import simple
 from processes import finish, run_bot
 from tabletop.table import Phase
@@ -64,11 +66,12 @@ async def test_bot_cli_prints_one_json_line_per_game(relay_url, tmp_path, monkey
         assert [line["game"] for line in lines] == [1, 2]
         for line in lines:
             assert set(line) == {"game", "result", "audit", "deck", "shuffle_s", "game_s", "moves", "players",
-                                 "scores", "match"}
+                                 "scores", "match", "transcript"}
             assert line["audit"] == "fair" and line["deck"] == 24 and line["result"] in ("win", "loss")
             assert 0 < line["shuffle_s"] <= line["game_s"] and line["moves"] > 0
             assert line["players"] == 2 and len(line["scores"]) == 2
             assert set(line["match"]) == {"a", "b"} and sum(line["match"].values()) == line["game"]
+            assert verify.verify(Path(line["transcript"]))[0] == verify.FINE  # discard-verify accepts it
 
 
 def test_bot_unreachable_relay_is_one_line():
