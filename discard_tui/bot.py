@@ -145,11 +145,20 @@ def main(argv: list[str] | None = None) -> None:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
     wish = Wish(args.name, game.name, seats, game_options(args, game.title, game.Options.model_fields, p), GROUPS[args.group])
     trust_relay(p, args.relay, args.relay_ca)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as cleanly as on Ctrl-C
+    received: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:  # SIGTERM stops as cleanly as Ctrl-C
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         failure = asyncio.run(play(args, wish, game, terminal_profile()))
-    except KeyboardInterrupt:
-        failure = "interrupted"
+    except KeyboardInterrupt:  # stopped on purpose: no line, the shell's status for the signal (143, or 130)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        crypto.shutdown_pool()
+        sys.exit(128 + (received[0] if received else signal.SIGINT))
     finally:
         crypto.shutdown_pool()
     if failure:

@@ -118,20 +118,25 @@ async def run(args: argparse.Namespace) -> int:
         await relay.close()
         hint = " (is another relay running? pick another --port)" if error.errno == errno.EADDRINUSE else ""
         return fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}{hint}")
-    stop = asyncio.get_running_loop().create_future()
-    for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal while stopping changes nothing
-        asyncio.get_running_loop().add_signal_handler(sig, lambda: None if stop.done() else stop.set_result(None))
+    stop: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def stopping(signum: int) -> None:  # a second signal while stopping changes nothing
+        if not stop.done():
+            stop.set_result(128 + signum)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        asyncio.get_running_loop().add_signal_handler(sig, stopping, sig)
     port = server.sockets[0].getsockname()[1]
     scheme = "wss" if tls else "ws"
     logging.getLogger("discard.relay").info("listening on %s://%s:%d%s", scheme, args.host, port,
                                              f" (store {args.store})" if args.store else "")
     print(f"discard-relay listening on {scheme}://{args.host}:{port}", flush=True)
-    await stop
+    status = await stop
     server.close()  # stops accepting and closes every connection with 1001
     await server.wait_closed()
     await relay.close()
     logging.getLogger("discard.relay").info("stopped")
-    return 0
+    return status  # the shell's status for the signal: 130 (SIGINT) or 143 (SIGTERM)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -97,6 +97,7 @@ class Seat:
                 else:
                     assert isinstance(item, Event)
                     if not self._receive(item):
+                        await self._announce_stop()
                         return
                 await self.pump()
         except RelayError as error:
@@ -130,6 +131,20 @@ class Seat:
         self._time(before)
         self._changed()
         return True
+
+    async def _announce_stop(self) -> None:
+        """Tell the others why this seat stopped (wire.Stopped), unless another seat's notice stopped it: they
+        would otherwise wait for it until their timeout. Best effort: the link may be down."""
+        table, p = self.table, self.table.play
+        if table.problem is None or self.outbox is not None or table.me not in p.hellos:
+            return  # a post of mine in flight would make this one's counter a guess
+        last = self.events[-1].body if self.events else None
+        if isinstance(last, dict) and isinstance(last.get("msg"), dict) and last["msg"].get("type") == "stopped":
+            return
+        n = p.counters.get(table.me, 0) + 1
+        body = wire.seal(table.identity(p.number), table.room, table.me, p.number, n,
+                         wire.Stopped(reason=wire.stop_reason(table.problem)))
+        await self.ledger.post(body)
 
     def _progress_marker(self) -> tuple[int, Phase]:
         return self.table.play.number, self.table.phase

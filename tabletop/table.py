@@ -383,6 +383,8 @@ class Table:
     def _dispatch(self, seat: int, p: Play, message: wire.Message, shares: wire.Shares | None) -> None:
         if shares is not None and not (isinstance(message, wire.Share) or self._is_move(p, message)):
             raise Violation(f"{self.who(seat)} sent keys with a {message.type!r} message")
+        if isinstance(message, wire.Stopped):
+            raise Violation(f"{self.who(seat)} stopped the game, saying: {wire.clip(message.reason, 120)}")
         if isinstance(message, wire.Hello):
             self._hello(seat, p, message)
         elif isinstance(message, (commit.Commit, commit.Reveal)):

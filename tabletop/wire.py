@@ -290,4 +290,17 @@ def has_small_order(raw: bytes) -> bool:
     return point == (0, 1)
 
 
-TABLE_MESSAGES: tuple[type[Message], ...] = (Hello, Share, Audit)
+class Stopped(Message):
+    """I stopped this game on a violation (``reason``, one line): sent once, as I leave, so that the others
+    stop at once and show why instead of waiting for me."""
+
+    type: Literal["stopped"] = "stopped"
+    reason: Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")]
+
+
+def stop_reason(text: str) -> str:
+    """``text`` as a Stopped reason: printable characters only, at most 200 of them."""
+    return clip("".join(ch if ch.isprintable() else " " for ch in text), 200) or "a violation"
+
+
+TABLE_MESSAGES: tuple[type[Message], ...] = (Hello, Share, Audit, Stopped)

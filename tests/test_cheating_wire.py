@@ -100,6 +100,36 @@ async def test_the_relay_forging_a_post_in_my_seat(players, tmp_path):
     assert honest.transcript_path is not None
 
 
+class AlteringLink:
+    """A man in the middle between the relay and one seat: it alters the other seat's first move on the way."""
+
+    def __init__(self, client: RelayClient, table: Table) -> None:
+        self.client, self.table, self.done = client, table, False
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    async def events(self):
+        async for item in self.client.events():
+            if not self.done and isinstance(item, Event) and item.seat != self.table.me and item.body \
+                    and item.body["msg"]["type"] in ("draw", "discard"):
+                self.done = True
+                body = dict(item.body, msg=dict(item.body["msg"], pos=item.body["msg"]["pos"] + 1))
+                item = Event(item.seq, item.seat, item.name, item.kind, body, item.time)
+            yield item
+
+
+async def test_a_seat_that_stops_tells_the_others_why_at_once(players):
+    """Only ana sees the altered post, so only ana's table can stop; bo learns why from ana's signed notice
+    instead of waiting for her until its timeout."""
+    pair = await players("altered", [simple(1), simple(2)], options={"deck": "short"}, wrap={0: AlteringLink})
+    ana, bo = pair.seats
+    assert await asyncio.wait_for(ana.completed.get(), 30) is None
+    assert "has a bad signature: it was forged or altered" in ana.table.problem
+    assert await asyncio.wait_for(bo.completed.get(), 30) is None
+    assert bo.table.problem == f"ana stopped the game, saying: {wire.clip(ana.table.problem, 120)}"
+
+
 class Staller:
     """Plays until it owes ``what``, then withholds it (a tamper that swallows the post)."""
 

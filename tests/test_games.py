@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -72,6 +73,22 @@ async def test_bot_cli_prints_one_json_line_per_game(relay_url, tmp_path, monkey
             assert line["players"] == 2 and len(line["scores"]) == 2
             assert set(line["match"]) == {"a", "b"} and sum(line["match"].values()) == line["game"]
             assert verify.verify(Path(line["transcript"]))[0] == verify.FINE  # discard-verify accepts it
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_bot_stopped_by_a_signal_exits_quietly(relay_server, until, tmp_path, monkeypatch, sig):
+    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
+    relay, url = relay_server
+    room = f"signal-{sig}"
+    waiting = run_bot(url, room, "--name", "a")
+    try:
+        await until(lambda: room in relay.ledger.rooms, "the bot to take its seat")
+        waiting.send_signal(sig)
+        code, out, err = await finish(waiting)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert (code, out, err) == (128 + sig, "", "")
 
 
 def test_bot_unreachable_relay_is_one_line():
