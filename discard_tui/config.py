@@ -69,4 +69,6 @@ def fresh_room(kind: str) -> str:
 
 def room_problem(room: str) -> str | None:
     """What is wrong with a room's name, or None."""
-    return None if ROOM.fullmatch(room) else "use 1 to 64 of A-Z a-z 0-9 . _ -"
+    if not ROOM.fullmatch(room):
+        return "use 1 to 64 of A-Z a-z 0-9 . _ -"
+    return "use more than dots: . and .. read as directories" if set(room) == {"."} else None

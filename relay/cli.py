@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import errno
 import logging
+import resource
 import signal
 import sqlite3
 import ssl
@@ -95,6 +96,25 @@ def fail(message: str) -> int:
     return 2
 
 
+def open_file_limit(connections: int) -> None:
+    """Raise the soft open-file limit toward what ``connections`` need (each one is a file), or say in one line
+    why the relay will refuse connections before reaching that number."""
+    wanted = connections + 64  # the store, the listening sockets, logs
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    except (ValueError, OSError):
+        pass
+    if soft < wanted:
+        logging.getLogger("discard.relay").warning(
+            "the open-file limit (%d) is below --max-connections %d: connections past about %d will fail; "
+            "raise it (ulimit -n) or lower --max-connections", soft, connections, max(soft - 64, 0))
+
+
 async def run(args: argparse.Namespace) -> int:
     limits = Limits(max_frame=args.max_frame, rate=args.rate, burst=args.burst,
                     max_rooms=args.max_rooms, max_connections=args.max_connections)
@@ -108,6 +128,7 @@ async def run(args: argparse.Namespace) -> int:
         ledger = ledger_for(args)
     except (sqlite3.Error, ValueError) as error:
         return fail(f"cannot open store {args.store}: {error}")
+    open_file_limit(args.max_connections)
     relay = Relay(ledger, limits)
     try:
         server = await relay.serve(args.host, args.port, tls)

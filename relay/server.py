@@ -107,7 +107,20 @@ def _finite(text: str) -> float:
     return number
 
 
-DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)  # strict JSON only
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: with a repeated key, readers disagree on which one counts."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise Refused("bad_request", f"frame repeats the key {json.dumps(key)[:40]} in one object")
+            seen.add(key)
+    return value
+
+
+# strict JSON only: no NaN or Infinity, no number beyond a double, no key twice in one object
+DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite, object_pairs_hook=_unique_keys)
 
 
 def too_deep(value: object) -> bool:
@@ -223,6 +236,8 @@ class Relay:
         after = 0 if after is None else after  # absent or null: from the start
         if not isinstance(room, str) or not ROOM_PATTERN.fullmatch(room):
             raise Refused("bad_request", '"room" must be 1 to 64 characters from A-Z a-z 0-9 . _ -')
+        if set(room) == {"."}:
+            raise Refused("bad_request", '"room" must not be dots only: "." and ".." read as directories')
         if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
             raise Refused("bad_request", '"name" must be 1 to 32 printable characters')
         if token is not None and not isinstance(token, str):

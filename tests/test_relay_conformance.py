@@ -1095,6 +1095,28 @@ async def test_bad_request_not_json(relay, text):
     await c.close()
 
 
+@pytest.mark.parametrize("text", ['{"type": "join", "type": "post", "body": {}}',
+                                  '{"type": "join", "room": "dup", "name": "a", "name": "b"}'], ids=["type", "name"])
+async def test_bad_request_a_key_twice_in_one_object(relay, text):
+    """Readers disagree on which of two equal keys counts (the last, the first, both): refused, not guessed."""
+    c = await Client.open(relay.url, "C")
+    await c.send_text(text)
+    error = await c.expect_error("bad_request")
+    assert "repeats the key" in error["message"]
+    await assert_still_usable(c)
+    await c.close()
+
+
+async def test_a_key_twice_inside_a_post_body_is_refused_and_appends_nothing(relay):
+    c = await Client.open(relay.url, "C")
+    await c.join(new_room(), "Dee")
+    assert (await c.next_event())["seq"] == 1
+    await c.send_text('{"type": "post", "body": {"n": 1, "n": 2}}')
+    await c.expect_error("bad_request")
+    await strict_marker(c)  # nothing was appended before the marker
+    await c.close()
+
+
 @pytest.mark.parametrize("value", [[], [{"type": "post", "body": {}}], 1, "post", None, True, 2.5], ids=repr)
 async def test_bad_request_json_not_an_object(relay, value):
     c = await Client.open(relay.url, "C")
@@ -1144,6 +1166,9 @@ async def test_bad_request_join_missing_field(relay, missing):
 
 BAD_ROOMS = [
     "",
+    ".",
+    "..",
+    "...",
     "a" * 65,
     "a b",
     "a/b",

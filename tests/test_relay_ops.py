@@ -667,3 +667,25 @@ async def test_tls_serves_wss_and_healthz_to_clients_that_trust_its_certificate(
     await ws.close()
     with pytest.raises(ssl.SSLCertVerificationError):  # the system's trust store alone refuses it
         await connect(node.url)
+
+
+@pytest.mark.parametrize("hard, warned", [(100_000, False), (1024, True)], ids=["raised", "cannot-raise"])
+def test_the_open_file_limit_is_raised_toward_max_connections_or_named(monkeypatch, caplog, hard, warned):
+    import resource
+
+    from relay.cli import open_file_limit
+
+    limits = {"soft": 256}
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limits["soft"], hard))
+
+    def setrlimit(which, pair):
+        if pair[0] > hard:
+            raise ValueError("not allowed")
+        limits["soft"] = pair[0]
+
+    monkeypatch.setattr(resource, "setrlimit", setrlimit)
+    with caplog.at_level(logging.WARNING, logger="discard.relay"):
+        open_file_limit(5000)
+    assert limits["soft"] == (5064 if not warned else 1024)
+    lines = [r.getMessage() for r in caplog.records]
+    assert (lines == []) if not warned else (len(lines) == 1 and "below --max-connections 5000" in lines[0])
