@@ -76,10 +76,13 @@ class Entry(NamedTuple):
 Deliver = Callable[[list[Entry]], None]  # a follower's callback: consecutive entries, oldest first
 
 
-def event_frame(seq: int, seat: int, name_json: str, kind: str, body_json: str, stamp: str) -> str:
-    """The ``event`` frame text; ``name_json`` and ``body_json`` are already JSON (one formatter for every backend)."""
+def event_frame(seq: int, seat: int, name_json: str, kind: str, body_json: str, stamp: str,
+                post_id: str | None = None) -> str:
+    """The ``event`` frame text; ``name_json`` and ``body_json`` are already JSON (one formatter for every backend).
+    A post that carried an ``id`` (letters, digits, ``_`` and ``-`` only) has it in its event too."""
+    tail = f',"id":"{post_id}"' if post_id else ""
     return (f'{{"type":"event","seq":{seq},"seat":{seat},"name":{name_json},"kind":"{kind}",'
-            f'"body":{body_json},"time":{stamp}}}')
+            f'"body":{body_json},"time":{stamp}{tail}}}')
 
 
 def to_json(value: object) -> str:
@@ -130,10 +133,12 @@ class Ledger(ABC):
         """
 
     @abstractmethod
-    async def append(self, room: str, seat: int, epoch: int, body_json: str) -> int:
+    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
         """Append a post from the holder of (seat, epoch); returns its seq.
 
-        Refused with ``not_joined`` (close 4000) when a newer claim took the seat, and with
+        With ``post_id``, exactly once: a post of that id from that seat already in the room's ledger (sent
+        again after a lost acknowledgement, through this node or another) appends nothing and returns the first
+        one's seq. Refused with ``not_joined`` (close 4000) when a newer claim took the seat, and with
         ``unavailable`` when the seat was released under the connection (a node's lease ran out).
         """
 
@@ -187,6 +192,7 @@ class MemoryRoom:
     frames: list[str] = field(default_factory=list)
     marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
     seats: dict[int, SeatRecord] = field(default_factory=dict)
+    ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
     idle_since: float = field(default_factory=time.monotonic)
     followers: list[Deliver] = field(default_factory=list)
 
@@ -252,12 +258,14 @@ class MemoryLedger(Ledger):
         seq = self._add(room, held, number, "join", "null")
         return Claim(number, record.token, record.epoch, seq, held.size)
 
-    async def append(self, room: str, seat: int, epoch: int, body_json: str) -> int:
+    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
         held = self.rooms[room]
         if held.seats[seat].epoch != epoch:
             raise Refused("not_joined", "this connection's seat was taken over by a newer connection",
                           close=SEAT_TAKEN_OVER)
-        return self._add(room, held, seat, "post", body_json)
+        if post_id is not None and (seat, post_id) in held.ids:
+            return held.ids[seat, post_id]
+        return self._add(room, held, seat, "post", body_json, post_id)
 
     async def read(self, room: str, after: int) -> list[Entry]:
         held = self.rooms.get(room)
@@ -291,12 +299,16 @@ class MemoryLedger(Ledger):
         """Forget a room at once (the TUI's embedded relay drops finished games)."""
         self.rooms.pop(room, None)
 
-    def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str) -> int:
+    def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None
+             ) -> int:
         """Store, then hand to every follower: the one way an event enters a memory ledger."""
         seq = held.head + 1
-        entry = Entry(seq, seat, kind, event_frame(seq, seat, held.seats[seat].name_json, kind, body_json, now_stamp()))
+        entry = Entry(seq, seat, kind, event_frame(seq, seat, held.seats[seat].name_json, kind, body_json, now_stamp(),
+                                                   post_id))
         self._stored(room, entry)
         held.store(entry)
+        if post_id is not None:
+            held.ids[seat, post_id] = seq
         for deliver in list(held.followers):
             deliver([entry])
         return seq
@@ -347,6 +359,8 @@ class SQLiteLedger(MemoryLedger):
             event = json.loads(frame)
             held = self.rooms.setdefault(room, MemoryRoom(sizes.get(room, DEFAULT_SEATS)))
             held.store(Entry(event["seq"], event["seat"], event["kind"], frame))
+            if "id" in event:
+                held.ids[event["seat"], event["id"]] = event["seq"]
             seats = present.setdefault(room, set())
             if event["kind"] == "join":
                 seats.add(event["seat"])

@@ -43,9 +43,14 @@ NODES = "discard:nodes"
 COMMAND_CONNECTIONS = 32  # connections for claims, appends and reads (followers have their own)
 
 ADD = """
-local function add(seats, events, seat, name, kind, body, stamp)
+local function add(seats, events, seat, name, kind, body, stamp, id)
   local seq = redis.call('HINCRBY', seats, 'head', 1)
-  redis.call('XADD', events, seq .. '-0', 's', seat, 'n', name, 'k', kind, 'b', body, 't', stamp)
+  if id and id ~= '' then
+    redis.call('XADD', events, seq .. '-0', 's', seat, 'n', name, 'k', kind, 'b', body, 't', stamp, 'i', id)
+    redis.call('HSET', seats, 'i:' .. seat .. ':' .. id, seq)
+  else
+    redis.call('XADD', events, seq .. '-0', 's', seat, 'n', name, 'k', kind, 'b', body, 't', stamp)
+  end
   return seq
 end
 """
@@ -83,12 +88,17 @@ redis.call('PERSIST', events)
 return {'ok', tonumber(seat), epoch, seq, size}
 """
 
-# ARGV: seat, epoch, node, body (JSON), time. Returns the seq, -1 (seat taken over) or -2 (released).
+# ARGV: seat, epoch, node, body (JSON), time, post id ('' for none). Returns the seq (the first one's, for a post id
+# already appended: exactly once, whichever node appended it), -1 (seat taken over) or -2 (released).
 APPEND = ADD + """
 local state = redis.call('HMGET', KEYS[1], 'e:' .. ARGV[1], 'h:' .. ARGV[1], 'n:' .. ARGV[1])
 if state[1] ~= ARGV[2] then return -1 end
 if state[2] ~= ARGV[3] then return -2 end
-return add(KEYS[1], KEYS[2], ARGV[1], state[3], 'post', ARGV[4], ARGV[5])
+if ARGV[6] ~= '' then
+  local first = redis.call('HGET', KEYS[1], 'i:' .. ARGV[1] .. ':' .. ARGV[6])
+  if first then return tonumber(first) end
+end
+return add(KEYS[1], KEYS[2], ARGV[1], state[3], 'post', ARGV[4], ARGV[5], ARGV[6])
 """
 
 # ARGV: node, seat ('' for every seat the node holds), epoch, time, retention in ms. Returns the leaves added.
@@ -130,7 +140,7 @@ def entries_of(records: list[tuple[str, dict[str, str]]]) -> list[Entry]:
     out = []
     for entry_id, f in records:
         seq, seat = int(entry_id.split("-", 1)[0]), int(f["s"])
-        out.append(Entry(seq, seat, f["k"], event_frame(seq, seat, f["n"], f["k"], f["b"], f["t"])))
+        out.append(Entry(seq, seat, f["k"], event_frame(seq, seat, f["n"], f["k"], f["b"], f["t"], f.get("i"))))
     return out
 
 
@@ -306,10 +316,10 @@ class RedisLedger(Ledger):
         _, seat, epoch, seq, size = result
         return Claim(int(seat), token if token is not None else new_token, int(epoch), int(seq), int(size))
 
-    async def append(self, room: str, seat: int, epoch: int, body_json: str) -> int:
+    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
         """Queued, and sent with the other appends of this moment in one pipeline (one round trip)."""
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._appends.append((keys(room), [seat, epoch, self.node, body_json, now_stamp()], done))
+        self._appends.append((keys(room), [seat, epoch, self.node, body_json, now_stamp(), post_id or ""], done))
         if len(self._appends) == 1 and self._sending is None:
             self._sending = asyncio.get_running_loop().create_task(self._send_appends())
         seq = await done

@@ -12,6 +12,9 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   puts the frame in each connection's buffer; a connection whose buffer grows
   past ``max_buffer`` is dropped (its owner can resume with its token) instead
   of slowing its room down.
+* A post with an ``id`` lands once: sent again (a lost acknowledgement, a
+  reconnect, another node), it appends nothing and is acknowledged with the
+  first one's seq.
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
 """
@@ -38,6 +41,7 @@ from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Entry, Follower, Ledger, Memory
 log = logging.getLogger("discard.relay")
 
 ROOM_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+POST_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
 TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
@@ -280,10 +284,14 @@ class Relay:
     async def _post(self, client: Client, request: dict) -> None:
         if client.channel is None or client.room is None:
             raise Refused("not_joined", 'join a room before posting: send {"type": "join", ...} first')
-        body = request.get("body")
+        body, post_id = request.get("body"), request.get("id")
         if not isinstance(body, dict):
             raise Refused("bad_request", '"body" must be a JSON object')
-        await self.ledger.append(client.room, client.seat, client.epoch, to_json(body))
+        if post_id is not None and (not isinstance(post_id, str) or not POST_ID_PATTERN.fullmatch(post_id)):
+            raise Refused("bad_request", '"id" must be 1 to 64 characters from A-Z a-z 0-9 _ -')
+        seq = await self.ledger.append(client.room, client.seat, client.epoch, to_json(body), post_id)
+        if post_id is not None:  # the first append's seq, for a post sent again: exactly once
+            self._send(client, to_json({"type": "posted", "id": post_id, "seq": seq}))
 
     async def _leave(self, client: Client) -> None:
         """The connection has ended: free its seat, which appends its ``leave``."""

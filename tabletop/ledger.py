@@ -13,6 +13,7 @@ still owes.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import re
@@ -169,7 +170,8 @@ class RelayClient:
             if connection is not self._connection:
                 return False  # the link went down meanwhile
             try:
-                await connection.send(json.dumps({"type": "post", "body": body}, separators=(",", ":")))
+                await connection.send(json.dumps({"type": "post", "body": body, "id": post_id(body)},
+                                                 separators=(",", ":")))
             except ConnectionClosed:
                 return False
         return True
@@ -301,6 +303,12 @@ class RelayClient:
         if not isinstance(frame, dict):
             raise RelayError(f"{self.url} sent something that is not a discard relay frame: {str(raw)[:60]!r}")
         return frame
+
+
+def post_id(body: dict) -> str:
+    """The id a post is sent under (docs/relay-protocol.md, 1.1): the same body, sent again after a reconnect or
+    through another node, has the same id, so the relay appends it once."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
 
 
 def stated_limits(welcome: dict) -> tuple[float, float]:

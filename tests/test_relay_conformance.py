@@ -181,6 +181,7 @@ class Client:
         self.label = label
         self.pending: collections.deque[dict] = collections.deque()
         self.events: list[dict] = []
+        self.acks: list[dict] = []  # "posted" frames (1.1): acknowledgements of posts sent with an id
         self.last_seq: int | None = None
         self.welcome: dict | None = None
         self.seat: int | None = None
@@ -226,6 +227,10 @@ class Client:
             self._check_event(frame)
         elif kind == "error":
             check_error_frame(frame)
+        elif kind == "posted":
+            assert set(frame) == {"type", "id", "seq"} and isinstance(frame["id"], str), frame
+            assert isinstance(frame["seq"], int) and not isinstance(frame["seq"], bool), frame
+            self.acks.append(frame)
         elif kind != "welcome":
             pytest.fail(f"{self.label}: unknown frame type from relay: {raw:.200}")
         return frame
@@ -334,6 +339,18 @@ class Client:
     async def close(self) -> None:
         await self.ws.close()
 
+    async def post_with_id(self, body: dict, post_id: str) -> int:
+        """Post under ``post_id`` and wait for its acknowledgement; the seq it names (events are kept)."""
+        known = len(self.acks)
+        await self.send({"type": "post", "body": body, "id": post_id})
+        while len(self.acks) == known:
+            frame = await self.recv_frame()
+            if frame["type"] == "event":
+                self.pending.append(frame)
+        ack = self.acks[known]
+        assert ack["id"] == post_id, ack
+        return ack["seq"]
+
 
 async def strict_marker(poster: Client, *observers: Client) -> dict:
     """Post a marker; the very next event everywhere must be exactly it.
@@ -378,6 +395,8 @@ def check_welcome_shape(w: dict) -> None:
 
 def check_event_shape(ev: dict) -> None:
     assert set(ev) >= {"type", "seq", "seat", "name", "kind", "body", "time"}, ev
+    assert set(ev) <= {"type", "seq", "seat", "name", "kind", "body", "time", "id"}, ev
+    assert "id" not in ev or (ev["kind"] == "post" and isinstance(ev["id"], str)), ev
     assert isinstance(ev["seq"], int) and not isinstance(ev["seq"], bool) and ev["seq"] >= 1, ev
     assert ev["seat"] in range(MAX_SEATS) and not isinstance(ev["seat"], bool), ev
     assert isinstance(ev["name"], str) and ev["name"], ev
@@ -1115,6 +1134,51 @@ async def test_a_key_twice_inside_a_post_body_is_refused_and_appends_nothing(rel
     await c.expect_error("bad_request")
     await strict_marker(c)  # nothing was appended before the marker
     await c.close()
+
+
+# -- exactly once (1.1): a post with an id lands once -------------------------------------------------
+
+
+async def test_a_post_sent_twice_under_one_id_lands_once(relay):
+    c = await Client.open(relay.url, "C")
+    await c.join(new_room(), "Ann")
+    assert (await c.next_event())["kind"] == "join"
+    first = await c.post_with_id({"move": 1}, "p-1")
+    assert await c.post_with_id({"move": 1}, "p-1") == first  # acknowledged with the first one's seq
+    event = await c.next_event()
+    assert (event["seq"], event["body"], event["id"]) == (first, {"move": 1}, "p-1")
+    await strict_marker(c)  # and nothing else was appended
+    await c.close()
+
+
+async def test_a_post_sent_again_after_a_reconnect_lands_once(relay):
+    """The failover case: the first connection's post landed but its acknowledgement was lost; the seat resumes
+    (in two-node mode on the other node) and sends it again."""
+    room = new_room()
+    c = await Client.open(relay.url, "C")
+    welcome = await c.join(room, "Ann")
+    seq = await c.post_with_id({"move": 1}, "lost-ack")
+    c.ws.transport.abort()
+    again = await Client.open(relay.url, "C2")
+    await again.join(room, "Ann", token=welcome["token"], after=seq - 1)
+    assert await again.post_with_id({"move": 1}, "lost-ack") == seq
+    kinds = [(e["seq"], e["kind"]) for e in await again.events_until(lambda e: e["kind"] == "join")]
+    assert kinds[0] == (seq, "post") and all(kind != "post" for _, kind in kinds[1:])
+    await strict_marker(again)
+    await again.close()
+
+
+async def test_ids_are_per_seat_and_a_bad_id_is_refused(relay):
+    room = new_room()
+    a, b = await Client.open(relay.url, "A"), await Client.open(relay.url, "B")
+    await a.join(room, "Ann")
+    await b.join(room, "Bob")
+    assert await a.post_with_id({"from": "a"}, "same") != await b.post_with_id({"from": "b"}, "same")
+    for bad in ["", "x" * 65, "a b", 7, "é"]:
+        await a.send({"type": "post", "body": {}, "id": bad})
+        await a.expect_error("bad_request")
+    await a.close()
+    await b.close()
 
 
 @pytest.mark.parametrize("value", [[], [{"type": "post", "body": {}}], 1, "post", None, True, 2.5], ids=repr)
