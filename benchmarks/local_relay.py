@@ -12,10 +12,11 @@ import sys
 import tempfile
 
 
-def start_relay(*args: str) -> tuple[subprocess.Popen, str]:
-    """Start a relay (default limits; in memory unless ``args`` say otherwise); returns the process and its ws:// address."""
+def start_relay(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen, str]:
+    """Start a relay (default limits; in memory unless ``args`` say otherwise); returns the process and its ws://
+    address. ``cwd``: a checkout whose ``relay`` package to run instead of this one (a baseline)."""
     relay = subprocess.Popen([sys.executable, "-m", "relay", "--port", "0", "--log-level", "warning", *args],
-                             stdout=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, text=True, cwd=cwd)
     assert relay.stdout is not None
     line = relay.stdout.readline()
     match = re.search(r"(wss?://\S+)", line)

@@ -11,7 +11,16 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 * Writes never wait for a client. :func:`websockets.asyncio.server.broadcast`
   puts the frame in each connection's buffer; a connection whose buffer grows
   past ``max_buffer`` is dropped (its owner can resume with its token) instead
-  of slowing its room down.
+  of slowing its room down. A sweep every ``sweep`` seconds applies the same
+  limit to what websockets writes by itself (pongs), and drops the largest
+  buffers while all of them together pass ``max_buffers``.
+* No connection is read faster than ``read_rate`` frames a second (every
+  frame counts, pings included): beyond its burst, reading it pauses, which
+  slows its sender down through TCP instead of spending the relay's CPU.
+  A connection that keeps sending frames the relay refuses (more than
+  ``max_refused`` in ``refusal_window`` seconds) is closed with 1008.
+* Log lines about refusals and drops are sampled: at most a few of each kind
+  every ``refusal_window`` seconds, then one line counting the rest.
 * A post with an ``id`` lands once: sent again (a lost acknowledgement, a
   reconnect, another node), it appends nothing and is acknowledged with the
   first one's seq.
@@ -22,6 +31,7 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import json
 import logging
 import re
@@ -34,9 +44,10 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame
 from websockets.http11 import Request, Response
 
-from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused, to_json)
+from .ledger import (MAX_SEATS, POLICY, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused, to_json)
 
 log = logging.getLogger("discard.relay")
 
@@ -57,6 +68,12 @@ class Limits:
     max_rooms: int = 10_000  # rooms with a connection on this node
     max_connections: int = 5_000
     max_buffer: int = 8 << 20  # bytes queued to one slow client before it is dropped
+    max_buffers: int = 48 << 20  # bytes queued to all clients together before the largest are dropped
+    read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
+    read_burst: int = 800
+    max_refused: int = 100  # refused frames in one refusal_window before the connection is closed
+    refusal_window: float = 10.0
+    sweep: float = 0.1  # seconds between two checks of every connection's write buffer
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
 
@@ -75,6 +92,9 @@ class Client:
     channel: Channel | None = None  # None once the seat is gone (taken over) or the connection ended
     cursor: int = 0  # last seq written to this connection
     live: bool = False  # caught up: the room's follower writes to it
+    refused: int = 0  # frames refused in the current refusal window
+    window_start: float = 0.0
+    closing: bool = False  # closed for its refusals: its later frames are not even read as requests
 
     def take_token(self, limits: Limits) -> bool:
         now = time.monotonic()
@@ -141,6 +161,14 @@ def too_deep(value: object) -> bool:
     return False
 
 
+def release_memory() -> None:
+    """Hand the memory freed by dropped buffers back to the system (glibc keeps it otherwise); elsewhere a no-op."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def encodable(value: object) -> bool:
     """True if ``value`` serialises to valid UTF-8 (no lone surrogates)."""
     try:
@@ -148,6 +176,78 @@ def encodable(value: object) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+class Sampled:
+    """Log lines of one kind, at most ``per_window`` every ``window`` seconds; the rest are counted, and the count
+    is logged once the window is over, so that no client can fill a disk."""
+
+    def __init__(self, window: float, per_window: int = 5) -> None:
+        self.window, self.per_window = window, per_window
+        self.start = time.monotonic()
+        self.shown: dict[str, int] = {}
+        self.hidden: dict[str, int] = {}
+
+    def info(self, kind: str, message: str, *args: object) -> None:
+        now = time.monotonic()
+        if now - self.start >= self.window:
+            for hidden_kind, count in self.hidden.items():
+                log.info("%d more %s in the last %.0f s (not shown)", count, hidden_kind, now - self.start)
+            self.start, self.shown, self.hidden = now, {}, {}
+        if self.shown.get(kind, 0) < self.per_window:
+            self.shown[kind] = self.shown.get(kind, 0) + 1
+            log.info(message, *args)
+        else:
+            self.hidden[kind] = self.hidden.get(kind, 0) + 1
+
+
+SAMPLED = Sampled(window=10.0)  # the relay's sampled log lines (refusals, drops), shared by every connection
+
+
+class ReadBudget(ServerConnection):
+    """A connection read no faster than ``read_rate`` frames a second, control frames included: past its burst,
+    reading pauses until the bucket has refilled (TCP then slows the sender). One that sends a whole further
+    burst's worth at once (reading may be resumed by websockets' own flow control, and one read can hold
+    thousands of tiny frames) is aborted, and its frames still queued are dropped unread. Set up by
+    :meth:`Relay.serve`."""
+
+    read_rate: float = 200.0
+    read_burst: float = 800.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.read_tokens, self.read_refill = self.read_burst, time.monotonic()
+        self.read_resume: asyncio.TimerHandle | None = None
+        self.flooding = False
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame):
+            self.read_tokens -= 1
+        super().process_event(event)
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        self.read_tokens = min(self.read_burst, self.read_tokens + (now - self.read_refill) * self.read_rate)
+        self.read_refill = now
+        super().data_received(data)
+        if self.read_tokens < -self.read_burst and not self.flooding:
+            self.flooding = True
+            SAMPLED.info("dropped floods", "dropping a connection that sent %d frames beyond its budget at once",
+                         -int(self.read_tokens))
+            self.transport.abort()
+        elif self.read_tokens < 0 and self.read_resume is None and not self.transport.is_closing():
+            self.transport.pause_reading()
+            self.read_resume = self.loop.call_later(-self.read_tokens / self.read_rate, self._resume_reading)
+
+    def _resume_reading(self) -> None:
+        self.read_resume = None
+        if not self.transport.is_closing() and not self.recv_messages.paused:
+            self.transport.resume_reading()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.read_resume is not None:
+            self.read_resume.cancel()
+        super().connection_lost(exc)
 
 
 class Relay:
@@ -158,6 +258,7 @@ class Relay:
         self.limits = limits or Limits()
         self.channels: dict[str, Channel] = {}
         self.connection_count = 0
+        self.clients: set[Client] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._unreleased: list[tuple[str, int, int]] = []  # seats whose leave the ledger could not take yet
 
@@ -165,14 +266,17 @@ class Relay:
 
     async def handler(self, connection: ServerConnection) -> None:
         """Serve one connection until it closes; its frames are handled one after another."""
-        client = Client(connection, tokens=float(self.limits.burst), last_refill=time.monotonic())
+        client = Client(connection, tokens=float(self.limits.burst), last_refill=time.monotonic(),
+                        window_start=time.monotonic())
         self.connection_count += 1
+        self.clients.add(client)
         try:
             async for message in connection:
                 await self._handle_frame(client, message)
         except ConnectionClosed:
             pass  # an abrupt close is as final as a clean one
         finally:
+            self.clients.discard(client)
             self.connection_count -= 1
             if client.room is not None:
                 await self._leave(client)
@@ -185,11 +289,14 @@ class Relay:
                 return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, f"unhealthy: {problem}\n")
             return connection.respond(HTTPStatus.OK, "OK\n")
         if self.connection_count >= self.limits.max_connections:
-            log.info("refused connection: relay full (%d connections)", self.connection_count)
+            SAMPLED.info("refused connections", "refused connection: relay full (%d connections)",
+                              self.connection_count)
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "relay full, try again later\n")
         return None
 
     async def _handle_frame(self, client: Client, message: str | bytes) -> None:
+        if client.closing or getattr(client.connection, "flooding", False):
+            return
         try:
             if not client.take_token(self.limits):
                 raise Refused("rate_limited", "too many frames; slow down and send this one again")
@@ -200,12 +307,24 @@ class Relay:
                 await self._post(client, request)
         except Refused as refused:
             where = f"room={client.room} seat={client.seat}" if client.room else "not joined"
-            log.info("refused frame (%s): %s %s", refused.code, where, refused.message)
+            SAMPLED.info("refused frames", "refused frame (%s): %s %s", refused.code, where, refused.message)
             self._send(client, to_json({"type": "error", "code": refused.code, "message": refused.message}))
+            if refused.close is None and self._too_many_refusals(client):
+                SAMPLED.info("closed connections", "closing a connection (%s) after %d refused frames",
+                                  where, client.refused)
+                client.closing = True
+                self._spawn(client.connection.close(POLICY, "too many refused frames"))
             if refused.close is not None:
                 if refused.close == SEAT_TAKEN_OVER:
                     self._detach(client)  # no leave: the newer claim appended it
                 self._spawn(client.connection.close(refused.close, refused.code))
+
+    def _too_many_refusals(self, client: Client) -> bool:
+        now = time.monotonic()
+        if now - client.window_start >= self.limits.refusal_window:
+            client.window_start, client.refused = now, 0
+        client.refused += 1
+        return client.refused > self.limits.max_refused
 
     def _parse(self, message: str | bytes) -> dict:
         if isinstance(message, bytes):
@@ -370,8 +489,43 @@ class Relay:
         for connection in open_ones:
             transport = connection.transport
             if transport.get_write_buffer_size() > self.limits.max_buffer:
-                log.info("dropping a client that stopped reading (%d bytes queued)", transport.get_write_buffer_size())
-                transport.abort()
+                self._drop(connection)
+
+    def _drop(self, connection: ServerConnection) -> None:
+        """Abort a connection that stopped reading; its owner can resume with its token."""
+        SAMPLED.info("dropped clients", "dropping a client that stopped reading (%d bytes queued)",
+                          connection.transport.get_write_buffer_size())
+        connection.transport.abort()
+
+    async def sweeper(self) -> None:
+        """Every ``sweep`` seconds: drop the connections whose write buffer passed ``max_buffer`` whatever filled
+        it (websockets writes pongs by itself), then the largest ones while all together pass ``max_buffers``;
+        after a drop, hand freed memory back to the system."""
+        trimmed_at = 0  # the buffers' total at the last release
+        while True:
+            await asyncio.sleep(self.limits.sweep)
+            sizes = []
+            for client in list(self.clients):
+                transport = client.connection.transport
+                if transport is None or transport.is_closing():
+                    continue
+                size = transport.get_write_buffer_size()
+                if size > self.limits.max_buffer:
+                    self._drop(client.connection)
+                else:
+                    sizes.append((size, client.connection))
+            total = sum(size for size, _ in sizes)
+            dropped = len(self.clients) - len(sizes)
+            for size, connection in sorted(sizes, key=lambda pair: pair[0], reverse=True):
+                if total <= self.limits.max_buffers:
+                    break
+                self._drop(connection)
+                total -= size
+                dropped += 1
+            if dropped or total < trimmed_at - self.limits.max_buffer:
+                release_memory()
+                trimmed_at = total
+            trimmed_at = max(trimmed_at, total)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -401,6 +555,7 @@ class Relay:
             port,
             ssl=tls,
             process_request=self.process_request,
+            create_connection=self._connection_class(),
             max_size=4 * self.limits.max_frame,
             compression=None,  # deflate state per connection costs memory and CPU; bodies are mostly hex
             close_timeout=2,  # shutdown waits at most this long for a client's closing handshake
@@ -408,7 +563,12 @@ class Relay:
             ping_timeout=self.limits.ping_timeout,
         )
         self._spawn(self.janitor())
+        self._spawn(self.sweeper())
         return server
+
+    def _connection_class(self) -> type[ServerConnection]:
+        limits = self.limits
+        return type("Budgeted", (ReadBudget,), {"read_rate": limits.read_rate, "read_burst": float(limits.read_burst)})
 
     async def close(self) -> None:
         """Stop housekeeping and followers, then close the ledger (after the server has closed)."""

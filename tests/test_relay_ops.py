@@ -689,3 +689,70 @@ def test_the_open_file_limit_is_raised_toward_max_connections_or_named(monkeypat
     assert limits["soft"] == (5064 if not warned else 1024)
     lines = [r.getMessage() for r in caplog.records]
     assert (lines == []) if not warned else (len(lines) == 1 and "below --max-connections 5000" in lines[0])
+
+
+# -- one client never disturbs the others (issue 22) --------------------------------------------------------
+
+
+async def raw_websocket(url: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A websocket opened by hand, so that the client can send frames and never read what comes back."""
+    host, port = url.removeprefix("ws://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    key = base64.b64encode(bytes(16)).decode()
+    writer.write(f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    assert b" 101 " in await reader.readuntil(b"\r\n\r\n")
+    return reader, writer
+
+
+def masked(opcode: int, payload: bytes) -> bytes:
+    assert len(payload) < 126
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + bytes(4) + payload  # a zero mask
+
+
+async def test_a_flood_beyond_the_read_budget_is_dropped_and_the_honest_room_goes_on(make_relay, caplog):
+    running = await make_relay(read_rate=50, read_burst=100)
+    a, b = await Peer.join(running.url, "honest", "ann"), await Peer.join(running.url, "honest", "bob")
+    _, writer = await raw_websocket(running.url)
+    with caplog.at_level(logging.INFO, logger="discard.relay"):
+        writer.write((masked(0x9, b"p" * 125) + masked(0x1, b"[]")) * 2000)  # pings and junk, never read
+        with pytest.raises((ConnectionError, OSError)):
+            for _ in range(1000):  # until the relay aborts it
+                await writer.drain()
+                writer.write(masked(0x9, b"p") * 100)
+                await asyncio.sleep(0.01)
+    await a.post({"still": "here"})
+    while (message := await b.next())["type"] != "event" or message["kind"] != "post":
+        pass
+    assert message["body"] == {"still": "here"}
+    lines = [r.getMessage() for r in caplog.records]
+    assert any("beyond its budget at once" in line for line in lines)
+    assert sum("refused frame" in line for line in lines) <= 5  # sampled: one client cannot fill a disk
+    writer.close()
+    await a.ws.close()
+    await b.ws.close()
+
+
+async def test_a_connection_that_keeps_sending_refused_frames_is_closed_with_1008(make_relay):
+    running = await make_relay(max_refused=20)
+    async with connect(running.url) as ws:
+        for _ in range(30):
+            await ws.send("[]")
+        errors = 0
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                errors += json.loads(await asyncio.wait_for(ws.recv(), WAIT))["type"] == "error"
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    assert closed.value.rcvd.reason == "too many refused frames" and errors == 21
+
+
+async def test_the_sweep_drops_a_connection_whatever_filled_its_buffer(make_relay):
+    """Pongs are written by websockets itself, past the relay's own write check: the sweep sees them too."""
+    running = await make_relay(max_buffer=1 << 16, sweep=0.01)
+    stuck = await Peer.join(running.url, "room", "stuck")
+    [client] = running.relay.clients
+    transport = client.connection.transport
+    transport.get_write_buffer_size = lambda: 1 << 20  # as if a ping flood's pongs had piled up
+    with pytest.raises(ConnectionClosed):
+        while True:
+            await stuck.next()

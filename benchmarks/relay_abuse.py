@@ -1,0 +1,279 @@
+"""One abusive client beside an honest room: does the honest room feel it, and does the relay's memory come back?
+
+For each backend (--backends: memory, sqlite, redis) and each abuse, a fresh
+relay is started; an honest room of two seats posts 20 small events a second
+the whole time, and its delivery latency (sender's clock to the other seat's,
+one process, CLOCK_MONOTONIC) is measured before, during and after the abuse,
+with the relay's resident memory at the end of each phase. The abuser runs in
+a process of its own, over raw sockets, and never reads what the relay sends:
+
+- ping-flood: one connection sends ping frames as fast as it can;
+- junk: one connection that never joins sends `[]` as fast as it can;
+- post-flood: one joined connection posts as fast as it can;
+- big-frames: six connections cycle 4 MiB frames, 100,000-deep nesting and
+  10,000-digit numbers, reconnecting when dropped;
+- slow-readers: twenty seats of one room never read while another seat of it
+  posts 100 KB bodies.
+
+    uv run python benchmarks/relay_abuse.py
+    uv run python benchmarks/relay_abuse.py --backends memory --abuses ping-flood,junk
+    uv run python benchmarks/relay_abuse.py --baseline HEAD~3   # the same abuses on an older relay, side by side
+
+Targets (issue 22): during any abuse the honest room's p99 stays under 50 ms on
+memory and SQLite and under 100 ms on Redis, and the relay's memory grows by
+at most 64 MiB and comes back down once the abuser is gone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import multiprocessing
+import os
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+
+from local_relay import start_redis, start_relay
+
+ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers"]
+TARGET_P99_MS = {"memory": 50.0, "sqlite": 50.0, "redis": 100.0}
+TARGET_RSS_GROWTH_MIB = 64.0
+
+
+# -- the abuser: raw RFC 6455 frames over a blocking socket, never reading ----------------------------------
+
+
+def raw_connect(url: str) -> socket.socket:
+    host, port = url.removeprefix("ws://").split("/")[0].split(":")
+    sock = socket.create_connection((host, int(port)))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        chunk = sock.recv(4096)
+        if not chunk:
+            raise ConnectionError("closed during the handshake")
+        reply += chunk
+    if b" 101 " not in reply.split(b"\r\n", 1)[0]:
+        raise ConnectionError(reply.split(b"\r\n", 1)[0].decode())
+    return sock
+
+
+def frame(opcode: int, payload: bytes) -> bytes:
+    """A masked client frame (the mask is zero: the relay unmasks all the same)."""
+    n = len(payload)
+    head = bytes([0x80 | opcode])
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 1 << 16:
+        head += bytes([0x80 | 126]) + struct.pack("!H", n)
+    else:
+        head += bytes([0x80 | 127]) + struct.pack("!Q", n)
+    return head + b"\0\0\0\0" + payload
+
+
+def text(obj: object) -> bytes:
+    return frame(0x1, json.dumps(obj).encode())
+
+
+def abuse(kind: str, url: str, room: str, stop_at: float) -> None:
+    """Run one abuse until ``stop_at`` (time.time()), reconnecting whenever the relay drops a connection."""
+    while time.time() < stop_at:
+        try:
+            if kind == "slow-readers":
+                slow_readers(url, room, stop_at)
+            elif kind == "big-frames":
+                big_frames(url, stop_at)
+            else:
+                flood(kind, url, room, stop_at)
+        except OSError:
+            time.sleep(0.05)
+
+
+def flood(kind: str, url: str, room: str, stop_at: float) -> None:
+    sock = raw_connect(url)
+    if kind == "post-flood":
+        sock.sendall(text({"type": "join", "room": f"{room}-abuser", "name": "abuser"}))
+    one = {"ping-flood": frame(0x9, b"x" * 125), "junk": text([]),
+           "post-flood": text({"type": "post", "body": {"n": 1}})}[kind]
+    burst = one * 256
+    with sock:
+        while time.time() < stop_at:
+            sock.sendall(burst)
+
+
+def big_frames(url: str, stop_at: float) -> None:
+    bodies = [frame(0x1, b'"' + b"x" * (4 << 20) + b'"'), text({"type": "post", "body": {}}).replace(
+        b"{}", b"[" * 100_000 + b"]" * 100_000), frame(0x1, b'{"type":"post","body":{"n":' + b"9" * 10_000 + b"}}")]
+    socks = [raw_connect(url) for _ in range(6)]
+    try:
+        while time.time() < stop_at:
+            for k, sock in enumerate(socks):
+                try:
+                    sock.sendall(bodies[k % len(bodies)])
+                except OSError:
+                    socks[k] = raw_connect(url)
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def slow_readers(url: str, room: str, stop_at: float) -> None:
+    """Four rooms of six: five seats that never read, and one that posts 100 KB bodies."""
+    readers, posters = [], []
+    for r in range(4):
+        for k in range(5):
+            sock = raw_connect(url)
+            sock.sendall(text({"type": "join", "room": f"{room}-slow{r}", "name": f"r{k}", "seats": 6}))
+            readers.append(sock)
+        poster = raw_connect(url)
+        poster.sendall(text({"type": "join", "room": f"{room}-slow{r}", "name": "poster", "seats": 6}))
+        posters.append(poster)
+    body = text({"type": "post", "body": {"pad": "x" * 100_000}})
+    try:
+        while time.time() < stop_at:
+            for poster in posters:
+                poster.sendall(body)
+            time.sleep(0.02)
+    finally:
+        for sock in readers + posters:
+            sock.close()
+
+
+# -- the honest room -----------------------------------------------------------------------------------------
+
+
+async def honest_room(url: str, room: str, phases: list[float]) -> list[list[float]]:
+    """Two seats; seat 0 posts 20 events a second until the last phase ends; latencies (ms) seen by seat 1,
+    one list per phase (``phases``: the time.monotonic() at which each phase ends)."""
+    latencies: list[list[float]] = [[] for _ in phases]
+    async with connect(url, max_size=None) as a, connect(url, max_size=None) as b:
+        await a.send(json.dumps({"type": "join", "room": room, "name": "a"}))
+        await a.recv()
+        await b.send(json.dumps({"type": "join", "room": room, "name": "b"}))
+        await b.recv()
+
+        async def receive() -> None:
+            async for raw in b:
+                message = json.loads(raw)
+                if message.get("type") == "event" and message["kind"] == "post":
+                    now = time.monotonic()
+                    phase = next((k for k, end in enumerate(phases) if now <= end), len(phases) - 1)
+                    latencies[phase].append((now - message["body"]["t"]) * 1000)
+
+        receiver = asyncio.create_task(receive())
+        while time.monotonic() < phases[-1]:
+            await a.send(json.dumps({"type": "post", "body": {"t": time.monotonic()}}))
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        receiver.cancel()
+    return latencies
+
+
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def p(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] if len(values) > 1 else values[0]
+
+
+def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) -> dict:
+    redis = None
+    store: list[str] = []
+    if backend == "redis":
+        redis, redis_url = start_redis()
+        store = ["--store", redis_url]
+    elif backend == "sqlite":
+        store = ["--store", str(Path(tempfile.mkdtemp(prefix="abuse-")) / "relay.sqlite3")]
+    relay, url = start_relay(*store, cwd=cwd)
+    try:
+        start = time.monotonic()
+        phases = [start + args.before, start + args.before + args.during, start + args.before + args.during + args.after]
+        rss: list[float] = []
+
+        async def main() -> list[list[float]]:
+            room = asyncio.create_task(honest_room(url, f"honest-{kind}", phases))
+            await asyncio.sleep(max(0.0, phases[0] - time.monotonic()))
+            rss.append(rss_mib(relay.pid))
+            abuser = multiprocessing.get_context("spawn").Process(
+                target=abuse, args=(kind, url, f"abuse-{kind}", time.time() + args.during), daemon=True)
+            abuser.start()
+            await asyncio.sleep(max(0.0, phases[1] - time.monotonic()))
+            rss.append(rss_mib(relay.pid))
+            abuser.join(2)
+            if abuser.is_alive():
+                abuser.kill()
+            await asyncio.sleep(max(0.0, phases[2] - time.monotonic()))
+            rss.append(rss_mib(relay.pid))
+            return await room
+
+        latencies = asyncio.run(main())
+    finally:
+        relay.terminate()
+        relay.wait()
+        if redis is not None:
+            redis.terminate()
+            redis.wait()
+    return {"p50": [p(x, 50) for x in latencies], "p99": [p(x, 99) for x in latencies], "rss": rss,
+            "alive": relay.returncode in (0, 143, -15)}
+
+
+def baseline_tree(revision: str) -> str:
+    """A git worktree of ``revision`` in a temporary directory, to run its relay beside this one."""
+    directory = tempfile.mkdtemp(prefix="abuse-baseline-")
+    subprocess.run(["git", "worktree", "add", "--detach", directory, revision], check=True, capture_output=True)
+    return directory
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--backends", default="memory,sqlite,redis")
+    parser.add_argument("--abuses", default=",".join(ABUSES))
+    parser.add_argument("--before", type=float, default=3.0, help="seconds of the honest room alone first")
+    parser.add_argument("--during", type=float, default=8.0, help="seconds of abuse")
+    parser.add_argument("--after", type=float, default=4.0, help="seconds after the abuser has gone")
+    parser.add_argument("--baseline", metavar="REV", help="also run the relay of this git revision, side by side")
+    args = parser.parse_args()
+    versions = [("this", None)] + ([(args.baseline, baseline_tree(args.baseline))] if args.baseline else [])
+    print(f"{'relay':<10} {'backend':<7} {'abuse':<13} {'p50 / p99 ms: before':>22} {'during':>16} {'after':>16} "
+          f"{'RSS MiB before/during/after':>29}  ok")
+    failed = False
+    try:
+        for backend in args.backends.split(","):
+            for kind in args.abuses.split(","):
+                for label, cwd in versions:
+                    r = run_one(backend, kind, args, cwd)
+                    cells = [f"{p50:6.1f} / {p99:6.1f}" for p50, p99 in zip(r["p50"], r["p99"])]
+                    rss = r["rss"]
+                    ok = (r["p99"][1] <= TARGET_P99_MS[backend] and rss[1] - rss[0] <= TARGET_RSS_GROWTH_MIB
+                          and rss[2] - rss[0] <= TARGET_RSS_GROWTH_MIB / 2 and r["alive"])
+                    failed |= label == "this" and not ok
+                    print(f"{label[:10]:<10} {backend:<7} {kind:<13} {cells[0]:>22} {cells[1]:>16} {cells[2]:>16} "
+                          f"{rss[0]:9.0f} {rss[1]:9.0f} {rss[2]:9.0f}  {'yes' if ok else 'NO'}", flush=True)
+    finally:
+        for _, cwd in versions:
+            if cwd is not None:
+                subprocess.run(["git", "worktree", "remove", "--force", cwd], capture_output=True)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
