@@ -26,6 +26,15 @@ def start_relay(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen, s
     return relay, match.group(1)
 
 
+def status_mib(pid: int, key: str) -> float:
+    """A memory figure of /proc/PID/status in MiB: ``VmRSS`` (now) or ``VmHWM`` (the peak)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith(f"{key}:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def start_redis() -> tuple[subprocess.Popen, str]:
     """A throwaway redis-server on a free loopback port (append-only file on, fsync every second, as deployed)."""
     binary = shutil.which("redis-server")

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from local_relay import start_redis, start_relay
+from local_relay import start_redis, start_relay, status_mib
 
 ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers"]
 TARGET_P99_MS = {"memory": 50.0, "sqlite": 50.0, "redis": 100.0}
@@ -182,11 +182,7 @@ async def honest_room(url: str, room: str, phases: list[float]) -> list[list[flo
 
 
 def rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    return status_mib(pid, "VmRSS")
 
 
 def p(values: list[float], q: float) -> float:

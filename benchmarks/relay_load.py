@@ -37,7 +37,7 @@ from typing import cast
 
 from websockets.speedups import apply_mask
 
-from local_relay import start_redis, start_relay
+from local_relay import start_redis, start_relay, status_mib
 
 TARGET_EVENTS_PER_S = 20_000
 TARGET_P99_MS = 50.0
@@ -181,11 +181,7 @@ def worker(url, rooms, rate, warmup, duration, ready, start, results) -> None:
 
 
 def peak_rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    return status_mib(pid, "VmHWM")
 
 
 def cpu_seconds(pid: int) -> float:
