@@ -185,10 +185,13 @@ class MemoryRoom:
     """A ledger and its seats. ``frames[i]`` is the event with seq i + 1, ``marks[i]`` its seat and kind.
 
     Plain strings and small ints, not an object per event: the garbage collector
-    does not walk them, which keeps its pauses short on a busy relay.
+    does not walk them, which keeps its pauses short on a busy relay. A room
+    whose events live on disk keeps no frames here (``keep_frames`` false):
+    only the marks, so that its memory does not grow with what is posted.
     """
 
     size: int
+    keep_frames: bool = True
     frames: list[str] = field(default_factory=list)
     marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
     seats: dict[int, SeatRecord] = field(default_factory=dict)
@@ -198,14 +201,16 @@ class MemoryRoom:
 
     @property
     def head(self) -> int:
-        return len(self.frames)
+        return len(self.marks)
 
     def entries(self, after: int) -> list[Entry]:
+        assert self.keep_frames, "this room's frames are on disk"
         return [Entry(seq, mark >> 2, KINDS[mark & 3], frame)
                 for seq, mark, frame in zip(range(after + 1, self.head + 1), self.marks[after:], self.frames[after:])]
 
     def store(self, entry: Entry) -> None:
-        self.frames.append(entry.frame)
+        if self.keep_frames:
+            self.frames.append(entry.frame)
         self.marks.append(entry.seat * 4 + KINDS.index(entry.kind))
 
     def seat_for_token(self, token: str) -> int | None:
@@ -242,7 +247,7 @@ class MemoryLedger(Ledger):
             check_seats(room, held.size, seats)
         else:
             if held is None:
-                held = self.rooms[room] = MemoryRoom(seats or DEFAULT_SEATS)
+                held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
                 self._created(room, held.size)
             check_seats(room, held.size, seats)
             if len(held.seats) >= held.size:
@@ -269,12 +274,12 @@ class MemoryLedger(Ledger):
 
     async def read(self, room: str, after: int) -> list[Entry]:
         held = self.rooms.get(room)
-        return held.entries(after) if held else []
+        return self._entries(room, held, after) if held else []
 
     def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
         held = self.rooms[room]
         if held.head > after:
-            deliver(held.entries(after))
+            deliver(self._entries(room, held, after))
         held.followers.append(deliver)
         return MemoryFollower(held, deliver)
 
@@ -314,6 +319,12 @@ class MemoryLedger(Ledger):
         return seq
 
     # Hooks for a durable subclass; in memory there is nothing to do.
+    def _room(self, seats: int) -> MemoryRoom:
+        return MemoryRoom(seats)
+
+    def _entries(self, room: str, held: MemoryRoom, after: int) -> list[Entry]:
+        return held.entries(after)
+
     def _created(self, room: str, seats: int) -> None:
         pass
 
@@ -327,7 +338,8 @@ class MemoryLedger(Ledger):
 class SQLiteLedger(MemoryLedger):
     """A memory ledger whose every event and seat is committed to an SQLite file (WAL mode) before any
     follower sees it, so a relay killed with SIGKILL and started again on the file has lost no event
-    that any client received. Seats connected when it died get a ``leave`` at the next start."""
+    that any client received. Seats connected when it died get a ``leave`` at the next start. Posted
+    frames are read back from the file (catch-ups), never kept in memory: what is posted costs disk."""
 
     def __init__(self, path: str | Path, retention: float = 600.0) -> None:
         super().__init__(retention)
@@ -352,12 +364,12 @@ class SQLiteLedger(MemoryLedger):
     def _load(self) -> None:
         sizes = dict(self.db.execute("SELECT room, seats FROM rooms"))  # files from before N seats: 2
         for room, seat, token, name in self.db.execute("SELECT room, seat, token, name FROM seats ORDER BY room, seat"):
-            held = self.rooms.setdefault(room, MemoryRoom(sizes.get(room, DEFAULT_SEATS)))
+            held = self.rooms.setdefault(room, self._room(sizes.get(room, DEFAULT_SEATS)))
             held.seats[seat] = SeatRecord(token, to_json(name), epoch=1)
         present: dict[str, set[int]] = {}
         for room, frame in self.db.execute("SELECT room, frame FROM events ORDER BY room, seq"):
             event = json.loads(frame)
-            held = self.rooms.setdefault(room, MemoryRoom(sizes.get(room, DEFAULT_SEATS)))
+            held = self.rooms.setdefault(room, self._room(sizes.get(room, DEFAULT_SEATS)))
             held.store(Entry(event["seq"], event["seat"], event["kind"], frame))
             if "id" in event:
                 held.ids[event["seat"], event["id"]] = event["seq"]
@@ -374,6 +386,13 @@ class SQLiteLedger(MemoryLedger):
         super().drop(room)
         for table in ("events", "seats", "rooms"):
             self.db.execute(f"DELETE FROM {table} WHERE room = ?", (room,))
+
+    def _room(self, seats: int) -> MemoryRoom:
+        return MemoryRoom(seats, keep_frames=False)  # the frames are in the file: memory holds no posted data
+
+    def _entries(self, room: str, held: MemoryRoom, after: int) -> list[Entry]:
+        rows = self.db.execute("SELECT seq, frame FROM events WHERE room = ? AND seq > ? ORDER BY seq", (room, after))
+        return [Entry(seq, held.marks[seq - 1] >> 2, KINDS[held.marks[seq - 1] & 3], frame) for seq, frame in rows]
 
     def _created(self, room: str, seats: int) -> None:
         self.db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?)", (room, seats))
