@@ -16,6 +16,7 @@ from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig
 from discard_tui.profile import terminal_profile
 from discard_tui.table import Intent, MoveLog
 from discard_tui.view import Phase
+from tabletop import shell
 from games.cards import FULL_DECK
 from games.discard.rules import matches
 
@@ -24,7 +25,11 @@ SIZE = (80, 24)
 
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
+    """A data directory whose shown path and transcript name are the same on every run (the game-over
+    screen shows the transcript's path): relative to a temporary working directory, with a fixed clock."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISCARD_DATA_DIR", "data")
+    monkeypatch.setattr(shell.time, "strftime", lambda form, when=None: "20261125-120000")
 
 
 def fixed_game() -> DiscardApp:

@@ -69,7 +69,9 @@ async def test_space_turns_then_a_plays_to_the_game_over_dialog():
                     "the game-over dialog")
         end = board(app)
         text = {name: app.screen.query_one(f"#{name}").render().plain for name in ("result", "ending", "verdict")}
-        assert end.verdict.summary.startswith("Checked: every shuffle") and text["verdict"] == end.verdict.summary
+        summary, kept = text["verdict"].split("\n")
+        assert end.verdict.summary.startswith("Checked: every shuffle") and summary == end.verdict.summary
+        assert kept.startswith("Transcript of every message: ") and str(end.transcript) in kept
         assert end.tricks == 30
         assert text["result"] == "You lose" and end.piles == (38, 14)
         assert text["ending"] == "After 30 tricks Computer held 38 cards and you 14: Computer won."
