@@ -123,11 +123,15 @@ def take_turn(browser: Browser, lines: list[str]) -> None:
 
 
 def play_to_game_over(browser: Browser, screenshot: Path | None = None, screenshot_at: int = 1) -> list[str]:
-    """Play by keys until the game-over dialog shows the audit; optionally save a screenshot on the way."""
+    """Play by keys until the game-over dialog shows the audit and the transcript (the move log shows the
+    audit first); optionally save a screenshot on the way."""
+    def game_over(lines: list[str]) -> bool:
+        return verdict(lines) is not None and any("transcript of every message" in line.lower() for line in lines)
+
     for turn in range(300):
-        lines = browser.wait_for(lambda now: my_turn(now) or verdict(now) is not None, "my turn or the verdict",
+        lines = browser.wait_for(lambda now: my_turn(now) or game_over(now), "my turn or the game-over dialog",
                                  timeout=60)
-        if verdict(lines) is not None:
+        if game_over(lines):
             return lines
         if screenshot is not None and turn == screenshot_at:
             browser.screenshot(screenshot)
