@@ -28,7 +28,7 @@ LISTENING = re.compile(r"discard-relay listening on (wss?://(\S+):(\d+))\s*$")
 
 
 @pytest.fixture(autouse=True)
-def private_data_dir(tmp_path, monkeypatch):
+def data_dir(tmp_path, monkeypatch):
     """Saved seats and transcripts go to the test's own directory, for this process and its children."""
     monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path / "data"))
     return tmp_path / "data"
@@ -263,7 +263,7 @@ def crypto_pool():
     crypto.shutdown_pool()
 
 
-async def _until(condition, what, rounds=3000):
+async def _eventually(condition, what, rounds=3000):
     """Poll ``condition`` (bounded in rounds; the condition, not the clock, decides)."""
     for _ in range(rounds):
         if condition():
@@ -273,9 +273,10 @@ async def _until(condition, what, rounds=3000):
 
 
 @pytest.fixture
-def until():
-    """``await until(condition, what)``: wait for a state the test cannot be told about."""
-    return _until
+def eventually():
+    """``await eventually(condition, what)``: wait for a state the test cannot be told about (no app;
+    screen tests wait with ``pilot.until``)."""
+    return _eventually
 
 
 @pytest.fixture
@@ -307,7 +308,7 @@ class Terminal(pexpect.spawn):
 
 
 @pytest.fixture
-def terminal(private_data_dir):
+def terminal(data_dir):
     """``terminal(*python_args, size=(rows, cols))``: start ``python *python_args`` in a pseudo-terminal."""
     import io
 

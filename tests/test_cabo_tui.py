@@ -14,13 +14,11 @@ from discard_tui.table import MoveLog
 from discard_tui.view import Phase
 from discard_tui.widgets import StatusBar
 from games.cabo.rules import Stage
+from pilot import text_of, until
 
 SIZE = (80, 24)
 
 
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
 
 
 def cabo_game(seed: int = 1, points: int = 20) -> DiscardApp:
@@ -30,23 +28,11 @@ def cabo_game(seed: int = 1, points: int = 20) -> DiscardApp:
                                  opponent_seed=seed, think_time=0, seeds=seeds), terminal_profile())
 
 
-async def until(pilot, condition, what: str, limit: int = 3000) -> None:
-    """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock)."""
-    for _ in range(limit):
-        if condition():
-            await pilot.pause()
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"never happened: {what}")
-
 
 def my_turn_or_over(app) -> bool:
     view = app.view
     return view is not None and (view.my_turn or view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))
 
-
-def text_of(screen, selector) -> str:
-    return screen.query_one(selector).render().plain
 
 
 async def play_by_keys(pilot, app) -> set[str]:

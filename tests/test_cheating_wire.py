@@ -148,14 +148,14 @@ class Staller:
     ("audit", "never sent their keys for the audit: the game cannot be verified"),
     ("move", "never made their move"),
 ])
-async def test_a_bot_gives_up_on_a_staller_that_keeps_reconnecting(players, relay_url, until, what, owed):
+async def test_a_bot_gives_up_on_a_staller_that_keeps_reconnecting(players, relay_url, eventually, what, owed):
     room = f"stall-{what}"
     pair = await players(room, [simple(2)], options={"deck": "short"}, tamper={0: Staller(what)}, seats=2)
     victim = run_bot(relay_url, room, "--name", "victim", "--deck", "short", "--timeout", "1.5", "--seed", "1")
     staller = pair.seats[0]
     try:
         stalled = {"audit": ("audit",), "move": ("draw", "discard")}[what]
-        await until(lambda: staller.outbox is not None and staller.outbox["msg"]["type"] in stalled,
+        await eventually(lambda: staller.outbox is not None and staller.outbox["msg"]["type"] in stalled,
                     "the stall", rounds=3000)
         while victim.poll() is None:  # join and leave over and over: no progress, so no excuse
             churn = RelayClient(relay_url, room, "staller", token=staller.ledger.token)

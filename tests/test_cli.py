@@ -164,7 +164,7 @@ def test_the_start_screen_takes_a_saved_room_back_with_its_players():
     assert (fresh.room, fresh.game, fresh.seats) == ("table-new", "cabo", 3)
 
 
-def test_a_crash_of_the_app_exits_1_with_one_line_and_keeps_the_traceback(terminal, private_data_dir):
+def test_a_crash_of_the_app_exits_1_with_one_line_and_keeps_the_traceback(terminal, data_dir):
     crash = ("import sys; from discard_tui import app, cli; "
              "app.TableScreen.update = lambda self, view: 1 / 0; cli.main(sys.argv[1:])")
     child = terminal("-c", crash, "--name", "tester", "--deck", "short")
@@ -173,7 +173,7 @@ def test_a_crash_of_the_app_exits_1_with_one_line_and_keeps_the_traceback(termin
     assert child.exitstatus == 1
     lines = child.after_screen()
     assert len(lines) == 1 and lines[0].startswith("discard-tui: crashed (ZeroDivisionError: division by zero)"), lines
-    [report] = (private_data_dir / "crashes").iterdir()
+    [report] = (data_dir / "crashes").iterdir()
     assert str(report) in lines[0] and "Traceback" in report.read_text()
 
 

@@ -57,8 +57,7 @@ async def test_rematch_is_refused_mid_game(players):
     assert await pair.seats[0].rematch() == "a rematch is already requested"
 
 
-async def test_bot_cli_prints_one_json_line_per_game(relay_url, tmp_path, monkeypatch):
-    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
+async def test_bot_cli_prints_one_json_line_per_game(relay_url):
     bots = [run_bot(relay_url, "cli", "--name", name, "--games", "2", "--deck", "short", "--json")
             for name in ("a", "b")]
     for code, out, err in await asyncio.gather(*(finish(b) for b in bots)):
@@ -76,13 +75,12 @@ async def test_bot_cli_prints_one_json_line_per_game(relay_url, tmp_path, monkey
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-async def test_a_bot_stopped_by_a_signal_exits_quietly(relay_server, until, tmp_path, monkeypatch, sig):
-    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
+async def test_a_bot_stopped_by_a_signal_exits_quietly(relay_server, eventually, sig):
     relay, url = relay_server
     room = f"signal-{sig}"
     waiting = run_bot(url, room, "--name", "a")
     try:
-        await until(lambda: room in relay.ledger.rooms, "the bot to take its seat")
+        await eventually(lambda: room in relay.ledger.rooms, "the bot to take its seat")
         waiting.send_signal(sig)
         code, out, err = await finish(waiting)
     finally:
@@ -111,7 +109,7 @@ async def test_bot_gives_up_on_a_silent_opponent(relay_url):
     assert err.strip() == "discard-bot: nobody came to play in room lonely (waited 0.5 s); run the same command to resume"
 
 
-async def test_two_bots_with_one_name_keep_their_own_seats(relay_url, private_data_dir):
+async def test_two_bots_with_one_name_keep_their_own_seats(relay_url, data_dir):
     """Same --name, same room: each keeps its own seat file instead of resuming the other's seat."""
     bots = [run_bot(relay_url, "twins", "--name", "twin", "--deck", "short", "--json", "--seed", str(i))
             for i in (1, 2)]
@@ -121,4 +119,4 @@ async def test_two_bots_with_one_name_keep_their_own_seats(relay_url, private_da
         [line] = [json.loads(text) for text in out.splitlines()]
         assert line["audit"] == "fair"
     assert sorted(json.loads(out)["result"] for _, out, _ in results) == ["loss", "win"]
-    assert not list((private_data_dir / "games").glob("*.json"))  # both finished: both files gone
+    assert not list((data_dir / "games").glob("*.json"))  # both finished: both files gone

@@ -82,7 +82,7 @@ async def test_every_unreachable_relay_is_named():
         await client.open()
 
 
-async def test_backoff_starts_afresh_once_a_session_is_back(until):
+async def test_backoff_starts_afresh_once_a_session_is_back(eventually):
     """A relay that seats us and then drops the connection: each reconnect waits the first delay again."""
     connections = []
 
@@ -96,7 +96,7 @@ async def test_backoff_starts_afresh_once_a_session_is_back(until):
     client = RelayClient(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", "r", "a")
     try:
         await client.open()
-        await until(lambda: len(connections) >= 5, "four reconnects")
+        await eventually(lambda: len(connections) >= 5, "four reconnects")
         assert client._delay <= 2 * FIRST_DELAY  # reset at each welcome, doubled once after the loss
     finally:
         await client.close()

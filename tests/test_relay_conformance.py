@@ -120,7 +120,7 @@ def relay(backend, redis_for, tmp_path_factory):
 
 
 @pytest.fixture
-async def make_relay(backend, redis_for, tmp_path):
+async def relay_with_flags(backend, redis_for, tmp_path):
     """Start relays with special flags for one test; clients are closed before the relays stop."""
     started: list[Target] = []
 
@@ -1042,8 +1042,8 @@ async def test_room_outlives_its_seats_by_default(relay):
     await b2.close()
 
 
-async def test_short_retention_room_still_there_right_after_seats_left(make_relay):
-    r = make_relay("--retention", 1)
+async def test_short_retention_room_still_there_right_after_seats_left(relay_with_flags):
+    r = relay_with_flags("--retention", 1)
     a, b = await seated_pair(r)
     await a.post({"keep": "me"})
     await b.close()
@@ -1058,8 +1058,8 @@ async def test_short_retention_room_still_there_right_after_seats_left(make_rela
     await a2.close()
 
 
-async def test_store_keeps_every_event_and_token_across_sigkill(make_relay):
-    r1 = make_relay(durable=True)
+async def test_store_keeps_every_event_and_token_across_sigkill(relay_with_flags):
+    r1 = relay_with_flags(durable=True)
     a, b = await seated_pair(r1)
     for i in range(5):
         ev = await a.post({"a": i})
@@ -1072,7 +1072,7 @@ async def test_store_keeps_every_event_and_token_across_sigkill(make_relay):
     token_a, token_b = a.welcome["token"], b.welcome["token"]
     r1.kill()
 
-    r2 = make_relay(durable=True)
+    r2 = relay_with_flags(durable=True)
     a2 = await Client.open(r2.url, "A2")
     w = await a2.join(a.room, "Alice", token=token_a, after=0)
     assert w["seat"] == 0
@@ -1423,8 +1423,8 @@ async def test_just_under_default_1mib_is_accepted(relay):
     await close_all(a, b)
 
 
-async def test_too_large_over_configured_max_frame(make_relay):
-    r = make_relay("--max-frame", 1024)
+async def test_too_large_over_configured_max_frame(relay_with_flags):
+    r = relay_with_flags("--max-frame", 1024)
     a, b = await seated_pair(r)
     ok_body = {"pad": "z" * 900}
     assert len(json.dumps({"type": "post", "body": ok_body})) < 1024
@@ -1452,8 +1452,8 @@ def post_frame_of_size(n: int) -> str:
     return text
 
 
-async def test_max_frame_boundary_exact_size_accepted_one_byte_more_refused(make_relay):
-    r = make_relay("--max-frame", 2048)
+async def test_max_frame_boundary_exact_size_accepted_one_byte_more_refused(relay_with_flags):
+    r = relay_with_flags("--max-frame", 2048)
     a, b = await seated_pair(r)
     await a.send_text(post_frame_of_size(2048))
     ev = await a.next_event()
@@ -1471,8 +1471,8 @@ async def test_max_frame_boundary_exact_size_accepted_one_byte_more_refused(make
     await close_all(a, b)
 
 
-async def test_rate_limited_posts_are_refused_without_changing_ledger(make_relay):
-    r = make_relay("--rate", 5, "--burst", 5)
+async def test_rate_limited_posts_are_refused_without_changing_ledger(relay_with_flags):
+    r = relay_with_flags("--rate", 5, "--burst", 5)
     a, b = await seated_pair(r)
     n = 20
     for i in range(n):

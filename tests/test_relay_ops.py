@@ -133,7 +133,7 @@ class InProcess:
 
 
 @pytest.fixture
-async def make_relay():
+async def in_process_relay():
     started: list[InProcess] = []
 
     async def start(retention: float = 600.0, **limits: Any) -> InProcess:
@@ -336,8 +336,8 @@ async def test_join_leave_and_refusals_are_logged_with_room_and_seat(spawn):
 # -- 5. limits ---------------------------------------------------------------------------
 
 
-async def test_rate_limit_refuses_then_refills(make_relay, clock):
-    running = await make_relay(burst=5, rate=0.01)
+async def test_rate_limit_refuses_then_refills(in_process_relay, clock):
+    running = await in_process_relay(burst=5, rate=0.01)
     a = await Peer.join(running.url, "rate", "ann")  # frame 1
     for i in range(4):  # frames 2 to 5
         await a.post({"i": i})
@@ -355,8 +355,8 @@ async def test_rate_limit_refuses_then_refills(make_relay, clock):
     assert len(running.relay.ledger.rooms["rate"].frames) == 6  # refused frames changed nothing
 
 
-async def test_max_rooms_gives_relay_full(make_relay):
-    running = await make_relay(max_rooms=1)
+async def test_max_rooms_gives_relay_full(in_process_relay):
+    running = await in_process_relay(max_rooms=1)
     await Peer.join(running.url, "one", "ann")
     b = Peer(await connect(running.url))
     await b.send(type="join", room="two", name="bob")
@@ -367,8 +367,8 @@ async def test_max_rooms_gives_relay_full(make_relay):
     assert (welcome["type"], welcome["seat"]) == ("welcome", 1)
 
 
-async def test_max_connections_refuses_the_handshake_with_503(make_relay):
-    running = await make_relay(max_connections=2)
+async def test_max_connections_refuses_the_handshake_with_503(in_process_relay):
+    running = await in_process_relay(max_connections=2)
     await Peer.join(running.url, "r", "ann")  # a welcome: the handler is counting it
     await Peer.join(running.url, "r", "bob")
     with pytest.raises(InvalidStatus) as refused:
@@ -376,8 +376,8 @@ async def test_max_connections_refuses_the_handshake_with_503(make_relay):
     assert refused.value.response.status_code == 503
 
 
-async def test_max_frame_gives_too_large_then_1009(make_relay):
-    running = await make_relay(max_frame=1024)
+async def test_max_frame_gives_too_large_then_1009(in_process_relay):
+    running = await in_process_relay(max_frame=1024)
     a = await Peer.join(running.url, "big", "ann")
     b = await Peer.join(running.url, "big", "bob")
 
@@ -410,8 +410,8 @@ async def test_max_frame_gives_too_large_then_1009(make_relay):
 # -- 6. a slow client never delays its room -----------------------------------------
 
 
-async def test_stalled_reader_is_dropped_without_delaying_the_room(make_relay):
-    running = await make_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
+async def test_stalled_reader_is_dropped_without_delaying_the_room(in_process_relay):
+    running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
     a = await Peer.join(running.url, "slow", "ann")
     stalled = await Peer.join(running.url, "slow", "bob")
     stalled.ws.transport.pause_reading()
@@ -449,8 +449,8 @@ async def test_stalled_reader_is_dropped_without_delaying_the_room(make_relay):
         assert event["body"] == {"still": "here"}
 
 
-async def test_client_dropped_during_catch_up_is_dropped_quietly(make_relay, caplog):
-    running = await make_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
+async def test_client_dropped_during_catch_up_is_dropped_quietly(in_process_relay, caplog):
+    running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
     a = await Peer.join(running.url, "deep", "ann")
     noise = random.Random(7)
     for i in range(300):  # a ledger of some 10 MB: more than the kernel buffers hold
@@ -472,8 +472,8 @@ async def test_client_dropped_during_catch_up_is_dropped_quietly(make_relay, cap
 # -- 7. retention -------------------------------------------------------------------------
 
 
-async def test_rooms_expire_only_after_everyone_left_for_retention(make_relay, clock):
-    running = await make_relay(retention=0.05)
+async def test_rooms_expire_only_after_everyone_left_for_retention(in_process_relay, clock):
+    running = await in_process_relay(retention=0.05)
     relay, ledger = running.relay, running.relay.ledger
     a = await Peer.join(running.url, "kept", "ann")
     a_task = running.handler_tasks()
@@ -507,8 +507,8 @@ async def test_rooms_expire_only_after_everyone_left_for_retention(make_relay, c
 # -- 8. resume while the old connection is open -----------------------------------------------
 
 
-async def test_resume_closes_the_old_connection_with_4000(make_relay):
-    running = await make_relay()
+async def test_resume_closes_the_old_connection_with_4000(in_process_relay):
+    running = await in_process_relay()
     a = await Peer.join(running.url, "twice", "ann")
     a_task = running.handler_tasks()
     b = await Peer.join(running.url, "twice", "bob")
@@ -710,8 +710,8 @@ def masked(opcode: int, payload: bytes) -> bytes:
     return bytes([0x80 | opcode, 0x80 | len(payload)]) + bytes(4) + payload  # a zero mask
 
 
-async def test_a_flood_beyond_the_read_budget_is_dropped_and_the_honest_room_goes_on(make_relay, caplog):
-    running = await make_relay(read_rate=50, read_burst=100)
+async def test_a_flood_beyond_the_read_budget_is_dropped_and_the_honest_room_goes_on(in_process_relay, caplog):
+    running = await in_process_relay(read_rate=50, read_burst=100)
     a, b = await Peer.join(running.url, "honest", "ann"), await Peer.join(running.url, "honest", "bob")
     _, writer = await raw_websocket(running.url)
     with caplog.at_level(logging.INFO, logger="discard.relay"):
@@ -733,8 +733,8 @@ async def test_a_flood_beyond_the_read_budget_is_dropped_and_the_honest_room_goe
     await b.ws.close()
 
 
-async def test_a_connection_that_keeps_sending_refused_frames_is_closed_with_1008(make_relay):
-    running = await make_relay(max_refused=20)
+async def test_a_connection_that_keeps_sending_refused_frames_is_closed_with_1008(in_process_relay):
+    running = await in_process_relay(max_refused=20)
     async with connect(running.url) as ws:
         for _ in range(30):
             await ws.send("[]")
@@ -746,9 +746,9 @@ async def test_a_connection_that_keeps_sending_refused_frames_is_closed_with_100
     assert closed.value.rcvd.reason == "too many refused frames" and errors == 21
 
 
-async def test_the_sweep_drops_a_connection_whatever_filled_its_buffer(make_relay):
+async def test_the_sweep_drops_a_connection_whatever_filled_its_buffer(in_process_relay):
     """Pongs are written by websockets itself, past the relay's own write check: the sweep sees them too."""
-    running = await make_relay(max_buffer=1 << 16, sweep=0.01)
+    running = await in_process_relay(max_buffer=1 << 16, sweep=0.01)
     stuck = await Peer.join(running.url, "room", "stuck")
     [client] = running.relay.clients
     transport = client.connection.transport

@@ -56,7 +56,7 @@ def assert_never_posted_twice(frames):
 
 
 @pytest.mark.parametrize("kill_at", [8, PLAY_STARTS_AT + 6], ids=["mid-shuffle", "mid-play"])
-async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_dir, until):
+async def test_bot_killed_mid_game_resumes(relay_server, kill_at, data_dir, eventually):
     relay, url = relay_server
     room = f"crash-{kill_at}"
     survivor = bot(url, room, "steady")
@@ -64,12 +64,12 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
     again = None
     try:
         rooms = relay.ledger.rooms
-        await until(lambda: room in rooms and rooms[room].head >= kill_at, "the game to get going")
+        await eventually(lambda: room in rooms and rooms[room].head >= kill_at, "the game to get going")
         helpers = descendants(victim.pid)  # its crypto pool: forkserver and workers
         assert helpers
         victim.send_signal(signal.SIGKILL)
         victim.wait()
-        await until(lambda: not any(alive(pid) for pid in helpers), "the killed bot's pool processes to exit")
+        await eventually(lambda: not any(alive(pid) for pid in helpers), "the killed bot's pool processes to exit")
         left_behind = await asyncio.to_thread(victim.stderr.read)  # until its last helper has exited
         assert "leaked semaphore" not in left_behind, left_behind
         assert saves.load(seat_dir(), url, room, "fragile") is not None  # the seat survived the crash on disk
@@ -85,7 +85,7 @@ async def test_bot_killed_mid_game_resumes(relay_server, kill_at, private_data_d
     assert saves.load(seat_dir(), url, room, "fragile") is None  # a finished game is cleaned away
 
 
-async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
+async def test_cut_websocket_reconnects_and_finishes(relay_server, eventually):
     relay, url = relay_server
     room = "cut"
     sessions = []
@@ -96,7 +96,7 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
     tasks = [asyncio.create_task(s.run()) for s in sessions]
     try:
         ledger = relay.ledger
-        await until(lambda: ledger.rooms[room].head >= PLAY_STARTS_AT + 4, "play to start")
+        await eventually(lambda: ledger.rooms[room].head >= PLAY_STARTS_AT + 4, "play to start")
         relay.channels[room].seat_holder(0).connection.transport.abort()
         games = await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in sessions)), 60)
         assert games == [1, 1] and all(s.table.play.verdict == [] for s in sessions), \
@@ -111,17 +111,17 @@ async def test_cut_websocket_reconnects_and_finishes(relay_server, until):
             await session.ledger.close()
 
 
-async def test_a_move_while_the_link_is_down_is_refused_not_queued(relay_server, players, until):
+async def test_a_move_while_the_link_is_down_is_refused_not_queued(relay_server, players, eventually):
     """A key pressed while reconnecting would act long after, on a table the player has not seen: refused."""
     relay, _ = relay_server
     pair = await players("down", [None, simple(2)], options={"deck": "short"})
     me = pair.seats[0]
-    await until(lambda: me.table.view().my_turn, "my turn")
+    await eventually(lambda: me.table.view().my_turn, "my turn")
     relay.channels["down"].seat_holder(0).connection.transport.abort()
-    await until(lambda: not me.caught_up, "the link to drop")
+    await eventually(lambda: not me.caught_up, "the link to drop")
     draw = Draw(pos=me.table.play.state.table.draw_pile[0])
     assert await me.move(draw) == "not connected to the relay: nothing was sent"
-    await until(lambda: me.caught_up, "the link to come back")
+    await eventually(lambda: me.caught_up, "the link to come back")
     assert me.outbox is None and me.table.view().my_turn  # nothing was sent meanwhile
     assert await me.move(draw) is None
 
@@ -134,12 +134,12 @@ def stored_events(store) -> int:
         return 0
 
 
-async def test_relay_restart_with_store_mid_game(spawn, tmp_path, until):
+async def test_relay_restart_with_store_mid_game(spawn, tmp_path, eventually):
     port, store = free_port(), tmp_path / "relay.sqlite3"
     relay = spawn("--port", port, "--store", store, "--log-level", "WARNING")
     players = [bot(relay.url, "restart", "a"), bot(relay.url, "restart", "b")]
     try:
-        await until(lambda: stored_events(store) >= PLAY_STARTS_AT + 6, "play to start")
+        await eventually(lambda: stored_events(store) >= PLAY_STARTS_AT + 6, "play to start")
         relay.kill()
         spawn("--port", port, "--store", store, "--log-level", "WARNING")
         for process in players:
@@ -148,7 +148,7 @@ async def test_relay_restart_with_store_mid_game(spawn, tmp_path, until):
         stop_all(players)
 
 
-async def test_saved_seat_is_private(relay_url, private_data_dir):
+async def test_saved_seat_is_private(relay_url, data_dir):
     session, _ = await saves.resume_or_join(seat_dir(), relay_url, "private", wish("me"))
     try:
         path = saves.path_for(seat_dir(), relay_url, "private", "me")
@@ -160,14 +160,14 @@ async def test_saved_seat_is_private(relay_url, private_data_dir):
         await session.ledger.close()
 
 
-async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
+async def test_resume_in_process_rebuilds_the_same_state(relay_url, eventually):
     """A second client with the saved seed and token replays the ledger into the same hand."""
     players = [await saves.resume_or_join(seat_dir(), relay_url, "replay", wish(n)) for n in ("x", "y")]
     sessions = [s for s, _ in players]
     tasks = [asyncio.create_task(s.run()) for s in sessions]
     again = None
     try:
-        await until(lambda: all(s.table.phase is Phase.PLAYING for s in sessions), "the deal")
+        await eventually(lambda: all(s.table.phase is Phase.PLAYING for s in sessions), "the deal")
         before = sessions[0].table.view().board.hand
         tasks[0].cancel()
         await sessions[0].ledger.close()
@@ -175,7 +175,7 @@ async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
         assert resumed
         task = asyncio.create_task(again.run())
         tasks.append(task)
-        await until(lambda: again.table.phase is Phase.PLAYING and again.caught_up, "the replay")
+        await eventually(lambda: again.table.phase is Phase.PLAYING and again.caught_up, "the replay")
         assert again.table.view().board.hand == before and again.table.me == sessions[0].table.me
     finally:
         for task in tasks:
@@ -186,7 +186,7 @@ async def test_resume_in_process_rebuilds_the_same_state(relay_url, until):
                 await session.ledger.close()
 
 
-async def test_a_bot_killed_before_printing_a_finished_game_prints_it_on_resume(relay_url, until):
+async def test_a_bot_killed_before_printing_a_finished_game_prints_it_on_resume(relay_url, eventually):
     """Its game's keys are in the ledger but no line was written: the next run writes it, and only once."""
     players = [await saves.resume_or_join(seat_dir(), relay_url, "report", wish(name), think_time=0, autoplay=simple(seat))
                for seat, name in enumerate(("a", "b"))]
@@ -213,7 +213,7 @@ async def test_a_bot_killed_before_printing_a_finished_game_prints_it_on_resume(
             saves.save(seat_dir(), dataclasses.replace(seat, stage="over", reported=1))
 
 
-async def test_a_bot_killed_between_games_picks_up_the_match(relay_url, private_data_dir, until):
+async def test_a_bot_killed_between_games_picks_up_the_match(relay_url, data_dir, eventually):
     """Killed right after game 1's line and started again with the same command: the rematch, the score and who
     starts all come from the ledger, so both bots finish the three games and report the same match."""
     def match_bot(name):
@@ -224,7 +224,7 @@ async def test_a_bot_killed_between_games_picks_up_the_match(relay_url, private_
     try:
         first = json.loads(await asyncio.to_thread(victim.stdout.readline))
         assert first["game"] == 1 and sum(first["match"].values()) == 1
-        await until(lambda: saves.load(seat_dir(), relay_url, "match", "fragile").reported == 1, "the line marked")
+        await eventually(lambda: saves.load(seat_dir(), relay_url, "match", "fragile").reported == 1, "the line marked")
         victim.kill()
         victim.wait()
         again = match_bot("fragile")
@@ -280,12 +280,12 @@ async def test_bots_on_two_nodes_finish_fair(spawn, shared_redis):
     assert_whole_ledger(frames_in_redis(shared_redis.url, room))
 
 
-async def test_node_killed_mid_game_and_the_game_finishes_fair(spawn, shared_redis, until):
+async def test_node_killed_mid_game_and_the_game_finishes_fair(spawn, shared_redis, eventually):
     a_node, b_node = nodes_on(spawn, shared_redis.url)
     room = f"node-killed-{os.getpid()}"
     players = [bot(f"{a_node.url},{b_node.url}", room, "a"), bot(f"{b_node.url},{a_node.url}", room, "b")]
     try:
-        await until(lambda: len(frames_in_redis(shared_redis.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
+        await eventually(lambda: len(frames_in_redis(shared_redis.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
         a_node.kill()  # SIGKILL: player a's node is gone; a moves on to node b
         for process in players:
             assert_fair(*await finish(process))
@@ -297,12 +297,12 @@ async def test_node_killed_mid_game_and_the_game_finishes_fair(spawn, shared_red
     assert sorted(joins.count(seat) for seat in (0, 1)) == [1, 2]  # a's seat was taken back on the other node
 
 
-async def test_redis_restarted_mid_game_loses_nothing(spawn, redis_server, until):
+async def test_redis_restarted_mid_game_loses_nothing(spawn, redis_server, eventually):
     a_node, b_node = nodes_on(spawn, redis_server.url)
     room = "redis-restart"
     players = [bot(f"{a_node.url},{b_node.url}", room, "a"), bot(f"{b_node.url},{a_node.url}", room, "b")]
     try:
-        await until(lambda: len(frames_in_redis(redis_server.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
+        await eventually(lambda: len(frames_in_redis(redis_server.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
         before = frames_in_redis(redis_server.url, room)
         redis_server.restart()  # appendonly yes: SIGTERM writes the AOF, the new server reads it back
         assert frames_in_redis(redis_server.url, room)[: len(before)] == before

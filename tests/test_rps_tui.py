@@ -14,7 +14,7 @@ from discard_tui.rps_screen import KEYS, ThrowButton, ThrowCard
 from discard_tui.table import MoveLog
 from discard_tui.view import Phase
 from discard_tui.widgets import StatusBar
-from test_tui import text_of, until
+from pilot import text_of, until
 
 
 def computer_game(**config) -> DiscardApp:

@@ -19,6 +19,7 @@ from discard_tui.view import Phase
 from tabletop import shell
 from games.cards import FULL_DECK
 from games.discard.rules import matches
+from pilot import until
 
 SIZE = (80, 24)
 
@@ -36,14 +37,6 @@ def fixed_game() -> DiscardApp:
     return DiscardApp(PlayConfig(name="tester", room="snapshot", options={"deck": "short"}, opponent_seed=5,
                                  think_time=0, seeds=(b"\x01" * 32, b"\x02" * 32)), terminal_profile())
 
-
-async def until(pilot, condition, limit=3000):
-    for _ in range(limit):
-        if condition():
-            await pilot.pause()
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("the app never reached the expected state")
 
 
 def my_turn(app) -> bool:

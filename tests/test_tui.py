@@ -11,34 +11,20 @@ from discard_tui.view import Phase
 from games.cards import FULL_DECK
 from games.discard.rules import matches
 from discard_tui.widgets import HandView, StatusBar
+from pilot import text_of, until
 
 
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
 
 
 def computer_game(deck="short", seed=1) -> DiscardApp:
     return DiscardApp(PlayConfig(name="tester", options={"deck": deck}, opponent_seed=seed, think_time=0), terminal_profile())
 
 
-async def until(pilot, condition, what, limit=2000):
-    """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock)."""
-    for _ in range(limit):
-        if condition():
-            await pilot.pause()  # let a just-pushed screen compose
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"never happened: {what}")
-
 
 def my_turn_or_over(app):
     view = app.view
     return view is not None and (view.my_turn or view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))
 
-
-def text_of(screen, selector) -> str:
-    return screen.query_one(selector).render().plain
 
 
 def moved(app, before) -> bool:
@@ -84,7 +70,7 @@ async def test_whole_game_by_keys_to_game_over():
         assert "— game 2 —" in app.view.log
 
 
-async def test_leaving_a_finished_game_cleans_the_data_directory(tmp_path):
+async def test_leaving_a_finished_game_cleans_the_data_directory(data_dir):
     import sqlite3
 
     from discard_tui import saves
@@ -97,7 +83,7 @@ async def test_leaving_a_finished_game_cleans_the_data_directory(tmp_path):
         assert saves.unfinished(seat_dir()) == []
         await pilot.press("q")
     assert saves.load(seat_dir(), "local", room, "tester") is None and saves.load(seat_dir(), "local", room, "Computer") is None
-    with sqlite3.connect(tmp_path / "computer-relay.sqlite3") as store:
+    with sqlite3.connect(data_dir / "computer-relay.sqlite3") as store:
         assert store.execute("SELECT count(*) FROM events").fetchone() == (0,)
 
 
@@ -214,8 +200,9 @@ async def test_cards_grow_when_the_terminal_has_room(size, large):
         await until(pilot, lambda: table.has_class("-large") is not large, "the layout to follow the resize")
 
 
-async def test_damaged_store_of_the_computer_game_is_named(tmp_path):
-    (tmp_path / "computer-relay.sqlite3").write_bytes(b"this is not an SQLite database" * 100)
+async def test_damaged_store_of_the_computer_game_is_named(data_dir):
+    data_dir.mkdir()
+    (data_dir / "computer-relay.sqlite3").write_bytes(b"this is not an SQLite database" * 100)
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
@@ -223,11 +210,12 @@ async def test_damaged_store_of_the_computer_game_is_named(tmp_path):
         assert "computer-relay.sqlite3 are unreadable" in problem and "move that file away" in problem
 
 
-async def test_a_second_copy_against_the_computer_is_refused(tmp_path):
+async def test_a_second_copy_against_the_computer_is_refused(data_dir):
     from discard_tui import saves
     from discard_tui.app import hold_lock
 
-    held = hold_lock(tmp_path / "computer-relay.lock")  # as the first copy holds it
+    data_dir.mkdir()
+    held = hold_lock(data_dir / "computer-relay.lock")  # as the first copy holds it
     try:
         app = computer_game()
         async with app.run_test(size=(80, 24)) as pilot:

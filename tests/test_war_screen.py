@@ -2,7 +2,6 @@
 
 import dataclasses
 
-import pytest
 
 from arena import TamperingLedger
 from discard_tui import war_screen
@@ -14,14 +13,12 @@ from discard_tui.war_screen import Trick, WarScreenView
 from discard_tui.widgets import DrawPile, StatusBar
 from tabletop import wire
 from tabletop.table import Phase as TablePhase
+from pilot import until
 
 SIZE = (80, 24)
 SEEDS = (bytes([37]) * 32, bytes([240]) * 32)  # mine, the computer's: the computer starts; 500 tricks end in a draw
 
 
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path))
 
 
 def war_game(tricks: int | None = None) -> DiscardApp:
@@ -29,15 +26,6 @@ def war_game(tricks: int | None = None) -> DiscardApp:
     options: dict[str, str | int] = {} if tricks is None else {"tricks": tricks}
     return DiscardApp(PlayConfig(name="tester", room="war", game="war", options=options, think_time=0, seeds=SEEDS), terminal_profile())
 
-
-async def until(pilot, condition, what="the expected state", limit=3000):
-    """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock)."""
-    for _ in range(limit):
-        if condition():
-            await pilot.pause(0)  # what the state just pushed (a screen, say) composes
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"never happened: {what}")
 
 
 def board(app) -> WarScreenView:
