@@ -36,6 +36,8 @@ def start_pool_in_background() -> Future[None]:
 
 
 def _start(ready: Future[None]) -> None:
+    if not ready.set_running_or_notify_cancel():  # nobody waits any more (the program is stopping)
+        return
     try:
         if QUIET_TRACKER not in sys.warnoptions:
             sys.warnoptions.append(QUIET_TRACKER)

@@ -221,13 +221,17 @@ def _exit_when_ready(sentinel: int) -> None:
     os._exit(0)
 
 
+_pool_lock = threading.RLock()  # a pool is never shut down while another thread starts it
+
+
 def pool() -> ProcessPoolExecutor:
     """The shared worker pool (started on first use; forkserver is safe beside threads)."""
     global _pool
-    if _pool is None:
-        _pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("forkserver"),
-                                    initializer=_exit_with_parent)
-    return _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("forkserver"),
+                                        initializer=_exit_with_parent)
+        return _pool
 
 
 def start_pool() -> None:
@@ -238,7 +242,7 @@ def start_pool() -> None:
     stands in while the processes start.
     """
     one = mpz(1)
-    with real_stderr():
+    with _pool_lock, real_stderr():
         for future in [pool().submit(_powmod_chunk, [one], [one], mpz(7)) for _ in range(WORKERS)]:
             future.result()
 
@@ -286,7 +290,9 @@ async def powmod_many(bases: list[mpz], exponents: list[mpz], p: mpz) -> list[mp
 
 
 def shutdown_pool() -> None:
+    """Stop the workers; one being started on another thread is started first, then stopped."""
     global _pool
-    if _pool is not None:
-        _pool.shutdown(cancel_futures=True)
-        _pool = None
+    with _pool_lock:
+        if _pool is not None:
+            _pool.shutdown(cancel_futures=True)
+            _pool = None
