@@ -23,10 +23,11 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -181,7 +182,7 @@ class GameOverScreen(ModalScreen[None]):
             return  # not composed yet: on_mount shows it
         result = self.query_one("#result", Label)
         result.update({"win": "You win!", "loss": "You lose", "draw": "A draw"}.get(view.result or "", ""))
-        self.query_one("#ending", Label).update(f"{capitalized(view.ending)}." if view.ending else "")
+        self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
         result.set_class(view.result == "win", "win")
         self.query_one("#score", Label).update(score_line(view))
         verdict = view.verdict.summary if view.verdict else "Auditing…"
@@ -585,6 +586,14 @@ class DiscardApp(App[None]):
     def action_interrupt(self) -> None:
         """Ctrl-C: leave at once, like an interrupted program (status 130); the seat is kept."""
         self.exit(return_code=130)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette, with Quit saying what it does here: mid-game it asks first."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Quit":
+                command = SystemCommand("Quit", "Leave the game (mid-game, asks first and keeps your seat)",
+                                        self.action_quit)
+            yield command
 
     async def action_quit(self) -> None:
         """q, Ctrl+Q and the command palette's Quit (Textual's own action, asked first here)."""

@@ -29,7 +29,7 @@ def parser() -> argparse.ArgumentParser:
                    "several nodes of one relay separated by commas")
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
     p.add_argument("--room", required=True, help="room name (1-64 of A-Z a-z 0-9 . _ -)")
-    p.add_argument("--name", default="bot", help="name shown to the other players (default bot)")
+    p.add_argument("--name", default="bot", help="name shown to the other players, up to 32 characters (default bot)")
     p.add_argument("--game", choices=sorted(GAMES), default="discard", help="the game, if this bot opens the room "
                    "(default discard)")
     p.add_argument("--seats", type=int, default=None, metavar="N", help="players in the room, if this bot opens it "

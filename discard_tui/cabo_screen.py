@@ -263,7 +263,9 @@ class CaboTable(TableScreen):
         discard.caption = f"Discard {board.discard_count if board else 0}"
         held = board.taken if board else None
         taken.present, taken.value = held is not None, held.value if held else None
-        taken.caption = "You took" if held is not None and view.my_turn else "Taken"
+        drawn = board is not None and board.from_draw
+        taken.caption = ("You drew" if drawn else "You took") if held is not None and view.my_turn else \
+            ("Drawn" if drawn else "Taken")
         self.query_one("#info", Static).update(info(view, self.has_class("-short")))
         self.query_one(ProgressBox).show(view.progress)
 

@@ -32,7 +32,7 @@ def parser() -> argparse.ArgumentParser:
                    "(several nodes of one relay: separate them with commas)")
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
     p.add_argument("--room", metavar="NAME", help="the room to meet in (1-64 of A-Z a-z 0-9 . _ -)")
-    p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
+    p.add_argument("--name", default=None, help="your name at the table, up to 32 characters (default: your login name)")
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
     p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
     p.add_argument("--game", choices=sorted(GAMES), default=None,

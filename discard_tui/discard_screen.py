@@ -113,6 +113,11 @@ class DiscardTable(TableScreen):
 SCREEN = DiscardTable
 
 
+def article(rank: str) -> str:
+    """ "an" before a rank said with a vowel first (an A, an 8), else "a"."""
+    return "an" if rank in ("A", "8") else "a"
+
+
 def hint(view: GameView) -> str:
     """What the player can do now, in one line."""
     if not view.my_turn:
@@ -121,7 +126,7 @@ def hint(view: GameView) -> str:
     if top is None:
         return "Anything goes on the empty pile: ← → choose, Enter discards"
     if any(view.playable):
-        return f"Play a {top.suit} or a {top.rank} (double frame), or d to draw"
+        return f"Play a {top.suit} or {article(top.rank)} {top.rank} (double frame), or d to draw"
     if view.draw_pile:
         return f"Nothing matches {top}: press d to draw"
     return "Nothing matches and the draw pile is empty"

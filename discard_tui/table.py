@@ -10,6 +10,7 @@ posts :class:`Intent` messages, which the app checks and sends.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from textual import events
@@ -118,7 +119,7 @@ class TableScreen(Screen[None]):
         status.match = f"{score_line(view)} · game {view.game}"
         status.link = link_text(view, now, wall)
         status.headline, status.my_turn = self.headline(view), view.my_turn
-        status.event = capitalized(view.last_move or "")
+        status.event = capitalized(view.last_move or "", view.names)
         status.hint = trouble(view, self.leave_grace, now, wall, self.resumes) or self.hint(view) or \
             (view.note if view.phase in IN_GAME else "")
         groups = (view.safety or "").split()
@@ -195,7 +196,11 @@ you in different games and plays each of you itself.
 # -- what the status bar says: pure functions of a SeatView -----------------------------------------------
 
 
-def capitalized(text: str) -> str:
+def capitalized(text: str, names: Sequence[str] = ()) -> str:
+    """``text`` as a sentence's start: its first letter in capitals, unless it starts with one of ``names``,
+    which is shown exactly as its player chose it ("cy drew a card")."""
+    if any(name and text.startswith(name) for name in names):
+        return text
     return text[:1].upper() + text[1:]
 
 

@@ -161,15 +161,17 @@ def trick_state(view: WarScreenView) -> str:
     """The two lines between the piles: which trick, and what happened in it."""
     if view.phase not in (Phase.PLAYING, Phase.AUDITING, Phase.OVER) or view.board is None:
         return ""
+    pot = sum(len(cards) for cards in view.trick)
+    if not view.tricks and not pot:
+        return f"At most {view.limit} tricks\nnothing turned yet"
     number = min(view.tricks + (view.taker is None), view.limit)
     where = f"Trick {number} of {view.limit}"
-    pot = sum(len(cards) for cards in view.trick)
     if view.taker is not None:
         who = "You" if view.taker == view.me else view.names[view.taker]
         return f"{where}\n{who} took {pot} cards"
     if view.war:
         return f"{where}\nWar! {pot} cards in the pot"
-    return f"{where}\nnothing turned yet" if not pot else where
+    return where
 
 
 def hint(view: WarScreenView) -> str:

@@ -231,3 +231,12 @@ def test_pick_with_a_relay_leaves_the_room_to_the_start_screen():
     argv = ["--pick", "--relay", "ws://127.0.0.1:8765", "--name", "ana"]
     config = cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
     assert (config.relay, config.room, config.name) == ("ws://127.0.0.1:8765", "", "ana")
+
+
+def test_help_says_how_long_a_name_may_be():
+    from discard_tui import bot
+    from tabletop.wire import Hello
+
+    longest = next(m.max_length for m in Hello.model_fields["name"].metadata if hasattr(m, "max_length"))
+    for p in (cli.parser(), bot.parser()):
+        assert f"up to {longest} characters" in " ".join(p.format_help().split())

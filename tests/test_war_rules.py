@@ -192,7 +192,7 @@ def test_outcome_scores_are_the_cards_in_each_pile_and_the_loser_starts_the_next
     assert outcome is not None and outcome.winners == (1,) and outcome.scores == (25, 27)
     assert outcome.next_starter == 0
     assert outcome.reason.format("you", "bo") == "after 1 trick you held 25 cards and bo 27: bo won"
-    assert s.describe(0, Turn(up=[0, 26])) == "turned 2♠ against 8♦: 8♦ takes 2 cards"
+    assert s.describe(0, Turn(up=[0, 26])) == "turned 2♠ against 8♦: 2 cards to {1}"
     assert s.to_move() == () and s.legal_moves(1) == []
 
 

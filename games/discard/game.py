@@ -142,7 +142,7 @@ class DiscardState(GameState[Card]):
             return f"drew {self.faces[move.pos]}" if move.pos in self.faces else "drew a card"
         if isinstance(move, DiscardCard):
             return f"discarded {self.faces[move.pos]}"
-        return "could not move"
+        return "had no card to play and none to draw"  # the outcome that follows says "could not move"
 
     def view(self, seat: int) -> DiscardView:
         t = self.table

@@ -93,15 +93,15 @@ class WarState(GameState[Card]):
         return Outcome(winners, tuple(len(pile) for pile in b.piles), b.ending, next_starter=loser)
 
     def describe(self, seat: int, move: Message) -> str:
-        """ "turned 7♠ against K♦: K♦ takes 2 cards", "… in the war: …": the mover's own card first."""
+        """ "turned 7♠ against K♦: 2 cards to {1}", "… in the war: …": the mover's own card first, then who took
+        the trick (a seat placeholder: the table names it)."""
         assert isinstance(move, Turn)
         b = self.board
         mine, theirs = self.faces[move.up[seat]], self.faces[move.up[1 - seat]]
         line = f"turned {mine} against {theirs}" + (" in the war" if move.down else "")
         if b.taker is None:
             return f"{line}: a war" if b.over else f"{line}: war again!" if move.down else f"{line}: war!"
-        taken = self.faces[move.up[b.taker]]
-        return f"{line}: {taken} takes {len(b.trick)} cards"
+        return f"{line}: {len(b.trick)} cards to {{{b.taker}}}"
 
     def table_lines(self, names: Sequence[str]) -> list[str]:
         b = self.board

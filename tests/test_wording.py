@@ -1,0 +1,35 @@
+"""What the screens say, from pure functions: names as chosen, articles, the palette's Quit, War's first trick."""
+
+from types import SimpleNamespace
+
+from discard_tui.app import DiscardApp, PlayConfig
+from discard_tui.discard_screen import article
+from discard_tui.profile import terminal_profile
+from discard_tui.table import capitalized
+from discard_tui.view import Phase
+from discard_tui.war_screen import trick_state
+
+
+def test_a_sentence_is_capitalised_but_a_name_is_shown_as_chosen():
+    assert capitalized("you drew a card", ("cy", "ana")) == "You drew a card"
+    assert capitalized("cy drew a card", ("cy", "ana")) == "cy drew a card"
+    assert capitalized("paper covers rock: you win") == "Paper covers rock: you win"
+
+
+def test_ranks_said_with_a_vowel_take_an():
+    assert [article(rank) for rank in ("A", "8", "K", "2", "10")] == ["an", "an", "a", "a", "a"]
+
+
+def test_the_palettes_quit_says_it_asks_first():
+    app = DiscardApp(PlayConfig(name="tester"), terminal_profile())
+    screen = SimpleNamespace(query=lambda selector: [], maximized=None, focused=None)
+    quit_command = next(c for c in app.get_system_commands(screen) if c.title == "Quit")  # type: ignore[arg-type]
+    assert "as soon as possible" not in quit_command.help and "asks first" in quit_command.help
+
+
+def test_war_says_no_trick_number_before_the_first_card_is_turned():
+    view = SimpleNamespace(phase=Phase.PLAYING, board=object(), trick=((), ()), tricks=0, taker=None, war=False,
+                           limit=500, me=0, names=("you", "bo"))
+    assert trick_state(view) == "At most 500 tricks\nnothing turned yet"  # type: ignore[arg-type]
+    turned = SimpleNamespace(**{**vars(view), "trick": (("7♠",), ("K♦",)), "taker": 1, "tricks": 1})
+    assert trick_state(turned) == "Trick 1 of 500\nbo took 2 cards"  # type: ignore[arg-type]
