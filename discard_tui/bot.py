@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 import time
@@ -145,20 +146,20 @@ def main(argv: list[str] | None = None) -> None:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
     wish = Wish(args.name, game.name, seats, game_options(args, game.title, game.Options.model_fields, p), GROUPS[args.group])
     trust_relay(p, args.relay, args.relay_ca)
-    received: list[int] = []
 
-    def stop(signum: int, frame: object) -> None:  # SIGTERM stops as cleanly as Ctrl-C
-        received.append(signum)
-        raise KeyboardInterrupt
+    def stop(signum: int, frame: object) -> None:
+        """SIGINT or SIGTERM: leave at once, with the shell's status for the signal (130, 143) and no line.
 
+        Nothing is lost: every line printed was flushed, and a game's line is marked reported only once it
+        is. The pool's workers leave with this process, as after SIGKILL (``crypto._exit_with_parent``).
+        Not through asyncio.run's own shutdown: it waits for every task to end, and one stopped mid-join
+        once in a few dozen stops never did."""
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
         failure = asyncio.run(play(args, wish, game, terminal_profile()))
-    except KeyboardInterrupt:  # stopped on purpose: no line, the shell's status for the signal (143, or 130)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        crypto.shutdown_pool()
-        sys.exit(128 + (received[0] if received else signal.SIGINT))
     finally:
         crypto.shutdown_pool()
     if failure:
