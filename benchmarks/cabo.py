@@ -11,6 +11,7 @@ the wall time per game of the whole run (processes, rematches and audits too).
 
     uv run python benchmarks/cabo.py              # 3 one-round games, 2 whole games
     uv run python benchmarks/cabo.py --rounds 5 --games 3
+    uv run python benchmarks/cabo.py --group modp2048
 """
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ import tempfile
 import time
 
 from local_relay import run_bots, start_relay
-from shuffle import powmod_ms
+from shuffle import operation_us
+
+from tabletop.groups import DEFAULT_GROUP, GROUPS
 
 
-def play(url: str, room: str, games: int, points: int | None, data_dir: str) -> tuple[list[dict], float]:
+def play(url: str, room: str, games: int, points: int | None, data_dir: str, group: str
+         ) -> tuple[list[dict], float]:
     """Three bots play ``games`` games in one room; every bot's JSON lines, and the wall time of the run."""
     command = [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--game", "cabo",
-               "--seats", "3", "--games", str(games), "--json", "--timeout", "120"]
+               "--seats", "3", "--games", str(games), "--json", "--timeout", "120", "--group", group]
     if points is not None:
         command += ["--points", str(points)]
     start = time.perf_counter()
@@ -52,13 +56,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="one-round games to time (default 3)")
     parser.add_argument("--games", type=int, default=2, help="whole games to 66 to time (default 2)")
+    parser.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP.name,
+                        help=f"the group the cards are encrypted in (default {DEFAULT_GROUP.name})")
     args = parser.parse_args()
-    print(f"cores: {os.cpu_count()}, one powmod (modp2048): {powmod_ms('modp2048'):.2f} ms", flush=True)
+    print(f"cores: {os.cpu_count()}, one exponentiation ({args.group}): {operation_us(args.group)[0]:.0f} µs",
+          flush=True)
     relay, url = start_relay()
     try:
         with tempfile.TemporaryDirectory() as data_dir:
             for what, games, points in (("one round", args.rounds, 1), ("whole game to 66", args.games, None)):
-                lines, wall = play(url, f"cabo-{games}-{points}-{os.getpid()}", games, points, data_dir)
+                lines, wall = play(url, f"cabo-{games}-{points}-{os.getpid()}", games, points, data_dir, args.group)
                 if any(line["scores"] != lines[0]["scores"] for line in lines if line["game"] == lines[0]["game"]):
                     sys.exit("the bots disagree on the scores")
                 print(summary(what, lines, wall, games), flush=True)

@@ -6,8 +6,8 @@ the game-over dialog, help, quitting.
 
 
 The table, the embedded relay and the computer opponent run in a worker on
-the app's event loop; exponentiations run in a process pool, so the screen
-never waits for crypto. The table, crypto and network modules are imported on
+the app's event loop; exponentiations run on worker threads (or, for a MODP
+group, in a process pool), so the screen never waits for crypto. The table, crypto and network modules are imported on
 a thread once the first frame is up: the app itself imports only Textual.
 """
 
@@ -315,11 +315,9 @@ class DiscardApp(App[None]):
     @work(exclusive=True, group="game")
     async def play(self) -> None:
         """Start the relay and the opponent if needed, take (or take back) a seat, and run the session."""
-        from . import startup
-
         await asyncio.to_thread(lambda: [importlib.import_module(name) for name in ENGINE_MODULES])
         from games import GAMES
-        from tabletop.crypto import MODP_2048
+        from tabletop.groups import GROUPS
         from tabletop.ledger import RelayError
         from tabletop.table import Wish
 
@@ -333,18 +331,17 @@ class DiscardApp(App[None]):
                 raise RelayError("a browser visitor cannot host a relay on the server: play the computer, "
                                  "or meet in a room on the relay the server offers")
             url = c.relay or await self._start_relay()
-            await startup.pool_ready()
             while len(self._computers) < c.computers:  # the computer players sit down first
                 k = len(self._computers)
                 seed = c.opponent_seed + k if c.opponent_seed is not None else None
                 computer, _ = await saves.resume_or_join(
                     self.profile.games_dir, url, c.room,
-                    Wish(saves.computer_name(k), game.name, c.seats, dict(c.options), MODP_2048),
+                    Wish(saves.computer_name(k), game.name, c.seats, dict(c.options), GROUPS[c.group]),
                     relay_key=self.relay_key, seed=c.seeds[1 + k] if c.seeds else None, follow=True,
                     autoplay=game.computer(seed), think_time=c.think_time, transcript_dir=transcripts)
                 self._computers.append(computer)
                 self.run_worker(computer.run(), group="computers")
-            wish = Wish(c.name, game.name, c.seats, dict(c.options), MODP_2048)
+            wish = Wish(c.name, game.name, c.seats, dict(c.options), GROUPS[c.group])
             self.session, resumed = await saves.resume_or_join(
                 self.profile.games_dir, url, c.room, wish, relay_key=self.relay_key,
                 seed=c.seeds[0] if c.seeds else None, transcript_dir=transcripts)

@@ -12,13 +12,13 @@ import time
 
 from games import GAMES
 from tabletop import crypto
-from tabletop.crypto import GROUPS
+from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.game import Game
 from tabletop.ledger import RelayError
 from tabletop.shell import Seat
 from tabletop.table import Wish
 
-from . import saves, startup
+from . import saves
 from .args import OneLineParser, add_game_options, game_options, seconds, trust_relay
 from .profile import Profile, terminal_profile
 
@@ -37,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
                    "(default: the game's smallest number)")
     p.add_argument("--games", type=int, default=1, metavar="N", help="games to play, as rematches (default 1)")
     add_game_options(p)
-    p.add_argument("--group", choices=sorted(GROUPS), default="modp2048", help="RFC 3526 group (default modp2048)")
+    p.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP.name,
+                   help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP.name}; a room keeps its own)")
     p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
                    help="give up when another player owes a move for this many seconds (default 60)")
     p.add_argument("--seed", type=int, help="seed the strategy's choices (not the crypto)")
@@ -79,7 +80,6 @@ async def next_game(seat: Seat, timeout: float) -> int | None:
 
 async def play(args: argparse.Namespace, wish: Wish, game: Game, profile: Profile) -> str | None:
     """Play the games; the reason for failing, or None when every game finished fair."""
-    await startup.pool_ready()
     try:
         seat, _ = await saves.resume_or_join(profile.games_dir, args.relay, args.room, wish,
                                              autoplay=game.computer(args.seed), think_time=args.think,

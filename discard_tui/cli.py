@@ -1,9 +1,9 @@
 """``discard-tui``: play discard in the terminal.
 
 Start-up is ordered for a fast first frame: the flags are checked first (one
-line and status 2 if they are bad), the crypto pool starts on a thread of its
-own, Textual is imported, and the app draws before it imports the table.
-Ctrl-C at any moment ends with status 130 and no traceback, pool included.
+line and status 2 if they are bad), Textual is imported, and the app draws
+before it imports the table. Ctrl-C at any moment ends with status 130 and no
+traceback, a MODP room's process pool included.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import NoReturn
 
 from . import saves
 from .args import OneLineParser, add_game_options, game_options, trust_relay
-from .config import GAMES, PlayConfig, fresh_room, name_problem, room_problem
+from .config import GAMES, GROUPS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile, terminal_profile
 
 INTERRUPTED = 130  # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
@@ -42,6 +42,8 @@ def parser() -> argparse.ArgumentParser:
                    help="players at the table (default: the game's usual number, or the saved number of the room "
                    "you go back to); against the computer, the others are computer players")
     add_game_options(p)
+    p.add_argument("--group", choices=list(GROUPS), default=None,
+                   help="the group a new room's cards are encrypted in (default ed25519; a room keeps its own)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     p.add_argument("--replay", metavar="FILE", help="step through the games of a saved transcript, every card "
@@ -91,7 +93,7 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     # hello fixed them (the table would follow it anyway), and the same command must bring the player back.
     game_name, seats = saved or (flagged, entry.default_seats if args.seats is None else args.seats)
     terms = PlayConfig(name=name, room=room, game=game_name, seats=seats,
-                       options=options if game_name == flagged else {})
+                       options=options if game_name == flagged else {}, group=args.group or "ed25519")
     if args.host:
         return dataclasses.replace(terms, host="0.0.0.0", port=port)
     if args.relay:
@@ -136,19 +138,16 @@ def play(argv: list[str] | None) -> int:
 
 
 def run(config: PlayConfig, profile: Profile, pick: bool) -> int:
-    """Start the pool in the background, run the app; the exit status (a crash: one line on stderr)."""
-    from tabletop import crypto
-
-    from . import startup
-
-    startup.start_pool_in_background()  # while Textual is imported and the first frame drawn
+    """Run the app; the exit status (a crash: one line on stderr)."""
     from .app import DiscardApp
 
     app = DiscardApp(config, profile, pick=pick)
     try:
         app.run()
     finally:
-        crypto.shutdown_pool()
+        from tabletop import crypto
+
+        crypto.shutdown_pool()  # if a MODP room started it
     if app.crash:
         print(f"discard-tui: {app.crash}", file=sys.stderr)
     return app.return_code or 0

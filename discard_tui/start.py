@@ -1,4 +1,4 @@
-"""The start screen: the player's name, the game, and whom to play, chosen before the table opens.
+"""The start screen: the player's name, the game, its encryption and whom to play, chosen before the table opens.
 
 A browser visitor always starts here (discard-web); in the terminal
 ``discard-tui --pick`` does. Whom to play: the computer, or, when a relay is
@@ -18,7 +18,7 @@ from textual.containers import Grid, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select
 
-from .config import GAMES, PlayConfig, fresh_room, name_problem, room_problem
+from .config import GAMES, GROUPS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile
 
 
@@ -49,6 +49,9 @@ class StartScreen(Screen[PlayConfig]):
                                  compact=True)
                     yield Label("Room", id="room-label")
                     yield Input(c.room or fresh_room("table"), max_length=64, id="room", compact=True)
+                yield Label("Encryption")
+                yield Select([(title, name) for name, title in GROUPS.items()], value=c.group, allow_blank=False,
+                             id="group", compact=True)
             yield Label("", id="invite", classes="dim", markup=False)
             if self.profile.browser:
                 yield Label("Your cards are dealt to a program on this web server: whoever runs it, and the "
@@ -90,8 +93,9 @@ class StartScreen(Screen[PlayConfig]):
         if problem is not None:
             self.query_one("#problem", Label).update(problem)
             return
-        self.dismiss(choose(self.config, self.profile, name, str(self.query_one("#game", Select).value),
-                            self.relay if room is not None else None, room))
+        chosen = choose(self.config, self.profile, name, str(self.query_one("#game", Select).value),
+                        self.relay if room is not None else None, room)
+        self.dismiss(dataclasses.replace(chosen, group=str(self.query_one("#group", Select).value)))
 
 
 def choose(base: PlayConfig, profile: Profile, name: str, game: str, relay: str | None, room: str | None

@@ -1,19 +1,19 @@
-"""Commutative (SRA / Pohlig-Hellman) encryption in a fixed safe-prime group.
+"""Commutative (SRA / Pohlig-Hellman) encryption in a prime-order group, behind one seam.
 
-* The group is an RFC 3526 MODP safe prime p = 2q + 1; nobody chooses it.
-* Card i is m_i = h_i^2 mod p, where h_i is SHAKE-256 of a fixed domain
-  string and i, reduced mod p. Squares are quadratic residues, so every card
-  and every encryption of one lies in the order-q subgroup: the Legendre
-  symbol, which leaks one bit of every face-down card in plain SRA, is
-  always 1. Hashed encodings have no multiplicative relation anyone knows
-  (with m_i = (i + 2)^2, m_0 * m_1 = m_4, and such relations survive every
-  shuffle step that raises all cards to one key, which reads the deal).
-* A key is a random e in [2, q - 1] (q is prime, so gcd(e, q) = 1) with
+* A :class:`Group` is a cyclic group of prime order q in which nobody knows
+  a discrete log between two cards: raising every card to one key then keeps
+  no structure that could name a card. Two groups implement it:
+  ``tabletop.ed25519`` (the default) and ``tabletop.modp`` (RFC 3526 safe
+  primes); ``tabletop.groups`` lists them by the id a hello announces.
+* Elements and keys are Python ints everywhere outside a group's own module;
+  only the group parses, validates, prints and multiplies them.
+* A key is a random e in [2, q - 1] (q is prime, so e is invertible) with
   d = e^-1 mod q. No prime search.
 * All of a player's secrets for one game derive from a 32-byte seed with
   SHAKE-256, so saving the seed saves the game.
-* Batches of exponentiations run in a process pool: gmpy2 holds the GIL, and
-  a 52-card shuffle step is 52 powmods of ~3 ms each.
+* Batches of exponentiations run off the event loop: in a process pool for a
+  group whose arithmetic holds the GIL (gmpy2), on threads for one that
+  releases it (libsodium).
 
 Nothing here knows about cards' ranks, the network or the game's rules.
 """
@@ -30,94 +30,84 @@ import os
 import signal
 import sys
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
-
-import gmpy2
-from gmpy2 import mpz
-
-_MODP_2048 = (
-    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
-    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
-    "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
-    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
-    "15728E5A8AACAA68FFFFFFFFFFFFFFFF"
-)
-_MODP_3072 = (
-    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
-    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
-    "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
-    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
-    "15728E5A8AAAC42DAD33170D04507A33A85521ABDF1CBA64ECFB850458DBEF0A8AEA71575D060C7DB3970F85A6E1E4C7"
-    "ABF5AE8CDB0933D71E8C94E04A25619DCEE3D2261AD2EE6BF12FFA06D98A0864D87602733EC86A64521F2B18177B200C"
-    "BBE117577A615D6C770988C0BAD946E208E24FA074E5AB3143DB5BFCE0FD108E4B82D120A93AD2CAFFFFFFFFFFFFFFFF"
-)
-
+from multiprocessing import resource_tracker
 
 class CryptoViolation(Exception):
     """Data from the other player that breaks the protocol's crypto rules."""
 
 
-@dataclass(frozen=True)
-class Group:
-    """A safe-prime group p = 2q + 1; we work in its order-q subgroup."""
+ENCODING_DOMAIN = b"discard/v2/card"
 
-    name: str
-    p: mpz
 
-    @cached_property
-    def q(self) -> mpz:
-        return (self.p - 1) // 2
+class Group(ABC):
+    """A cyclic group of prime order ``q``: its elements, its keys (scalars mod q) and its one operation.
 
-    @cached_property
-    def byte_length(self) -> int:
-        return (self.p.bit_length() + 7) // 8
+    Subclasses are immutable values, compared by identity: one instance per group, listed in ``tabletop.groups``.
+    """
 
-    def is_element(self, x: mpz) -> bool:
-        """1 < x < p - 1 and x is a quadratic residue (in the order-q subgroup)."""
-        return 1 < x < self.p - 1 and gmpy2.legendre(x, self.p) == 1
+    name: str  # the id a hello announces: "ed25519", "modp2048", …
+    title: str  # for people: "edwards25519", "2048-bit MODP"
+    q: int  # the group's prime order; keys are scalars mod q
+    key_bytes: int  # a key's fixed length inside a sealed share
+    threads: bool  # True: power() releases the GIL, so threads run batches; False: the process pool does
 
-    def encode(self, index: int) -> mpz:
-        """The group element for card ``index`` of the unshuffled deck (see :func:`card_encoding`)."""
-        return card_encoding(self, index)
+    @abstractmethod
+    def element(self, text: str) -> int | None:
+        """The element ``text`` encodes canonically, or None if it encodes none (or the identity)."""
 
-    def encoded(self, count: int) -> tuple[mpz, ...]:
+    @abstractmethod
+    def to_hex(self, x: int) -> str:
+        """The canonical wire text of element ``x``."""
+
+    @abstractmethod
+    def encode(self, index: int) -> int:
+        """The element for card ``index`` of the unshuffled deck: a hash to the group, fixed by the protocol."""
+
+    @abstractmethod
+    def power(self, x: int, k: int) -> int:
+        """x^k (or k·x, written additively), for 0 < k < q."""
+
+    @abstractmethod
+    def multiply(self, x: int, y: int) -> int:
+        """x · y, the group's operation (a sum of points, written additively): what a ledger reader can compute."""
+
+    def powers(self, bases: list[int], exponents: list[int]) -> list[int]:
+        return [self.power(b, e) for b, e in zip(bases, exponents)]
+
+    def invert(self, k: int) -> int:
+        return pow(k, -1, self.q)
+
+    def encoded(self, count: int) -> tuple[int, ...]:
         """The elements for cards 0 .. count - 1, in deck order."""
         return _encodings(self, count)
 
-    def encodings(self, count: int) -> dict[mpz, int]:
+    def encodings(self, count: int) -> dict[int, int]:
         """Element -> card index, for recognising a decrypted card."""
         return {m: i for i, m in enumerate(self.encoded(count))}
 
-    def to_hex(self, x: mpz) -> str:
-        return format(x, "x")
-
-    def from_hex(self, text: str, what: str) -> mpz:
-        """Parse and validate a group element sent by the other player."""
-        try:
-            x = mpz(text, 16)
-        except ValueError:
-            raise CryptoViolation(f"{what} is not a hexadecimal number") from None
-        if not self.is_element(x):
+    def from_hex(self, text: str, what: str) -> int:
+        """Parse and validate a group element sent by another player."""
+        x = self.element(text)
+        if x is None:
             raise CryptoViolation(f"{what} is not an element of the game's group")
         return x
 
-    def exponent_from_hex(self, text: str, what: str) -> mpz:
-        """Parse and validate a key (an exponent in [1, q - 1])."""
+    def exponent_from_hex(self, text: str, what: str) -> int:
+        """Parse and validate a key (a scalar in [1, q - 1])."""
         try:
-            k = mpz(text, 16)
+            k = int(text, 16)
         except ValueError:
             raise CryptoViolation(f"{what} is not a hexadecimal number") from None
         if not 1 <= k < self.q:
             raise CryptoViolation(f"{what} is not a valid key for the game's group")
         return k
 
-    def validate_deck(self, values: list[str], size: int, what: str) -> list[mpz]:
-        """A shuffled deck from the other player: exact length, valid elements, no duplicates."""
+    def validate_deck(self, values: list[str], size: int, what: str) -> list[int]:
+        """A shuffled deck from another player: exact length, valid elements, no duplicates."""
         if len(values) != size:
             raise CryptoViolation(f"{what} has {len(values)} cards instead of {size}")
         deck = [self.from_hex(v, f"{what}: card {i}") for i, v in enumerate(values)]
@@ -125,44 +115,24 @@ class Group:
             raise CryptoViolation(f"{what} contains a duplicated card")
         return deck
 
+    def decrypt(self, value: int, *keys: int) -> int:
+        """Remove several decryption keys with one exponentiation."""
+        exponent = 1
+        for d in keys:
+            exponent = exponent * d % self.q
+        return self.power(value, exponent)
 
-ENCODING_DOMAIN = b"discard/v2/card"
-
-
-def card_encoding(group: Group, index: int) -> mpz:
-    """m_i = (SHAKE-256(domain ‖ group ‖ index) mod p)^2 mod p, fixed by the protocol version.
-
-    The hash has 128 bits more than p, so h_i is uniform enough in [0, p);
-    squaring puts it in the order-q subgroup. Nobody knows a discrete-log
-    relation between two hashed elements, so raising every card to one key
-    keeps no structure that could name a card.
-    """
-    label = ENCODING_DOMAIN + b"/" + group.name.encode() + b"/" + str(index).encode()
-    length = (group.p.bit_length() + 128 + 7) // 8
-    h = mpz(int.from_bytes(hashlib.shake_256(label).digest(length), "big")) % group.p
-    return gmpy2.powmod(h, 2, group.p)
+    def card_label(self, index: int) -> bytes:
+        """What card ``index``'s encoding hashes: the domain, the group's id and the index."""
+        return ENCODING_DOMAIN + b"/" + self.name.encode() + b"/" + str(index).encode()
 
 
 @functools.lru_cache(maxsize=16)
-def _encodings(group: Group, count: int) -> tuple[mpz, ...]:
-    encoded = tuple(card_encoding(group, i) for i in range(count))
-    if len(set(encoded)) != count or not all(group.is_element(m) for m in encoded):
+def _encodings(group: Group, count: int) -> tuple[int, ...]:
+    encoded = tuple(group.encode(i) for i in range(count))
+    if len(set(encoded)) != count or any(group.element(group.to_hex(m)) != m for m in encoded):
         raise AssertionError(f"card encodings of {group.name} are not {count} distinct group elements")
     return encoded
-
-
-MODP_2048 = Group("modp2048", mpz(_MODP_2048, 16))
-MODP_3072 = Group("modp3072", mpz(_MODP_3072, 16))
-GROUPS = {g.name: g for g in (MODP_2048, MODP_3072)}
-
-
-def group_for_prime(p_hex: str) -> Group | None:
-    """The standard group whose prime this is, or None for anything else."""
-    try:
-        p = mpz(p_hex, 16)
-    except ValueError:
-        return None
-    return next((g for g in GROUPS.values() if g.p == p), None)
 
 
 def derive_bytes(seed: bytes, label: str, length: int) -> bytes:
@@ -177,31 +147,29 @@ def derive_below(seed: bytes, label: str, bound: int) -> int:
 
 @dataclass
 class Key:
-    e: mpz
-    d: mpz
+    e: int
+    d: int
 
     @classmethod
     def derive(cls, group: Group, seed: bytes, label: str) -> Key:
-        e = mpz(derive_below(seed, label, int(group.q) - 2) + 2)
-        return cls(e, gmpy2.invert(e, group.q))
+        e = derive_below(seed, label, group.q - 2) + 2
+        return cls(e, group.invert(e))
 
 
-def decrypt(group: Group, value: mpz, *keys: mpz) -> mpz:
-    """Remove several decryption keys with one exponentiation."""
-    exponent = mpz(1)
-    for d in keys:
-        exponent = exponent * d % group.q
-    return gmpy2.powmod(value, exponent, group.p)
-
-
-# -- the process pool ----------------------------------------------------------
+# -- running batches off the event loop ------------------------------------------
 
 _pool: ProcessPoolExecutor | None = None
+_started = False  # every worker of _pool is up
+_threads: ThreadPoolExecutor | None = None
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
-def _powmod_chunk(bases: list[mpz], exponents: list[mpz], p: mpz) -> list[mpz]:
-    return [gmpy2.powmod(b, e, p) for b, e in zip(bases, exponents)]
+def _powers(group: Group, bases: list[int], exponents: list[int]) -> list[int]:
+    return group.powers(bases, exponents)
+
+
+def _ready() -> None:
+    """A worker's first task: nothing, so that starting the pool starts every process."""
 
 
 def _exit_with_parent() -> None:
@@ -235,16 +203,40 @@ def pool() -> ProcessPoolExecutor:
 
 
 def start_pool() -> None:
-    """Start every worker now, so the first shuffle does not pay for it.
+    """Start every worker now, so the first batch does not wait for them (once; later calls return at once).
 
-    multiprocessing hands its helper processes ``sys.stderr.fileno()``; a
-    full-screen app that captures stderr makes that -1, so the real stderr
-    stands in while the processes start.
+    Ctrl-C reaches the whole foreground process group, and only the game's own process may act on it: the
+    forkserver and the workers are started with SIGINT blocked on this thread, and inherit the block (the
+    workers leave with the game's process, see :func:`_exit_with_parent`). multiprocessing hands its helper
+    processes ``sys.stderr.fileno()``; a full-screen app that captures stderr makes that -1, so the real
+    stderr stands in while they start. After a SIGKILL the resource tracker frees the pool's semaphores and
+    warns about each one: noise for a player, so its warnings are silenced.
     """
-    one = mpz(1)
-    with _pool_lock, real_stderr():
-        for future in [pool().submit(_powmod_chunk, [one], [one], mpz(7)) for _ in range(WORKERS)]:
-            future.result()
+    global _started
+    with _pool_lock:
+        if _started:
+            return
+        if QUIET_TRACKER not in sys.warnoptions:  # the tracker gets our interpreter's -W options when it starts
+            sys.warnoptions.append(QUIET_TRACKER)
+        with real_stderr(), _sigint_blocked():
+            resource_tracker.ensure_running()
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the tracker unblocks it once started
+            for future in [pool().submit(_ready) for _ in range(WORKERS)]:
+                future.result()
+        _started = True
+
+
+QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked on this thread, and the thread's mask as it was afterwards."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 @contextlib.contextmanager
@@ -271,19 +263,26 @@ def _has_fileno(stream: object) -> bool:
         return False
 
 
-async def warm_up() -> None:
-    """:func:`start_pool` without blocking the event loop."""
-    await asyncio.get_running_loop().run_in_executor(None, start_pool)
+def threads() -> ThreadPoolExecutor:
+    """The shared threads for groups whose arithmetic releases the GIL."""
+    global _threads
+    with _pool_lock:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(WORKERS, thread_name_prefix="discard-crypto")
+        return _threads
 
 
-async def powmod_many(bases: list[mpz], exponents: list[mpz], p: mpz) -> list[mpz]:
-    """[b^e mod p] computed in the pool, split evenly across its workers."""
+async def powers(group: Group, bases: list[int], exponents: list[int]) -> list[int]:
+    """[b^e] in ``group``, split evenly across the workers (threads or processes, as the group needs)."""
     if len(bases) <= 4:
-        return _powmod_chunk(bases, exponents, p)
+        return group.powers(bases, exponents)
     loop = asyncio.get_running_loop()
+    if not group.threads and not _started:
+        await asyncio.to_thread(start_pool)
+    executor = threads() if group.threads else pool()
     size = -(-len(bases) // WORKERS)
     chunks = [
-        loop.run_in_executor(pool(), _powmod_chunk, bases[i : i + size], exponents[i : i + size], p)
+        loop.run_in_executor(executor, _powers, group, bases[i : i + size], exponents[i : i + size])
         for i in range(0, len(bases), size)
     ]
     return [x for chunk in await asyncio.gather(*chunks) for x in chunk]
@@ -291,8 +290,8 @@ async def powmod_many(bases: list[mpz], exponents: list[mpz], p: mpz) -> list[mp
 
 def shutdown_pool() -> None:
     """Stop the workers; one being started on another thread is started first, then stopped."""
-    global _pool
+    global _pool, _started
     with _pool_lock:
         if _pool is not None:
             _pool.shutdown(cancel_futures=True)
-            _pool = None
+            _pool, _started = None, False

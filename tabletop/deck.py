@@ -31,18 +31,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Generic, Literal, TypeVar
 
-import gmpy2
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from gmpy2 import mpz
 from pydantic import Field
 
 from .crypto import CryptoViolation, Group, Key, derive_below, derive_bytes
-from .wire import Digest, Hex, Message, OpenKey, SealedKey, Shares, canonical
+from .wire import Digest, Element, Message, OpenKey, SealedKey, Shares, canonical
 
 
 class Shuffle(Message):
@@ -50,7 +48,7 @@ class Shuffle(Message):
 
     type: Literal["shuffle"] = "shuffle"
     phase: Literal[1, 2]
-    deck: Annotated[list[Hex], Field(max_length=1000)]
+    deck: Annotated[list[Element], Field(max_length=1000)]
     commitments: Annotated[list[Digest], Field(max_length=1000)] | None = None
 
 
@@ -81,12 +79,12 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Job(Generic[T]):
-    """Exponentiations for the process pool, and what to make of their results."""
+    """Exponentiations in ``group`` for the shell to run, and what to make of their results."""
 
-    bases: list[mpz]
-    exponents: list[mpz]
-    p: mpz
-    finish: Callable[[list[mpz]], T]
+    bases: list[int]
+    exponents: list[int]
+    group: Group
+    finish: Callable[[list[int]], T]
 
 
 # -- one seat's secrets ---------------------------------------------------------------------------
@@ -133,7 +131,7 @@ class Secrets:
         return order
 
 
-def key_commitment(room: str, game: int, seat: int, pos: int, key: mpz) -> str:
+def key_commitment(room: str, game: int, seat: int, pos: int, key: int) -> str:
     record = {"domain": "discard/v3/key", "room": room, "game": game, "seat": seat, "pos": pos, "key": format(key, "x")}
     return hashlib.sha256(canonical(record)).hexdigest()
 
@@ -154,18 +152,18 @@ def box_key_point(hex_key: str) -> int:
 
 
 def seal_key(secret: X25519PrivateKey, their_box_key: str, room: str, game: int, sender: int, to: int, pos: int,
-             key: mpz, length: int) -> str:
+             key: int, length: int) -> str:
     """``key`` for ``pos``, sealed from ``sender`` to ``to``: hex of ChaCha20-Poly1305 over its ``length`` bytes."""
     aead, nonce = _aead(secret, their_box_key, room, game, sender, to, pos)
     return aead.encrypt(nonce, int(key).to_bytes(length, "big"), None).hex()
 
 
 def _open(secret: X25519PrivateKey, other: str, room: str, game: int, sender: int, to: int, pos: int, box: str
-          ) -> mpz | None:
+          ) -> int | None:
     """The key inside a sealed share, opened with either party's box secret; None if it does not open."""
     aead, nonce = _aead(secret, other, room, game, sender, to, pos)
     try:
-        return mpz(int.from_bytes(aead.decrypt(nonce, bytes.fromhex(box), None), "big"))
+        return int.from_bytes(aead.decrypt(nonce, bytes.fromhex(box), None), "big")
     except InvalidTag:
         return None
 
@@ -186,17 +184,17 @@ class Deck:
     room: str
     game: int
     group: Group
-    encodings: tuple[mpz, ...]  # card i of the unshuffled deck
+    encodings: tuple[int, ...]  # card i of the unshuffled deck
     order: tuple[int, ...]  # seats in shuffle order, the starter first
     me: int
     secrets: Secrets
     box_keys: dict[int, str]  # every seat's X25519 public key, from its hello
     deal: int = 0  # the how-manieth deal of the game this deck is (a game may deal more than once)
-    steps: list[list[mpz]] = field(default_factory=list)
+    steps: list[list[int]] = field(default_factory=list)
     commitments: dict[int, list[str]] = field(default_factory=dict)
-    public: dict[int, dict[int, mpz]] = field(default_factory=dict)  # pos -> seat -> key, for everyone
+    public: dict[int, dict[int, int]] = field(default_factory=dict)  # pos -> seat -> key, for everyone
     sealed: dict[tuple[int, int, int], str] = field(default_factory=dict)  # (pos, from, to) -> box
-    known: dict[int, dict[int, mpz]] = field(default_factory=dict)  # pos -> seat -> key I know
+    known: dict[int, dict[int, int]] = field(default_factory=dict)  # pos -> seat -> key I know
     faces: dict[int, int] = field(default_factory=dict)  # pos -> card index I have seen
     seen: dict[int, set[int]] = field(default_factory=dict)  # pos -> seats it has been shown to
     shows: list[Show] = field(default_factory=list)  # under way
@@ -224,13 +222,13 @@ class Deck:
         return len(self.steps) == 2 * self.seats
 
     @property
-    def final(self) -> list[mpz]:
+    def final(self) -> list[int]:
         return self.steps[-1]
 
     def step_owner(self, step: int) -> int:
         return self.order[step % self.seats]
 
-    def step_input(self, step: int) -> list[mpz]:
+    def step_input(self, step: int) -> list[int]:
         return list(self.encodings) if step == 0 else self.steps[step - 1]
 
     def shuffle_owed(self) -> int | None:
@@ -267,17 +265,17 @@ class Deck:
         if step < self.seats:
             order = s.permutation(self.size, self.deal)
 
-            def phase1(results: list[mpz]) -> Shuffle:
-                return Shuffle(phase=1, deck=[format(results[i], "x") for i in order])
+            def phase1(results: list[int]) -> Shuffle:
+                return Shuffle(phase=1, deck=[self.group.to_hex(results[i]) for i in order])
 
-            return Job(source, [s.shuffle_key(self.deal).e] * self.size, self.group.p, phase1)
+            return Job(source, [s.shuffle_key(self.deal).e] * self.size, self.group, phase1)
         exponents = [s.shuffle_key(self.deal).d * s.card_key(pos).e % q for pos in self.positions()]
         commitments = [key_commitment(self.room, self.game, self.me, pos, s.card_key(pos).d) for pos in self.positions()]
 
-        def phase2(results: list[mpz]) -> Shuffle:
-            return Shuffle(phase=2, deck=[format(x, "x") for x in results], commitments=commitments)
+        def phase2(results: list[int]) -> Shuffle:
+            return Shuffle(phase=2, deck=[self.group.to_hex(x) for x in results], commitments=commitments)
 
-        return Job(source, exponents, self.group.p, phase2)
+        return Job(source, exponents, self.group, phase2)
 
     # -- showing --------------------------------------------------------------------------------------
 
@@ -333,7 +331,7 @@ class Deck:
 
     def _seal(self, pos: int, to: int) -> SealedKey:
         box = seal_key(self.secrets.box, self.box_keys[to], self.room, self.game, self.me, to, pos,
-                       self.secrets.card_key(pos).d, self.group.byte_length)
+                       self.secrets.card_key(pos).d, self.group.key_bytes)
         return SealedKey(pos=pos, to=to, box=box)
 
     def apply_shares(self, sender: int, shares: Shares) -> None:
@@ -356,20 +354,20 @@ class Deck:
                 continue  # the sender's key went public meanwhile (another seat opened it): nothing left to seal
             if not self._sealed_needed(item.pos, sender, item.to):
                 raise DeckViolation(sender, f"sent a sealed key for card {item.pos} that nobody asked to see")
-            if len(item.box) != 2 * (self.group.byte_length + 16):
+            if len(item.box) != 2 * (self.group.key_bytes + 16):
                 raise DeckViolation(sender, f"sent a sealed key for card {item.pos} of the wrong length")
             self.sealed[(item.pos, sender, item.to)] = item.box
             if item.to == self.me:
                 key = self._unseal(sender, item.pos, item.box)
                 self.known.setdefault(item.pos, {})[sender] = self._checked(sender, item.pos, sender, format(key, "x"))
 
-    def _unseal(self, sender: int, pos: int, box: str) -> mpz:
+    def _unseal(self, sender: int, pos: int, box: str) -> int:
         opened = _open(self.secrets.box, self.box_keys[sender], self.room, self.game, sender, self.me, pos, box)
         if opened is None:
             raise DeckViolation(sender, f"sent a sealed key for card {pos} that does not open")
         return opened
 
-    def _checked(self, sender: int, pos: int, owner: int, text: str) -> mpz:
+    def _checked(self, sender: int, pos: int, owner: int, text: str) -> int:
         try:
             key = self.group.exponent_from_hex(text, f"key for card {pos}")
         except CryptoViolation as error:
@@ -405,10 +403,7 @@ class Deck:
     def _learn(self, pos: int) -> None:
         keys = self.known.get(pos, {})
         assert len(keys) == self.seats, (pos, keys)
-        exponent = mpz(1)
-        for key in keys.values():
-            exponent = exponent * key % self.group.q
-        value = gmpy2.powmod(self.final[pos - self.offset], exponent, self.group.p)
+        value = self.group.decrypt(self.final[pos - self.offset], *keys.values())
         card = self.group.encodings(self.size).get(value)
         others = [s for s in self.order if s != self.me]
         culprit = others[0] if len(others) == 1 else None
@@ -428,7 +423,7 @@ class Deck:
 
         The job's ``finish`` returns the problems and, when there are none, every face by position.
         """
-        size, q, p, problems = self.size, self.group.q, self.group.p, []
+        size, q, problems = self.size, self.group.q, []
         everyone = {**seeds, self.me: self.secrets} if self.me in self.order else dict(seeds)
         keys = {seat: [s.card_key(pos).d for pos in self.positions()] for seat, s in everyone.items()}
         unchecked = {seat for seat in seeds if everyone[seat].box_public != self.box_keys[seat]}
@@ -452,8 +447,8 @@ class Deck:
                     problems.append(f"{name(seat)}'s key for card {pos} during the game is not their real one")
         if problems:
             return problems
-        bases: list[mpz] = []
-        exponents: list[mpz] = []
+        bases: list[int] = []
+        exponents: list[int] = []
         checks: list[tuple[int, int]] = []  # (seat, step) in the order their results come back
         for step in range(2 * self.seats):
             seat = self.step_owner(step)
@@ -465,15 +460,15 @@ class Deck:
             if step < self.seats:
                 exponents.extend([shuffle.e] * size)
             else:
-                exponents.extend(shuffle.d * gmpy2.invert(k, q) % q for k in keys[seat])
+                exponents.extend(shuffle.d * self.group.invert(k) % q for k in keys[seat])
         bases.extend(self.final)
         for j in range(size):
-            total = mpz(1)
+            total = 1
             for seat in self.order:
                 total = total * keys[seat][j] % q
             exponents.append(total)
 
-        def finish(results: list[mpz]) -> tuple[list[str], dict[int, int]]:
+        def finish(results: list[int]) -> tuple[list[str], dict[int, int]]:
             found = []
             for index, (seat, step) in enumerate(checks):
                 got = results[index * size:(index + 1) * size]
@@ -490,4 +485,4 @@ class Deck:
                 return found, {}
             return found, {self.offset + j: card for j, card in enumerate(cards) if card is not None}
 
-        return Job(bases, exponents, p, finish)
+        return Job(bases, exponents, self.group, finish)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from . import wire
-from .crypto import powmod_many
+from .crypto import powers
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
@@ -179,14 +179,14 @@ class Seat:
         if not self.caught_up or self.outbox is not None or table.problem is not None:
             return
         while (work := table.audit_work()) is not None:
-            results = await powmod_many(work.job.bases, work.job.exponents, work.job.p)
+            results = await powers(work.job.group, work.job.bases, work.job.exponents)
             work.job.finish(results)
             self.transcript_path = self.write_transcript(f"game {work.game} over")
             self.completed.put_nowait(work.game)
             self._changed()
         owed = table.owed()
         if isinstance(owed, Work):
-            results = await powmod_many(owed.job.bases, owed.job.exponents, owed.job.p)
+            results = await powers(owed.job.group, owed.job.bases, owed.job.exponents)
             owed = Post(table.play.number, owed.job.finish(results))  # type: ignore[arg-type]
         if isinstance(owed, Needs) and self.autoplay is not None:
             value = self.autoplay(table)

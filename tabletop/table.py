@@ -25,13 +25,13 @@ from enum import Enum
 from typing import Any, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from gmpy2 import mpz
 from pydantic import ValidationError
 
 from . import commit
 from . import deck as mental
 from . import wire
-from .crypto import Group, derive_bytes, group_for_prime
+from .crypto import Group, derive_bytes
+from .groups import GROUPS
 from .game import Game, GameState, Outcome, RuleViolation, Setup
 
 START = "start"  # the label of the draw for who starts
@@ -424,9 +424,9 @@ class Table:
         if hello.version != wire.PROTOCOL_VERSION:
             raise Violation(f"{who} speak{'s' * (seat != self.me)} protocol version {hello.version}, "
                             f"this program speaks {wire.PROTOCOL_VERSION}")
-        group = group_for_prime(hello.prime)
+        group = GROUPS.get(hello.group)
         if group is None:
-            raise Violation(f"{who} announced a non-standard group: its prime is not an RFC 3526 MODP prime")
+            raise Violation(f"{who} announced the group {wire.clip(hello.group, 20)!r}, which this program does not know")
         if not mental.box_key_valid(hello.box_key):
             raise Violation(f"{who} announced a box key that cannot receive sealed keys")
         game = self.catalog.get(hello.game)
@@ -450,8 +450,8 @@ class Table:
                                     f"{wire.clip(agreed, 30)}")
             if group is not p.group:
                 assert p.group is not None
-                raise Violation(f"{who} announced the {group.p.bit_length()}-bit group, but {chosen} chose the "
-                                f"{p.group.p.bit_length()}-bit one; everyone must use the same group")
+                raise Violation(f"{who} announced the {group.title} group, but {chosen} chose the "
+                                f"{p.group.title} one; everyone must use the same group")
         key = wire.public_key(hello.verify_key)
         if key is None:
             raise Violation(f"{who} announced a weak verify key, under which signatures prove nothing")
@@ -461,7 +461,7 @@ class Table:
         self.names[seat] = hello.name
         if len(p.hellos) == p.seats:
             self._say(f"game {p.number}: {game.title}, {p.seats} players" +
-                      (f", {len(game.faces(options))} cards, {group.p.bit_length()}-bit keys"
+                      (f", {len(game.faces(options))} cards, {group.title} keys"
                        if game.faces(options) else ""))
             if p.next_starter is not None:
                 self._start(p, p.next_starter)
@@ -627,10 +627,10 @@ class Table:
         jobs = [deck.audit_job(seeds, self.who) for deck in p.decks]
         found = [problem for job in jobs if isinstance(job, list) for problem in job]
         if found:
-            return Work(mental.Job([], [], mpz(7), lambda _: self._conclude(p, found)), p.number)
+            return Work(mental.Job([], [], p.group, lambda _: self._conclude(p, found)), p.number)
         deals = [job for job in jobs if isinstance(job, mental.Job)]
 
-        def finish(results: list[mpz]) -> None:
+        def finish(results: list[int]) -> None:
             problems: list[str] = []
             cards: dict[int, int] = {}
             start = 0
@@ -645,7 +645,7 @@ class Table:
 
         bases = [b for job in deals for b in job.bases]
         exponents = [e for job in deals for e in job.exponents]
-        return Work(mental.Job(bases, exponents, p.group.p, finish), p.number)
+        return Work(mental.Job(bases, exponents, p.group, finish), p.number)
 
     def _replay(self, p: Play, cards: dict[int, int]) -> list[str]:
         """Play the game again with every face known: each move legal, each claim true."""
@@ -723,7 +723,7 @@ class Table:
         return wire.Hello(version=wire.PROTOCOL_VERSION, name=self.wish.name,
                           verify_key=wire.public_hex(self.identity(number)),
                           box_key=self.secrets(number, group).box_public, game=game.name,
-                          seats=p.seats or self.wish.seats, prime=format(group.p, "x"), options=options)
+                          seats=p.seats or self.wish.seats, group=group.name, options=options)
 
     def _round_owed(self, p: Play, current: commit.Round | None) -> Post | Needs | None:
         assert p.group is not None

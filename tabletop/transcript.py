@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import gmpy2
 
-from .crypto import MODP_2048
+from .groups import DEFAULT_GROUP
 from .game import Game, GameState
 from .ledger import Event
 from .table import Phase, Play, Table, Verdict, Violation, Wish
@@ -107,7 +106,7 @@ def _event(item: Any) -> Event | None:
 
 def observer(room: str, catalog: Mapping[str, Game]) -> Table:
     """A table that watches ``room`` from no seat (the first hello decides the game, as for everyone)."""
-    wish = Wish("observer", "", 2, {}, MODP_2048)
+    wish = Wish("observer", "", 2, {}, DEFAULT_GROUP)
     return Table(room, OBSERVER, bytes(32), catalog, wish)
 
 
@@ -116,7 +115,7 @@ def audit(table: Table) -> None:
     work = table.audit_work()
     if work is not None:
         job = work.job
-        job.finish([gmpy2.powmod(b, e, job.p) for b, e in zip(job.bases, job.exponents)])
+        job.finish(job.group.powers(job.bases, job.exponents))
 
 
 def fold(transcript: Transcript, catalog: Mapping[str, Game]) -> tuple[Table, str | None]:

@@ -31,12 +31,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4  # 4: the hello names its group (ed25519 or a MODP prime) instead of sending a prime
 HEX_DIGITS = 768  # a 3072-bit number
 MAX_SEATS = 6
 STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 Hex = Annotated[str, Field(pattern=rf"^(0|[1-9a-f][0-9a-f]{{0,{HEX_DIGITS - 1}}})$")]
+Element = Annotated[str, Field(pattern=rf"^[0-9a-f]{{1,{HEX_DIGITS}}}$")]  # its group checks the canonical form
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Counter = Annotated[int, Field(ge=1, le=1_000_000)]
 Seat = Annotated[int, Field(ge=0, lt=MAX_SEATS)]
@@ -70,7 +71,7 @@ class Hello(Message):
     box_key: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]  # X25519, receives sealed key shares
     game: Word
     seats: Annotated[int, Field(ge=2, le=MAX_SEATS)]
-    prime: Hex
+    group: Word  # tabletop.groups: ed25519, modp2048, modp3072
     options: dict[Word, Annotated[str, Field(max_length=32)] | Annotated[int, Field(ge=0, le=1_000_000)]]
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from games import GAMES
-from tabletop.crypto import MODP_2048
+from tabletop.groups import DEFAULT_GROUP
 from tabletop.ledger import Event, Link, RelayClient
 from tabletop.shell import Seat
 from tabletop.table import Strategy, Table, Wish
@@ -88,7 +88,7 @@ async def start_players(url: str, room: str, strategies: list[Strategy | None], 
     names = ["ana", "bo", "cy", "di", "ed", "flo"]
     started = []
     for k, strategy in enumerate(strategies):
-        wish = Wish(names[k], game, seats or len(strategies), dict(options or {}), MODP_2048)
+        wish = Wish(names[k], game, seats or len(strategies), dict(options or {}), DEFAULT_GROUP)
         client = RelayClient(url, room, wish.name, seats=wish.seats)
         await client.open()
         assert client.seat == k

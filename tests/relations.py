@@ -1,8 +1,8 @@
-"""A ledger reader's attack on the deck: multiplicative relations between ciphertexts.
+"""A ledger reader's attack on the deck: relations between ciphertexts under the group's operation.
 
-A shuffle step that raises every card to one key e keeps every multiplicative
-relation of the encodings: if m_a * m_b = m_c then c_a * c_b = c_c, where
-c = m^e. Whoever sees such a step's output (the next shuffler, the relay, any
+A shuffle step that raises every card to one key e keeps every relation of
+the encodings under the group's operation (a product mod p, or a sum of
+curve points): if m_a * m_b = m_c then c_a * c_b = c_c, where c = m^e. Whoever sees such a step's output (the next shuffler, the relay, any
 reader of the ledger) can match the relations among ciphertexts against the
 relations among the public encodings and name the cards they stand for.
 
@@ -20,22 +20,21 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-import gmpy2
-from gmpy2 import mpz
+from tabletop.crypto import Group
 
 SMALL_POWERS = (2, 3, 4, 5)
 
 Relation = tuple  # ("mul", a, b, c) | ("coll", a, b, c, d) | ("pow", k, a, b), members are node ids
 
 
-def relations(elements: Sequence[mpz], p: mpz, offset: int = 0) -> list[Relation]:
+def relations(elements: Sequence[int], group: Group, offset: int = 0) -> list[Relation]:
     """Every a*b = c, a*b = c*d and a^k = b among ``elements`` (node ids start at ``offset``)."""
     index = {x: offset + i for i, x in enumerate(elements)}
     found: list[Relation] = []
-    products: dict[mpz, list[tuple[int, int]]] = defaultdict(list)
+    products: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for i, x in enumerate(elements):
         for j in range(i, len(elements)):
-            product = x * elements[j] % p
+            product = group.multiply(x, elements[j])
             pair = (offset + i, offset + j)
             products[product].append(pair)
             if product in index:
@@ -45,28 +44,28 @@ def relations(elements: Sequence[mpz], p: mpz, offset: int = 0) -> list[Relation
             found.extend(("coll", *first, *second) for second in pairs[k + 1:])
     for i, x in enumerate(elements):
         for k in SMALL_POWERS[1:]:  # squares are products already
-            power = gmpy2.powmod(x, k, p)
+            power = group.power(x, k)
             if power in index:
                 found.append(("pow", k, offset + i, index[power]))
     return found
 
 
-def direct_hits(ciphertexts: Sequence[mpz], encodings: Sequence[mpz], p: mpz) -> dict[int, int]:
+def direct_hits(ciphertexts: Sequence[int], encodings: Sequence[int], group: Group) -> dict[int, int]:
     """Ciphertext position -> card, where a small power of a ciphertext is an encoding."""
     known = {m: i for i, m in enumerate(encodings)}
     hits = {}
     for pos, c in enumerate(ciphertexts):
         for k in (1, *SMALL_POWERS):
-            card = known.get(gmpy2.powmod(c, k, p))
+            card = known.get(group.power(c, k))
             if card is not None:
                 hits[pos] = card
     return hits
 
 
-def cross_products(ciphertexts: Sequence[mpz], encodings: Sequence[mpz], p: mpz) -> int:
+def cross_products(ciphertexts: Sequence[int], encodings: Sequence[int], group: Group) -> int:
     """How many products of two ciphertexts are encodings (any is a leak)."""
     known = set(encodings)
-    return sum(ciphertexts[i] * ciphertexts[j] % p in known
+    return sum(group.multiply(ciphertexts[i], ciphertexts[j]) in known
                for i in range(len(ciphertexts)) for j in range(i, len(ciphertexts)))
 
 
@@ -110,11 +109,11 @@ def _signature(edge: Relation, node: int, colour: list[int]) -> tuple:
     return (kind, k, "base" if node == a else "power", colour[a], colour[b])
 
 
-def name_positions(ciphertexts: Sequence[mpz], encodings: Sequence[mpz], p: mpz) -> dict[int, int]:
+def name_positions(ciphertexts: Sequence[int], encodings: Sequence[int], group: Group) -> dict[int, int]:
     """Position -> card index for every ciphertext the relations single out."""
     n = len(ciphertexts)
-    named = direct_hits(ciphertexts, encodings, p)
-    edges = relations(ciphertexts, p) + relations(encodings, p, offset=n)
+    named = direct_hits(ciphertexts, encodings, group)
+    edges = relations(ciphertexts, group) + relations(encodings, group, offset=n)
     colour = _refine(n + len(encodings), edges)
     groups: dict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
     for node, c in enumerate(colour):
@@ -125,12 +124,12 @@ def name_positions(ciphertexts: Sequence[mpz], encodings: Sequence[mpz], p: mpz)
     return named
 
 
-def narrowed(ciphertexts: Sequence[mpz], encodings: Sequence[mpz], p: mpz) -> int:
+def narrowed(ciphertexts: Sequence[int], encodings: Sequence[int], group: Group) -> int:
     """How many positions the relations narrow to fewer candidates than the whole deck."""
     n = len(ciphertexts)
-    edges = relations(ciphertexts, p) + relations(encodings, p, offset=n)
+    edges = relations(ciphertexts, group) + relations(encodings, group, offset=n)
     colour = _refine(n + len(encodings), edges)
     sizes: dict[int, int] = defaultdict(int)
     for node in range(n, n + len(encodings)):
         sizes[colour[node]] += 1
-    return sum(sizes[colour[pos]] < len(encodings) for pos in range(n)) + len(direct_hits(ciphertexts, encodings, p))
+    return sum(sizes[colour[pos]] < len(encodings) for pos in range(n)) + len(direct_hits(ciphertexts, encodings, group))

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import gmpy2
-
 from games import GAMES
 from tabletop import wire
-from tabletop.crypto import MODP_2048, Group
+from tabletop.crypto import Group
+from tabletop.groups import DEFAULT_GROUP
 from tabletop.table import Needs, Post, Strategy, Table, Violation, Wish, Work
 
 Tamper = Callable[[Table, dict], "dict | list[dict] | None"]  # (cheater's table, honest body) -> what to post
@@ -40,7 +39,7 @@ class Room:
     game: str = "discard"
     seats: int = 2
     options: dict = field(default_factory=dict)
-    group: Group = MODP_2048
+    group: Group = DEFAULT_GROUP
     name: str = "room"
     catalog: dict = field(default_factory=lambda: dict(GAMES))
     tables: list[Table] = field(default_factory=list)
@@ -92,10 +91,10 @@ class Room:
         if seat in self.violations:
             return None
         if (work := table.audit_work()) is not None:
-            work.job.finish(_powmods(work.job))
+            work.job.finish(work.job.group.powers(work.job.bases, work.job.exponents))
         owed = table.owed()
         if isinstance(owed, Work):
-            owed = Post(table.play.number, owed.job.finish(_powmods(owed.job)))  # type: ignore[arg-type]
+            owed = Post(table.play.number, owed.job.finish(owed.job.group.powers(owed.job.bases, owed.job.exponents)))  # type: ignore[arg-type]
         strategy = self.strategies.get(seat)
         if isinstance(owed, Needs) and strategy is not None:
             value = strategy(table)
@@ -121,6 +120,3 @@ class Room:
                 return
         raise AssertionError("the room never settled")
 
-
-def _powmods(job) -> list:
-    return [gmpy2.powmod(b, e, job.p) for b, e in zip(job.bases, job.exponents)]

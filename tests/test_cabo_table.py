@@ -8,7 +8,6 @@ import functools
 import itertools
 from collections.abc import Callable
 
-import gmpy2
 import pytest
 
 from games.cabo.game import CaboState, Draw, Replace, Spy, Swap
@@ -16,7 +15,7 @@ from games.cabo.rules import Stage
 from games.cabo.strategy import simple
 from room import Event, Room
 from tabletop import wire
-from tabletop.crypto import MODP_2048
+from tabletop.groups import DEFAULT_GROUP
 from tabletop.deck import key_commitment
 from tabletop.table import Phase, Table
 from test_cheating import Once, reseal
@@ -73,7 +72,7 @@ def assert_hidden(room: Room, pos: int) -> None:
     readers = {s["to"] for each in shares for s in each["sealed"] if s["pos"] == pos}
     blind = hidden_from(room, pos)
     assert not readers & set(blind), (pos, readers, blind)
-    encodings = set(MODP_2048.encoded(52))
+    encodings = set(room.group.encoded(52))
     for seat in blind:
         deck = room.tables[seat].play.deck
         assert deck is not None and pos not in deck.faces
@@ -81,10 +80,7 @@ def assert_hidden(room: Room, pos: int) -> None:
         assert set(known) <= {seat}, (seat, pos, known)
         for keys in itertools.chain.from_iterable(itertools.combinations(known.values(), k)
                                                   for k in range(len(known) + 1)):
-            exponent = 1
-            for key in keys:
-                exponent = exponent * key % MODP_2048.q
-            assert gmpy2.powmod(deck.final[pos - deck.offset], exponent, MODP_2048.p) not in encodings
+            assert room.group.decrypt(deck.final[pos - deck.offset], *keys) not in encodings
 
 
 def test_three_seats_play_a_whole_game_every_private_card_stays_private_and_the_audit_is_fair():
@@ -217,7 +213,7 @@ def test_a_claim_made_to_look_identical_with_a_wrong_key_is_named_at_once():
             return None
         shares = table.play.deck.my_shares(extra=state_of(table).shows(table.me, Replace(positions=pair)))
         assert shares is not None
-        opened = [o.model_copy(update={"key": format(int(o.key, 16) * 5 % MODP_2048.q, "x")})
+        opened = [o.model_copy(update={"key": format(int(o.key, 16) * 5 % DEFAULT_GROUP.q, "x")})
                   if (o.pos, o.seat) == (pair[1], table.me) else o for o in shares.open]
         return reseal(table, body, Replace(positions=pair), wire.Shares(open=opened, sealed=[]))
 
@@ -295,7 +291,7 @@ def test_a_wrong_open_key_in_the_showdown_is_named_by_everyone():
             return None
         shares = wire.Shares.model_validate(body["shares"])
         first_key = shares.open[0]
-        bad = first_key.model_copy(update={"key": format(int(first_key.key, 16) * 3 % MODP_2048.q, "x")})
+        bad = first_key.model_copy(update={"key": format(int(first_key.key, 16) * 3 % DEFAULT_GROUP.q, "x")})
         return reseal(table, body, shares=wire.Shares(open=[bad, *shares.open[1:]], sealed=shares.sealed))
 
     caught_by_all(*run_with(wrong), "sent a wrong key for card")
@@ -331,7 +327,7 @@ def racing(wrong: bool = False) -> Callable[[Table, dict], list[dict] | None]:
         if not keys:
             return None
         if wrong:
-            keys[0] = keys[0].model_copy(update={"key": format(int(keys[0].key, 16) * 3 % MODP_2048.q, "x")})
+            keys[0] = keys[0].model_copy(update={"key": format(int(keys[0].key, 16) * 3 % DEFAULT_GROUP.q, "x")})
         return [body, reseal(table, body, wire.Share(), wire.Shares(open=keys, sealed=[]), n=body["n"] + 1)]
 
     return act
@@ -396,5 +392,5 @@ def test_a_seat_racing_another_to_the_ledger_with_a_wrong_key_is_named_at_once(r
 
 def test_key_commitments_bind_each_seat_to_its_keys_before_any_card_is_seen():
     """The safety net under every key check above: a key matches one commitment only."""
-    key = MODP_2048.q - 5
+    key = DEFAULT_GROUP.q - 5
     assert key_commitment("r", 1, 0, 3, key) != key_commitment("r", 1, 0, 3, key - 1)

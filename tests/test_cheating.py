@@ -21,19 +21,15 @@ from games.discard.rules import matches
 from games.discard.strategy import simple
 from room import Room
 from tabletop import wire
-from tabletop.crypto import MODP_2048, MODP_3072
+from tabletop.crypto import Group
+from tabletop.groups import DEFAULT_GROUP, GROUPS
+from tabletop.modp import MODP_2048
 from tabletop.deck import Show
 from tabletop.table import Phase, Table
 from test_table import wrong_sealed_share
 
 HONEST, CHEATER = 0, 1
-
-# RFC 2409 (IKE) group 2: a genuine 1024-bit safe prime, but not one of the game's RFC 3526 groups.
-OAKLEY_1024 = (
-    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
-    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF"
-).lower()
+EVERY_GROUP = pytest.mark.parametrize("group", list(GROUPS.values()), ids=list(GROUPS))
 
 
 def draw_first(seed: int):
@@ -50,8 +46,8 @@ def draw_first(seed: int):
 
 
 def play(tamper: Callable, *, cheater: int = CHEATER, honest_strategy=None, cheater_strategy=None,
-         deck: str = "short") -> Room:
-    room = Room(options={"deck": deck})
+         deck: str = "short", group: Group = DEFAULT_GROUP) -> Room:
+    room = Room(options={"deck": deck}, group=group)
     room.strategies = {cheater: cheater_strategy or simple(2), 1 - cheater: honest_strategy or simple(1)}
     room.tamper = {cheater: tamper}
     room.run()
@@ -189,13 +185,15 @@ def wrong_own_key(table, body):
     if body["msg"]["type"] != "discard" or "shares" not in body:
         return None
     shares = wire.Shares.model_validate(body["shares"])
-    opened = [o if o.seat != table.me else o.model_copy(update={"key": format(int(o.key, 16) * 2 % MODP_2048.q, "x")})
+    q = table.play.group.q
+    opened = [o if o.seat != table.me else o.model_copy(update={"key": format(int(o.key, 16) * 2 % q, "x")})
               for o in shares.open]
     return reseal(table, body, shares=wire.Shares(open=opened, sealed=shares.sealed))
 
 
-def test_a_discard_with_a_wrong_key_is_named_at_once():
-    problem = caught(play(Once(wrong_own_key)), "sent a wrong key for card", "not their committed key")
+@EVERY_GROUP
+def test_a_discard_with_a_wrong_key_is_named_at_once(group):
+    problem = caught(play(Once(wrong_own_key), group=group), "sent a wrong key for card", "not their committed key")
     assert room_verdict_none(problem)
 
 
@@ -207,7 +205,8 @@ def wrong_other_key(table, body):
     if body["msg"]["type"] != "discard" or "shares" not in body:
         return None
     shares = wire.Shares.model_validate(body["shares"])
-    opened = [o if o.seat == table.me else o.model_copy(update={"key": format(int(o.key, 16) * 3 % MODP_2048.q, "x")})
+    q = table.play.group.q
+    opened = [o if o.seat == table.me else o.model_copy(update={"key": format(int(o.key, 16) * 3 % q, "x")})
               for o in shares.open]
     return reseal(table, body, shares=wire.Shares(open=opened, sealed=shares.sealed))
 
@@ -242,7 +241,7 @@ def test_a_key_nobody_asked_for():
         if body["msg"]["type"] != "discard":
             return None
         pos = state_of(table).table.draw_pile[-1]
-        key = table.secrets(1, MODP_2048).card_key(pos).d
+        key = table.secrets(1, table.play.group).card_key(pos).d
         return reseal(table, body, shares=wire.Shares(open=[wire.OpenKey(pos=pos, seat=table.me, key=format(key, "x"))],
                                                       sealed=[]))
 
@@ -263,8 +262,35 @@ def shuffle_tamper(change: Callable[[dict], None], phase: int = 1):
     return act
 
 
-def test_a_duplicated_card_in_a_shuffle_step():
-    caught(play(Once(shuffle_tamper(lambda m: m["deck"].__setitem__(1, m["deck"][0])))), "duplicated card")
+@EVERY_GROUP
+def test_a_duplicated_card_in_a_shuffle_step(group):
+    caught(play(Once(shuffle_tamper(lambda m: m["deck"].__setitem__(1, m["deck"][0]))), group=group),
+           "duplicated card")
+
+
+ORDER_2 = "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
+NOT_ELEMENTS = {  # group -> what a cheater may put in a shuffle step instead of a card
+    "ed25519": {
+        "identity": "01" + "00" * 31,
+        "small-order": ORDER_2,
+        "non-canonical": "ee" + "ff" * 30 + "7f",  # y = p + 1
+        "off-curve": "02" + "00" * 31,
+    },
+    "modp2048": {
+        "identity": "1",
+        "small-order": format(MODP_2048.p - 1, "x"),
+        "non-canonical": "0" + format(MODP_2048.encode(0), "x"),
+        "non-residue": format(next(x for x in range(2, 100) if pow(x, MODP_2048.q, MODP_2048.p) != 1), "x"),
+    },
+}
+
+
+@pytest.mark.parametrize("group_name, kind", [(g, k) for g, kinds in NOT_ELEMENTS.items() for k in kinds])
+@pytest.mark.parametrize("phase", [1, 2])
+def test_a_shuffle_step_with_a_card_outside_the_group(group_name, kind, phase):
+    bad = NOT_ELEMENTS[group_name][kind]
+    caught(play(Once(shuffle_tamper(lambda m: m["deck"].__setitem__(3, bad), phase)), group=GROUPS[group_name]),
+           f"phase-{phase} shuffle: card 3 is not an element of the game's group")
 
 
 def test_a_phase_2_step_without_commitments():
@@ -275,7 +301,7 @@ def test_a_shuffle_step_out_of_turn():
     def early(table, body):
         if table.phase is not Phase.STARTING or body["msg"]["type"] != "reveal":
             return None
-        deck = [format(x, "x") for x in MODP_2048.encoded(24)]
+        deck = [table.play.group.to_hex(x) for x in table.play.group.encoded(24)]
         from tabletop.deck import Shuffle
 
         return [body, reseal(table, body, Shuffle(phase=1, deck=deck), None, n=body["n"] + 1)]
@@ -413,7 +439,9 @@ def recode(kind: str, field: str, value):
     return act
 
 
-RECODED = {  # each verified in version 1: its signature covered a coerced re-serialisation
+# Each verified in version 1: its signature covered a coerced re-serialisation. (A card with a leading zero
+# is the group's to refuse: see NOT_ELEMENTS' non-canonical cards, signed by the cheater.)
+RECODED = {
     "float-counter": ("commit", "n", float),
     "string-counter": ("commit", "n", str),
     "spaced-counter": ("commit", "n", lambda n: f" {n}"),
@@ -422,7 +450,6 @@ RECODED = {  # each verified in version 1: its signature covered a coerced re-se
     "float-pos": ("discard", "pos", float),
     "bool-phase": ("shuffle", "phase", True),
     "string-version": ("hello", "version", str),
-    "leading-zero-hex": ("shuffle", "deck", lambda deck: ["0" + deck[0], *deck[1:]]),
     "upper-case-hex": ("shuffle", "deck", lambda deck: [deck[0].upper(), *deck[1:]]),
     "int-option-as-string": ("hello", "seats", str),
 }
@@ -443,7 +470,7 @@ HUGE = {  # what the other side sent is never echoed at length
     "deck": ("shuffle", "deck", ["ab"] * 10_000),
     "version": ("hello", "version", 10**4000),
     "name": ("hello", "name", "x" * 5000),
-    "prime": ("hello", "prime", "f" * 5000),
+    "group": ("hello", "group", "f" * 5000),
     "type": ("commit", "type", "teleport" * 500),
     "label": ("commit", "label", "x" * 5000),
     "name-with-newline": ("hello", "name", "bo\nopponent resigned"),
@@ -468,16 +495,16 @@ def hello_change(**update):
     return act
 
 
-@pytest.mark.parametrize("prime", [OAKLEY_1024, "17", format(MODP_2048.p + 2, "x")],
-                         ids=["rfc2409-1024", "toy", "modp2048-plus-2"])
+@pytest.mark.parametrize("group", ["modp1024", "secp256k1", "toy"])
 @pytest.mark.parametrize("cheater", [0, 1], ids=["cheater-opens", "cheater-joins"])
-def test_a_non_standard_group(prime, cheater):
-    room = play(Once(hello_change(prime=prime)), cheater=cheater)
-    caught(room, "non-standard group", cheater=cheater)
+def test_a_group_this_program_does_not_know(group, cheater):
+    room = play(Once(hello_change(group=group)), cheater=cheater)
+    caught(room, f"announced the group {group!r}, which this program does not know", cheater=cheater)
 
 
-def test_a_second_hello_with_the_other_standard_group():
-    caught(play(Once(hello_change(prime=format(MODP_3072.p, "x")))), "3072-bit group", "2048-bit")
+def test_a_second_hello_with_another_group():
+    caught(play(Once(hello_change(group="modp3072"))), "announced the 3072-bit MODP group",
+           "the first hello of this game chose the edwards25519 one")
 
 
 def test_a_second_hello_with_another_deck():
@@ -490,7 +517,7 @@ def test_a_second_hello_for_another_game():
 
 @pytest.mark.parametrize("update, fragment", [
     ({"options": {"deck": "full"}}, "asked for options"),
-    ({"prime": format(MODP_3072.p, "x")}, "3072-bit group"),
+    ({"group": "modp3072"}, "3072-bit MODP group"),
 ], ids=["deck", "group"])
 def test_a_rematch_keeps_game_1s_terms(update, fragment):
     room = Room(options={"deck": "short"})

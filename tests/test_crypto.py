@@ -1,13 +1,108 @@
-"""SRA in the RFC 3526 groups: commutativity, round trips, encoding, validation, keys."""
+"""SRA in every group: commutativity, round trips, encoding, validation, keys; then each group's own checks."""
 
 import gmpy2
 import pytest
 from gmpy2 import mpz
+from nacl import bindings
 
-from tabletop.crypto import MODP_2048, MODP_3072, CryptoViolation, Key, decrypt, group_for_prime, powmod_many
+from tabletop.crypto import CryptoViolation, Group, Key, powers
 from tabletop.deck import Deck, Secrets, Shuffle
+from tabletop.ed25519 import ED25519
+from tabletop.groups import DEFAULT_GROUP, GROUPS
+from tabletop.modp import MODP_2048, MODP_3072
 
 SEED = bytes(range(32))
+EVERY_GROUP = pytest.mark.parametrize("g", list(GROUPS.values()), ids=list(GROUPS))
+
+
+def test_ed25519_is_the_default_and_every_group_has_its_own_id():
+    assert DEFAULT_GROUP is ED25519
+    assert all(g.name == name for name, g in GROUPS.items())
+
+
+@EVERY_GROUP
+def test_keys_invert_mod_q(g: Group):
+    for label in ("a", "b", "c"):
+        key = Key.derive(g, SEED, label)
+        assert 2 <= key.e < g.q and key.e * key.d % g.q == 1
+    assert Key.derive(g, SEED, "a").e != Key.derive(g, SEED, "b").e
+
+
+@EVERY_GROUP
+def test_round_trip_and_commutativity(g: Group):
+    a, b = Key.derive(g, SEED, "alice"), Key.derive(g, SEED, "bob")
+    m = g.encode(17)
+    ab = g.power(g.power(m, a.e), b.e)
+    assert ab == g.power(g.power(m, b.e), a.e)
+    assert g.decrypt(ab, a.d, b.d) == m
+    assert g.decrypt(g.decrypt(ab, b.d), a.d) == m
+
+
+@EVERY_GROUP
+def test_encodings_are_distinct_elements_that_survive_the_wire(g: Group):
+    encodings = g.encodings(52)
+    assert len(encodings) == 52
+    assert all(g.from_hex(g.to_hex(x), "card") == x for x in encodings)
+
+
+def shuffle_steps(g: Group, size: int, seats: int = 2) -> tuple[list[list], list[Secrets]]:
+    """Every step of an honest shuffle among ``seats`` players, computed in-process."""
+    secrets = [Secrets(g, bytes([k + 1]) * 32) for k in range(seats)]
+    deck = Deck("room", 1, g, g.encoded(size), tuple(range(seats)), 0, secrets[0], {})
+    steps = [list(g.encoded(size))]
+    for step in range(2 * seats):
+        deck.me, deck.secrets = deck.step_owner(step), secrets[deck.step_owner(step)]
+        job = deck.shuffle_job()
+        message = job.finish(g.powers(job.bases, job.exponents))
+        assert isinstance(message, Shuffle)
+        deck.steps.append(g.validate_deck(message.deck, size, "step"))
+        steps.append(deck.steps[-1])
+    return steps, secrets
+
+
+@EVERY_GROUP
+@pytest.mark.parametrize("seats", [2, 3])
+def test_the_shuffle_decrypts_to_a_permutation(g: Group, seats: int):
+    steps, secrets = shuffle_steps(g, 24, seats)
+    final = steps[-1]
+    faces = [g.decrypt(c, *(s.card_key(i).d for s in secrets)) for i, c in enumerate(final)]
+    assert sorted(g.encodings(24)[f] for f in faces) == list(range(24))
+    assert faces != steps[0]  # shuffled
+
+
+def test_permutation_is_deterministic_per_seed():
+    a1, a2 = Secrets(DEFAULT_GROUP, SEED), Secrets(DEFAULT_GROUP, SEED)
+    assert a1.permutation(52) == a2.permutation(52)
+    assert sorted(a1.permutation(52)) == list(range(52))
+    assert Secrets(DEFAULT_GROUP, b"x" * 32).permutation(52) != a1.permutation(52)
+
+
+@EVERY_GROUP
+def test_deck_validation(g: Group):
+    deck = [g.to_hex(g.encode(i)) for i in range(24)]
+    assert len(g.validate_deck(deck, 24, "deck")) == 24
+    with pytest.raises(CryptoViolation, match="has 23 cards instead of 24"):
+        g.validate_deck(deck[:23], 24, "deck")
+    with pytest.raises(CryptoViolation, match="duplicated card"):
+        g.validate_deck(deck[:23] + deck[:1], 24, "deck")
+
+
+@EVERY_GROUP
+def test_key_validation(g: Group):
+    for bad in (format(g.q, "x"), "0", "zz"):
+        with pytest.raises(CryptoViolation, match="not a valid key|not a hexadecimal"):
+            g.exponent_from_hex(bad, "key")
+    assert g.exponent_from_hex(format(g.q - 1, "x"), "key") == g.q - 1
+
+
+@EVERY_GROUP
+async def test_the_workers_match_inline(g: Group):
+    bases = [g.encode(i) for i in range(10)]
+    exps = [3 + i for i in range(10)]
+    assert await powers(g, bases, exps) == g.powers(bases, exps)
+
+
+# -- MODP: the RFC 3526 primes and the residue check --------------------------------------------------------
 
 
 def rfc3526_prime(bits: int, addend: int) -> mpz:
@@ -26,113 +121,58 @@ def test_hard_coded_primes_are_rfc_3526():
         assert gmpy2.is_prime(group.q) and group.p == 2 * group.q + 1
 
 
-def test_group_lookup_rejects_other_primes():
-    assert group_for_prime(format(MODP_2048.p, "x")) is MODP_2048
-    assert group_for_prime(format(gmpy2.next_prime(MODP_2048.p), "x")) is None
-    assert group_for_prime("not hex") is None
-
-
-def test_keys_invert_mod_q():
-    for label in ("a", "b", "c"):
-        key = Key.derive(MODP_2048, SEED, label)
-        assert 2 <= key.e < MODP_2048.q and key.e * key.d % MODP_2048.q == 1
-    assert Key.derive(MODP_2048, SEED, "a").e != Key.derive(MODP_2048, SEED, "b").e
-
-
-def test_round_trip_and_commutativity():
-    g = MODP_2048
-    a, b = Key.derive(g, SEED, "alice"), Key.derive(g, SEED, "bob")
-    m = g.encode(17)
-    ab = gmpy2.powmod(gmpy2.powmod(m, a.e, g.p), b.e, g.p)
-    ba = gmpy2.powmod(gmpy2.powmod(m, b.e, g.p), a.e, g.p)
-    assert ab == ba
-    assert decrypt(g, ab, a.d, b.d) == m
-    assert decrypt(g, decrypt(g, ab, b.d), a.d) == m
-
-
-def test_encoding_is_distinct_quadratic_residues():
-    g = MODP_2048
-    encodings = g.encodings(52)
-    assert len(encodings) == 52
-    assert all(g.is_element(x) for x in encodings)
-
-
-def shuffle_steps(size: int, seats: int = 2) -> tuple[list[list], list[Secrets]]:
-    """Every step of an honest shuffle among ``seats`` players, computed in-process."""
-    g = MODP_2048
-    secrets = [Secrets(g, bytes([k + 1]) * 32) for k in range(seats)]
-    deck = Deck("room", 1, g, g.encoded(size), tuple(range(seats)), 0, secrets[0], {})
-    steps = [list(g.encoded(size))]
-    for step in range(2 * seats):
-        deck.me, deck.secrets = deck.step_owner(step), secrets[deck.step_owner(step)]
-        job = deck.shuffle_job()
-        message = job.finish([gmpy2.powmod(b, e, g.p) for b, e in zip(job.bases, job.exponents)])
-        assert isinstance(message, Shuffle)
-        deck.steps.append([mpz(x, 16) for x in message.deck])
-        steps.append(deck.steps[-1])
-    return steps, secrets
-
-
 def test_legendre_symbol_tells_nothing():
     """Lipton's attack: plain SRA leaks each card's quadratic residuosity. Ours are all residues."""
-    steps, _ = shuffle_steps(52)
+    steps, _ = shuffle_steps(MODP_2048, 52)
     for stage in steps:
         assert {gmpy2.legendre(x, MODP_2048.p) for x in stage} == {1}
 
 
-@pytest.mark.parametrize("seats", [2, 3])
-def test_the_shuffle_decrypts_to_a_permutation(seats):
-    g = MODP_2048
-    steps, secrets = shuffle_steps(24, seats)
-    final = steps[-1]
-    faces = [decrypt(g, c, *(s.card_key(i).d for s in secrets)) for i, c in enumerate(final)]
-    assert sorted(g.encodings(24)[f] for f in faces) == list(range(24))
-    assert faces != steps[0]  # shuffled
+NON_RESIDUE = next(x for x in range(2, 100) if gmpy2.legendre(x, MODP_2048.p) == -1)
 
 
-def test_permutation_is_deterministic_per_seed():
-    a1, a2 = Secrets(MODP_2048, SEED), Secrets(MODP_2048, SEED)
-    assert a1.permutation(52) == a2.permutation(52)
-    assert sorted(a1.permutation(52)) == list(range(52))
-    assert Secrets(MODP_2048, b"x" * 32).permutation(52) != a1.permutation(52)
-
-
-@pytest.mark.parametrize("value, problem", [
-    ("1", "not an element"),
-    (format(MODP_2048.p - 1, "x"), "not an element"),
-    (format(MODP_2048.p + 4, "x"), "not an element"),
-    ("zz", "not a hexadecimal number"),
-])
-def test_element_validation(value, problem):
-    with pytest.raises(CryptoViolation, match=problem):
+@pytest.mark.parametrize("value", [
+    "1",  # the identity
+    format(MODP_2048.p - 1, "x"),  # order 2
+    format(MODP_2048.p + 4, "x"),  # not reduced
+    format(NON_RESIDUE, "x"),  # outside the order-q subgroup
+    "0" + MODP_2048.to_hex(MODP_2048.encode(0)),  # a leading zero: not canonical
+    "zz",
+], ids=["identity", "order-2", "unreduced", "non-residue", "leading-zero", "not-hex"])
+def test_modp_elements_are_checked(value):
+    with pytest.raises(CryptoViolation, match="not an element"):
         MODP_2048.from_hex(value, "card")
 
 
-def test_non_residue_is_rejected():
-    non_residue = next(x for x in range(2, 100) if gmpy2.legendre(x, MODP_2048.p) == -1)
+# -- ed25519: libsodium's point checks ------------------------------------------------------------------------
+
+ORDER_2 = "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
+
+
+def torsioned() -> str:
+    """A card plus a point of order 2: on the curve and of large order, but outside the main subgroup."""
+    card = ED25519.encode(0).to_bytes(32, "little")
+    return bindings.crypto_core_ed25519_add(card, bytes.fromhex(ORDER_2)).hex()
+
+
+@pytest.mark.parametrize("value", [
+    "01" + "00" * 31,  # the identity
+    ORDER_2,
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",  # order 8
+    "ee" + "ff" * 30 + "7f",  # y = p + 1: a non-canonical encoding
+    "02" + "00" * 31,  # y = 2 is on no point of the curve
+    torsioned(),
+    ED25519.to_hex(ED25519.encode(0)).upper(),  # hex is lower-case
+    ED25519.to_hex(ED25519.encode(0))[:62],  # 31 bytes
+    "zz" * 32,
+], ids=["identity", "order-2", "order-8", "non-canonical", "off-curve", "torsioned", "upper-case", "short",
+        "not-hex"])
+def test_ed25519_points_are_checked(value):
     with pytest.raises(CryptoViolation, match="not an element"):
-        MODP_2048.from_hex(format(non_residue, "x"), "card")
+        ED25519.from_hex(value, "card")
 
 
-def test_deck_validation():
-    g = MODP_2048
-    deck = [format(g.encode(i), "x") for i in range(24)]
-    assert len(g.validate_deck(deck, 24, "deck")) == 24
-    with pytest.raises(CryptoViolation, match="has 23 cards instead of 24"):
-        g.validate_deck(deck[:23], 24, "deck")
-    with pytest.raises(CryptoViolation, match="duplicated card"):
-        g.validate_deck(deck[:23] + deck[:1], 24, "deck")
-
-
-def test_key_validation():
-    with pytest.raises(CryptoViolation, match="not a valid key"):
-        MODP_2048.exponent_from_hex(format(MODP_2048.q, "x"), "key")
-    with pytest.raises(CryptoViolation, match="not a valid key"):
-        MODP_2048.exponent_from_hex("0", "key")
-
-
-async def test_pool_matches_inline():
-    g = MODP_2048
-    bases = [g.encode(i) for i in range(10)]
-    exps = [mpz(3 + i) for i in range(10)]
-    assert await powmod_many(bases, exps, g.p) == [gmpy2.powmod(b, e, g.p) for b, e in zip(bases, exps)]
+def test_ed25519_multiplies_by_the_scalar_as_it_is():
+    """noclamp: k·P for every k < ℓ, so that keys compose mod ℓ (a clamped multiply would not invert)."""
+    card, k = ED25519.encode(5), ED25519.q - 2
+    assert ED25519.power(ED25519.power(card, k), ED25519.invert(k)) == card

@@ -20,14 +20,14 @@ from games.discard.game import Draw
 from games.discard.strategy import simple
 from processes import finish, run_bot
 from relay.redis_ledger import entries_of, keys
-from tabletop.crypto import MODP_2048
+from tabletop.groups import DEFAULT_GROUP
 from tabletop.table import Phase, Wish
 
 PLAY_STARTS_AT = 14  # two joins and twelve posts: hellos, the draw for who starts, four shuffle steps, deals
 
 
 def wish(name: str) -> Wish:
-    return Wish(name, "discard", 2, {"deck": "short"}, MODP_2048)
+    return Wish(name, "discard", 2, {"deck": "short"}, DEFAULT_GROUP)
 
 
 def bot(url, room, name, *extra):
@@ -55,25 +55,29 @@ def assert_never_posted_twice(frames):
     assert not duplicates, duplicates
 
 
-@pytest.mark.parametrize("kill_at", [8, PLAY_STARTS_AT + 6], ids=["mid-shuffle", "mid-play"])
-async def test_bot_killed_mid_game_resumes(relay_server, kill_at, data_dir, eventually):
+@pytest.mark.parametrize("kill_at, group", [(8, "modp2048"), (PLAY_STARTS_AT + 6, "ed25519")],
+                         ids=["mid-shuffle", "mid-play"])
+async def test_bot_killed_mid_game_resumes(relay_server, kill_at, group, data_dir, eventually):
+    """Mid-shuffle in a MODP room, the killed bot's process pool leaves with it; on the curve there is none."""
     relay, url = relay_server
     room = f"crash-{kill_at}"
-    survivor = bot(url, room, "steady")
-    victim = bot(url, room, "fragile")
+    survivor = bot(url, room, "steady", "--group", group)
+    victim = bot(url, room, "fragile", "--group", group)
     again = None
     try:
         rooms = relay.ledger.rooms
         await eventually(lambda: room in rooms and rooms[room].head >= kill_at, "the game to get going")
-        helpers = descendants(victim.pid)  # its crypto pool: forkserver and workers
-        assert helpers
+        if group == "modp2048":  # its crypto pool (forkserver and workers) starts with its first shuffle step
+            await eventually(lambda: len(descendants(victim.pid)) >= 3, "the victim's crypto pool")
+        helpers = descendants(victim.pid)
+        assert bool(helpers) == (group == "modp2048"), helpers
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         await eventually(lambda: not any(alive(pid) for pid in helpers), "the killed bot's pool processes to exit")
         left_behind = await asyncio.to_thread(victim.stderr.read)  # until its last helper has exited
         assert "leaked semaphore" not in left_behind, left_behind
         assert saves.load(seat_dir(), url, room, "fragile") is not None  # the seat survived the crash on disk
-        again = bot(url, room, "fragile")
+        again = bot(url, room, "fragile")  # the same command, but for its group: the room keeps its own
         for process in (survivor, again):
             assert_fair(*await finish(process))
     finally:

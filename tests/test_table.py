@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-import gmpy2
 import pytest
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
@@ -13,7 +12,6 @@ from games import GAMES
 from games.discard.strategy import simple
 from peekgame import TARGET, DealsGame, Look, Open, Pass, PeekGame, PeekState, script
 from room import Room
-from tabletop.crypto import MODP_2048
 from tabletop.deck import _open, seal_key
 from tabletop.table import GameContractError, Phase
 
@@ -87,7 +85,7 @@ def test_a_card_shown_to_seat_0_then_seat_2_stays_hidden_from_seat_1_and_the_rel
     boxes = [(e.seat, s) for e in room.ledger if e.kind == "post" and "shares" in e.body
              for s in e.body["shares"]["sealed"] if s["pos"] == TARGET]
     assert sorted((sender, s["to"]) for sender, s in boxes) == [(0, 2), (1, 0), (1, 2), (2, 0)]
-    seat1_box = tables[1].secrets(1, MODP_2048).box
+    seat1_box = tables[1].secrets(1, room.group).box
     for sender, share in boxes:
         if sender != 1:
             for other in (sender, share["to"]):
@@ -95,12 +93,9 @@ def test_a_card_shown_to_seat_0_then_seat_2_stays_hidden_from_seat_1_and_the_rel
                              share["box"]) is None
     # With only its own key (and any subset of keys anyone published), card 0 decrypts to no card.
     final = deck[1].final[TARGET]
-    encodings = set(MODP_2048.encoded(24))
+    encodings = set(room.group.encoded(24))
     for keys in itertools.chain.from_iterable(itertools.combinations(known.values(), k) for k in range(len(known) + 1)):
-        exponent = 1
-        for key in keys:
-            exponent = exponent * key % MODP_2048.q
-        assert gmpy2.powmod(final, exponent, MODP_2048.p) not in encodings
+        assert room.group.decrypt(final, *keys) not in encodings
 
     room.run()
     assert room.violations == {}
@@ -119,7 +114,7 @@ def wrong_sealed_share(table, body):
     item = shares["sealed"][0]
     wrong = table.secrets(p.number, p.group).card_key(item["pos"]).d * 2 % p.group.q
     item["box"] = seal_key(table.secrets(p.number, p.group).box, p.hellos[item["to"]].box_key, table.room,
-                           p.number, table.me, item["to"], item["pos"], wrong, p.group.byte_length)
+                           p.number, table.me, item["to"], item["pos"], wrong, p.group.key_bytes)
     return resign(table, body)
 
 
@@ -165,7 +160,7 @@ def test_an_unknown_box_secret_opens_nothing():
 
 def test_seat_0_opens_the_room_and_a_joiner_follows_its_terms():
     room = Room(options={"deck": "short"})
-    room.tables[1].wish = room.tables[1].wish.__class__("bo", "discard", 2, {"deck": "full"}, MODP_2048)
+    room.tables[1].wish = room.tables[1].wish.__class__("bo", "discard", 2, {"deck": "full"}, room.group)
     room.strategies = {0: simple(1), 1: simple(2)}
     room.run()
     assert room.violations == {}

@@ -274,10 +274,10 @@ async def test_a_hostile_name_is_shown_literally_and_the_room_stays_playable(rel
 
     from discard_tui import saves
     from games.discard.strategy import simple
-    from tabletop.crypto import MODP_2048
+    from tabletop.groups import DEFAULT_GROUP
     from tabletop.table import Wish
 
-    opponent, _ = await saves.resume_or_join(seat_dir(), relay_url, "hostile", Wish(name, "discard", 2, {"deck": "short"}, MODP_2048),
+    opponent, _ = await saves.resume_or_join(seat_dir(), relay_url, "hostile", Wish(name, "discard", 2, {"deck": "short"}, DEFAULT_GROUP),
                                              autoplay=simple(1))
     runner = asyncio.create_task(opponent.run())
     app = DiscardApp(PlayConfig(relay=relay_url, room="hostile", name="tester", options={"deck": "short"}), terminal_profile())
@@ -500,10 +500,10 @@ class Opponent:
 
         from discard_tui import saves
         from games.discard.strategy import simple
-        from tabletop.crypto import MODP_2048
+        from tabletop.groups import DEFAULT_GROUP
         from tabletop.table import Wish
 
-        self.session, _ = await saves.resume_or_join(seat_dir(), url, room, Wish(name, "discard", 2, {"deck": deck}, MODP_2048),
+        self.session, _ = await saves.resume_or_join(seat_dir(), url, room, Wish(name, "discard", 2, {"deck": deck}, DEFAULT_GROUP),
                                                      autoplay=simple(1), **options)
         self.task = asyncio.create_task(self.session.run())
         return self.session

@@ -9,8 +9,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from games.discard.game import Draw
 from tabletop import wire
-from tabletop.crypto import MODP_2048, derive_below, derive_bytes
+from tabletop.crypto import derive_below, derive_bytes
 from tabletop.deck import Secrets, key_commitment, seal_key
+from tabletop.ed25519 import ED25519
+from tabletop.modp import MODP_2048
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 A, B = bytes(range(32)), bytes(range(32, 64))
@@ -55,7 +57,7 @@ def test_a_sealed_share():
     sender, recipient = Secrets(MODP_2048, A), Secrets(MODP_2048, B)
     documented(sender.box_public, recipient.box_public)
     box = seal_key(sender.box, recipient.box_public, "vectors", 1, 0, 1, 0, sender.card_key(0).d,
-                   MODP_2048.byte_length)
+                   MODP_2048.key_bytes)
     assert len(box) == 544 and box.startswith("ce43a49f1b4c38fac0c026010cfa1ed1")
     documented(box[:32], hashlib.sha256(box.encode()).hexdigest())
 
@@ -66,3 +68,17 @@ def test_a_signed_envelope():
     signed = wire.canonical({"game": 1, "msg": {"pos": 10, "type": "draw"}, "n": 1, "room": "vectors", "seat": 0})
     identity.public_key().verify(bytes.fromhex(body["sig"]), signed)
     documented(wire.public_hex(identity), signed.decode(), body["sig"])
+
+
+def test_a_key_and_a_sealed_share_on_ed25519():
+    key = Secrets(ED25519, A).card_key(0)
+    assert key.e * key.d % ED25519.q == 1
+    documented(format(key.e, "x"), format(key.d, "x"), key_commitment("vectors", 1, 0, 0, key.d))
+    sender, recipient = Secrets(ED25519, A), Secrets(ED25519, B)
+    box = seal_key(sender.box, recipient.box_public, "vectors", 1, 0, 1, 0, sender.card_key(0).d, ED25519.key_bytes)
+    assert len(box) == 96
+    documented(box[:32], hashlib.sha256(box.encode()).hexdigest())
+
+
+def test_the_card_encodings_on_ed25519():
+    documented(ED25519.to_hex(ED25519.encode(0)))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 
-import gmpy2
 import pytest
 
 from games.war.game import Turn, WarState
@@ -258,8 +257,8 @@ def test_a_card_forged_in_the_shuffle_that_is_never_turned_is_caught_by_the_audi
         if body["msg"]["type"] != "shuffle" or body["msg"]["phase"] != 1:
             return None
         deck = list(body["msg"]["deck"])
-        p = table.play.group.p
-        deck[bottom] = format(gmpy2.powmod(int(deck[bottom], 16), 2, p), "x")
+        group = table.play.group
+        deck[bottom] = group.to_hex(group.power(group.from_hex(deck[bottom], "card"), 2))
         return reseal(table, body, table.registry(table.play).models["shuffle"].model_validate(
             dict(body["msg"], deck=deck)))
 

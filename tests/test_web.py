@@ -200,7 +200,7 @@ def test_a_visitor_plays_the_computer_to_the_end_and_leaves_nothing_behind(web, 
     assert any(score in line for line in lines), lines
     assert png.read_bytes().startswith(b"\x89PNG")
     processes, home = session_of(server)
-    assert len(processes) >= 3 and home.is_dir()  # the app, the crypto pool's forkserver and workers
+    assert processes and home.is_dir()  # the app (and, in a MODP room, the crypto pool's forkserver and workers)
     close_tab_and_wait_until_gone(browser, processes, home)
 
 

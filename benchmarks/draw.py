@@ -1,0 +1,79 @@
+"""Key press to card on screen: how long `d` takes to show the card drawn, against the computer.
+
+Runs the real app headless (Textual's `run_test`) against the computer over
+the embedded relay, as `uv run discard-tui` plays: on each of my turns while
+the draw pile lasts it presses `d` and times until the card is in my hand and
+the screen has processed the change. A draw is a post to the relay, the
+computer's sealed key share back, the decryption, and a refresh. Prints the
+median over the draws of several games, per group.
+
+    uv run python benchmarks/draw.py                  # ed25519 and modp2048, 3 games each
+    uv run python benchmarks/draw.py --groups ed25519 --games 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+TARGET_S = 0.030  # the median on ed25519
+POLL_S = 0.0005
+
+
+async def draws(group: str, seed: int, limit: int) -> list[float]:
+    """Seconds from `d` to the card on screen, for each of my draws in one game (at most ``limit``)."""
+    from discard_tui.app import DiscardApp
+    from discard_tui.config import PlayConfig
+    from discard_tui.profile import terminal_profile
+    from discard_tui.view import GameView, Phase
+
+    app = DiscardApp(PlayConfig(name="bench", options={"deck": "full"}, opponent_seed=seed, think_time=0,
+                                group=group), terminal_profile())
+    times: list[float] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        while len(times) < limit:
+            while not (app.view is not None and (app.view.my_turn or app.view.phase is not Phase.PLAYING)
+                       and app.view.phase not in (Phase.CONNECTING, Phase.SHUFFLING)):
+                await asyncio.sleep(POLL_S)
+            view = app.view
+            if not isinstance(view, GameView) or view.phase is not Phase.PLAYING or view.draw_pile == 0:
+                break
+            held = len(view.hand)
+            start = time.perf_counter()
+            await pilot.press("d")
+            while not (isinstance(app.view, GameView) and len(app.view.hand) > held):
+                await asyncio.sleep(POLL_S)
+            await pilot.pause()
+            times.append(time.perf_counter() - start)
+        await pilot.press("q")
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--groups", default="ed25519,modp2048", help="comma-separated (default ed25519,modp2048)")
+    parser.add_argument("--games", type=int, default=3, help="games per group (default 3)")
+    parser.add_argument("--draws", type=int, default=8, help="draws timed per game at most (default 8)")
+    args = parser.parse_args()
+    os.environ["DISCARD_DATA_DIR"] = tempfile.mkdtemp(prefix="draw-bench-")
+    print(f"cores: {os.cpu_count()}")
+    missed = False
+    for group in args.groups.split(","):
+        samples = [t for seed in range(args.games) for t in asyncio.run(draws(group, seed, args.draws))]
+        median = statistics.median(samples)
+        line = (f"{group}: draw, key to card on screen, median {median * 1000:.1f} ms (min {min(samples) * 1000:.1f},"
+                f" max {max(samples) * 1000:.1f}, {len(samples)} draws)")
+        if group == "ed25519":
+            missed = median > TARGET_S
+            line += f"  [target <= {TARGET_S * 1000:.0f} ms: {'MISSED' if missed else 'ok'}]"
+        print(line, flush=True)
+    sys.exit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    main()
