@@ -2,10 +2,13 @@
 
 Runs the real app headless (Textual's `run_test`) against the computer over
 the embedded relay, as `uv run discard-tui` plays: on each of my turns while
-the draw pile lasts it presses `d` and times until the card is in my hand and
-the screen has processed the change. A draw is a post to the relay, the
-computer's sealed key share back, the decryption, and a refresh. Prints the
-median over the draws of several games, per group.
+the draw pile lasts it waits a person's reaction time, sends the key `d` as the
+terminal would (`simulate_key`) and times until the screen's update with the card in it: the first frame the
+app hands to its display once "Your hand" counts the card (a headless app
+draws nothing, so the benchmark records the frames it would have written). A
+draw is a post to the relay, the computer's sealed key share back, the
+decryption, and a refresh. Prints the median over the draws of several games,
+per group.
 
     uv run python benchmarks/draw.py                  # ed25519 and modp2048, 3 games each
     uv run python benchmarks/draw.py --groups ed25519 --games 5
@@ -23,34 +26,53 @@ import time
 
 TARGET_S = 0.030  # the median on ed25519
 POLL_S = 0.0005
+REACTION_S = 0.25  # the quickest a person answers a turn that has just come (the footer settles by then)
 
 
 async def draws(group: str, seed: int, limit: int) -> list[float]:
     """Seconds from `d` to the card on screen, for each of my draws in one game (at most ``limit``)."""
+    from textual.app import App
+    from textual.widgets import Label
+
     from discard_tui.app import DiscardApp
     from discard_tui.config import PlayConfig
     from discard_tui.profile import terminal_profile
     from discard_tui.view import GameView, Phase
 
+    frames: list[float] = []
+    display = App._display
+
+    def recorded(self: App, screen: object, renderable: object) -> None:
+        if renderable is not None:
+            frames.append(time.perf_counter())
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    App._display = recorded  # type: ignore[method-assign]
     app = DiscardApp(PlayConfig(name="bench", options={"deck": "full"}, opponent_seed=seed, think_time=0,
                                 group=group), terminal_profile())
     times: list[float] = []
-    async with app.run_test(size=(80, 24)) as pilot:
-        while len(times) < limit:
-            while not (app.view is not None and (app.view.my_turn or app.view.phase is not Phase.PLAYING)
-                       and app.view.phase not in (Phase.CONNECTING, Phase.SHUFFLING)):
-                await asyncio.sleep(POLL_S)
-            view = app.view
-            if not isinstance(view, GameView) or view.phase is not Phase.PLAYING or view.draw_pile == 0:
-                break
-            held = len(view.hand)
-            start = time.perf_counter()
-            await pilot.press("d")
-            while not (isinstance(app.view, GameView) and len(app.view.hand) > held):
-                await asyncio.sleep(POLL_S)
-            await pilot.pause()
-            times.append(time.perf_counter() - start)
-        await pilot.press("q")
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            while len(times) < limit:
+                while not (app.view is not None and app.screen.query("#hand-label")
+                           and (app.view.my_turn or app.view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))):
+                    await asyncio.sleep(POLL_S)
+                view = app.view
+                if not isinstance(view, GameView) or view.phase is not Phase.PLAYING or view.draw_pile == 0:
+                    break
+                await asyncio.sleep(REACTION_S)  # a player sees the turn come before pressing a key
+                counted = f"Your hand: {len(view.hand) + 1} cards"
+                start = time.perf_counter()
+                app.simulate_key("d")
+                while [str(label.content) for label in app.screen.query("#hand-label").results(Label)] != [counted]:
+                    await asyncio.sleep(POLL_S)
+                shown = time.perf_counter()
+                while not frames or frames[-1] < shown:
+                    await asyncio.sleep(POLL_S)
+                times.append(next(t for t in frames if t >= shown) - start)
+            await pilot.press("q")
+    finally:
+        App._display = display  # type: ignore[method-assign]
     return times
 
 

@@ -317,6 +317,7 @@ class DiscardApp(App[None]):
         """Start the relay and the opponent if needed, take (or take back) a seat, and run the session."""
         await asyncio.to_thread(lambda: [importlib.import_module(name) for name in ENGINE_MODULES])
         from games import GAMES
+        from tabletop.crypto import prepare
         from tabletop.groups import GROUPS
         from tabletop.ledger import RelayError
         from tabletop.table import Wish
@@ -325,6 +326,7 @@ class DiscardApp(App[None]):
 
         c = self.config
         game = GAMES[c.game]
+        prepare(GROUPS[c.group])  # a MODP room's process pool starts while the relay and the seats do
         transcripts = self.profile.transcripts_dir
         try:
             if c.host is not None and not self.profile.resumes:

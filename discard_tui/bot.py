@@ -80,6 +80,7 @@ async def next_game(seat: Seat, timeout: float) -> int | None:
 
 async def play(args: argparse.Namespace, wish: Wish, game: Game, profile: Profile) -> str | None:
     """Play the games; the reason for failing, or None when every game finished fair."""
+    crypto.prepare(wish.group)  # if it needs a process pool, while the room is joined
     try:
         seat, _ = await saves.resume_or_join(profile.games_dir, args.relay, args.room, wish,
                                              autoplay=game.computer(args.seed), think_time=args.think,

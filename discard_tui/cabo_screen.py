@@ -28,7 +28,7 @@ from textual.widgets import Label, Static
 from .table import Intent, TableScreen
 from .view import Phase, SeatView
 from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back_rows, framed_rows, card_at, card_size, empty_rows, fan, \
-    fan_advances, min_step
+    fan_advances, min_step, show_text
 
 if TYPE_CHECKING:
     from games.cabo.game import CaboView, Slot
@@ -255,7 +255,7 @@ class CaboTable(TableScreen):
                 if board and seat == view.me else frozenset()
         for name, seat in zip(self.query(".seat-label").results(Label), others):
             name.update(seat_label(view, seat))
-        self.query_one("#hand-label", Label).update(seat_label(view, view.me))
+        show_text(self.query_one("#hand-label", Label), seat_label(view, view.me))
         self.query_one(DrawPile).count = board.draw_pile if board else 52
         discard, taken = self.query_one("#discard", CardPile), self.query_one("#taken", CardPile)
         top = board.discard_top if board else None
@@ -266,7 +266,7 @@ class CaboTable(TableScreen):
         drawn = board is not None and board.from_draw
         taken.caption = ("You drew" if drawn else "You took") if held is not None and view.my_turn else \
             ("Drawn" if drawn else "Taken")
-        self.query_one("#info", Static).update(info(view, self.has_class("-short")))
+        show_text(self.query_one("#info", Static), info(view, self.has_class("-short")))
         self.query_one(ProgressBox).show(view.progress)
 
     def _place_cursor(self, view: SeatView) -> None:

@@ -18,7 +18,7 @@ from textual.widgets import Label, Static
 
 from .table import Intent, TableScreen
 from .view import GameView, Phase
-from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural
+from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural, show_text
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -71,14 +71,14 @@ class DiscardTable(TableScreen):
         super().on_mount()
 
     def show_board(self, view: GameView) -> None:
-        self.query_one("#opponent-label", Label).update(f"{view.opponent_name}: {plural(view.opponent_hand, 'card')}")
+        show_text(self.query_one("#opponent-label", Label), f"{view.opponent_name}: {plural(view.opponent_hand, 'card')}")
         self.query_one(OpponentHand).count = view.opponent_hand
         self.query_one(DrawPile).count = view.draw_pile
         discard = self.query_one(DiscardPile)
         discard.top, discard.count = view.discard_top, view.discard_count
         hand = self.query_one(HandView)
         hand.cards, hand.playable, hand.my_turn = view.hand, view.playable, view.my_turn
-        self.query_one("#hand-label", Label).update(f"Your hand: {plural(len(view.hand), 'card')}")
+        show_text(self.query_one("#hand-label", Label), f"Your hand: {plural(len(view.hand), 'card')}")
         self.query_one(ProgressBox).show(view.progress)
 
     def action_move(self, step: int) -> None:

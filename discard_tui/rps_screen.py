@@ -25,6 +25,7 @@ from textual.widgets import Label, Static
 
 from .table import Intent, TableScreen, capitalized, headline
 from .view import Phase, SeatView
+from .widgets import show_text
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -170,10 +171,10 @@ class RpsTable(TableScreen):
         last = view.throws[-1] if view.throws else ("", "", "")
         mine.throw, theirs.throw = last[0], last[1]
         mine.result, theirs.result = last[2], {"won": "lost", "lost": "won"}.get(last[2], last[2])
-        self.query_one("#rps-score", Label).update(f"First to {view.target}: you {view.scores[0]} – {view.scores[1]} {other}")
-        self.query_one("#rps-result", Label).update(result_line(view))
+        show_text(self.query_one("#rps-score", Label), f"First to {view.target}: you {view.scores[0]} – {view.scores[1]} {other}")
+        show_text(self.query_one("#rps-result", Label), result_line(view))
         self.query_one(History).throws = view.throws
-        self.query_one("#rps-prompt", Label).update(prompt(view))
+        show_text(self.query_one("#rps-prompt", Label), prompt(view))
         for button in self.query(ThrowButton):
             button.available = view.throw_refusal is None
             button.chosen = view.chosen == THROWS[button.index]

@@ -20,11 +20,14 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
 from .view import Phase, SeatView
-from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar
+from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar, show_text
 
+LOG_AFTER = 0.05  # seconds the move log waits, so that a move's own frame goes out first
+FOOTER_SETTLES = 0.25  # seconds without a change before the footer shows which keys act
 IN_GAME = (Phase.FLIPPING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)
 
 
@@ -44,16 +47,32 @@ class MoveLog(RichLog):
     """The moves so far, newest at the bottom; Tab focuses it to scroll by keyboard; it rewraps on resize."""
 
     lines_shown: tuple[str, ...] = ()
+    lines_wanted: tuple[str, ...] = ()
+
+    _timer: Timer | None = None
 
     def show(self, lines: tuple[str, ...]) -> None:
+        """Show ``lines`` once the screen has drawn what else changed: a line written lays the screen out again
+        (the log's height grows), and the board's frame (a card drawn) should not wait for that."""
+        if lines != self.lines_wanted:
+            self.lines_wanted = lines
+            if self._timer is None:
+                self._timer = self.set_timer(LOG_AFTER, self.write_new)
+
+    def write_new(self) -> None:
+        """Write the lines not written yet, now."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        lines = self.lines_wanted
         for line in lines[len(self.lines_shown):]:
             self.write(line)
         self.lines_shown = lines
 
     def on_resize(self, event: events.Resize) -> None:
-        lines, self.lines_shown = self.lines_shown, ()
+        self.lines_shown = ()
         self.clear()
-        self.show(lines)
+        self.write_new()
 
 
 class TableScreen(Screen[None]):
@@ -67,6 +86,7 @@ class TableScreen(Screen[None]):
 
     view: SeatView | None = None
     _footer_shows: tuple[bool | None, ...] = ()  # check_action of each action the footer shows, as last shown
+    _footer_timer: Timer | None = None
 
     def __init__(self, leave_grace: float, resumes: bool = True) -> None:
         super().__init__()
@@ -123,14 +143,30 @@ class TableScreen(Screen[None]):
         status.hint = trouble(view, self.leave_grace, now, wall, self.resumes) or self.hint(view) or \
             (view.note if view.phase in IN_GAME else "")
         groups = (view.safety or "").split()
-        self.query_one("#safety", Static).update(
-            "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
+        show_text(self.query_one("#safety", Static),
+                  "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
         self.query_one(MoveLog).show(view.log)
         self.show_board(view)
         shown = tuple(self.check_action(action, ()) for action in (*self.actions, "leave"))
-        if shown != self._footer_shows:  # the footer rebuilds itself on every refresh: only when it changes
-            self._footer_shows = shown
-            self.refresh_bindings()
+        if shown != self._footer_shows:  # the footer rebuilds itself on every refresh: only when it changes,
+            self._footer_shows = shown  # and once the moves have settled (a rebuild takes a frame's time)
+            if self._footer_timer is not None:
+                self._footer_timer.stop()
+            self._footer_timer = self.set_timer(FOOTER_SETTLES, self._refresh_footer)
+
+    def _refresh_footer(self) -> None:
+        if self._footer_timer is not None:
+            self._footer_timer.stop()
+            self._footer_timer = None
+        self.refresh_bindings()
+
+    def settle(self) -> None:
+        """Show now what the last view asked for and waits for the board's frame: the move log's new lines and
+        the footer's keys (for tests and snapshots, which read the screen at once)."""
+        for log in self.query(MoveLog):
+            log.write_new()
+        if self._footer_timer is not None:
+            self._refresh_footer()
 
     def show_board(self, view: Any) -> None:
         """Draw the game's own widgets from ``view``."""

@@ -25,7 +25,7 @@ from games.cards import Card
 from .table import Intent, TableScreen
 from .view import Phase, SeatView
 from .widgets import (CardWidget, DrawPile, ProgressBox, back_rows, card_size, face_rows, fan, fan_advances, min_step,
-                      plural)
+                      plural, show_text)
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -127,11 +127,11 @@ class WarTable(TableScreen):
         me, other = view.me, 1 - view.me
         names = (view.opponent_name, "Your pile")
         for side, seat, name in (("their", other, names[0]), ("my", me, names[1])):
-            self.query_one(f"#{side}-label", Label).update(f"{name}: {plural(view.piles[seat], 'card')}")
+            show_text(self.query_one(f"#{side}-label", Label), f"{name}: {plural(view.piles[seat], 'card')}")
             self.query_one(f"#{side}-pile", DrawPile).count = view.piles[seat]
             trick = self.query_one(f"#{side}-trick", Trick)
             trick.cards, trick.took = view.trick[seat], view.taker == seat
-        self.query_one("#trick-state", Label).update(trick_state(view))
+        show_text(self.query_one("#trick-state", Label), trick_state(view))
         self.query_one(ProgressBox).show(view.progress)
 
     def action_turn(self) -> None:

@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Label, ProgressBar
+from textual.widgets import Label, ProgressBar, Static
 
 from games.cards import Card
 
@@ -301,7 +301,7 @@ class ProgressBox(Vertical):
         self.display = progress is not None
         if progress is not None:
             label, done, total = progress
-            self.query_one("#progress-label", Label).update(label)
+            show_text(self.query_one("#progress-label", Label), label)
             self.query_one(ProgressBar).update(progress=done, total=total)
 
 
@@ -343,3 +343,12 @@ class StatusBar(Widget):
         else:
             message = Text(f" {self.hint}", "italic")
         return Text("\n", no_wrap=True).join([header, turn, fit(message, Text(), width)])
+
+
+def show_text(widget: Static, text: str) -> None:
+    """``text`` in ``widget``, only if it changed, and without a new layout if the widget's size does not depend on
+    its text: laying the screen out again costs a frame tens of milliseconds (benchmarks/draw.py)."""
+    if widget.content != text:
+        width, height = widget.styles.width, widget.styles.height
+        fixed = width is not None and height is not None and not (width.is_auto or height.is_auto)
+        widget.update(text, layout=not fixed)

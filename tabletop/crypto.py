@@ -160,6 +160,7 @@ class Key:
 
 _pool: ProcessPoolExecutor | None = None
 _started = False  # every worker of _pool is up
+_preparing = False  # a thread of prepare() is starting them
 _threads: ThreadPoolExecutor | None = None
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 
@@ -226,6 +227,17 @@ def start_pool() -> None:
         _started = True
 
 
+def prepare(group: Group) -> None:
+    """Start the workers ``group`` needs on a thread of their own, unless they are up or starting: a MODP room's
+    pool is then ready by its first shuffle. (Threads need nothing started.)"""
+    global _preparing
+    with _pool_lock:
+        if group.threads or _started or _preparing:
+            return
+        _preparing = True
+    threading.Thread(target=start_pool, name="discard-pool-start", daemon=True).start()
+
+
 QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
 
 
@@ -290,8 +302,8 @@ async def powers(group: Group, bases: list[int], exponents: list[int]) -> list[i
 
 def shutdown_pool() -> None:
     """Stop the workers; one being started on another thread is started first, then stopped."""
-    global _pool, _started
+    global _pool, _started, _preparing
     with _pool_lock:
         if _pool is not None:
             _pool.shutdown(cancel_futures=True)
-            _pool, _started = None, False
+            _pool, _started, _preparing = None, False, False

@@ -15,6 +15,10 @@
   reveal the permutation with.
 * A key is a scalar in [1, ℓ - 1], sealed as 32 big-endian bytes;
   ``crypto_scalarmult_ed25519_noclamp`` multiplies by it as it is.
+* The check costs about half a multiplication, and every seat receives
+  every shuffle step: points this process has already checked or computed
+  (a multiple of a checked point by a key) are remembered and pass at once.
+  An encoding has one int, so a remembered int is the same canonical text.
 """
 
 from __future__ import annotations
@@ -36,6 +40,15 @@ class Ed25519Group(Group):
     key_bytes = 32
     threads = True
 
+    def __init__(self) -> None:
+        self._checked: set[int] = set()  # points of the main subgroup other than the identity
+
+    def _remember(self, x: int) -> int:
+        if len(self._checked) >= REMEMBERED:
+            self._checked.clear()
+        self._checked.add(x)
+        return x
+
     def __repr__(self) -> str:
         return "Ed25519Group()"
 
@@ -43,21 +56,24 @@ class Ed25519Group(Group):
         if not _POINT.match(text):
             return None
         point = bytes.fromhex(text)
-        if not bindings.crypto_core_ed25519_is_valid_point(point):
-            return None
         x = int.from_bytes(point, "little")
-        return None if x == IDENTITY else x
+        if x in self._checked:
+            return x
+        if x == IDENTITY or not bindings.crypto_core_ed25519_is_valid_point(point):
+            return None
+        return self._remember(x)
 
     def to_hex(self, x: int) -> str:
         return x.to_bytes(32, "little").hex()
 
     def encode(self, index: int) -> int:
         uniform = hashlib.shake_256(self.card_label(index)).digest(32)
-        return int.from_bytes(bindings.crypto_core_ed25519_from_uniform(uniform), "little")
+        return self._remember(int.from_bytes(bindings.crypto_core_ed25519_from_uniform(uniform), "little"))
 
     def power(self, x: int, k: int) -> int:
+        """k·x; libsodium refuses (raises) a point outside the main subgroup, so the result is one of it."""
         product = bindings.crypto_scalarmult_ed25519_noclamp(k.to_bytes(32, "little"), x.to_bytes(32, "little"))
-        return int.from_bytes(product, "little")
+        return self._remember(int.from_bytes(product, "little"))
 
     def multiply(self, x: int, y: int) -> int:
         total = bindings.crypto_core_ed25519_add(x.to_bytes(32, "little"), y.to_bytes(32, "little"))
@@ -65,4 +81,5 @@ class Ed25519Group(Group):
 
 
 _POINT = re.compile(r"^[0-9a-f]{64}$")
+REMEMBERED = 50_000  # about 5 MB of checked points at most
 ED25519 = Ed25519Group()

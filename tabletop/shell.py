@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from . import wire
-from .crypto import powers
+from .crypto import powers, prepare
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
@@ -124,6 +124,8 @@ class Seat:
             self.completed.put_nowait(None)
             self._changed()
             return False
+        if self.table.play.group is not None:  # the room's first hello named it
+            prepare(self.table.play.group)
         if event.kind == "post":
             self.last_progress = time.monotonic()
             if event.seat == self.table.me and self.outbox is not None and event.body == self.outbox:

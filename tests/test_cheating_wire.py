@@ -15,7 +15,7 @@ from processes import finish, run_bot
 from tabletop import wire
 from tabletop.ledger import Event, RelayClient
 from tabletop.table import Phase, Table
-from test_cheating import Once, draw_first, mismatch, reused_keys
+from test_cheating import ORDER_2, Once, draw_first, mismatch, reused_keys, shuffle_tamper
 
 
 async def test_a_violation_over_the_wire_stops_with_a_transcript(players, tmp_path):
@@ -33,6 +33,15 @@ async def test_a_violation_over_the_wire_stops_with_a_transcript(players, tmp_pa
     assert record["reason"] == problem and record["room"] == "mismatch" and record["seat"] == 0
     assert record["events"] == [e.as_json() for e in honest.events]
     assert record["events"][-1]["body"] == cheat.body  # the cheat is the last thing the honest seat saw
+
+
+async def test_a_point_of_small_order_in_a_shuffle_step_stops_the_game(players):
+    """On the curve, a card with only a torsion component would survive every key: refused on receipt."""
+    small_order = Once(shuffle_tamper(lambda m: m["deck"].__setitem__(3, ORDER_2)))
+    pair = await players("torsion", [simple(1), simple(2)], options={"deck": "short"}, tamper={1: small_order})
+    honest = pair.seats[0]
+    assert await asyncio.wait_for(honest.completed.get(), 30) is None
+    assert honest.table.problem == "bo sent a phase-1 shuffle: card 3 is not an element of the game's group"
 
 
 async def test_a_rematch_hello_reusing_game_1s_keys_stops_at_once(players, tmp_path):

@@ -186,14 +186,17 @@ def descendants_of(pid):
 @pytest.mark.parametrize("moment", ["first frame", "table"])
 @pytest.mark.parametrize("how", ["key", "signal"])
 def test_ctrl_c_at_any_moment_exits_130_quietly_with_the_pool(terminal, moment, how):
+    """At the table the game is on MODP, whose process pool the Ctrl-C reaches too."""
     import os
     import signal
 
     from conftest import alive, descendants
 
-    child = terminal("-m", "discard_tui.cli", "--name", "tester", "--deck", "short")
+    group = ["--group", "modp2048"] if moment == "table" else []
+    child = terminal("-m", "discard_tui.cli", "--name", "tester", "--deck", "short", *group)
     child.expect("Playing the computer" if moment == "first frame" else "Your hand")
     helpers = descendants(child.pid)
+    assert bool(helpers) == bool(group), helpers
     if how == "key":
         child.sendintr()  # what the terminal sends for Ctrl-C
     else:
@@ -204,6 +207,15 @@ def test_ctrl_c_at_any_moment_exits_130_quietly_with_the_pool(terminal, moment, 
     output = child.logfile_read.getvalue()
     assert "Traceback" not in output and "KeyboardInterrupt" not in output, child.after_screen()
     assert not [pid for pid in helpers if alive(pid)]
+
+
+def test_the_command_line_knows_every_group_the_default_first():
+    """discard_tui.config.GROUPS is read before the crypto is imported; it must not drift from tabletop.groups."""
+    from discard_tui.config import GROUPS as OFFERED
+    from discard_tui.config import PlayConfig
+    from tabletop.groups import DEFAULT_GROUP, GROUPS
+
+    assert list(OFFERED) == list(GROUPS) and next(iter(OFFERED)) == DEFAULT_GROUP.name == PlayConfig().group
 
 
 def test_the_command_line_knows_each_game_as_the_game_defines_itself():

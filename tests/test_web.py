@@ -72,12 +72,15 @@ def field(lines: list[str], label: str) -> str | None:
     return found[1] if found else None
 
 
+LABELS_WIDTH = 12  # the start form's first column (app.tcss, #start-form)
+
+
 def focused_field(browser: Browser) -> str | None:
     """The start screen's field with the focus: the one drawn on a background of its own."""
     lines = browser.screen()
     screen = browser.terminals[str(browser.newest)].screen
-    backgrounds = {label: screen.buffer[y][line.index(label) + 10].bg for y, line in enumerate(lines)
-                   for label in ("Name", "Game", "Opponent", "Room") if f"█ {label} " in line}
+    backgrounds = {label: screen.buffer[y][line.index(label) + LABELS_WIDTH].bg for y, line in enumerate(lines)
+                   for label in ("Name", "Game", "Opponent", "Room", "Encryption") if f"█ {label} " in line}
     odd = [label for label, colour in backgrounds.items() if list(backgrounds.values()).count(colour) == 1]
     return odd[0] if len(odd) == 1 else None
 
