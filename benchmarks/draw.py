@@ -48,7 +48,8 @@ async def draws(group: str, seed: int, limit: int) -> list[float]:
         display(self, screen, renderable)  # type: ignore[arg-type]
 
     App._display = recorded  # type: ignore[method-assign]
-    app = DiscardApp(PlayConfig(name="bench", options={"deck": "full"}, opponent_seed=seed, think_time=0,
+    room = f"draw-{group}-{seed}-{os.getpid()}"  # a new room: the group is the room's first hello's
+    app = DiscardApp(PlayConfig(name="bench", room=room, options={"deck": "full"}, opponent_seed=seed, think_time=0,
                                 group=group), terminal_profile())
     times: list[float] = []
     try:
@@ -87,6 +88,10 @@ def main() -> None:
     missed = False
     for group in args.groups.split(","):
         samples = [t for seed in range(args.games) for t in asyncio.run(draws(group, seed, args.draws))]
+        if not samples:
+            print(f"{group}: no draw timed (every game ended before a draw)", flush=True)
+            missed = True
+            continue
         median = statistics.median(samples)
         line = (f"{group}: draw, key to card on screen, median {median * 1000:.1f} ms (min {min(samples) * 1000:.1f},"
                 f" max {max(samples) * 1000:.1f}, {len(samples)} draws)")
