@@ -14,7 +14,8 @@
   discrete log between two cards, which one shuffle key would otherwise
   reveal the permutation with.
 * A key is a scalar in [1, ℓ - 1], sealed as 32 big-endian bytes;
-  ``crypto_scalarmult_ed25519_noclamp`` multiplies by it as it is.
+  ``crypto_scalarmult_ed25519_noclamp`` multiplies by it as it is, and
+  ``crypto_core_ed25519_scalar_invert`` inverts it.
 * The check costs about half a multiplication, and every seat receives
   every shuffle step: points this process has already checked or computed
   (a multiple of a checked point by a key) are remembered and pass at once.
@@ -74,6 +75,10 @@ class Ed25519Group(Group):
         """k·x; libsodium refuses (raises) a point outside the main subgroup, so the result is one of it."""
         product = bindings.crypto_scalarmult_ed25519_noclamp(k.to_bytes(32, "little"), x.to_bytes(32, "little"))
         return self._remember(int.from_bytes(product, "little"))
+
+    def invert(self, k: int) -> int:
+        """k⁻¹ mod ℓ, in constant time (a key is a secret)."""
+        return int.from_bytes(bindings.crypto_core_ed25519_scalar_invert(k.to_bytes(32, "little")), "little")
 
     def multiply(self, x: int, y: int) -> int:
         total = bindings.crypto_core_ed25519_add(x.to_bytes(32, "little"), y.to_bytes(32, "little"))
