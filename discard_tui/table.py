@@ -116,7 +116,9 @@ class TableScreen(Screen[None]):
             widget.large = large
         self.set_class(height < MIN_SCREEN[1] + 2, "-short")  # no room to spare between the rows of cards
         small = width < MIN_SCREEN[0] or height < MIN_SCREEN[1]
-        self.set_class(small, "-too-small")
+        if small != self.has_class("-too-small"):
+            self.set_class(small, "-too-small")
+            self.refresh_bindings()  # no key acts on a table the player cannot see
         self.query_one("#too-small", Static).update(
             f"Make the terminal at least {MIN_SCREEN[0]}×{MIN_SCREEN[1]} to see the table (it is {width}×{height})."
             "\n\nq quits; the game waits for you.")
@@ -202,6 +204,8 @@ class TableScreen(Screen[None]):
         return view.rematch_refusal if action == "rematch" else self.refusal(view, action, index)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.has_class("-too-small"):
+            return False  # the table is hidden: a key would act blind (q, the app's, still quits)
         view = self.view
         if action == "refuse":
             return view is not None and self.refused(view, str(parameters[0])) is not None

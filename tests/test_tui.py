@@ -436,9 +436,16 @@ async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
         table = app.screen
         assert table.query_one("#too-small").display and not table.query_one("#table").display
         assert "at least 60×20" in text_of(table, "#too-small") and "50×16" in text_of(table, "#too-small")
+        posted = len(app.session.events)
+        for key in ("d", "enter", "space", "n", "x"):  # no key acts on a table the player cannot see
+            await pilot.press(key)
+        await pilot.pause()
+        assert app.session.outbox is None and len(app.session.events) == posted and app.view.my_turn
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
         assert not table.query_one("#too-small").display and table.query_one("#table").display
+        await pilot.press("d")
+        await until(pilot, lambda: len(app.view.hand) == 6 or not app.view.my_turn, "the draw, once the table shows")
 
 
 async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
