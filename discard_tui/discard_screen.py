@@ -33,8 +33,9 @@ HELP = """\
 the discard pile (anything goes on an empty pile), or [b]draw[/b].
 Either ends your turn. If you can do neither, you lose.
 
-[b]Keys[/b]   ← → h l choose   Enter Space discard   d draw
-       n rematch   x leave (when offered)   Tab the log   q quit
+[b]Keys[/b]   ← → h l choose (round the ends)   Home End 1–9 jump
+       Enter Space discard   d draw   n rematch
+       x leave (when offered)   Tab the log   q quit
 [b]Mouse[/b]  click a card to discard it, the draw pile to draw.
 [b]Cues[/b]   playable: a double frame ╔╗ (as a chip: underlined);
        the chosen card is lifted (as a chip: reversed)."""
@@ -46,6 +47,9 @@ class DiscardTable(TableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "move(-1)", "Left", show=False),
         Binding("right,l", "move(1)", "Right", show=False),
+        Binding("home", "move_to(0)", "First card", show=False),
+        Binding("end", "move_to(-1)", "Last card", show=False),
+        *(Binding(str(n), f"move_to({n - 1})", f"Card {n}", show=False) for n in range(1, 10)),
         Binding("enter,space", "discard", "Discard"),
         Binding("d", "draw", "Draw"),
         # The same keys while the move is not allowed (greyed out above): say why instead of doing nothing.
@@ -82,8 +86,16 @@ class DiscardTable(TableScreen):
         self.query_one(ProgressBox).show(view.progress)
 
     def action_move(self, step: int) -> None:
+        """The next card left or right, round from one end to the other."""
         hand = self.query_one(HandView)
-        hand.cursor = hand.cursor + step
+        if hand.cards:
+            hand.cursor = (hand.cursor + step) % len(hand.cards)
+
+    def action_move_to(self, index: int) -> None:
+        """Card ``index`` of the hand (1 to 9 from the left; -1: the last)."""
+        hand = self.query_one(HandView)
+        if index < len(hand.cards):
+            hand.cursor = index % len(hand.cards)
 
     def action_discard(self) -> None:
         self.post_message(Intent("discard", self.query_one(HandView).cursor))

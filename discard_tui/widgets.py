@@ -175,6 +175,17 @@ class HandView(CardWidget, can_focus=True):
     def watch_cards(self) -> None:
         self.cursor = self.cursor  # clamp to the new hand size
 
+    def watch_playable(self) -> None:
+        self._raise_playable()
+
+    def watch_my_turn(self) -> None:
+        self._raise_playable()
+
+    def _raise_playable(self) -> None:
+        """When my turn comes, lift a card I can play if the one lifted cannot be (a quick Enter then plays)."""
+        if self.my_turn and not self.is_playable(self.cursor):
+            self.cursor = next((i for i in range(len(self.cards)) if self.is_playable(i)), self.cursor)
+
     def is_playable(self, index: int) -> bool:
         return self.my_turn and index < len(self.playable) and self.playable[index]
 

@@ -41,8 +41,7 @@ async def play_to_game_over(pilot, app) -> None:
         playable = [i for i, ok in enumerate(view.playable) if ok]
         if playable:
             hand = app.screen.query_one(HandView)
-            for _ in range(len(view.hand)):
-                await pilot.press("left")
+            await pilot.press("home")
             for _ in range(playable[0]):
                 await pilot.press("right")
             assert hand.cursor == playable[0]
@@ -823,3 +822,20 @@ def test_leaving_is_offered_without_promising_a_way_back_when_nothing_resumes():
                     None, False, None, 0, left_at=(None, time.time() - 60))
     assert trouble(view, 30).endswith("x leaves; the same command comes back to this game.")
     assert trouble(dataclasses.replace(view), 30, resumes=False) == "bo left 1 min ago: x leaves."
+
+
+async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
+    app = computer_game(deck="full", seed=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        hand = app.screen.query_one(HandView)
+        view = app.view
+        hand.my_turn, hand.cursor = False, 0
+        hand.playable = (False, False, True, False, False)
+        hand.my_turn = True
+        assert hand.cursor == 2  # the first card I can play is lifted: a quick Enter plays it
+        hand.playable = view.playable
+        last = len(view.hand) - 1
+        for key, cursor in (("end", last), ("right", 0), ("left", last), ("home", 0), ("3", 2), ("9", 2)):
+            await pilot.press(key)
+            assert hand.cursor == cursor, (key, hand.cursor)

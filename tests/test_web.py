@@ -115,7 +115,7 @@ def take_turn(browser: Browser, lines: list[str]) -> None:
         for index in range(size):
             if marks is not None and not marks[index]:
                 continue
-            browser.press(*[Keys.LEFT] * size, *[Keys.RIGHT] * index, Keys.ENTER)
+            browser.press(Keys.HOME, *[Keys.RIGHT] * index, Keys.ENTER)
             now = browser.wait_for(lambda now: landed(now) or ("matches neither" in now[2] and now[2] != notice),
                                    "the discard, or why not")
             if landed(now):
