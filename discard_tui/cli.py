@@ -14,12 +14,15 @@ import shlex
 import signal
 import sys
 import time
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from . import saves
 from .args import OneLineParser, add_game_options, game_options, trust_relay
 from .config import GAMES, GROUPS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile, terminal_profile
+
+if TYPE_CHECKING:
+    from .app import DiscardApp
 
 INTERRUPTED = 130  # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
 
@@ -150,7 +153,16 @@ def run(config: PlayConfig, profile: Profile, pick: bool) -> int:
         crypto.shutdown_pool()  # if a MODP room started it
     if app.crash:
         print(f"discard-tui: {app.crash}", file=sys.stderr)
+    elif (waiting := unfinished_seat(app, profile)) is not None:
+        print(f"Your game in room {waiting.room} waits for you: {resume_command(waiting)}")
     return app.return_code or 0
+
+
+def unfinished_seat(app: DiscardApp, profile: Profile) -> saves.SavedSeat | None:
+    """The seat the player left a game under way in, if any (a finished or abandoned game keeps none)."""
+    c = app.config
+    seat = saves.load(profile.games_dir, app.relay_key, c.room, c.name) if c.room else None
+    return seat if seat is not None and seat.stage != "over" else None
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

@@ -207,6 +207,9 @@ def test_ctrl_c_at_any_moment_exits_130_quietly_with_the_pool(terminal, moment, 
     output = child.logfile_read.getvalue()
     assert "Traceback" not in output and "KeyboardInterrupt" not in output, child.after_screen()
     assert not [pid for pid in helpers if alive(pid)]
+    if moment == "table":  # a game under way: one line says how to come back to it
+        [line] = [line for line in child.after_screen() if "waits for you" in line]
+        assert line.startswith("Your game in room computer-") and "uv run discard-tui --room computer-" in line
 
 
 def test_the_command_line_knows_every_group_the_default_first():
