@@ -213,11 +213,11 @@ class TableScreen(Screen[None]):
             return view is not None and can_leave(view, self.leave_grace)
         if action == "rematch" and view is not None and view.phase in IN_GAME:
             return False  # hidden during a game: the footer's room is the game's keys ('n' still says why not)
-        if action in self.actions:
-            return True if view is not None and self.refused(view, action) is None else None
+        if action in self.actions:  # a key that does not apply now is not shown (its refusal binding says why)
+            return view is not None and self.refused(view, action) is None
         return True
 
-    actions: ClassVar[tuple[str, ...]] = ("rematch",)  # actions greyed out (and refused) when not possible
+    actions: ClassVar[tuple[str, ...]] = ("rematch",)  # actions hidden (and refused) when not possible
 
 
 def help_page(rules: str, safety: str | None, seats: int) -> Content:
