@@ -254,7 +254,7 @@ class CaboTable(TableScreen):
             hand.marks = frozenset(i for i, s in enumerate(board.hands[seat]) if s.pos in self.marks) \
                 if board and seat == view.me else frozenset()
         for name, seat in zip(self.query(".seat-label").results(Label), others):
-            name.update(seat_label(view, seat))
+            show_text(name, seat_label(view, seat))
         show_text(self.query_one("#hand-label", Label), seat_label(view, view.me))
         self.query_one(DrawPile).count = board.draw_pile if board else 52
         discard, taken = self.query_one("#discard", CardPile), self.query_one("#taken", CardPile)
@@ -423,11 +423,13 @@ def hand_values(view: SeatView, seat: int) -> tuple[int | None, ...]:
 
 
 def seat_label(view: SeatView, seat: int) -> str:
-    """ "bo · 20 pts · stopped" above a hand; mine also says what I know of it."""
+    """ "bo · 20 pts · stopped" above a hand, "▶ bo · …" while it is bo's turn; mine also says what I know of it."""
     board = view.board
     name = "You" if seat == view.me else view.names[seat]
     if board is None:
         return name
+    if view.phase is Phase.PLAYING and seat in board.to_move and board.stage.value not in ("showdown", "over"):
+        name = f"▶ {name}"
     parts = [name, f"{board.totals[seat]} pts"]
     if seat == view.me:
         known, unseen = board.known_sum(seat)

@@ -245,12 +245,13 @@ def capitalized(text: str, names: Sequence[str] = ()) -> str:
 
 
 def score_line(view: SeatView) -> str:
-    """ "ana 2 – 1 bo" between two, "ana 2 · bo 1 · cy 0" around a bigger table."""
+    """ "ana 2 – 1 bo" between two; "ana: 2 · bo: 1 · cy: 0 games won" around a bigger table, where a name
+    may end in a number ("Computer 2") and a game's own points ("pts") are shown too."""
     wins = view.wins or (0,) * len(view.names)
     if len(view.names) == 2:
         other = 1 - view.me
         return f"{view.my_name} {wins[view.me]} – {wins[other]} {view.names[other]}"
-    return " · ".join(f"{name} {wins[seat]}" for seat, name in enumerate(view.names))
+    return " · ".join(f"{name}: {wins[seat]}" for seat, name in enumerate(view.names)) + " games won"
 
 
 def ago(seconds: float) -> str:
