@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 TITLE = "cabo"
 POWER_NAMES = {7: "pk", 8: "pk", 9: "spy", 10: "spy", 11: "swp", 12: "swp"}  # printed on the cards
-CHIP = 5  # cells per card in the one-line layout: "[13]" and a space
+VALUE_CHIP = 5  # cells per cabo card in the one-line layout: "[13]" and a space (widgets.CHIP: a playing card)
 KEY_ACTIONS = {  # what a key does in each stage of my turn ("": in any other stage, and while it is not my turn)
     "d": {"taken": "discard", "": "draw"},
     "enter": {"taken": "replace", "peek": "peek", "spy": "spy", "swap": "swap", "": "replace"},
@@ -127,7 +127,7 @@ class CaboHand(CardWidget, can_focus=True):
         return fan(cards, advances, lifts, self.large)
 
     def on_click(self, event: events.Click) -> None:
-        slot = card_at(self.layout_advances() or [CHIP] * len(self.values), event.x)
+        slot = card_at(self.layout_advances() or [VALUE_CHIP] * len(self.values), event.x)
         if slot is not None:
             self.post_message(self.Chosen(self.seat, slot))
 
