@@ -31,7 +31,7 @@ from . import commit
 from . import deck as mental
 from . import wire
 from .crypto import Group, derive_bytes
-from .groups import GROUPS
+from .groups import GROUPS, group_of_prime
 from .game import Game, GameState, Outcome, RuleViolation, Setup
 
 START = "start"  # the label of the draw for who starts
@@ -71,6 +71,9 @@ class LedgerEvent(Protocol):
 
     @property
     def time(self) -> float: ...  # the relay's Unix time
+
+
+OBSERVER = -1  # the seat of a table that only watches: it is in no game's shuffle order and is shown nothing
 
 
 @dataclass(frozen=True)
@@ -421,12 +424,11 @@ class Table:
         who = self.who(seat)
         if seat in p.hellos:
             raise Violation(f"{who} said hello twice in one game")
-        if hello.version != wire.PROTOCOL_VERSION:
+        old = self.me == OBSERVER and hello.version in wire.READ_ONLY_VERSIONS
+        if hello.version != wire.PROTOCOL_VERSION and not old:
             raise Violation(f"{who} speak{'s' * (seat != self.me)} protocol version {hello.version}, "
                             f"this program speaks {wire.PROTOCOL_VERSION}")
-        group = GROUPS.get(hello.group)
-        if group is None:
-            raise Violation(f"{who} announced the group {wire.clip(hello.group, 20)!r}, which this program does not know")
+        group = self._group(who, hello, old)
         if not mental.box_key_valid(hello.box_key):
             raise Violation(f"{who} announced a box key that cannot receive sealed keys")
         game = self.catalog.get(hello.game)
@@ -469,6 +471,22 @@ class Table:
                 p.draw = commit.Round(self.room, p.number, START, tuple(range(p.seats)), ("",))
         elif seat != self.me and p.number > 1:
             self._say(f"{self.name(seat)} wants a rematch")
+
+    @staticmethod
+    def _group(who: str, hello: wire.Hello, old: bool) -> Group:
+        """The group a hello names: by id, or (version 3, read from an old transcript) by its MODP prime."""
+        if old:
+            group = group_of_prime(hello.prime) if hello.prime is not None and hello.group is None else None
+            if group is None:
+                raise Violation(f"{who} announced a non-standard group: its prime is not an RFC 3526 MODP prime")
+            return group
+        if hello.group is None or hello.prime is not None:
+            raise Violation(f"{who} announced no group" if hello.group is None
+                            else f"{who} sent a prime beside its group, which version {hello.version} does not have")
+        found = GROUPS.get(hello.group)
+        if found is None:
+            raise Violation(f"{who} announced the group {wire.clip(hello.group, 20)!r}, which this program does not know")
+        return found
 
     def _check_fresh_keys(self, who: str, p: Play, hello: wire.Hello) -> None:
         """Every hello brings keys no hello of this room has shown: an earlier game's box key is readable by

@@ -22,9 +22,8 @@ from typing import Any
 from .groups import DEFAULT_GROUP
 from .game import Game, GameState
 from .ledger import Event
-from .table import Phase, Play, Table, Verdict, Violation, Wish
+from .table import OBSERVER, Phase, Play, Table, Verdict, Violation, Wish
 
-OBSERVER = -1  # the seat of a table that only watches: it is in no game's shuffle order and is shown nothing
 
 
 class NotATranscript(Exception):
@@ -141,6 +140,9 @@ def check(transcript: Transcript, catalog: Mapping[str, Game]) -> list[GameCheck
     checks = []
     for play in table.plays:
         last = play is table.play
+        if play.game is None and last and violation is not None:  # stopped at a hello: say why
+            checks.append(GameCheck(play.number, "not started", tuple(table.names.values()), None, violation, None,
+                                    play))
         if play.game is None or (last and violation is None and len(play.hellos) < play.seats and play.number > 1):
             continue
         names = tuple(table.name(s) for s in range(play.seats))

@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 PROTOCOL_VERSION = 4  # 4: the hello names its group (ed25519 or a MODP prime) instead of sending a prime
+READ_ONLY_VERSIONS = (3,)  # an observer (discard-verify, --replay) still reads transcripts of these
 HEX_DIGITS = 768  # a 3072-bit number
 MAX_SEATS = 6
 STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -71,7 +72,8 @@ class Hello(Message):
     box_key: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]  # X25519, receives sealed key shares
     game: Word
     seats: Annotated[int, Field(ge=2, le=MAX_SEATS)]
-    group: Word  # tabletop.groups: ed25519, modp2048, modp3072
+    group: Word | None = None  # version 4: an id of tabletop.groups (ed25519, modp2048, modp3072)
+    prime: Hex | None = None  # version 3, read from old transcripts only: an RFC 3526 prime
     options: dict[Word, Annotated[str, Field(max_length=32)] | Annotated[int, Field(ge=0, le=1_000_000)]]
 
 

@@ -502,6 +502,19 @@ def test_a_group_this_program_does_not_know(group, cheater):
     caught(room, f"announced the group {group!r}, which this program does not know", cheater=cheater)
 
 
+def test_a_player_of_protocol_version_3_is_refused_at_the_table():
+    """Version 3 is read from old transcripts only (an observer's table), never played."""
+    caught(play(Once(hello_change(version=3, group=None, prime=format(MODP_2048.p, "x")))),
+           "speaks protocol version 3, this program speaks 4")
+
+
+@pytest.mark.parametrize("update, fragment", [({"group": None}, "announced no group"),
+                                              ({"prime": format(MODP_2048.p, "x")}, "sent a prime beside its group")],
+                         ids=["none", "both"])
+def test_a_hello_must_name_its_group_and_only_that(update, fragment):
+    caught(play(Once(hello_change(**update))), fragment)
+
+
 def test_a_second_hello_with_another_group():
     caught(play(Once(hello_change(group="modp3072"))), "announced the 3072-bit MODP group",
            "the first hello of this game chose the edwards25519 one")

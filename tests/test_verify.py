@@ -86,3 +86,29 @@ def test_only_the_newest_transcripts_are_kept(tmp_path):
         os.utime(path, (k, k))
     prune(tmp_path, 3)
     assert sorted(p.name for p in tmp_path.glob("*.json")) == ["4.json", "5.json", "6.json"]
+
+
+VERSION_3 = Path(__file__).parent / "data" / "v3-discard-short.json.gz"  # two bots of d069307, 24 cards, modp2048
+
+
+def test_a_transcript_of_protocol_version_3_is_still_verified(tmp_path, capsys):
+    """Games kept before the hello named its group (version 4) stay verifiable by anyone."""
+    import gzip
+
+    record = json.loads(gzip.decompress(VERSION_3.read_bytes()))
+    assert record["events"][2]["body"]["msg"]["version"] == 3 and "prime" in record["events"][2]["body"]["msg"]
+    status, lines = run(tmp_path, record, capsys)
+    assert (status, lines) == (0, ["game 1 (discard, ana vs bo): ana won. Checked: every shuffle, deal and move was "
+                                   "verified — nobody cheated (1 deck of 24 cards, 9 moves)"])
+
+
+def test_a_hello_the_program_cannot_read_is_named_not_a_game_missing(tmp_path, capsys):
+    import gzip
+
+    record = json.loads(gzip.decompress(VERSION_3.read_bytes()))
+    for event in record["events"]:
+        if event["kind"] == "post" and event["body"]["msg"]["type"] == "hello":
+            event["body"]["msg"]["version"] = 2
+    status, lines = run(tmp_path, record, capsys)
+    assert status == 1 and lines == ["game 1 (not started, ana vs bo): NOT VERIFIED: ana's message #1 (hello) has a "
+                                     "bad signature: it was forged or altered"]
