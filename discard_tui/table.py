@@ -44,7 +44,13 @@ class Intent(Message):
 
 
 class MoveLog(RichLog):
-    """The moves so far, newest at the bottom; Tab focuses it to scroll by keyboard; it rewraps on resize."""
+    """The moves so far, newest at the bottom; Tab focuses it to scroll by keyboard (the game's keys wait until
+    Escape gives them back); it rewraps on resize."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "leave_log", "Back to the table")]
+
+    def action_leave_log(self) -> None:
+        self.screen.set_focus(None)
 
     lines_shown: tuple[str, ...] = ()
     lines_wanted: tuple[str, ...] = ()
@@ -84,6 +90,8 @@ class TableScreen(Screen[None]):
         Binding("n", "refuse('rematch')", show=False),  # while a rematch is not possible: say why
     ]
 
+    AUTO_FOCUS = ""  # nothing has the keys but the screen until the player Tabs into the log (or a game's
+    # own widget takes them): a log focused by default would hold the game's keys
     view: SeatView | None = None
     _footer_shows: tuple[bool | None, ...] = ()  # check_action of each action the footer shows, as last shown
     _footer_timer: Timer | None = None
@@ -206,6 +214,8 @@ class TableScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.has_class("-too-small"):
             return False  # the table is hidden: a key would act blind (q, the app's, still quits)
+        if isinstance(self.focused, MoveLog) and (action in self.actions or action == "refuse"):
+            return False  # the log has the keys (Enter must not discard while it scrolls); Tab gives them back
         view = self.view
         if action == "refuse":
             return view is not None and self.refused(view, str(parameters[0])) is not None

@@ -457,6 +457,10 @@ async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
         log = app.screen.query_one(MoveLog)
         await pilot.press("tab")
         assert app.focused is log
+        posted = len(app.session.events)
+        await pilot.press("enter", "d")  # the log has the keys: neither discards nor draws
+        await pilot.pause()
+        assert len(app.session.events) == posted and app.session.outbox is None and app.view.my_turn
         await pilot.press("end")
         bottom = log.scroll_y
         await pilot.press("pageup")
