@@ -292,10 +292,16 @@ class CaboTable(TableScreen):
         self.show_board(self.view)
 
     def action_hand(self, step: int) -> None:
+        """Up and down go from hand to hand, but only among the hands this step of my turn can act on."""
         if self.view is None or self.view.board is None:
             return
-        order = [self.view.me, *self.view.others]
-        seat = order[(order.index(self.target[0]) + step) % len(order)]
+        stage = my_stage(self.view)
+        if stage in OWN_HAND_ONLY:
+            self.notice(OWN_HAND_ONLY[stage])
+            return
+        order = list(self.view.others) if stage == "spy" else [self.view.me, *self.view.others]
+        here = order.index(self.target[0]) if self.target[0] in order else -step
+        seat = order[(here + step) % len(order)]
         self.target = (seat, min(self.target[1], len(self.view.board.hands[seat]) - 1))
         self.show_board(self.view)
 
@@ -397,6 +403,11 @@ class CaboTable(TableScreen):
 
 
 SCREEN = CaboTable
+
+OWN_HAND_ONLY = {  # steps of my turn that act on my own cards only: ↑ ↓ stay in my hand and say why
+    "peek": "a peek is at one of your own cards: ← → choose it",
+    "taken": "the card you took replaces one of yours: ← → choose it",
+}
 
 
 def key_action(view: SeatView, key: str) -> str:

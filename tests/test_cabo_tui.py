@@ -106,11 +106,11 @@ async def test_refused_keys_say_why_and_send_nothing():
         assert app.view.board.taken.value is not None  # I see the card I drew
         await pilot.press("t")
         await until(pilot, lambda: status.notice.startswith("you hold a card"), "a refusal")
-        await pilot.press("up")  # the cursor on another player's card: Enter cannot replace it
-        await pilot.press("enter")
-        await until(pilot, lambda: status.notice == "raise one of your own cards (↓)", "a refusal")
+        await pilot.press("up")  # the card taken replaces one of mine: ↑ stays in my hand and says so
+        await until(pilot, lambda: status.notice.startswith("the card you took replaces one of yours"), "a refusal")
+        assert app.screen.target[0] == view.me
         assert my_posts() == posted + 1 and app.view.moves == view.moves + 1  # the draw, and nothing else
-        await pilot.press("down", "space", "right", "space")  # two of my cards marked
+        await pilot.press("space", "right", "space")  # two of my cards marked
         hand = app.screen.query_one("#hand", CaboHand)
         assert hand.marks == frozenset({0, 1}) and hand.cursor == 1
         rows = hand.render().plain.splitlines()
