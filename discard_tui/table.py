@@ -146,7 +146,7 @@ class TableScreen(Screen[None]):
         status = self.query_one(StatusBar)
         if old is None or (old.moves, old.phase, old.game) != (view.moves, view.phase, view.game):
             status.notice = ""  # a refusal stands until something happens
-        status.match = f"{score_line(view)} · game {view.game}"
+        status.match = " · ".join(part for part in (score_line(view), f"game {view.game}") if part)
         status.link = link_text(view, now, wall)
         status.headline, status.my_turn = self.headline(view), view.my_turn
         status.event = capitalized(view.last_move or "", view.names)
@@ -255,13 +255,15 @@ def capitalized(text: str, names: Sequence[str] = ()) -> str:
 
 
 def score_line(view: SeatView) -> str:
-    """ "ana 2 – 1 bo" between two; "ana: 2 · bo: 1 · cy: 0 games won" around a bigger table, where a name
-    may end in a number ("Computer 2") and a game's own points ("pts") are shown too."""
+    """ "ana 2 – 1 bo" between two; around a bigger table the players who have won a game, "ana: 2 · cy: 1 games
+    won" (a name may end in a number, "Computer 2", and a game's own points, "pts", are shown too), or "" before
+    anyone has: five names would not fit a 60-column bar."""
     wins = view.wins or (0,) * len(view.names)
     if len(view.names) == 2:
         other = 1 - view.me
         return f"{view.my_name} {wins[view.me]} – {wins[other]} {view.names[other]}"
-    return " · ".join(f"{name}: {wins[seat]}" for seat, name in enumerate(view.names)) + " games won"
+    winners = sorted((seat for seat in range(len(view.names)) if wins[seat]), key=lambda seat: -wins[seat])
+    return " · ".join(f"{view.names[seat]}: {wins[seat]}" for seat in winners) + " games won" if winners else ""
 
 
 def ago(seconds: float) -> str:

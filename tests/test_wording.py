@@ -33,3 +33,16 @@ def test_war_says_no_trick_number_before_the_first_card_is_turned():
     assert trick_state(view) == "At most 500 tricks\nnothing turned yet"  # type: ignore[arg-type]
     turned = SimpleNamespace(**{**vars(view), "trick": (("7♠",), ("K♦",)), "taker": 1, "tricks": 1})
     assert trick_state(turned) == "Trick 1 of 500\nbo took 2 cards"  # type: ignore[arg-type]
+
+
+def test_the_match_score_around_a_bigger_table_names_only_who_has_won():
+    from discard_tui.table import score_line
+    from discard_tui.view import Phase, SeatView
+    from tabletop.ledger import Link
+
+    def line(wins: tuple[int, ...]) -> str:
+        return score_line(SeatView(Phase.PLAYING, 1, 2, ("Computer", "Computer 2", "ana"), (True,) * 3, True, (),
+                                   None, Link.CONNECTED, None, None, None, None, False, None, 0, wins=wins))
+
+    assert line((0, 0, 0)) == ""
+    assert line((0, 2, 1)) == "Computer 2: 2 · ana: 1 games won"
