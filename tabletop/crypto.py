@@ -235,7 +235,19 @@ def prepare(group: Group) -> None:
         if group.threads or _started or _preparing:
             return
         _preparing = True
-    threading.Thread(target=start_pool, name="discard-pool-start", daemon=True).start()
+    threading.Thread(target=_start_prepared, name="discard-pool-start", daemon=True).start()
+
+
+def _start_prepared() -> None:
+    """prepare()'s thread: start the pool unless it was shut down meanwhile. A failure is left to the first batch,
+    which starts the pool again and raises it where it is handled."""
+    with _pool_lock:
+        if not _preparing:
+            return
+        try:
+            start_pool()
+        except Exception:
+            pass
 
 
 QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
@@ -301,9 +313,11 @@ async def powers(group: Group, bases: list[int], exponents: list[int]) -> list[i
 
 
 def shutdown_pool() -> None:
-    """Stop the workers; one being started on another thread is started first, then stopped."""
+    """Stop the workers; one being started on another thread is started first, then stopped, and one that
+    prepare() has yet to start is not started."""
     global _pool, _started, _preparing
     with _pool_lock:
+        _preparing = False
         if _pool is not None:
             _pool.shutdown(cancel_futures=True)
-            _pool, _started, _preparing = None, False, False
+            _pool, _started = None, False

@@ -69,7 +69,7 @@ class Ed25519Group(Group):
 
     def encode(self, index: int) -> int:
         uniform = hashlib.shake_256(self.card_label(index)).digest(32)
-        return self._remember(int.from_bytes(bindings.crypto_core_ed25519_from_uniform(uniform), "little"))
+        return int.from_bytes(bindings.crypto_core_ed25519_from_uniform(uniform), "little")  # checked by encoded()
 
     def power(self, x: int, k: int) -> int:
         """k·x; libsodium refuses (raises) a point outside the main subgroup, so the result is one of it."""

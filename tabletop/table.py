@@ -123,6 +123,7 @@ class Play:
     game: Game | None = None
     options: Any = None
     group: Group | None = None
+    version: int = 0  # the protocol version of the room's first hello: every other hello must speak it
     seats: int = 0
     draw: commit.Round | None = None
     starter: int | None = None
@@ -429,6 +430,9 @@ class Table:
             raise Violation(f"{who} speak{'s' * (seat != self.me)} protocol version {hello.version}, "
                             f"this program speaks {wire.PROTOCOL_VERSION}")
         group = self._group(who, hello, old)
+        if p.version and hello.version != p.version:  # an observer reads version 3, but never mixed with 4
+            raise Violation(f"{who} speaks protocol version {hello.version}, but the room's first hello spoke "
+                            f"{p.version}")
         if not mental.box_key_valid(hello.box_key):
             raise Violation(f"{who} announced a box key that cannot receive sealed keys")
         game = self.catalog.get(hello.game)
@@ -442,7 +446,7 @@ class Table:
             raise Violation(f"{who} asked for options {game.title} does not have "
                             f"({wire.clip(error.errors()[0]['msg'], 60)})") from None
         if p.game is None:  # the first hello of the room decides for good
-            p.game, p.options, p.group, p.seats = game, options, group, hello.seats
+            p.game, p.options, p.group, p.seats, p.version = game, options, group, hello.seats, hello.version
         else:
             chosen = "game 1" if p.number > 1 else "the first hello of this game"
             for what, theirs, agreed in (("game", game.name, p.game.name), ("seats", hello.seats, p.seats),
@@ -620,6 +624,7 @@ class Table:
     def _open_next(self) -> None:
         previous = self.play
         nxt = Play(previous.number + 1, game=previous.game, options=previous.options, group=previous.group,
+                   version=previous.version,
                    seats=previous.seats,
                    next_starter=previous.outcome.next_starter if previous.outcome else None)
         self.plays.append(nxt)

@@ -508,6 +508,27 @@ def test_a_player_of_protocol_version_3_is_refused_at_the_table():
            "speaks protocol version 3, this program speaks 4")
 
 
+def test_an_observer_reads_version_3_but_never_beside_version_4():
+    """discard-verify reads old transcripts; a version-3 hello in a version-4 room is named there too."""
+    from games import GAMES
+    from tabletop.transcript import fold
+
+    v3 = hello_change(version=3, group=None, prime=format(MODP_2048.p, "x"))
+    room = play(Once(v3), group=MODP_2048)
+    caught(room, "speaks protocol version 3, this program speaks 4")
+    record = transcript_of(room)
+    _, violation = fold(record, GAMES)
+    assert violation == "bo speaks protocol version 3, but the room's first hello spoke 4"
+
+
+def transcript_of(room: Room):
+    from tabletop.ledger import Event
+    from tabletop.transcript import Transcript
+
+    events = tuple(Event(e.seq, e.seat, e.name, e.kind, e.body, e.time) for e in room.ledger)
+    return Transcript(room.name, 0, "", events)
+
+
 @pytest.mark.parametrize("update, fragment", [({"group": None}, "announced no group"),
                                               ({"prime": format(MODP_2048.p, "x")}, "sent a prime beside its group")],
                          ids=["none", "both"])

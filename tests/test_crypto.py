@@ -176,3 +176,37 @@ def test_ed25519_multiplies_by_the_scalar_as_it_is():
     """noclamp: k·P for every k < ℓ, so that keys compose mod ℓ (a clamped multiply would not invert)."""
     card, k = ED25519.encode(5), ED25519.q - 2
     assert ED25519.power(ED25519.power(card, k), ED25519.invert(k)) == card
+
+
+def test_the_card_encodings_are_checked_even_on_the_curve(monkeypatch):
+    """The self-check of the encodings runs libsodium's point check: a bad hash-to-curve would be caught, not
+    remembered as checked."""
+    from tabletop import crypto
+    from tabletop.ed25519 import Ed25519Group
+
+    order_8 = int.from_bytes(bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"), "little")
+    monkeypatch.setattr(Ed25519Group, "encode", lambda self, index: order_8 if index == 3 else ED25519.q + index)
+    crypto._encodings.cache_clear()
+    try:
+        with pytest.raises(AssertionError, match="not 5 distinct group elements"):
+            Ed25519Group().encoded(5)
+    finally:
+        crypto._encodings.cache_clear()
+
+
+def test_a_pool_shut_down_before_prepare_started_it_is_not_started():
+    """prepare() starts the pool on a thread; a shutdown_pool() that comes first (the player quit) wins."""
+    import threading
+
+    from tabletop import crypto
+
+    crypto.shutdown_pool()
+    try:
+        with crypto._pool_lock:  # the thread waits for the lock, as it would behind a shutdown in progress
+            crypto.prepare(MODP_2048)
+            crypto.shutdown_pool()
+        for thread in [t for t in threading.enumerate() if t.name == "discard-pool-start"]:
+            thread.join(30)
+        assert crypto._pool is None and not crypto._started
+    finally:
+        crypto.start_pool()  # the session's pool (tests/conftest.py), as the other tests expect it
