@@ -94,7 +94,7 @@ class DiscardTable(TableScreen):
     def action_move_to(self, index: int) -> None:
         """Card ``index`` of the hand (1 to 9 from the left; -1: the last)."""
         hand = self.query_one(HandView)
-        if index < len(hand.cards):
+        if hand.cards and index < len(hand.cards):  # no hand yet (the shuffle): nothing to jump to
             hand.cursor = index % len(hand.cards)
 
     def action_discard(self) -> None:
