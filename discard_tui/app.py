@@ -7,8 +7,9 @@ the game-over dialog, help, quitting.
 
 The table, the embedded relay and the computer opponent run in a worker on
 the app's event loop; exponentiations run on worker threads (or, for a MODP
-group, in a process pool), so the screen never waits for crypto. The table, crypto and network modules are imported on
-a thread once the first frame is up: the app itself imports only Textual.
+group, in a process pool), so the screen never waits for crypto. The table,
+crypto and network modules are imported on a thread once the first frame is
+up: the app itself imports only Textual.
 """
 
 from __future__ import annotations

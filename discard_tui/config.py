@@ -36,6 +36,7 @@ GROUPS = {
     "modp2048": "2048-bit MODP: 112-bit security, slow",
     "modp3072": "3072-bit MODP: 128-bit security, slower",
 }
+DEFAULT_GROUP = next(iter(GROUPS))
 
 
 @dataclass
@@ -48,7 +49,7 @@ class PlayConfig:
     game: str = "discard"  # the game to open a room with (a room opened by someone else decides its own)
     seats: int = 2  # players, when this player opens the room
     options: dict[str, str | int] = field(default_factory=dict)  # the game's options ({"deck": "short"}, {"tricks": 50})
-    group: str = "ed25519"  # the deck's group, when this player opens the room (a room keeps its own)
+    group: str = DEFAULT_GROUP  # the deck's group, when this player opens the room (a room keeps its own)
     host: str | None = None  # listen address when we run the relay ourselves
     port: int = 0
     opponent_seed: int | None = None

@@ -171,8 +171,8 @@ class TableScreen(Screen[None]):
         self.refresh_bindings()
 
     def settle(self) -> None:
-        """Show now what the last view asked for and waits for the board's frame: the move log's new lines and
-        the footer's keys (for tests and snapshots, which read the screen at once)."""
+        """Show now what the last view asked for but holds back until the board's frame is out: the move log's
+        new lines and the footer's keys (for tests and snapshots, which read the screen at once)."""
         for log in self.query(MoveLog):
             log.write_new()
         if self._footer_timer is not None:

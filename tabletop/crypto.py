@@ -46,7 +46,8 @@ ENCODING_DOMAIN = b"discard/v2/card"
 class Group(ABC):
     """A cyclic group of prime order ``q``: its elements, its keys (scalars mod q) and its one operation.
 
-    Subclasses are immutable values, compared by identity: one instance per group, listed in ``tabletop.groups``.
+    One instance per group, listed in ``tabletop.groups`` and compared by identity; what it stands for never
+    changes (ed25519's only state is a cache of points it has checked).
     """
 
     name: str  # the id a hello announces: "ed25519", "modp2048", …
@@ -231,8 +232,10 @@ def prepare(group: Group) -> None:
     """Start the workers ``group`` needs on a thread of their own, unless they are up or starting: a MODP room's
     pool is then ready by its first shuffle. (Threads need nothing started.)"""
     global _preparing
+    if group.threads or _started:  # every event of a room asks: most need nothing, and no lock
+        return
     with _pool_lock:
-        if group.threads or _started or _preparing:
+        if _started or _preparing:
             return
         _preparing = True
     threading.Thread(target=_start_prepared, name="discard-pool-start", daemon=True).start()

@@ -18,12 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from .groups import DEFAULT_GROUP
 from .game import Game, GameState
 from .ledger import Event
 from .table import OBSERVER, Phase, Play, Table, Verdict, Violation, Wish
-
 
 
 class NotATranscript(Exception):

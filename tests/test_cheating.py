@@ -26,6 +26,7 @@ from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.modp import MODP_2048
 from tabletop.deck import Show
 from tabletop.table import Phase, Table
+from test_crypto import ORDER_2
 from test_table import wrong_sealed_share
 
 HONEST, CHEATER = 0, 1
@@ -268,7 +269,6 @@ def test_a_duplicated_card_in_a_shuffle_step(group):
            "duplicated card")
 
 
-ORDER_2 = "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
 NOT_ELEMENTS = {  # group -> what a cheater may put in a shuffle step instead of a card
     "ed25519": {
         "identity": "01" + "00" * 31,

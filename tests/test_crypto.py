@@ -146,7 +146,8 @@ def test_modp_elements_are_checked(value):
 
 # -- ed25519: libsodium's point checks ------------------------------------------------------------------------
 
-ORDER_2 = "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
+ORDER_2 = "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"  # small-order points of edwards25519
+ORDER_8 = "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"
 
 
 def torsioned() -> str:
@@ -158,7 +159,7 @@ def torsioned() -> str:
 @pytest.mark.parametrize("value", [
     "01" + "00" * 31,  # the identity
     ORDER_2,
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",  # order 8
+    ORDER_8,
     "ee" + "ff" * 30 + "7f",  # y = p + 1: a non-canonical encoding
     "02" + "00" * 31,  # y = 2 is on no point of the curve
     torsioned(),
@@ -184,7 +185,7 @@ def test_the_card_encodings_are_checked_even_on_the_curve(monkeypatch):
     from tabletop import crypto
     from tabletop.ed25519 import Ed25519Group
 
-    order_8 = int.from_bytes(bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"), "little")
+    order_8 = int.from_bytes(bytes.fromhex(ORDER_8), "little")
     monkeypatch.setattr(Ed25519Group, "encode", lambda self, index: order_8 if index == 3 else ED25519.q + index)
     crypto._encodings.cache_clear()
     try:
