@@ -98,7 +98,11 @@ async def test_backoff_starts_afresh_once_a_session_is_back(eventually):
     client = RelayClient(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", "r", "a")
     try:
         await client.open()
-        await eventually(lambda: len(connections) >= 5, "four reconnects")
+        # Ends early, with the reason, if the client's loop stops (a silent stop once timed this test out).
+        await eventually(lambda: len(connections) >= 5 or client._task.done(), "four reconnects")
+        if client._task.done():
+            reason = client._task.exception() or (client._queue.get_nowait() if client._queue.qsize() else None)
+            raise AssertionError(f"after {len(connections)} connections the client stopped reconnecting: {reason!r}")
         assert client._delay <= 2 * FIRST_DELAY  # reset at each welcome, doubled once after the loss
     finally:
         await client.close()
