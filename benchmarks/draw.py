@@ -37,7 +37,8 @@ async def draws(group: str, seed: int, limit: int) -> list[float]:
     from discard_tui.app import DiscardApp
     from discard_tui.config import PlayConfig
     from discard_tui.profile import terminal_profile
-    from discard_tui.view import GameView, Phase
+    from discard_tui.discard_screen import DiscardScreenView
+    from discard_tui.view import Phase
 
     frames: list[float] = []
     display = App._display
@@ -59,7 +60,7 @@ async def draws(group: str, seed: int, limit: int) -> list[float]:
                            and (app.view.my_turn or app.view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))):
                     await asyncio.sleep(POLL_S)
                 view = app.view
-                if not isinstance(view, GameView) or view.phase is not Phase.PLAYING or view.draw_pile == 0:
+                if not isinstance(view, DiscardScreenView) or view.phase is not Phase.PLAYING or view.draw_pile == 0:
                     break
                 await asyncio.sleep(REACTION_S)  # a player sees the turn come before pressing a key
                 counted = f"Your hand: {len(view.hand) + 1} cards"

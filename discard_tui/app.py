@@ -1,6 +1,6 @@
 """The Textual app: watches the seat's view and sends the player's intents to it.
 
-Each game brings its own table screen, view and moves (``GAME_SCREENS``); the
+Each game brings its own table screen, view and moves (a ``GameUI``); the
 app does the rest: connecting, the computer players, problems, violations,
 the game-over dialog, help, quitting.
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import importlib
 import signal
 import sqlite3
 import sys
@@ -49,7 +48,16 @@ if TYPE_CHECKING:
 
     from tabletop.shell import Seat
 
-ENGINE_MODULES = ("tabletop.shell", "games", "discard_tui.saves", "discard_tui.viewmodel")
+
+
+def load_engine() -> None:
+    """Import the table, every game's rules, the saves and the view model (on a thread: they take a while)."""
+    import tabletop.shell  # noqa: F401
+    from games import GAMES  # the registry imports every game
+
+    from . import saves, viewmodel  # noqa: F401
+
+    assert GAMES
 
 
 class HelpScreen(ModalScreen[None]):
@@ -234,8 +242,8 @@ class DiscardApp(App[None]):
     def __init__(self, config: PlayConfig, profile: Profile, pick: bool = False) -> None:
         super().__init__()
         self.config, self.profile, self.pick = config, profile, pick
-        self.ui = importlib.import_module(GAMES[config.game].screen)  # the game's screen, view and moves
-        self.title = self.ui.TITLE
+        self.ui = GAMES[config.game].ui()  # the game's screen, view and moves
+        self.title = self.ui.title
         self.session: Seat | None = None
         self._computers: list[Seat] = []
         self._relay_server: Server | None = None
@@ -279,15 +287,14 @@ class DiscardApp(App[None]):
 
     def new_table(self) -> TableScreen:
         """The table screen of the game being played."""
-        screen: TableScreen = self.ui.SCREEN(self.config.leave_grace, resumes=self.profile.resumes)
-        return screen
+        return self.ui.screen(self.config.leave_grace, resumes=self.profile.resumes)
 
     def begin(self, config: PlayConfig | None) -> None:
         """Sit down at the table ``config`` describes."""
         assert config is not None  # the start screen leaves by quitting, never empty-handed
         self.config = config
-        self.ui = importlib.import_module(GAMES[config.game].screen)
-        self.title = self.ui.TITLE
+        self.ui = GAMES[config.game].ui()
+        self.title = self.ui.title
         self.push_screen(self.new_table())
         self.push_screen(ConnectingScreen(self.where()))
         self.call_after_refresh(self.play)  # the first frame first: the table's imports take a while
@@ -316,7 +323,7 @@ class DiscardApp(App[None]):
     @work(exclusive=True, group="game")
     async def play(self) -> None:
         """Start the relay and the opponent if needed, take (or take back) a seat, and run the session."""
-        await asyncio.to_thread(lambda: [importlib.import_module(name) for name in ENGINE_MODULES])
+        await asyncio.to_thread(load_engine)
         from games import GAMES
         from tabletop.crypto import prepare
         from tabletop.groups import GROUPS
@@ -445,8 +452,8 @@ class DiscardApp(App[None]):
         from . import saves
 
         self.config = dataclasses.replace(self.config, game=game, seats=seats)
-        self.ui = importlib.import_module(GAMES[game].screen)
-        self.title = self.ui.TITLE
+        self.ui = GAMES[game].ui()
+        self.title = self.ui.title
         if self.session is not None:  # going back to this room shows this game, for as many players
             saves.mark(self.session, game=game, seats=seats)
 
@@ -465,7 +472,7 @@ class DiscardApp(App[None]):
     @property
     def table(self) -> TableScreen | None:
         """The table screen of the game being played; None while only another game's is up (see follow_room)."""
-        return next((s for s in self.screen_stack if isinstance(s, self.ui.SCREEN)), None)
+        return next((s for s in self.screen_stack if isinstance(s, self.ui.screen)), None)
 
     def watch_view(self, old: SeatView | None, view: SeatView | None) -> None:
         if view is None or not self.screen_stack:
@@ -481,7 +488,7 @@ class DiscardApp(App[None]):
                                     else "Waiting for an opponent…")
                 return
             self.pop_screen()
-        if isinstance(self.screen, TableScreen) and not isinstance(self.screen, self.ui.SCREEN):  # see follow_room
+        if isinstance(self.screen, TableScreen) and not isinstance(self.screen, self.ui.screen):  # see follow_room
             self.switch_screen(self.new_table())
         table = self.table
         if table is None:
@@ -580,7 +587,7 @@ class DiscardApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             view = self.view
-            self.push_screen(HelpScreen(help_page(self.ui.HELP, view.safety if view else None,
+            self.push_screen(HelpScreen(help_page(self.ui.rules, view.safety if view else None,
                                                   len(view.names) if view else self.config.seats)))
 
     def action_interrupt(self) -> None:

@@ -14,6 +14,7 @@ import the table when called, so that this module stays as light as the screen.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -25,7 +26,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
 
-from .table import Intent, TableScreen
+from .table import GameUI, Intent, TableScreen
 from .view import Phase, SeatView
 from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back_rows, framed_rows, card_at, card_size, empty_rows, fan, \
     fan_advances, min_step, show_text
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from games.cabo.game import CaboView, Slot
     from tabletop.shell import Seat
 
-TITLE = "cabo"
 POWER_NAMES = {7: "pk", 8: "pk", 9: "spy", 10: "spy", 11: "swp", 12: "swp"}  # printed on the cards
 VALUE_CHIP = 5  # cells per cabo card in the one-line layout: "[13]" and a space (widgets.CHIP: a playing card)
 KEY_ACTIONS = {  # what a key does in each stage of my turn ("": in any other stage, and while it is not my turn)
@@ -168,7 +168,12 @@ class CardPile(CardWidget):
 # -- the screen --------------------------------------------------------------------------------------------
 
 
-class CaboTable(TableScreen):
+@dataclass(frozen=True)
+class CaboScreenView(SeatView["CaboView"]):
+    """Cabo's screen: the table's view, whose board (the game's own view) the screen reads as it is."""
+
+
+class CaboTable(TableScreen[CaboScreenView]):
     """Cabo's board: the other players' hands, the piles and the card taken, the round, my hand."""
 
     CSS_PATH = "cabo.tcss"
@@ -227,7 +232,7 @@ class CaboTable(TableScreen):
         if self.view is not None:
             self.show_board(self.view)
 
-    def show_board(self, view: SeatView) -> None:
+    def show_board(self, view: CaboScreenView) -> None:
         board: CaboView | None = view.board
         others = view.others
         if others != self.seats_shown:
@@ -269,7 +274,7 @@ class CaboTable(TableScreen):
         show_text(self.query_one("#info", Static), info(view, self.has_class("-short")))
         self.query_one(ProgressBox).show(view.progress)
 
-    def _place_cursor(self, view: SeatView) -> None:
+    def _place_cursor(self, view: CaboScreenView) -> None:
         """Where the cursor starts for each step of my turn: my hand, or (for a spy) the next player's."""
         board = view.board
         stage = my_stage(view)
@@ -395,14 +400,12 @@ class CaboTable(TableScreen):
 
     # -- words ------------------------------------------------------------------------------------------------
 
-    def hint(self, view: SeatView) -> str:
+    def hint(self, view: CaboScreenView) -> str:
         return hint(view)
 
-    def refusal(self, view: SeatView, action: str, index: int | None = None) -> str | None:
+    def refusal(self, view: CaboScreenView, action: str, index: int | None = None) -> str | None:
         return refusal(view, action, self.target, self.marks)
 
-
-SCREEN = CaboTable
 
 OWN_HAND_ONLY = {  # steps of my turn that act on my own cards only: ↑ ↓ stay in my hand and say why
     "peek": "a peek is at one of your own cards: ← → choose it",
@@ -410,20 +413,20 @@ OWN_HAND_ONLY = {  # steps of my turn that act on my own cards only: ↑ ↓ sta
 }
 
 
-def key_action(view: SeatView, key: str) -> str:
+def key_action(view: CaboScreenView, key: str) -> str:
     """What ``key`` does now ("d" draws, or discards a drawn card; Enter replaces, peeks, spies or swaps)."""
     if key not in KEY_ACTIONS:
         return key
     return KEY_ACTIONS[key].get(my_stage(view), KEY_ACTIONS[key][""])
 
 
-def my_stage(view: SeatView) -> str:
+def my_stage(view: CaboScreenView) -> str:
     """The stage of my turn ("turn", "taken", "peek", …), or "" when it is not my turn."""
     board = view.board
     return board.stage.value if board is not None and view.my_turn else ""
 
 
-def hand_values(view: SeatView, seat: int) -> tuple[int | None, ...]:
+def hand_values(view: CaboScreenView, seat: int) -> tuple[int | None, ...]:
     """The values of ``seat``'s cards I know; while the next round is shuffled, the hands the last one ended with."""
     board = view.board
     if board is None:
@@ -433,7 +436,7 @@ def hand_values(view: SeatView, seat: int) -> tuple[int | None, ...]:
     return tuple(slot.value for slot in board.hands[seat])
 
 
-def seat_label(view: SeatView, seat: int) -> str:
+def seat_label(view: CaboScreenView, seat: int) -> str:
     """ "bo · 20 pts · stopped" above a hand, "▶ bo · …" while it is bo's turn; mine also says what I know of it."""
     board = view.board
     name = "You" if seat == view.me else view.names[seat]
@@ -450,7 +453,7 @@ def seat_label(view: SeatView, seat: int) -> str:
     return " · ".join(parts)
 
 
-def info(view: SeatView, short: bool = False) -> str:
+def info(view: CaboScreenView, short: bool = False) -> str:
     """The round and the last round's scores; on a short screen, with no label over my hand, what I know of it."""
     board = view.board
     if board is None:
@@ -465,7 +468,7 @@ def info(view: SeatView, short: bool = False) -> str:
     return "\n".join(lines)
 
 
-def hint(view: SeatView) -> str:
+def hint(view: CaboScreenView) -> str:
     """What the player can do now, in one line."""
     board = view.board
     if board is None or not view.my_turn:
@@ -492,7 +495,7 @@ def hint(view: SeatView) -> str:
     return ""
 
 
-def refusal(view: SeatView, action: str, target: tuple[int, int] = (0, 0),
+def refusal(view: CaboScreenView, action: str, target: tuple[int, int] = (0, 0),
             marks: frozenset[int] = frozenset()) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
     board = view.board
@@ -551,7 +554,7 @@ def refusal(view: SeatView, action: str, target: tuple[int, int] = (0, 0),
 # -- this game's side of the app (imports the table when called) -------------------------------------------
 
 
-def view(seat: Seat) -> SeatView:
+def view(seat: Seat) -> CaboScreenView:
     """What the cabo table shows of ``seat`` now; between rounds, the new round's table while it is shuffled."""
     from .viewmodel import seat_fields
 
@@ -562,7 +565,7 @@ def view(seat: Seat) -> SeatView:
     board = fields["board"]
     if board is not None and board.stage.value in ("showdown", "over"):
         fields["my_turn"] = False  # the showdown is posted by the table itself: nothing to choose
-    return SeatView(**fields)
+    return CaboScreenView(**fields)
 
 
 async def act(seat: Seat, intent: Intent) -> str | None:
@@ -594,3 +597,6 @@ async def act(seat: Seat, intent: Intent) -> str | None:
             return "first choose one of your cards to give (Enter on it)"
         return await seat.move(Swap(mine=mine, theirs=theirs))
     return f"cabo has no move called {intent.action!r}"
+
+
+UI = GameUI(title="cabo", rules=HELP, screen=CaboTable, view=view, act=act)

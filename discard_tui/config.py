@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .table import GameUI
 
 ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
@@ -16,17 +21,37 @@ class GameEntry:
     tests/test_cli.py checks that ``seats`` and ``options`` agree with the game's own definition.
     """
 
-    screen: str  # the module of its table screen (see discard_tui/discard_screen.py)
+    ui: Callable[[], GameUI[Any]]  # its side of the app: the screen, its view and moves (imported when called)
     seats: range  # how many players it takes
     default_seats: int  # how many sit down when nobody says (against the computer: the others are computers)
     options: tuple[str, ...] = ()  # its options, each a flag of the same name
 
 
+def _discard() -> GameUI[Any]:
+    from .discard_screen import UI
+    return UI
+
+
+def _rps() -> GameUI[Any]:
+    from .rps_screen import UI
+    return UI
+
+
+def _war() -> GameUI[Any]:
+    from .war_screen import UI
+    return UI
+
+
+def _cabo() -> GameUI[Any]:
+    from .cabo_screen import UI
+    return UI
+
+
 GAMES = {
-    "discard": GameEntry("discard_tui.discard_screen", range(2, 3), 2, ("deck",)),
-    "rps": GameEntry("discard_tui.rps_screen", range(2, 3), 2),
-    "war": GameEntry("discard_tui.war_screen", range(2, 3), 2, ("tricks",)),
-    "cabo": GameEntry("discard_tui.cabo_screen", range(2, 6), 3, ("points",)),
+    "discard": GameEntry(_discard, range(2, 3), 2, ("deck",)),
+    "rps": GameEntry(_rps, range(2, 3), 2),
+    "war": GameEntry(_war, range(2, 3), 2, ("tricks",)),
+    "cabo": GameEntry(_cabo, range(2, 6), 3, ("points",)),
 }
 
 # The groups a new room's deck can be encrypted in (tabletop/groups.py; tests/test_cli.py checks they agree),

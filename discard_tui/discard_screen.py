@@ -1,13 +1,14 @@
 """Discard's table: the other player's hand, the piles, my hand; its keys, hints and refusals.
 
-``view(seat)`` and ``act(seat, intent)`` are this game's side of the app: the
-first builds the screen's :class:`~discard_tui.view.GameView`, the second turns
-an intent (the n-th card, the draw pile) into a move. They import the table
-when called, so that this module stays as light as the screen.
+``UI`` is this game's side of the app: ``view(seat)`` builds the screen's
+:class:`DiscardScreenView`, ``act(seat, intent)`` turns an intent (the n-th
+card, the draw pile) into a move. They import the table when called, so that
+this module stays as light as the screen.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -16,14 +17,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Label, Static
 
-from .table import Intent, TableScreen
-from .view import GameView, Phase
+from games.cards import Card
+
+from .table import GameUI, Intent, TableScreen
+from .view import Phase, SeatView
 from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural, show_text
 
 if TYPE_CHECKING:
+    from games.discard.game import DiscardView
     from tabletop.shell import Seat
-
-TITLE = "discard"
 
 
 # The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
@@ -41,7 +43,21 @@ Either ends your turn. If you can do neither, you lose.
        the chosen card is lifted (as a chip: reversed)."""
 
 
-class DiscardTable(TableScreen):
+@dataclass(frozen=True)
+class DiscardScreenView(SeatView["DiscardView"]):
+    """Discard's screen: the table's view and the cards, in the screen's terms."""
+
+    hand: tuple[Card, ...] = ()
+    playable: tuple[bool, ...] = ()
+    opponent_hand: int = 0
+    draw_pile: int = 0
+    discard_top: Card | None = None
+    discard_count: int = 0
+    deck_size: int = 52
+    draw_refusal: str | None = "the game is not under way"  # why I cannot draw now, None if I can
+
+
+class DiscardTable(TableScreen[DiscardScreenView]):
     """Discard's board: the opponent's hand, the piles and the progress, my hand."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -74,7 +90,7 @@ class DiscardTable(TableScreen):
         self.query_one(HandView).focus()
         super().on_mount()
 
-    def show_board(self, view: GameView) -> None:
+    def show_board(self, view: DiscardScreenView) -> None:
         show_text(self.query_one("#opponent-label", Label), f"{view.opponent_name}: {plural(view.opponent_hand, 'card')}")
         self.query_one(OpponentHand).count = view.opponent_hand
         self.query_one(DrawPile).count = view.draw_pile
@@ -115,14 +131,12 @@ class DiscardTable(TableScreen):
     def draw_clicked(self) -> None:
         self.post_message(Intent("draw"))
 
-    def hint(self, view: GameView) -> str:
+    def hint(self, view: DiscardScreenView) -> str:
         return hint(view)
 
-    def refusal(self, view: GameView, action: str, index: int | None = None) -> str | None:
+    def refusal(self, view: DiscardScreenView, action: str, index: int | None = None) -> str | None:
         return refusal(view, action, index)
 
-
-SCREEN = DiscardTable
 
 
 def article(rank: str) -> str:
@@ -130,7 +144,7 @@ def article(rank: str) -> str:
     return "an" if rank in ("A", "8") else "a"
 
 
-def hint(view: GameView) -> str:
+def hint(view: DiscardScreenView) -> str:
     """What the player can do now, in one line."""
     if not view.my_turn:
         return ""
@@ -144,7 +158,7 @@ def hint(view: GameView) -> str:
     return "Nothing matches and the draw pile is empty"
 
 
-def refusal(view: GameView, action: str, index: int | None = None) -> str | None:
+def refusal(view: DiscardScreenView, action: str, index: int | None = None) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
     if view.phase is not Phase.PLAYING:
         return "the game is not under way"
@@ -168,10 +182,8 @@ def refusal(view: GameView, action: str, index: int | None = None) -> str | None
 # -- this game's side of the app (imports the table when called) -------------------------------------------
 
 
-def view(seat: Seat) -> GameView:
+def view(seat: Seat) -> DiscardScreenView:
     """What the discard table shows of ``seat`` now."""
-    from games.discard.game import DiscardView
-
     from .viewmodel import room_choices, seat_fields
 
     fields = seat_fields(seat)
@@ -183,7 +195,7 @@ def view(seat: Seat) -> GameView:
     choices = room_choices(seat)
     if choices is not None and "deck" in choices[1]:
         fields["note"] = f"{choices[0]} opened this room with the {size}-card deck, so it is played here."
-    return GameView(
+    return DiscardScreenView(
         **fields,
         hand=tuple(card for _, card in board.hand) if board else (),
         playable=board.playable if board else (),
@@ -224,3 +236,6 @@ async def act(seat: Seat, intent: Intent) -> str | None:
             return draw_refusal(seat, board)
         return await seat.move(Draw(pos=board.draw_top))
     return f"discard has no move called {intent.action!r}"
+
+
+UI = GameUI(title="discard", rules=HELP, screen=DiscardTable, view=view, act=act)

@@ -23,15 +23,14 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from .table import Intent, TableScreen, capitalized, headline
+from .table import GameUI, Intent, TableScreen, capitalized, headline
 from .view import Phase, SeatView
 from .widgets import show_text
 
 if TYPE_CHECKING:
+    from games.rps.game import RpsView
     from tabletop.shell import Seat
     from tabletop.table import Table
-
-TITLE = "rock-paper-scissors"
 THROWS = ("rock", "paper", "scissors")  # the order of the keys and buttons; the game's own (tests check it)
 KEYS = ("r", "p", "s")
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
@@ -53,7 +52,7 @@ included, sees yours before both have chosen, or can change it.
 
 
 @dataclass(frozen=True)
-class RpsScreenView(SeatView):
+class RpsScreenView(SeatView["RpsView"]):
     """Rock-paper-scissors' screen: the table's view of the match, from my side."""
 
     throws: tuple[tuple[str, str, str], ...] = ()  # every throw revealed: (mine, theirs, "won" | "lost" | "equal")
@@ -138,7 +137,7 @@ class History(Widget):
         return Text(history_line(self.throws, self.size.width), no_wrap=True, overflow="ellipsis")
 
 
-class RpsTable(TableScreen):
+class RpsTable(TableScreen[RpsScreenView]):
     """The score, the last throw of each player and their history, and my three throws."""
 
     CSS_PATH = "rps.tcss"
@@ -200,8 +199,6 @@ class RpsTable(TableScreen):
     def refusal(self, view: RpsScreenView, action: str, index: int | None = None) -> str | None:
         return view.throw_refusal
 
-
-SCREEN = RpsTable
 
 
 # -- what the board and the status bar say: pure functions of the view --------------------------------------
@@ -300,8 +297,6 @@ def throw_refusal(seat: Seat) -> str | None:
 
 def view(seat: Seat) -> RpsScreenView:
     """What the rock-paper-scissors table shows of ``seat`` now."""
-    from games.rps.game import RpsView
-
     from .viewmodel import seat_fields
 
     fields = seat_fields(seat)
@@ -338,3 +333,6 @@ async def act(seat: Seat, intent: Intent) -> str | None:
     if (reason := throw_refusal(seat)) is not None:
         return reason
     return await seat.choose(THROWS[intent.index])
+
+
+UI = GameUI(title="rock-paper-scissors", rules=HELP, screen=RpsTable, view=view, act=act)

@@ -1,17 +1,20 @@
 """What every game's table screen has: the status bar, the safety number, the log, the messages it sends.
 
-A game's screen (discard_tui/discard_screen.py, …) subclasses
-:class:`TableScreen`: it composes its own board in ``compose_board``, draws
-it in ``show_board``, and says in ``hint`` and ``refusal`` what the player
-can do and why a key does nothing. The screen never talks to the table: it
-posts :class:`Intent` messages, which the app checks and sends.
+A game's side of the app is one :class:`GameUI`, registered in
+discard_tui/config.py. Its screen (discard_tui/discard_screen.py, …)
+subclasses :class:`TableScreen` over the game's view (a :class:`SeatView`):
+it composes its own board in ``compose_board``, draws it in ``show_board``,
+and says in ``hint`` and ``refusal`` what the player can do and why a key
+does nothing. The screen never talks to the table: it posts :class:`Intent`
+messages, which the app hands to the game's ``act``.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -25,6 +28,9 @@ from textual.widgets import Footer, RichLog, Static
 
 from .view import Phase, SeatView
 from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar, show_text
+
+if TYPE_CHECKING:
+    from tabletop.shell import Seat
 
 LOG_AFTER = 0.05  # seconds the move log waits, so that a move's own frame goes out first
 FOOTER_SETTLES = 0.25  # seconds without a change before the footer shows which keys act
@@ -81,7 +87,25 @@ class MoveLog(RichLog):
         self.write_new()
 
 
-class TableScreen(Screen[None]):
+V = TypeVar("V", bound=SeatView[Any])  # a game's screen view
+
+
+@dataclass(frozen=True)
+class GameUI(Generic[V]):
+    """A game's side of the app: everything the app asks of it (registered in discard_tui/config.py).
+
+    ``view`` and ``act`` are called with the seat's table loaded; they import the game's own modules when called,
+    so that registering a game costs the first frame nothing.
+    """
+
+    title: str  # the app's title while the game is played
+    rules: str  # the help page's rules, keys and cues, in markup (help_page adds the safety number)
+    screen: type[TableScreen[V]]
+    view: Callable[[Seat], V]  # what the screen shows of the seat now
+    act: Callable[[Seat, Intent], Awaitable[str | None]]  # make the move an intent asks for: why not, or None
+
+
+class TableScreen(Screen[None], Generic[V]):
     """The status bar on top, the game's board on the left, the safety number and the log on the right."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -92,7 +116,7 @@ class TableScreen(Screen[None]):
 
     AUTO_FOCUS = ""  # nothing has the keys but the screen until the player Tabs into the log (or a game's
     # own widget takes them): a log focused by default would hold the game's keys
-    view: SeatView | None = None
+    view: V | None = None
     _footer_shows: tuple[bool | None, ...] = ()  # check_action of each action the footer shows, as last shown
     _footer_timer: Timer | None = None
 
@@ -135,7 +159,7 @@ class TableScreen(Screen[None]):
         if self.view is not None:
             self.update(self.view)
 
-    def update(self, view: SeatView, now: float | None = None, wall: float | None = None) -> None:
+    def update(self, view: V, now: float | None = None, wall: float | None = None) -> None:
         """Show ``view``; before the widgets exist (a fast resume), keep it for when they do.
 
         The app's clock calls this every second, also while the app is closing and the widgets are gone.
@@ -178,18 +202,18 @@ class TableScreen(Screen[None]):
         if self._footer_timer is not None:
             self._refresh_footer()
 
-    def show_board(self, view: Any) -> None:
+    def show_board(self, view: V) -> None:
         """Draw the game's own widgets from ``view``."""
 
-    def headline(self, view: Any) -> str:
+    def headline(self, view: V) -> str:
         """Whose turn it is, or what is going on, in a few words ("Your turn", "bo's turn", "Shuffling")."""
         return headline(view)
 
-    def hint(self, view: Any) -> str:
+    def hint(self, view: V) -> str:
         """What the player can do now, in one line ("" for nothing)."""
         return ""
 
-    def refusal(self, view: Any, action: str, index: int | None = None) -> str | None:
+    def refusal(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why the game's ``action`` (on the ``index``-th item) cannot be done now; None if it can."""
         return "the game is not under way" if view.phase is not Phase.PLAYING else None
 
@@ -207,7 +231,7 @@ class TableScreen(Screen[None]):
         if self.view is not None:
             self.notice(self.refused(self.view, action) or "")
 
-    def refused(self, view: Any, action: str, index: int | None = None) -> str | None:
+    def refused(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why ``action`` cannot be done now (the table checks again when it is sent); None if it can."""
         return view.rematch_refusal if action == "rematch" else self.refusal(view, action, index)
 

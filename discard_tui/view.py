@@ -1,21 +1,22 @@
-"""What the discard screen shows of a seat: the phases and one immutable snapshot.
+"""What every game's screen shows of a seat: the phases and one immutable snapshot.
 
 Kept apart from the table so that the app can draw its first frame before the
 table, the crypto and the network are imported (discard_tui/viewmodel.py
-builds it).
+builds it). Each game's screen module extends :class:`SeatView` with its own
+fields and the type of its game's board.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
-
-from games.cards import Card
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from tabletop.ledger import Link
     from tabletop.table import Verdict
+
+Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)
 
 
 class Phase(str, Enum):
@@ -32,7 +33,7 @@ class Phase(str, Enum):
 
 
 @dataclass(frozen=True)
-class SeatView:
+class SeatView(Generic[Board]):
     """What every game's screen shows of a seat, as one immutable snapshot."""
 
     phase: Phase
@@ -51,7 +52,7 @@ class SeatView:
     rematch_offered: bool
     waiting_since: float | None
     moves: int
-    board: Any = None  # the game's own view (tabletop's GameState.view), None until the game is dealt
+    board: Board | None = None  # the game's own view (tabletop's GameState.view), None until the game is dealt
     last_move: str | None = None  # the shown game's last move, from my side: "Computer discarded 8♥"
     ending: str | None = None  # how the shown game ended: "you discarded the last card and won"
     wins: tuple[int, ...] = ()  # fair games won in this room, per seat
@@ -90,16 +91,3 @@ class SeatView:
     def absent_name(self) -> str:
         return " and ".join(self.names[s] for s in self.others if not self.present[s]) or self.opponent_name
 
-
-@dataclass(frozen=True)
-class GameView(SeatView):
-    """Discard's screen: the table's view and the cards, in the screen's terms."""
-
-    hand: tuple[Card, ...] = ()
-    playable: tuple[bool, ...] = ()
-    opponent_hand: int = 0
-    draw_pile: int = 0
-    discard_top: Card | None = None
-    discard_count: int = 0
-    deck_size: int = 52
-    draw_refusal: str | None = "the game is not under way"  # why I cannot draw now, None if I can

@@ -22,15 +22,14 @@ from textual.widgets import Label, Static
 
 from games.cards import Card
 
-from .table import Intent, TableScreen
+from .table import GameUI, Intent, TableScreen
 from .view import Phase, SeatView
 from .widgets import (CardWidget, DrawPile, ProgressBox, back_rows, card_size, face_rows, fan, fan_advances, min_step,
                       plural, show_text)
 
 if TYPE_CHECKING:
+    from games.war.game import WarView
     from tabletop.shell import Seat
-
-TITLE = "war"
 
 
 # The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
@@ -49,7 +48,7 @@ limit the larger pile wins (equal piles: a draw). Turns alternate.
 
 
 @dataclass(frozen=True)
-class WarScreenView(SeatView):
+class WarScreenView(SeatView["WarView"]):
     """War's screen: the table's view and the cards, in the screen's terms."""
 
     piles: tuple[int, ...] = (26, 26)  # per seat
@@ -95,7 +94,7 @@ class Trick(CardWidget):
         return fan(rows, advances, large=self.large)
 
 
-class WarTable(TableScreen):
+class WarTable(TableScreen[WarScreenView]):
     """War's board: the opponent's pile and cards on top, the trick's state between, mine below."""
 
     CSS_PATH = "war.tcss"
@@ -154,8 +153,6 @@ class WarTable(TableScreen):
         return refusal(view, action)
 
 
-SCREEN = WarTable
-
 
 def trick_state(view: WarScreenView) -> str:
     """The two lines between the piles: which trick, and what happened in it."""
@@ -203,7 +200,7 @@ def refusal(view: WarScreenView, action: str) -> str | None:
 
 def view(seat: Seat) -> WarScreenView:
     """What the war table shows of ``seat`` now."""
-    from games.war.game import DEFAULT_TRICKS, WarView
+    from games.war.game import DEFAULT_TRICKS
 
     from .viewmodel import seat_fields
 
@@ -238,3 +235,6 @@ async def act(seat: Seat, intent: Intent) -> str | None:
     if not isinstance(board, WarView) or board.over:
         return "the game is not under way"
     return await seat.move(Turn(up=list(board.up), down=list(board.down)))
+
+
+UI = GameUI(title="war", rules=HELP, screen=WarTable, view=view, act=act)

@@ -1,4 +1,4 @@
-"""The table's widgets. Each one shows a slice of the seat's ``GameView`` and
+"""The table's widgets. Each one shows a slice of the seat's screen view and
 sends intents as messages; none of them talks to the table or the network.
 
 Every cue works without colour (``NO_COLOR=1``, colour-blind players): a card

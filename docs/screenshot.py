@@ -11,7 +11,8 @@ from discard_tui import discard_screen
 from discard_tui.table import Intent
 from discard_tui.app import DiscardApp, PlayConfig
 from discard_tui.profile import Profile
-from discard_tui.view import GameView, Phase
+from discard_tui.discard_screen import DiscardScreenView
+from discard_tui.view import Phase
 from tabletop import crypto
 
 
@@ -24,7 +25,7 @@ async def main() -> None:
                 await pilot.pause(0.02)
             if app.view.phase is Phase.OVER:
                 break  # a short game: show its end
-            assert isinstance(app.view, GameView)
+            assert isinstance(app.view, DiscardScreenView)
             playable = [i for i, ok in enumerate(app.view.playable) if ok]
             moves = app.view.moves
             assert app.session is not None
