@@ -30,7 +30,6 @@ from .widgets import show_text
 if TYPE_CHECKING:
     from games.rps.game import RpsView
     from tabletop.shell import Seat
-    from tabletop.table import Table
 THROWS = ("rock", "paper", "scissors")  # the order of the keys and buttons; the game's own (tests check it)
 KEYS = ("r", "p", "s")
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
@@ -266,35 +265,6 @@ def hint(view: RpsScreenView) -> str:
 # -- this game's side of the app (imports the table when called) -------------------------------------------
 
 
-def my_throw(table: Table) -> tuple[str | None, bool]:
-    """My value for the throw under way (found from my commitment after a restart), and whether the others
-    are committed to theirs."""
-    play = table.play
-    current = play.choice
-    if current is None:
-        return None, False
-    chosen = table.choices.get(current.label)
-    if chosen is None and table.me in current.commits:
-        chosen = current.recover(table.me, table.nonce(play.number, current.label))
-    return chosen, all(seat in current.commits for seat in current.seats if seat != table.me)
-
-
-def throw_refusal(seat: Seat) -> str | None:
-    """Why I cannot choose a throw now, in the status bar's words; None if I can."""
-    from tabletop.table import Phase as TablePhase
-
-    table = seat.table
-    current = table.play.choice
-    if table.phase is not TablePhase.PLAYING or table.play.state is None:
-        return "the game is not under way"
-    if current is None or table.me not in current.seats:
-        return "there is no throw to choose now"
-    chosen, _ = my_throw(table)
-    if chosen is not None or current.owed(table.me) != "commit":
-        return f"you have already chosen this throw ({chosen})" if chosen else "you have already chosen this throw"
-    return None
-
-
 def view(seat: Seat) -> RpsScreenView:
     """What the rock-paper-scissors table shows of ``seat`` now."""
     from .viewmodel import seat_fields
@@ -311,8 +281,8 @@ def view(seat: Seat) -> RpsScreenView:
             fields["last_move"] = f"throw {len(throws)}: {name} threw {throws[-1][1]}"
             fields["moves"] = len(throws)
     shown = board is not None and fields["game"] == seat.table.play.number  # not a finished game kept on screen
-    chosen, opponent_chosen = my_throw(seat.table) if shown else (None, False)
-    refusal = throw_refusal(seat)
+    chosen, opponent_chosen = seat.table.my_choice() if shown else (None, False)
+    refusal = seat.table.choice_refusal()
     fields["my_turn"] = refusal is None
     return RpsScreenView(
         **fields,
@@ -330,8 +300,6 @@ async def act(seat: Seat, intent: Intent) -> str | None:
     """Choose the throw ``intent`` asks for; the reason it is refused, or None."""
     if intent.action != "throw" or intent.index is None or not 0 <= intent.index < len(THROWS):
         return f"rock-paper-scissors has no move called {intent.action!r}"
-    if (reason := throw_refusal(seat)) is not None:
-        return reason
     return await seat.choose(THROWS[intent.index])
 
 

@@ -793,16 +793,40 @@ class Table:
         shares = p.deck.my_shares(extra=shows) if p.deck is not None and shows else None
         return Post(p.number, move, shares)
 
-    def choose(self, value: str) -> str | None:
-        """My value for the choice under way; the reason it is refused, or None."""
+    def my_choice(self) -> tuple[str | None, bool]:
+        """My value for the choice under way (found from my commitment after a restart), and whether the other
+        seats in it have all committed to theirs."""
         p = self.play
         current = p.choice
-        if current is None or current.owed(self.me) != "commit":
+        if current is None:
+            return None, False
+        chosen = self.choices.get(current.label)
+        if chosen is None and self.me in current.commits:
+            chosen = current.recover(self.me, self.nonce(p.number, current.label))
+        return chosen, all(seat in current.commits for seat in current.seats if seat != self.me)
+
+    def choice_refusal(self, value: str | None = None) -> str | None:
+        """Why this seat cannot choose now (or cannot choose ``value``), in words for a status bar; None if it can."""
+        p = self.play
+        current = p.choice
+        if self.phase is not Phase.PLAYING or p.state is None:
+            return "the game is not under way"
+        if current is None or self.me not in current.seats:
             return "there is nothing to choose now"
-        if value not in current.allowed:
+        chosen, _ = self.my_choice()
+        if chosen is not None or current.owed(self.me) != "commit":
+            return f"you have already chosen {chosen}" if chosen else "you have already chosen"
+        if value is not None and value not in current.allowed:
             return f"{value!r} is not one of {', '.join(current.allowed)}"
-        self.choices[current.label] = value
         return None
+
+    def choose(self, value: str) -> str | None:
+        """My value for the choice under way; the reason it is refused, or None."""
+        reason = self.choice_refusal(value)
+        if reason is None:
+            assert self.play.choice is not None
+            self.choices[self.play.choice.label] = value
+        return reason
 
     def rematch_refusal(self) -> str | None:
         """Why a rematch cannot be asked for now; None if it can."""

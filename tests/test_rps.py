@@ -178,7 +178,6 @@ def test_the_computer_throws_only_when_its_throw_is_owed_and_follows_its_seed():
 
 def test_after_a_restart_my_committed_throw_is_found_again():
     """Only the seed is saved: a seat that restarts between its commitment and its reveal recovers its throw."""
-    from discard_tui.rps_screen import my_throw
     from tabletop.table import Table
 
     room = rps_room()
@@ -188,7 +187,7 @@ def test_after_a_restart_my_committed_throw_is_found_again():
     again = Table(room.name, 0, bytes([1]) * 32, room.catalog, before.wish)
     for event in room.ledger:
         again.apply(event)
-    assert again.choices == {} and my_throw(again) == (before.choices[label], False)
+    assert again.choices == {} and again.my_choice() == (before.choices[label], False)
     assert again.owed() is None  # nothing to choose again: it waits for bo's commitment, then reveals the same
     chosen = before.choices[label]
     room.tables[0] = again

@@ -84,9 +84,9 @@ async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players,
         assert rock.chosen and "╔" in rock.render().plain  # a double frame: no colour needed
         events = len(app.session.events)
         await pilot.press("p")
-        assert status.notice == "you have already chosen this throw (rock)"
+        assert status.notice == "you have already chosen rock"
         await pilot.press("s")
-        assert status.notice == "you have already chosen this throw (rock)"
+        assert status.notice == "you have already chosen rock"
         await pilot.pause()
         assert len(app.session.events) == events and app.session.outbox is None  # nothing was sent
 
