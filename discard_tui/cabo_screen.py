@@ -14,7 +14,8 @@ import the table when called, so that this module stays as light as the screen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -34,6 +35,7 @@ from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back
 if TYPE_CHECKING:
     from games.cabo.game import CaboView, Slot
     from tabletop.shell import Seat
+    from tabletop.wire import Message as Move
 
 POWER_NAMES = {7: "pk", 8: "pk", 9: "spy", 10: "spy", 11: "swp", 12: "swp"}  # printed on the cards
 VALUE_CHIP = 5  # cells per cabo card in the one-line layout: "[13]" and a space (widgets.CHIP: a playing card)
@@ -170,7 +172,11 @@ class CardPile(CardWidget):
 
 @dataclass(frozen=True)
 class CaboScreenView(SeatView["CaboView"]):
-    """Cabo's screen: the table's view, whose board (the game's own view) the screen reads as it is."""
+    """Cabo's screen: the table's view, whose board (the game's own view) the screen reads as it is, and the
+    table's judgement of a move."""
+
+    refusal_of: Callable[[Move], str | None] = field(default=lambda move: "the game is not under way",
+                                                     compare=False, repr=False)
 
 
 class CaboTable(TableScreen[CaboScreenView]):
@@ -329,30 +335,36 @@ class CaboTable(TableScreen[CaboScreenView]):
         if self.view is not None:
             self.show_board(self.view)
 
+    def play(self, action: str) -> None:
+        """Ask for the move ``action`` makes on the chosen card (the table judges it again)."""
+        if self.view is None or self.view.board is None:
+            return
+        move = move_for(self.view, action, self.target, self.marks)
+        if move is None:
+            self.notice(self.refused(self.view, action) or "")
+        else:
+            self.post_message(Intent(action, value=move))
+
     def action_draw(self) -> None:
-        self.post_message(Intent("draw"))
+        self.play("draw")
 
     def action_discard(self) -> None:
-        self.post_message(Intent("discard"))
+        self.play("discard")
 
     def action_take(self) -> None:
-        self.post_message(Intent("take"))
+        self.play("take")
 
     def action_stop(self) -> None:
-        self.post_message(Intent("stop"))
+        self.play("stop")
 
     def action_replace(self) -> None:
-        card = self.chosen()
-        mine = sorted(self.marks) or ([card.pos] if card is not None else [])
-        self.post_message(Intent("replace", value=tuple(mine)))
+        self.play("replace")
 
     def action_peek(self) -> None:
-        card = self.chosen()
-        self.post_message(Intent("peek", value=card.pos if card else None))
+        self.play("peek")
 
     def action_spy(self) -> None:
-        card = self.chosen()
-        self.post_message(Intent("spy", value=card.pos if card else None))
+        self.play("spy")
 
     def action_swap(self) -> None:
         card = self.chosen()
@@ -360,7 +372,7 @@ class CaboTable(TableScreen[CaboScreenView]):
             self.marks = frozenset({card.pos})  # Enter on one of mine chooses it; then on theirs, swaps
             self.action_hand(1)
             return
-        self.post_message(Intent("swap", value=(next(iter(self.marks), None), card.pos if card else None)))
+        self.play("swap")
 
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
@@ -391,12 +403,12 @@ class CaboTable(TableScreen[CaboScreenView]):
 
     @on(DrawPile.Pressed)
     def draw_clicked(self) -> None:
-        self.post_message(Intent("draw"))
+        self.play("draw")
 
     @on(CardPile.Pressed, "#discard")
     def discard_clicked(self) -> None:
         if self.view is not None:  # the drawn card goes onto it, or its top card is taken
-            self.post_message(Intent("discard" if key_action(self.view, "d") == "discard" else "take"))
+            self.play("discard" if key_action(self.view, "d") == "discard" else "take")
 
     # -- words ------------------------------------------------------------------------------------------------
 
@@ -497,58 +509,58 @@ def hint(view: CaboScreenView) -> str:
 
 def refusal(view: CaboScreenView, action: str, target: tuple[int, int] = (0, 0),
             marks: frozenset[int] = frozenset()) -> str | None:
-    """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
+    """Why ``action`` on the card at ``target`` cannot be done now; None if it can. The table judges the move it
+    would make; marking cards, which makes no move, is the screen's own."""
     board = view.board
     if view.phase is not Phase.PLAYING or board is None:
         return "the game is not under way"
-    if board.stage.value in ("showdown", "over"):
-        return "the round is over: every hand is being shown"
-    if not view.my_turn:
-        return f"it is {' and '.join(view.names[s] for s in board.to_move) or 'nobody'}'s turn"
-    stage = board.stage.value
+    if action == "mark":
+        if my_stage(view) not in ("taken", "swap"):
+            return "nothing to mark now: marks choose the cards to replace or to give"
+        return None if target[0] == view.me else "only your own cards can be marked"
+    move = move_for(view, action, target, marks)
+    if move is None:
+        return "first choose one of your cards to give (Enter on it)" if action == "swap" else "raise a card first"
+    return view.refusal_of(move)
+
+
+def move_for(view: CaboScreenView, action: str, target: tuple[int, int], marks: frozenset[int]) -> Move | None:
+    """The move ``action`` makes on the card at ``target`` (seat, slot), with my ``marks``; None if it has no card.
+
+    Enter on one of my own cards during a swap chooses it to give: the move judged is the swap with another
+    player's first card.
+    """
+    from games.cabo.game import Discard, Draw, Peek, Replace, Spy, Stop, Swap, Take  # loaded with the table
+
+    board = view.board
+    assert board is not None
     seat, slot = target
     hand = board.hands[seat] if seat < len(board.hands) else ()
-    chosen = hand[slot] if slot < len(hand) else None
-    holding = "put the card you took in place of one of yours (Enter)" + (" or discard it (d)" if board.from_draw
-                                                                          else "")
-    powers = {"peek": "peek at one of your cards", "spy": "spy on another player's card",
-              "swap": "swap one of your cards with another player's"}
-    if action in ("draw", "take", "stop"):
-        if stage == "taken":
-            return f"you hold a card: {holding}"
-        if stage in powers:
-            return f"first {powers[stage]} (Enter)"
-        if action == "draw" and board.draw_top is None:
-            return "the draw pile is empty"
-        if action == "take" and board.discard_top is None:
-            return "the discard pile is empty"
-        if action == "stop" and board.stopper is not None:
-            who = "you" if board.stopper == view.me else view.names[board.stopper]
-            return f"{who} already stopped this round"
-        return None
-    if stage == "turn":
-        return "first draw (d) or take the discard (t)"
-    if action in powers and stage != action:
-        return f"first {powers[stage]}" if stage in powers else f"you hold a card: {holding}"
+    chosen = hand[slot].pos if slot < len(hand) else None
+    if action == "draw":
+        return Draw(pos=board.draw_top if board.draw_top is not None else 0)  # an empty pile: the rules say so
+    if action == "take":
+        return Take(pos=board.discard_top.pos if board.discard_top is not None else 0)
+    if action == "stop":
+        return Stop()
     if action == "discard":
-        return None if board.from_draw else "the card from the discard pile must replace one of yours (Enter)"
-    if action == "mark":
-        if stage not in ("taken", "swap"):
-            return f"nothing to mark: {powers[stage]} (Enter)"
-        return None if seat == view.me else "only your own cards can be marked"
+        return Discard()
     if action == "replace":
-        if stage != "taken":
-            return f"first {powers[stage]} (Enter)"
-        return None if marks or (seat == view.me and chosen is not None) else "raise one of your own cards (↓)"
+        positions = sorted(marks) or ([chosen] if chosen is not None else [])
+        return Replace(positions=positions)
+    if chosen is None:
+        return None
     if action == "peek":
-        return None if seat == view.me and chosen is not None else "a peek is at one of your own cards (↓)"
+        return Peek(pos=chosen)
     if action == "spy":
-        return None if seat != view.me and chosen is not None else "a spy is on another player's card (↑)"
+        return Spy(pos=chosen)
     if action == "swap":
         if seat == view.me:
-            return None  # Enter on one of mine chooses it
-        return None if marks else "first choose one of your cards to give (Enter on it)"
-    return None
+            theirs = next((card.pos for other in view.others for card in board.hands[other]), chosen)
+            return Swap(mine=chosen, theirs=theirs)
+        mine = next(iter(marks), None)
+        return Swap(mine=mine, theirs=chosen) if mine is not None else None
+    raise ValueError(f"cabo has no move called {action!r}")
 
 
 # -- this game's side of the app (imports the table when called) -------------------------------------------
@@ -565,38 +577,20 @@ def view(seat: Seat) -> CaboScreenView:
     board = fields["board"]
     if board is not None and board.stage.value in ("showdown", "over"):
         fields["my_turn"] = False  # the showdown is posted by the table itself: nothing to choose
-    return CaboScreenView(**fields)
+
+    def refusal_of(move: Move) -> str | None:
+        return "your last move is still on its way" if seat.outbox is not None else seat.table.refusal(move)
+
+    return CaboScreenView(**fields, refusal_of=refusal_of)
 
 
 async def act(seat: Seat, intent: Intent) -> str | None:
-    """Make the move ``intent`` asks for; the reason it is refused, or None."""
-    from games.cabo.game import Discard, Draw, Peek, Replace, Spy, Stop, Swap, Take
+    """Make the move ``intent`` carries (the screen built it with :func:`move_for`); the reason it is refused."""
+    from tabletop.wire import Message as Move
 
-    board = seat.table.view().board
-    if board is None:
-        return "the game is not under way"
-    value = intent.value
-    if intent.action == "draw":
-        return await seat.move(Draw(pos=board.draw_top)) if board.draw_top is not None else "the draw pile is empty"
-    if intent.action == "take":
-        top = board.discard_top
-        return await seat.move(Take(pos=top.pos)) if top is not None else "the discard pile is empty"
-    if intent.action == "stop":
-        return await seat.move(Stop())
-    if intent.action == "discard":
-        return await seat.move(Discard())
-    if intent.action == "replace":
-        return await seat.move(Replace(positions=list(value))) if value else "raise one of your own cards"
-    if intent.action in ("peek", "spy"):
-        if value is None:
-            return "raise a card first"
-        return await seat.move((Peek if intent.action == "peek" else Spy)(pos=value))
-    if intent.action == "swap":
-        mine, theirs = value
-        if mine is None or theirs is None:
-            return "first choose one of your cards to give (Enter on it)"
-        return await seat.move(Swap(mine=mine, theirs=theirs))
-    return f"cabo has no move called {intent.action!r}"
+    if not isinstance(intent.value, Move):
+        return f"cabo has no move called {intent.action!r}"
+    return await seat.move(intent.value)
 
 
 UI = GameUI(title="cabo", rules=HELP, screen=CaboTable, view=view, act=act)

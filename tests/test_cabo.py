@@ -80,7 +80,7 @@ def test_a_drawn_card_replaces_one_of_mine_and_the_old_one_goes_face_up_on_the_d
     assert state.seen[13] == {0} and state.round.taken == 13
     moves = state.legal_moves(0)
     assert len([m for m in moves if isinstance(m, Replace)]) == 15 and moves[-1] == Discard()  # every non-empty subset
-    assert refused(state, 0, Replace(positions=[4])) == "replaced card 4, which is not in their hand"
+    assert refused(state, 0, Replace(positions=[4])) == "tried to replace another player's card"
     assert refused(state, 0, Replace(positions=[1, 1])) == "named one card twice in a claim of identical cards"
     assert state.shows(0, Replace(positions=[1])) == [Show(1)]  # everyone sees the card thrown away
     line = play(state, 0, Replace(positions=[1]), {1: 11})
@@ -141,7 +141,7 @@ def test_a_7_or_8_lets_me_peek_at_one_of_my_own_cards():
     state = new()
     assert discard_drawn(state, 0, 8) == "discarded 8 to peek"
     assert state.round.stage is Stage.PEEK and state.legal_moves(0) == [Peek(pos=p) for p in (0, 1, 2, 3)]
-    assert refused(state, 0, Peek(pos=4)) == "peeked at card 4, which is not in their hand"
+    assert refused(state, 0, Peek(pos=4)) == "tried to peek at another player's card, but a peek is at one's own card"
     assert refused(state, 0, Draw(pos=14)).startswith("tried to draw, but the 7 or 8 discarded means a peek")
     assert state.shows(0, Peek(pos=3)) == [Show(3, 0)]  # to me alone
     assert play(state, 0, Peek(pos=3), {3: 4}) == "peeked at card 4: 4"
@@ -152,8 +152,8 @@ def test_a_9_or_10_lets_me_spy_on_another_players_card():
     state = new()
     assert discard_drawn(state, 0, 10) == "discarded 10 to spy"
     assert {m.pos for m in state.legal_moves(0) if isinstance(m, Spy)} == set(range(4, 12))
-    assert refused(state, 0, Spy(pos=2)).endswith("which is their own: a spy looks at another player's card")
-    assert refused(state, 0, Spy(pos=30)) == "spied on card 30, which is in nobody's hand"
+    assert refused(state, 0, Spy(pos=2)) == "tried to spy on one's own card, but a spy looks at another player's card"
+    assert refused(state, 0, Spy(pos=30)) == "tried to spy on card 30, which is in nobody's hand"
     assert state.shows(0, Spy(pos=9)) == [Show(9, 0)]
     assert play(state, 0, Spy(pos=9), {9: 0}).format("you", "bo", "cy") == "spied on card 2 held by cy: 0"
 
@@ -163,8 +163,8 @@ def test_an_11_or_12_swaps_one_of_my_cards_with_another_players_unseen():
     show(state, {0: 1}, {0})
     assert discard_drawn(state, 0, 12) == "discarded 12 to swap"
     assert len(state.legal_moves(0)) == 4 * 8
-    assert refused(state, 0, Swap(mine=4, theirs=5)) == "swapped card 4, which is not in their hand"
-    assert refused(state, 0, Swap(mine=0, theirs=1)) == "swapped with card 1, which is not in another player's hand"
+    assert refused(state, 0, Swap(mine=4, theirs=5)) == "tried to give another player's card in a swap"
+    assert refused(state, 0, Swap(mine=0, theirs=1)) == "tried to swap one's own cards, but a swap is with another player"
     assert state.shows(0, Swap(mine=0, theirs=6)) == []  # nothing is shown
     assert play(state, 0, Swap(mine=0, theirs=6)).format("you", "bo", "cy") == "swapped card 1 with card 3 held by bo"
     assert state.round.hands[0] == [6, 1, 2, 3] and state.round.hands[1] == [4, 5, 0, 7]

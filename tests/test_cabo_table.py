@@ -235,7 +235,7 @@ def others_card(table: Table) -> int:
 
 @pytest.mark.parametrize("kind, change, says", [
     ("spy", lambda t, b: Spy(pos=state_of(t).round.draw_pile[0]), "which is in nobody's hand"),
-    ("spy", lambda t, b: Spy(pos=state_of(t).round.hands[t.me][0]), "which is their own"),
+    ("spy", lambda t, b: Spy(pos=state_of(t).round.hands[t.me][0]), "spy on one's own card"),
     ("peek", lambda t, b: Spy(pos=others_card(t)), "tried to spy, but the 7 or 8 discarded means a peek"),
     ("replace", lambda t, b: Spy(pos=others_card(t)), "tried to spy, but the card taken must first replace"),
 ], ids=["the draw pile", "their own card", "after a peek card", "with no power"])
@@ -253,11 +253,10 @@ def test_a_second_spy_while_the_first_waits_for_its_keys():
 
 
 @pytest.mark.parametrize("change, says", [
-    (lambda t, b: Swap(mine=others_card(t), theirs=b["msg"]["theirs"]), "which is not in their hand"),
-    (lambda t, b: Swap(mine=b["msg"]["mine"], theirs=state_of(t).round.draw_pile[0]),
-     "which is not in another player's hand"),
+    (lambda t, b: Swap(mine=others_card(t), theirs=b["msg"]["theirs"]), "give another player's card"),
+    (lambda t, b: Swap(mine=b["msg"]["mine"], theirs=state_of(t).round.draw_pile[0]), "which is in nobody's hand"),
     (lambda t, b: Swap(mine=b["msg"]["mine"], theirs=state_of(t).round.hands[t.me][-1]),
-     "which is not in another player's hand"),
+     "swap one's own cards, but a swap is with another player"),
 ], ids=["mine is theirs", "theirs is in the draw pile", "theirs is mine"])
 def test_a_swap_of_a_card_the_swapper_does_not_hold(change, says):
     caught_by_all(*run_with(first("swap", change)), says)

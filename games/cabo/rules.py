@@ -105,6 +105,11 @@ class Round:
     def to_move(self) -> tuple[int, ...]:
         return () if self.over else (self.turn,)
 
+    def whose(self, pos: int) -> str:
+        """A card not in the mover's hand, as a refusal names it: "another player's card" (the same words to the
+        mover and to the others)."""
+        return "another player's card" if self.holder(pos) is not None else f"card {pos}, which is in nobody's hand"
+
     def dealt_looks(self) -> list[tuple[int, int]]:
         """(position, seat) for the cards each seat sees at the start of the round."""
         return [(pos, seat) for seat, hand in enumerate(self.hands) for pos in hand[:LOOKS]]
@@ -154,12 +159,12 @@ class Round:
     def check_replace(self, seat: int, positions: Sequence[int]) -> None:
         self._check(seat, Stage.TAKEN, "tried to replace a card")
         if not positions:
-            raise RuleViolation("replaced no card")
+            raise RuleViolation("tried to replace no card")
         if len(set(positions)) != len(positions):
             raise RuleViolation("named one card twice in a claim of identical cards")
         for pos in positions:
             if pos not in self.hands[seat]:
-                raise RuleViolation(f"replaced card {pos}, which is not in their hand")
+                raise RuleViolation(f"tried to replace {self.whose(pos)}")
 
     def check_discard(self, seat: int) -> None:
         self._check(seat, Stage.TAKEN, "tried to discard")
@@ -169,23 +174,24 @@ class Round:
     def check_peek(self, seat: int, pos: int) -> None:
         self._check(seat, Stage.PEEK, "tried to peek")
         if pos not in self.hands[seat]:
-            raise RuleViolation(f"peeked at card {pos}, which is not in their hand")
+            raise RuleViolation(f"tried to peek at {self.whose(pos)}, but a peek is at one's own card")
 
     def check_spy(self, seat: int, pos: int) -> None:
         self._check(seat, Stage.SPY, "tried to spy")
         holder = self.holder(pos)
         if holder is None:
-            raise RuleViolation(f"spied on card {pos}, which is in nobody's hand")
+            raise RuleViolation(f"tried to spy on {self.whose(pos)}")
         if holder == seat:
-            raise RuleViolation(f"spied on card {pos}, which is their own: a spy looks at another player's card")
+            raise RuleViolation("tried to spy on one's own card, but a spy looks at another player's card")
 
     def check_swap(self, seat: int, mine: int, theirs: int) -> None:
         self._check(seat, Stage.SWAP, "tried to swap")
         if mine not in self.hands[seat]:
-            raise RuleViolation(f"swapped card {mine}, which is not in their hand")
+            raise RuleViolation(f"tried to give {self.whose(mine)} in a swap")
         holder = self.holder(theirs)
         if holder is None or holder == seat:
-            raise RuleViolation(f"swapped with card {theirs}, which is not in another player's hand")
+            raise RuleViolation("tried to swap one's own cards, but a swap is with another player" if holder == seat
+                                else f"tried to swap with {self.whose(theirs)}")
 
     def check_showdown(self, seat: int) -> None:
         self._check(seat, Stage.SHOWDOWN, "showed the hands")
