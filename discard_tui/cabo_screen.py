@@ -33,7 +33,7 @@ from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back
     fan_advances, min_step, show_text
 
 if TYPE_CHECKING:
-    from games.cabo.game import CaboView, Slot
+    from games.cabo.moves import CaboView, Slot
     from tabletop.shell import Seat
     from tabletop.wire import Message as Move
 
@@ -530,7 +530,7 @@ def move_for(view: CaboScreenView, action: str, target: tuple[int, int], marks: 
     Enter on one of my own cards during a swap chooses it to give: the move judged is the swap with another
     player's first card.
     """
-    from games.cabo.game import Discard, Draw, Peek, Replace, Spy, Stop, Swap, Take  # loaded with the table
+    from games.cabo.moves import Discard, Draw, Peek, Replace, Spy, Stop, Swap, Take  # loaded with the table
 
     board = view.board
     assert board is not None

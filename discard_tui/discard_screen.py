@@ -24,7 +24,7 @@ from .view import Phase, SeatView
 from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural, show_text
 
 if TYPE_CHECKING:
-    from games.discard.game import DiscardView
+    from games.discard.moves import DiscardView
     from tabletop.shell import Seat
 
 
@@ -209,7 +209,7 @@ def view(seat: Seat) -> DiscardScreenView:
 
 
 def draw_refusal(seat: Seat, board: object) -> str | None:
-    from games.discard.game import Draw
+    from games.discard.moves import Draw
 
     top = getattr(board, "draw_top", None)
     if board is None:
@@ -223,7 +223,7 @@ def draw_refusal(seat: Seat, board: object) -> str | None:
 
 async def act(seat: Seat, intent: Intent) -> str | None:
     """Make the move ``intent`` asks for; the reason it is refused, or None."""
-    from games.discard.game import DiscardCard, Draw
+    from games.discard.moves import DiscardCard, Draw
 
     board = seat.table.view().board
     if intent.action == "discard":

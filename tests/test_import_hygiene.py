@@ -54,3 +54,40 @@ def test_no_layer_imports_a_layer_above_it(package):
     wrong = {str(path.relative_to(ROOT)): sorted(imports_of(path) & FORBIDDEN[package])
              for path in sorted((ROOT / package).rglob("*.py"))}
     assert {path: names for path, names in wrong.items() if names} == {}
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module of the four packages -> the modules of them it imports, at its top or inside a function."""
+    paths = {".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path
+             for package in ("relay", "tabletop", "games", "discard_tui") for path in (ROOT / package).rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]) if node.level else ""
+                name = ".".join(part for part in (base, node.module or "") if part)
+                found |= {name, *(f"{name}.{alias.name}" for alias in node.names)}
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+        graph[module] = {name for name in found if name in paths and name != module}
+    return graph
+
+
+def test_no_module_imports_itself_round_a_cycle():
+    """Not even lazily: a cycle hidden in a function (a game and its computer player) is still a cycle."""
+    graph = module_graph()
+    cycles = []
+
+    def visit(module: str, path: list[str], done: set[str]) -> None:
+        for name in sorted(graph[module]):
+            if name in path:
+                cycles.append(path[path.index(name):] + [name])
+            elif name not in done:
+                done.add(name)
+                visit(name, [*path, name], done)
+
+    for module in sorted(graph):
+        visit(module, [module], {module})
+    assert cycles == []

@@ -1,4 +1,4 @@
-"""Cabo on the table: its messages, its state over rounds, and what a screen or a computer player sees of it.
+"""Cabo on the table: its state over rounds (its moves and views are in ``moves``).
 
 Each round is one deal of the 52-card number deck (the table shuffles a new
 deck for every round: ``deals()``). Moves name deck positions; what each
@@ -9,128 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
 from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup
-from tabletop.wire import MAX_DEALS, STRICT, Message, Position
+from tabletop.wire import MAX_DEALS, STRICT, Message
 
+from .moves import MOVES, CaboView, Discard, Draw, Peek, Replace, Showdown, Slot, Spy, Stop, Swap, Take
 from .rules import LIMIT, VALUES, Round, Stage, finished, ordinal, winners
+from .strategy import simple
 
 
 class CaboOptions(BaseModel):
     model_config = STRICT
     points: Annotated[int, Field(ge=1, le=1000)] = LIMIT  # the game ends once a total passes this
-
-
-class Draw(Message):
-    """I take the top of the draw pile (``pos``): the others send me their keys to it, sealed."""
-
-    type: Literal["draw"] = "draw"
-    pos: Position
-
-
-class Take(Message):
-    """I take the top of the discard pile (``pos``), face up."""
-
-    type: Literal["take"] = "take"
-    pos: Position
-
-
-class Stop(Message):
-    """I stop the round instead of taking a card: every other player has one more turn."""
-
-    type: Literal["stop"] = "stop"
-
-
-class Replace(Message):
-    """The card I took replaces mine at ``positions``: one card, or several I claim are identical.
-
-    Every card named is shown to everyone (it goes face up on the discard pile, or the claim is judged).
-    """
-
-    type: Literal["replace"] = "replace"
-    positions: Annotated[list[Position], Field(min_length=1, max_length=52)]
-
-
-class Discard(Message):
-    """The card I drew goes face up on the discard pile; a 7 to 12 gives its power."""
-
-    type: Literal["discard"] = "discard"
-
-
-class Peek(Message):
-    """After a 7 or 8: show me my card at ``pos``."""
-
-    type: Literal["peek"] = "peek"
-    pos: Position
-
-
-class Spy(Message):
-    """After a 9 or 10: show me another player's card at ``pos``."""
-
-    type: Literal["spy"] = "spy"
-    pos: Position
-
-
-class Swap(Message):
-    """After an 11 or 12: my card at ``mine`` and another player's at ``theirs`` change places, unseen."""
-
-    type: Literal["swap"] = "swap"
-    mine: Position
-    theirs: Position
-
-
-class Showdown(Message):
-    """The round is over: every card in every hand is shown to everyone, and scored."""
-
-    type: Literal["showdown"] = "showdown"
-
-
-MOVES: tuple[type[Message], ...] = (Draw, Take, Stop, Replace, Discard, Peek, Spy, Swap, Showdown)
-
-
-@dataclass(frozen=True)
-class Slot:
-    """One card on the table as one seat sees it."""
-
-    pos: int
-    value: int | None  # None while this seat has not seen it
-    public: bool = False  # everyone has seen it
-
-
-@dataclass(frozen=True)
-class CaboView:
-    """What a screen or a computer player needs of the game, for one seat."""
-
-    me: int
-    round: int  # 1 for the first
-    hands: tuple[tuple[Slot, ...], ...]  # per seat, left to right
-    draw_pile: int
-    draw_top: int | None
-    discard_top: Slot | None
-    discard_count: int
-    taken: Slot | None  # the card the mover holds
-    from_draw: bool
-    turn: int | None
-    stage: Stage
-    stopper: int | None
-    totals: tuple[int, ...]
-    last_scores: tuple[int, ...] | None  # the last round's, once one is scored
-    showdown: tuple[tuple[int, ...], ...] | None  # every hand's values at the last round's end
-    to_move: tuple[int, ...]
-    over: bool
-
-    @property
-    def my_turn(self) -> bool:
-        return self.me in self.to_move
-
-    def known_sum(self, seat: int) -> tuple[int, int]:
-        """(the sum of the cards of ``seat``'s hand I know, how many I do not know)."""
-        hand = self.hands[seat]
-        return sum(s.value for s in hand if s.value is not None), sum(s.value is None for s in hand)
 
 
 @dataclass
@@ -381,6 +275,4 @@ class Cabo(Game[int]):
         return CaboState(setup)
 
     def computer(self, seed: int | None) -> Callable[[Any], Message | str | None]:
-        from .strategy import simple
-
         return simple(seed)

@@ -17,7 +17,7 @@ from typing import TypeVar
 from tabletop.table import Strategy, Table
 from tabletop.wire import Message
 
-from .game import CaboState, CaboView, Discard, Draw, Peek, Replace, Showdown, Slot, Spy, Stop, Swap, Take
+from .moves import CaboView, Discard, Draw, Peek, Replace, Showdown, Slot, Spy, Stop, Swap, Take
 from .rules import AVERAGE, Stage, power
 
 T = TypeVar("T")
@@ -59,8 +59,9 @@ def simple(seed: int | None = None) -> Strategy:
 
     def choose(table: Table) -> Message | None:
         state = table.play.state
-        assert isinstance(state, CaboState)
-        view = state.view(table.me)
+        if state is None:
+            return None
+        view: CaboView = state.view(table.me)
         if not view.my_turn:
             return None
         if view.stage is Stage.TURN:

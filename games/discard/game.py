@@ -1,4 +1,4 @@
-"""Discard on the table: its messages, its state, and what a screen or a computer player sees of it."""
+"""Discard on the table: its state and its rules for the table (its moves and views are in ``moves``)."""
 
 from __future__ import annotations
 
@@ -11,50 +11,16 @@ from pydantic import BaseModel
 from games.cards import FULL_DECK, SHORT_DECK, Card
 from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup
-from tabletop.wire import STRICT, Message, Position
+from tabletop.wire import STRICT, Message
 
+from .moves import CantMove, DiscardCard, DiscardView, Draw
 from .rules import Table, matches
+from .strategy import simple
 
 
 class DiscardOptions(BaseModel):
     model_config = STRICT
     deck: Literal["full", "short"] = "full"
-
-
-class Draw(Message):
-    """I draw the card at ``pos``, the top of the draw pile: the others send me their keys to it."""
-
-    type: Literal["draw"] = "draw"
-    pos: Position
-
-
-class DiscardCard(Message):
-    """I discard the card at ``pos``; the move carries every key to it, so everyone sees it."""
-
-    type: Literal["discard"] = "discard"
-    pos: Position
-
-
-class CantMove(Message):
-    """I can neither discard nor draw: I lose. The audit checks the claim."""
-
-    type: Literal["cant_move"] = "cant_move"
-
-
-@dataclass(frozen=True)
-class DiscardView:
-    """What a screen or a computer player needs of the game, for one seat."""
-
-    hand: tuple[tuple[int, Card], ...]  # (position, card), sorted by deck order
-    playable: tuple[bool, ...]
-    hand_sizes: tuple[int, ...]  # per seat
-    draw_pile: int
-    draw_top: int | None  # the position on top of the draw pile
-    top: Card | None
-    discard_count: int
-    turn: int | None
-    winner: int | None
-    deck_size: int
 
 
 @dataclass
@@ -173,6 +139,4 @@ class Discard(Game[Card]):
         return DiscardState(setup)
 
     def computer(self, seed: int | None) -> Callable[[Any], Message | str | None]:
-        from .strategy import simple
-
         return simple(seed)

@@ -7,7 +7,7 @@ import random
 from tabletop.table import Strategy, Table
 from tabletop.wire import Message
 
-from .game import DiscardCard, DiscardState, Draw
+from .moves import DiscardCard, Draw
 
 
 def simple(seed: int | None = None) -> Strategy:
@@ -15,8 +15,7 @@ def simple(seed: int | None = None) -> Strategy:
 
     def choose(table: Table) -> Message | None:
         state = table.play.state
-        assert isinstance(state, DiscardState)
-        moves = state.legal_moves(table.me)
+        moves = state.legal_moves(table.me) if state is not None else []
         discards = [m for m in moves if isinstance(m, DiscardCard)]
         if discards:
             return rng.choice(sorted(discards, key=lambda m: m.pos))

@@ -10,6 +10,7 @@ from tabletop.game import Choice, Game, GameState, Outcome, RuleViolation, Setup
 from tabletop.wire import Message
 
 from .rules import SEATS, THROWS, Match, Throw
+from .strategy import random_throws
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,4 @@ class Rps(Game[str]):
         return RpsState(setup)
 
     def computer(self, seed: int | None) -> Callable[[Any], Message | str | None]:
-        from .strategy import random_throws
-
         return random_throws(seed)

@@ -14,6 +14,7 @@ from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup
 from tabletop.wire import STRICT, Message, Position
 
 from .rules import SEATS, Board
+from .strategy import turn
 
 DEFAULT_TRICKS = 500
 
@@ -141,6 +142,4 @@ class War(Game[Card]):
         return WarState(setup)
 
     def computer(self, seed: int | None) -> Callable[[Any], Message | str | None]:
-        from .strategy import turn
-
         return turn(seed)
