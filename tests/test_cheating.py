@@ -108,9 +108,9 @@ def state_of(table: Table) -> DiscardState:
 
 
 def mismatch(table, body):
-    if not my_move(table, body) or state_of(table).table.top is None:
+    if not my_move(table, body) or state_of(table).board.top is None:
         return None
-    t = state_of(table).table
+    t = state_of(table).board
     wrong = [pos for pos in t.hands[table.me] if not matches(t.faces[pos], t.top)]
     if not wrong:
         return None
@@ -122,13 +122,13 @@ def test_a_discard_that_matches_neither_suit_nor_value():
     cheat = Once(mismatch)
     room = play(cheat)
     pos = cheat.body["msg"]["pos"]
-    card, top = state_of(room.tables[CHEATER]).faces[pos], state_of(room.tables[HONEST]).table.top
+    card, top = state_of(room.tables[CHEATER]).faces[pos], state_of(room.tables[HONEST]).board.top
     assert caught(room) == f"bo discarded {card}, which matches neither the suit nor the value of {top}"
 
 
 def test_a_discard_of_a_card_not_in_hand():
     def stranger(table, body):
-        return reseal(table, body, DiscardCard(pos=state_of(table).table.hands[HONEST][0]), None) \
+        return reseal(table, body, DiscardCard(pos=state_of(table).board.hands[HONEST][0]), None) \
             if my_move(table, body) else None
 
     caught(play(Once(stranger)), "not in their hand")
@@ -136,7 +136,7 @@ def test_a_discard_of_a_card_not_in_hand():
 
 def test_a_draw_that_is_not_the_top_card():
     def deep(table, body):
-        pile = state_of(table).table.draw_pile if table.play.state else []
+        pile = state_of(table).board.draw_pile if table.play.state else []
         return reseal(table, body, Draw(pos=pile[-1]), None) if my_move(table, body) and len(pile) > 1 else None
 
     problem = caught(play(Once(deep)), "but the top of the draw pile is card")
@@ -147,7 +147,7 @@ def test_a_draw_out_of_turn():
     def twice(table, body):
         if not my_move(table, body):
             return None
-        top = state_of(table).table.draw_pile[-1]
+        top = state_of(table).board.draw_pile[-1]
         extra = reseal(table, body, Draw(pos=top), None, n=body["n"] + 1)
         return [body, extra]
 
@@ -163,7 +163,7 @@ def claim_when(condition: Callable[[Table], bool]):
 
 def test_a_false_cant_move_claim_is_caught_by_the_audit():
     def empty_pile_and_a_match(table):
-        t = state_of(table).table
+        t = state_of(table).board
         return not t.draw_pile and t.top is not None and bool(t.playable(table.me))
 
     room = play(Once(claim_when(empty_pile_and_a_match)), honest_strategy=draw_first(1), cheater_strategy=draw_first(2))
@@ -241,7 +241,7 @@ def test_a_key_nobody_asked_for():
     def unasked(table, body):
         if body["msg"]["type"] != "discard":
             return None
-        pos = state_of(table).table.draw_pile[-1]
+        pos = state_of(table).board.draw_pile[-1]
         key = table.secrets(1, table.play.group).card_key(pos).d
         return reseal(table, body, shares=wire.Shares(open=[wire.OpenKey(pos=pos, seat=table.me, key=format(key, "x"))],
                                                       sealed=[]))
@@ -666,7 +666,7 @@ def test_a_cant_move_claim_on_an_empty_discard_pile():
     starter_after_14_draws = None
 
     def empty_piles(table):
-        t = state_of(table).table
+        t = state_of(table).board
         return not t.draw_pile and not t.discard_pile
 
     for cheater in (0, 1):

@@ -62,7 +62,7 @@ def second_draw(same_card: bool):
     def act(table, body):
         if body["msg"]["type"] != "draw":
             return None
-        pile = table.play.state.table.draw_pile
+        pile = table.play.state.board.draw_pile
         second = Draw(pos=pile[0] if same_card else pile[1])
         return [body, wire.seal(table.identity(body["game"]), table.room, table.me, body["game"], body["n"] + 1,
                                 second)]
@@ -95,7 +95,7 @@ class ForgingRelay:
             if isinstance(item, Event) and table.view().my_turn:
                 p = table.play
                 forged = wire.seal(Ed25519PrivateKey.generate(), table.room, table.me, p.number,
-                                   p.counters[table.me] + 1, Draw(pos=p.state.table.draw_pile[0]))
+                                   p.counters[table.me] + 1, Draw(pos=p.state.board.draw_pile[0]))
                 yield Event(item.seq + 1, table.me, table.wish.name, "post", forged, item.time)
                 return
 

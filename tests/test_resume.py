@@ -123,7 +123,7 @@ async def test_a_move_while_the_link_is_down_is_refused_not_queued(relay_server,
     await eventually(lambda: me.table.view().my_turn, "my turn")
     relay.channels["down"].seat_holder(0).connection.transport.abort()
     await eventually(lambda: not me.caught_up, "the link to drop")
-    draw = Draw(pos=me.table.play.state.table.draw_pile[0])
+    draw = Draw(pos=me.table.play.state.board.draw_pile[0])
     assert await me.move(draw) == "not connected to the relay: nothing was sent"
     await eventually(lambda: me.caught_up, "the link to come back")
     assert me.outbox is None and me.table.view().my_turn  # nothing was sent meanwhile

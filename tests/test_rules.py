@@ -3,7 +3,7 @@
 import pytest
 
 from games.cards import FULL_DECK, SHORT_DECK, Card
-from games.discard.rules import Table, false_claim, matches, short_mismatch
+from games.discard.rules import Board, false_claim, matches, short_mismatch
 from tabletop.game import RuleViolation
 
 
@@ -23,8 +23,8 @@ def test_matching():
     assert short_mismatch(Card("7", "♣"), nine_diamonds) == "7♣ matches neither ♦ nor 9"
 
 
-def dealt_table(faces: dict[int, Card], starter: int = 0) -> Table:
-    return Table(len(SHORT_DECK), starter, 2, dict(faces))
+def dealt_table(faces: dict[int, Card], starter: int = 0) -> Board:
+    return Board(len(SHORT_DECK), starter, 2, dict(faces))
 
 
 def short_faces() -> dict[int, Card]:

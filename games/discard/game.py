@@ -14,7 +14,7 @@ from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup
 from tabletop.wire import STRICT, Message
 
 from .moves import CantMove, DiscardCard, DiscardView, Draw
-from .rules import Table, matches
+from .rules import Board, matches
 from .strategy import simple
 
 
@@ -25,29 +25,29 @@ class DiscardOptions(BaseModel):
 
 @dataclass
 class DiscardState(GameState[Card]):
-    table: Table = field(init=False)
+    board: Board = field(init=False)
 
     def __post_init__(self) -> None:
         s = self.setup
-        self.table = Table(len(s.faces), s.starter, s.seats, self.faces)
+        self.board = Board(len(s.faces), s.starter, s.seats, self.faces)
 
     def deal(self) -> list[Show]:
-        return [Show(pos, seat) for seat, hand in enumerate(self.table.hands) for pos in hand]
+        return [Show(pos, seat) for seat, hand in enumerate(self.board.hands) for pos in hand]
 
     def to_move(self) -> tuple[int, ...]:
-        return () if self.table.over else (self.table.turn,)
+        return () if self.board.over else (self.board.turn,)
 
     def check(self, seat: int, move: Message) -> None:
         if isinstance(move, Draw):
-            self.table.check_draw(seat, move.pos)
+            self.board.check_draw(seat, move.pos)
         elif isinstance(move, DiscardCard):
-            self.table.check_discard(seat, move.pos)
-            top = self.table.top
+            self.board.check_discard(seat, move.pos)
+            top = self.board.top
             if move.pos in self.faces and not matches(card := self.faces[move.pos], top):  # my own card
                 assert top is not None
                 raise RuleViolation(f"discarded {card}, which matches neither the suit nor the value of {top}")
         elif isinstance(move, CantMove):
-            self.table.check_cant_move(seat)
+            self.board.check_cant_move(seat)
         else:
             raise RuleViolation(f"sent {move.type!r}, which is no discard move")
 
@@ -60,14 +60,14 @@ class DiscardState(GameState[Card]):
 
     def push(self, seat: int, move: Message) -> None:
         if isinstance(move, Draw):
-            self.table.apply_draw(seat, move.pos)
+            self.board.apply_draw(seat, move.pos)
         elif isinstance(move, DiscardCard):
-            self.table.apply_discard(seat, move.pos)
+            self.board.apply_discard(seat, move.pos)
         else:
-            self.table.apply_cant_move(seat)
+            self.board.apply_cant_move(seat)
 
     def table_lines(self, names: Sequence[str]) -> list[str]:
-        t = self.table
+        t = self.board
 
         def cards(positions: Sequence[int]) -> str:
             return " ".join(str(self.faces[p]) if p in self.faces else "?" for p in positions) or "no cards"
@@ -78,13 +78,13 @@ class DiscardState(GameState[Card]):
                 f"draw pile: {len(t.draw_pile)} cards{top}"]
 
     def owed(self, seat: int) -> Message | None:
-        t = self.table
+        t = self.board
         if not t.over and t.turn == seat and t.knows_hand(seat) and not t.can_move(seat):
             return CantMove()
         return None
 
     def legal_moves(self, seat: int) -> list[Message]:
-        t = self.table
+        t = self.board
         if t.over or t.turn != seat or not t.knows_hand(seat):
             return []
         moves: list[Message] = [DiscardCard(pos=pos) for pos in t.playable(seat)]
@@ -93,7 +93,7 @@ class DiscardState(GameState[Card]):
         return moves
 
     def outcome(self) -> Outcome | None:
-        t = self.table
+        t = self.board
         if t.winner is None:
             return None
         loser = (t.winner + 1) % t.seats
@@ -111,7 +111,7 @@ class DiscardState(GameState[Card]):
         return "had no card to play and none to draw"  # the outcome that follows says "could not move"
 
     def view(self, seat: int) -> DiscardView:
-        t = self.table
+        t = self.board
         order = self.setup.faces
         known = [(pos, t.faces[pos]) for pos in t.hands[seat] if pos in t.faces]
         hand = tuple(sorted(known, key=lambda pc: order.index(pc[1])))

@@ -1,7 +1,7 @@
-"""The discard game's rules: matching and the table. No crypto, no network.
+"""The discard game's rules: matching and the board. No crypto, no network.
 
 After the shuffle each *position* 0..n-1 of the deck holds one card whose face
-one player may or may not know. ``Table`` tracks where every position is
+one player may or may not know. ``Board`` tracks where every position is
 (draw pile, a hand, discard pile) and refuses any move the rules forbid, with
 a message that reads after the mover's name.
 """
@@ -33,7 +33,7 @@ def false_claim(hand: list[Card], top: Card | None) -> Card | None:
 
 
 @dataclass
-class Table:
+class Board:
     """Where each deck position is. ``faces`` are the cards whose face this player knows.
 
     Seats take turns in order from the starter. Every ``check_*`` raises
