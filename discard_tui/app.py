@@ -36,10 +36,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, LoadingIndicator, Static
 from textual.worker import WorkerFailed
 
-from .config import GAMES, PlayConfig
+from .config import SCREENS, PlayConfig
 from .profile import Profile
-from .table import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, help_page, score_line
-from .view import Phase, SeatView
+from .table_screen import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, help_page, score_line
+from .view import SeatPhase, SeatView
 
 if TYPE_CHECKING:
     from relay.ledger import MemoryLedger
@@ -201,7 +201,7 @@ class GameOverScreen(ModalScreen[None]):
         name, gone = view.opponent_name, absence(view, now)
         if view.rematch_offered:
             offer = f"{name} wants a rematch: press n to play again, q to quit."
-        elif view.phase is Phase.WAITING:
+        elif view.phase is SeatPhase.WAITING:
             offer = f"Waiting for {name} to accept the rematch…" + (f" {gone}; q leaves." if gone else "")
         else:
             offer = "n plays again, q quits." + (f" {gone}." if gone else "")
@@ -242,7 +242,7 @@ class DiscardApp(App[None]):
     def __init__(self, config: PlayConfig, profile: Profile, pick: bool = False) -> None:
         super().__init__()
         self.config, self.profile, self.pick = config, profile, pick
-        self.ui = GAMES[config.game].ui()  # the game's screen, view and moves
+        self.ui = SCREENS[config.game].ui()  # the game's screen, view and moves
         self.title = self.ui.title
         self.session: Seat | None = None
         self._computers: list[Seat] = []
@@ -293,7 +293,7 @@ class DiscardApp(App[None]):
         """Sit down at the table ``config`` describes."""
         assert config is not None  # the start screen leaves by quitting, never empty-handed
         self.config = config
-        self.ui = GAMES[config.game].ui()
+        self.ui = SCREENS[config.game].ui()
         self.title = self.ui.title
         self.push_screen(self.new_table())
         self.push_screen(ConnectingScreen(self.where()))
@@ -452,7 +452,7 @@ class DiscardApp(App[None]):
         from . import saves
 
         self.config = dataclasses.replace(self.config, game=game, seats=seats)
-        self.ui = GAMES[game].ui()
+        self.ui = SCREENS[game].ui()
         self.title = self.ui.title
         if self.session is not None:  # going back to this room shows this game, for as many players
             saves.mark(self.session, game=game, seats=seats)
@@ -477,12 +477,12 @@ class DiscardApp(App[None]):
     def watch_view(self, old: SeatView | None, view: SeatView | None) -> None:
         if view is None or not self.screen_stack:
             return
-        stopped = view.phase in (Phase.VIOLATION, Phase.FAILED)
+        stopped = view.phase in (SeatPhase.VIOLATION, SeatPhase.FAILED)
         if isinstance(self.screen, ConnectingScreen):
             if view.replaying and not stopped:  # a resumed room: show only the game being played
                 self.screen.waiting(f"Catching up with room {self.config.room}…")
                 return
-            if view.phase in (Phase.CONNECTING, Phase.WAITING) and view.game == 1:
+            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.game == 1:
                 present = view.opponent_present
                 self.screen.waiting(f"{view.opponent_name} is here; starting…" if present
                                     else "Waiting for an opponent…")
@@ -494,11 +494,11 @@ class DiscardApp(App[None]):
         if table is None:
             return  # another game's table under a screen the player opened (help): replaced once it is on top
         table.update(view)
-        if view.phase is Phase.VIOLATION and not isinstance(self.screen, ViolationScreen):
+        if view.phase is SeatPhase.VIOLATION and not isinstance(self.screen, ViolationScreen):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
-        elif view.phase is Phase.FAILED and not isinstance(self.screen, ProblemScreen):
+        elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
             self.show_failure(view)
-        elif view.verdict is not None and view.phase in (Phase.OVER, Phase.WAITING) and self._over_shown < view.game:
+        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.game:
             self._over_shown = view.game
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
         if isinstance(self.screen, GameOverScreen):
@@ -609,11 +609,11 @@ class DiscardApp(App[None]):
     @work(exclusive=True, group="quit")
     async def quit_game(self) -> None:
         """Mid-game, ask first and keep the seat; a finished game, or a room where none started, is forgotten."""
-        phase = self.view.phase if self.view is not None else Phase.CONNECTING
+        phase = self.view.phase if self.view is not None else SeatPhase.CONNECTING
         if phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return
-        elif self.session is not None and phase in (Phase.OVER, Phase.VIOLATION, Phase.WAITING, Phase.CONNECTING):
+        elif self.session is not None and phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.WAITING, SeatPhase.CONNECTING):
             self.forget_room()  # only a room this run sat down in: another copy may be playing this one
         self.exit()
 
@@ -643,11 +643,11 @@ class DiscardApp(App[None]):
 
 def seat_stage(view: SeatView) -> str | None:
     """How far the room got, for the saved seat: "waiting", "playing" or "over" (None: unknown yet)."""
-    if view.replaying or view.phase is Phase.FAILED:
+    if view.replaying or view.phase is SeatPhase.FAILED:
         return None
     if view.phase in IN_GAME:
         return "playing"
-    if view.phase in (Phase.OVER, Phase.VIOLATION) or view.game > 1:
+    if view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION) or view.game > 1:
         return "over"
     return "waiting"
 

@@ -27,8 +27,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
 
-from .table import GameUI, Intent, TableScreen
-from .view import Phase, SeatView
+from .table_screen import GameUI, Intent, TableScreen
+from .view import SeatPhase, SeatView
 from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back_rows, framed_rows, card_at, card_size, empty_rows, fan, \
     fan_advances, min_step, show_text
 
@@ -443,7 +443,7 @@ def hand_values(view: CaboScreenView, seat: int) -> tuple[int | None, ...]:
     board = view.board
     if board is None:
         return ()
-    if board.showdown is not None and view.phase in (Phase.SHUFFLING, Phase.DEALING):
+    if board.showdown is not None and view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING):
         return board.showdown[seat]
     return tuple(slot.value for slot in board.hands[seat])
 
@@ -454,7 +454,7 @@ def seat_label(view: CaboScreenView, seat: int) -> str:
     name = "You" if seat == view.me else view.names[seat]
     if board is None:
         return name
-    if view.phase is Phase.PLAYING and seat in board.to_move and board.stage.value not in ("showdown", "over"):
+    if view.phase is SeatPhase.PLAYING and seat in board.to_move and board.stage.value not in ("showdown", "over"):
         name = f"▶ {name}"
     parts = [name, f"{board.totals[seat]} pts"]
     if seat == view.me:
@@ -512,7 +512,7 @@ def refusal(view: CaboScreenView, action: str, target: tuple[int, int] = (0, 0),
     """Why ``action`` on the card at ``target`` cannot be done now; None if it can. The table judges the move it
     would make; marking cards, which makes no move, is the screen's own."""
     board = view.board
-    if view.phase is not Phase.PLAYING or board is None:
+    if view.phase is not SeatPhase.PLAYING or board is None:
         return "the game is not under way"
     if action == "mark":
         if my_stage(view) not in ("taken", "swap"):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import saves
 from .args import OneLineParser, add_game_options, game_options, trust_relay
-from .config import DEFAULT_GROUP, GAMES, GROUPS, PlayConfig, fresh_room, name_problem, room_problem
+from .config import DEFAULT_GROUP, GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile, terminal_profile
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="your name at the table, up to 32 characters (default: your login name)")
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
     p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
-    p.add_argument("--game", choices=sorted(GAMES), default=None,
+    p.add_argument("--game", choices=sorted(SCREENS), default=None,
                    help="the game to play (default discard); a room you go back to, or one someone else "
                    "opened, plays its own")
     p.add_argument("--seats", type=int, default=None, metavar="N",
@@ -88,7 +88,7 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
         room = args.room or saves.saved_room(games, relay_key, name, args.game, args.seats) or fresh_room("computer")
     saved = saves.room_terms(games, relay_key, room, name)
     flagged = args.game or (saved[0] if saved else "discard")  # the game the flags are checked against
-    entry = GAMES[flagged]
+    entry = SCREENS[flagged]
     if args.seats is not None and args.seats not in entry.seats:
         p.error(f"--seats {args.seats}: {flagged} is for {entry.seats.start} to {entry.seats.stop - 1} players")
     options = game_options(args, flagged, entry.options, p)

@@ -9,14 +9,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .table import GameUI
+    from .table_screen import GameUI
 
 ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 @dataclass(frozen=True)
-class GameEntry:
-    """What the command line and the app need to know of a game before the table is imported.
+class ScreenEntry:
+    """A game the app offers (``SCREENS``: the registry of screens, beside games.GAMES, the registry of games):
+    its screen, and what the command line needs to know of it before the game's rules are imported.
 
     tests/test_cli.py checks that ``seats`` and ``options`` agree with the game's own definition.
     """
@@ -47,11 +48,11 @@ def _cabo() -> GameUI[Any]:
     return UI
 
 
-GAMES = {
-    "discard": GameEntry(_discard, range(2, 3), 2, ("deck",)),
-    "rps": GameEntry(_rps, range(2, 3), 2),
-    "war": GameEntry(_war, range(2, 3), 2, ("tricks",)),
-    "cabo": GameEntry(_cabo, range(2, 6), 3, ("points",)),
+SCREENS = {
+    "discard": ScreenEntry(_discard, range(2, 3), 2, ("deck",)),
+    "rps": ScreenEntry(_rps, range(2, 3), 2),
+    "war": ScreenEntry(_war, range(2, 3), 2, ("tricks",)),
+    "cabo": ScreenEntry(_cabo, range(2, 6), 3, ("points",)),
 }
 
 # The groups a new room's deck can be encrypted in (tabletop/groups.py; tests/test_cli.py checks they agree),

@@ -23,8 +23,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from .table import GameUI, Intent, TableScreen, capitalized, headline
-from .view import Phase, SeatView
+from .table_screen import GameUI, Intent, TableScreen, capitalized, headline
+from .view import SeatPhase, SeatView
 from .widgets import show_text
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ class RpsTable(TableScreen[RpsScreenView]):
             self.post_message(Intent("throw", message.index))
 
     def headline(self, view: RpsScreenView) -> str:
-        if view.phase is Phase.PLAYING:
+        if view.phase is SeatPhase.PLAYING:
             return "Your throw" if view.my_turn else f"Waiting for {view.opponent_name}"
         return headline(view)
 
@@ -216,10 +216,10 @@ def throw_sentence(mine: str, theirs: str, result: str, other: str) -> str:
 
 def result_line(view: RpsScreenView) -> str:
     """The last throw in words, or what is going on before and after the throws."""
-    if view.progress is not None and view.phase is not Phase.PLAYING:
+    if view.progress is not None and view.phase is not SeatPhase.PLAYING:
         return f"{view.progress[0]}…"
     if not view.throws:
-        return "No throw yet." if view.phase is Phase.PLAYING else ""
+        return "No throw yet." if view.phase is SeatPhase.PLAYING else ""
     mine, theirs, result = view.throws[-1]
     return capitalized(throw_sentence(mine, theirs, result, view.opponent_name))
 
@@ -241,7 +241,7 @@ def history_line(throws: tuple[tuple[str, str, str], ...], width: int) -> str:
 
 def prompt(view: RpsScreenView) -> str:
     """Above the three throws: which throw it is and who has chosen."""
-    if view.phase is not Phase.PLAYING:
+    if view.phase is not SeatPhase.PLAYING:
         return "The match is over." if view.result else "Your throws, once the game starts:"
     if view.chosen is not None:
         return f"Throw {view.number} · " + ("both have chosen: revealing…" if view.opponent_chosen

@@ -146,12 +146,12 @@ def room_terms(directory: Path, relay: str, room: str, name: str) -> tuple[str, 
     None if there is no such seat (or its game is not one this program plays). When the file does not say
     how many players (see ``players``), or says a number the game is not for, the game's usual number.
     """
-    from .config import GAMES
+    from .config import SCREENS
 
     seat = load(directory, relay, room, name) if room else None
-    if seat is None or seat.game not in GAMES:
+    if seat is None or seat.game not in SCREENS:
         return None
-    game = GAMES[seat.game]
+    game = SCREENS[seat.game]
     seats = players(directory, seat)
     return seat.game, seats if seats is not None and seats in game.seats else game.default_seats
 

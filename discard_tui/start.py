@@ -18,7 +18,7 @@ from textual.containers import Grid, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select
 
-from .config import GAMES, GROUPS, PlayConfig, fresh_room, name_problem, room_problem
+from .config import GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile
 
 
@@ -40,7 +40,7 @@ class StartScreen(Screen[PlayConfig]):
                 yield Label("Name")
                 yield Input(c.name, placeholder="your name at the table", max_length=32, id="name", compact=True)
                 yield Label("Game")
-                yield Select([(name, name) for name in GAMES], value=c.game, allow_blank=False, id="game",
+                yield Select([(name, name) for name in SCREENS], value=c.game, allow_blank=False, id="game",
                              compact=True)
                 if self.relay is not None:
                     yield Label("Opponent")
@@ -116,7 +116,7 @@ def choose(base: PlayConfig, profile: Profile, name: str, game: str, relay: str 
         relay_key = relay
     terms = dataclasses.replace(base, name=name, game=game, relay=relay, host=None, room=room)
     if game != base.game:
-        terms = dataclasses.replace(terms, seats=GAMES[game].default_seats, options={})
+        terms = dataclasses.replace(terms, seats=SCREENS[game].default_seats, options={})
     saved = saves.room_terms(profile.games_dir, relay_key, room, name) if profile.resumes else None
     if saved is not None:
         terms = dataclasses.replace(terms, game=saved[0], seats=saved[1],

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)
 
 
-class Phase(str, Enum):
+class SeatPhase(str, Enum):
     CONNECTING = "connecting"
     WAITING = "waiting"  # for the opponent to arrive or to accept a rematch
     FLIPPING = "flipping"
@@ -36,7 +36,7 @@ class Phase(str, Enum):
 class SeatView(Generic[Board]):
     """What every game's screen shows of a seat, as one immutable snapshot."""
 
-    phase: Phase
+    phase: SeatPhase
     game: int  # the game on screen: the last one played until every seat has opened the next
     me: int
     names: tuple[str, ...]  # per seat

@@ -10,15 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop.shell import Seat
-from tabletop.table import Phase as TablePhase
-from tabletop.table import TableView
+from tabletop.table import Phase, TableView
 
-from .view import Phase
+from .view import SeatPhase
 
-PHASES = {
-    TablePhase.WAITING: Phase.WAITING, TablePhase.STARTING: Phase.FLIPPING, TablePhase.SHUFFLING: Phase.SHUFFLING,
-    TablePhase.DEALING: Phase.DEALING, TablePhase.PLAYING: Phase.PLAYING, TablePhase.AUDITING: Phase.AUDITING,
-    TablePhase.OVER: Phase.OVER, TablePhase.VIOLATION: Phase.VIOLATION,
+PHASES = {  # the table's phase -> the seat's, as its screen shows it
+    Phase.WAITING: SeatPhase.WAITING, Phase.STARTING: SeatPhase.FLIPPING, Phase.SHUFFLING: SeatPhase.SHUFFLING,
+    Phase.DEALING: SeatPhase.DEALING, Phase.PLAYING: SeatPhase.PLAYING, Phase.AUDITING: SeatPhase.AUDITING,
+    Phase.OVER: SeatPhase.OVER, Phase.VIOLATION: SeatPhase.VIOLATION,
 }
 
 
@@ -27,7 +26,7 @@ def seat_fields(seat: Seat, view: TableView | None = None) -> dict[str, Any]:
     table = seat.table
     view = view or table.view()
     return dict(
-        phase=Phase.FAILED if seat.failure else PHASES[view.phase],
+        phase=SeatPhase.FAILED if seat.failure else PHASES[view.phase],
         game=view.game,
         me=table.me,
         names=tuple(name if s in table.names else "opponent" for s, name in enumerate(view.names)),

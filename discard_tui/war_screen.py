@@ -22,8 +22,8 @@ from textual.widgets import Label, Static
 
 from games.cards import Card
 
-from .table import GameUI, Intent, TableScreen
-from .view import Phase, SeatView
+from .table_screen import GameUI, Intent, TableScreen
+from .view import SeatPhase, SeatView
 from .widgets import (CardWidget, DrawPile, ProgressBox, back_rows, card_size, face_rows, fan, fan_advances, min_step,
                       plural, show_text)
 
@@ -156,7 +156,7 @@ class WarTable(TableScreen[WarScreenView]):
 
 def trick_state(view: WarScreenView) -> str:
     """The two lines between the piles: which trick, and what happened in it."""
-    if view.phase not in (Phase.PLAYING, Phase.AUDITING, Phase.OVER) or view.board is None:
+    if view.phase not in (SeatPhase.PLAYING, SeatPhase.AUDITING, SeatPhase.OVER) or view.board is None:
         return ""
     pot = sum(len(cards) for cards in view.trick)
     if not view.tricks and not pot:
@@ -173,7 +173,7 @@ def trick_state(view: WarScreenView) -> str:
 
 def hint(view: WarScreenView) -> str:
     """What the player can do now, in one line."""
-    if view.auto and view.phase is Phase.PLAYING:
+    if view.auto and view.phase is SeatPhase.PLAYING:
         return "Auto-playing to the end of the game: a stops"
     if not view.my_turn:
         return ""
@@ -184,7 +184,7 @@ def hint(view: WarScreenView) -> str:
 
 def refusal(view: WarScreenView, action: str) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if view.phase is not Phase.PLAYING:
+    if view.phase is not SeatPhase.PLAYING:
         return "the game is not under way"
     if action == "autoplay":
         return None

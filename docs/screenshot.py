@@ -8,11 +8,11 @@ import tempfile
 from pathlib import Path
 
 from discard_tui import discard_screen
-from discard_tui.table import Intent
+from discard_tui.table_screen import Intent
 from discard_tui.app import DiscardApp, PlayConfig
 from discard_tui.profile import Profile
 from discard_tui.discard_screen import DiscardScreenView
-from discard_tui.view import Phase
+from discard_tui.view import SeatPhase
 from tabletop import crypto
 
 
@@ -21,16 +21,16 @@ async def main() -> None:
                                 seeds=(b"\x07" * 32, b"\x08" * 32)), Profile(Path(tempfile.mkdtemp()), "you"))
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(6):  # a few moves in, so the piles and the log have something to show
-            while not (app.view and (app.view.my_turn or app.view.phase is Phase.OVER)):
+            while not (app.view and (app.view.my_turn or app.view.phase is SeatPhase.OVER)):
                 await pilot.pause(0.02)
-            if app.view.phase is Phase.OVER:
+            if app.view.phase is SeatPhase.OVER:
                 break  # a short game: show its end
             assert isinstance(app.view, DiscardScreenView)
             playable = [i for i, ok in enumerate(app.view.playable) if ok]
             moves = app.view.moves
             assert app.session is not None
             await discard_screen.act(app.session, Intent("discard", playable[-1]) if playable else Intent("draw"))
-            while (app.view.moves == moves or not app.view.my_turn) and app.view.phase is not Phase.OVER:
+            while (app.view.moves == moves or not app.view.my_turn) and app.view.phase is not SeatPhase.OVER:
                 await pilot.pause(0.02)
         await pilot.pause()
         app.save_screenshot("table.svg", str(Path(__file__).parent))

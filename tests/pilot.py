@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
-from discard_tui.table import TableScreen
+from discard_tui.table_screen import TableScreen
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the expected state",

@@ -10,8 +10,8 @@ import pytest
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
 from discard_tui.profile import terminal_profile
 from discard_tui.cabo_screen import CaboHand, refusal
-from discard_tui.table import MoveLog
-from discard_tui.view import Phase
+from discard_tui.table_screen import MoveLog
+from discard_tui.view import SeatPhase
 from discard_tui.widgets import StatusBar
 from games.cabo.rules import Stage
 from pilot import text_of, until
@@ -31,7 +31,7 @@ def cabo_game(seed: int = 1, points: int = 20) -> DiscardApp:
 
 def my_turn_or_over(app) -> bool:
     view = app.view
-    return view is not None and (view.my_turn or view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))
+    return view is not None and (view.my_turn or view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.FAILED))
 
 
 
@@ -46,7 +46,7 @@ async def play_by_keys(pilot, app) -> set[str]:
     while True:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         view = app.view
-        if view.phase is not Phase.PLAYING:
+        if view.phase is not SeatPhase.PLAYING:
             break
         board = view.board
         stages.add(board.stage.value)
@@ -62,7 +62,7 @@ async def play_by_keys(pilot, app) -> set[str]:
         else:
             key = "enter"
         await pilot.press(key)
-        await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not Phase.PLAYING, f"{key} to land")
+        await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not SeatPhase.PLAYING, f"{key} to land")
         if not isinstance(app.screen, GameOverScreen):  # my key may have ended the game
             assert not app.screen.query_one(StatusBar).notice, app.screen.query_one(StatusBar).notice
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over screen")
@@ -190,7 +190,7 @@ async def test_a_game_for_other_than_three_is_taken_back_without_repeating_its_f
                        terminal_profile())
     async with first.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn_or_over(first), "my turn")
-        assert first.view.phase is Phase.PLAYING and len(first.view.names) == seats
+        assert first.view.phase is SeatPhase.PLAYING and len(first.view.names) == seats
         await pilot.press("d")
         await until(pilot, lambda: first.view.board.stage is Stage.TAKEN, "the draw")
         taken = first.view.board.taken
@@ -230,4 +230,4 @@ async def test_a_room_on_a_relay_is_saved_with_its_own_players_and_taken_back_wi
     async with again.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn_or_over(again) or isinstance(again.screen, ProblemScreen), "my turn")
         assert not isinstance(again.screen, ProblemScreen), text_of(again.screen, "#problem")
-        assert again.view.phase is Phase.PLAYING and len(again.view.names) == 4
+        assert again.view.phase is SeatPhase.PLAYING and len(again.view.names) == 4

@@ -222,8 +222,8 @@ def test_the_command_line_knows_every_group_the_default_first():
 
 
 def test_the_command_line_knows_each_game_as_the_game_defines_itself():
-    """discard_tui.config.GAMES is read before the table is imported; it must not drift from the games."""
-    from discard_tui.config import GAMES as ENTRIES
+    """discard_tui.config.SCREENS is read before the table is imported; it must not drift from the games."""
+    from discard_tui.config import SCREENS as ENTRIES
     from games import GAMES
 
     assert set(ENTRIES) == set(GAMES)

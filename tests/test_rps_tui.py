@@ -11,8 +11,8 @@ from __future__ import annotations
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
 from discard_tui.profile import terminal_profile
 from discard_tui.rps_screen import KEYS, ThrowButton, ThrowCard
-from discard_tui.table import MoveLog
-from discard_tui.view import Phase
+from discard_tui.table_screen import MoveLog
+from discard_tui.view import SeatPhase
 from discard_tui.widgets import StatusBar
 from pilot import text_of, until
 
@@ -23,7 +23,7 @@ def computer_game(**config) -> DiscardApp:
 
 def my_throw_or_over(app) -> bool:
     view = app.view
-    return view is not None and (view.my_turn or view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))
+    return view is not None and (view.my_turn or view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.FAILED))
 
 
 async def throw(pilot, key: str) -> None:
@@ -32,7 +32,7 @@ async def throw(pilot, key: str) -> None:
     await until(pilot, lambda: my_throw_or_over(app), "my throw")
     before = len(app.view.throws)
     await pilot.press(key)
-    await until(pilot, lambda: len(app.view.throws) > before or app.view.phase is not Phase.PLAYING, "the reveal")
+    await until(pilot, lambda: len(app.view.throws) > before or app.view.phase is not SeatPhase.PLAYING, "the reveal")
 
 
 async def test_a_whole_match_by_keys_to_the_game_over_dialog():
@@ -40,7 +40,7 @@ async def test_a_whole_match_by_keys_to_the_game_over_dialog():
     async with app.run_test(size=(80, 24)) as pilot:
         for number in range(40):  # a match ends within a few throws; equal ones are thrown again
             await until(pilot, lambda: my_throw_or_over(app), "my throw")
-            if app.view.phase is not Phase.PLAYING:
+            if app.view.phase is not SeatPhase.PLAYING:
                 break
             await throw(pilot, KEYS[number % 3])
         await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")

@@ -14,8 +14,8 @@ from textual.widgets import Label
 from discard_tui import discard_screen
 from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig
 from discard_tui.profile import terminal_profile
-from discard_tui.table import Intent, MoveLog
-from discard_tui.view import Phase
+from discard_tui.table_screen import Intent, MoveLog
+from discard_tui.view import SeatPhase
 from tabletop import shell
 from games.cards import FULL_DECK
 from games.discard.rules import matches
@@ -59,7 +59,7 @@ async def to_game_over(pilot):
             await discard_screen.act(app.session, Intent("discard", playable[0]))
         else:
             await discard_screen.act(app.session, Intent("draw"))
-        await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not Phase.PLAYING)
+        await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not SeatPhase.PLAYING)
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.screen.query("#verdict")
                 and str(app.screen.query_one("#verdict", Label).content).startswith("Checked: ")
                 and app.table.query_one(MoveLog).lines_shown[-1].startswith("Checked: "))

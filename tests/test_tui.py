@@ -5,9 +5,9 @@ import pytest
 from conftest import seat_dir
 from discard_tui import discard_screen
 from discard_tui.profile import terminal_profile
-from discard_tui.table import Intent
+from discard_tui.table_screen import Intent
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
-from discard_tui.view import Phase
+from discard_tui.view import SeatPhase
 from games.cards import FULL_DECK
 from games.discard.rules import matches
 from discard_tui.widgets import HandView, StatusBar
@@ -23,12 +23,12 @@ def computer_game(deck="short", seed=1) -> DiscardApp:
 
 def my_turn_or_over(app):
     view = app.view
-    return view is not None and (view.my_turn or view.phase in (Phase.OVER, Phase.VIOLATION, Phase.FAILED))
+    return view is not None and (view.my_turn or view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.FAILED))
 
 
 
 def moved(app, before) -> bool:
-    return app.view.moves > before.moves or app.view.phase is not Phase.PLAYING
+    return app.view.moves > before.moves or app.view.phase is not SeatPhase.PLAYING
 
 
 async def play_to_game_over(pilot, app) -> None:
@@ -36,7 +36,7 @@ async def play_to_game_over(pilot, app) -> None:
     while True:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         view = app.view
-        if view.phase is not Phase.PLAYING:
+        if view.phase is not SeatPhase.PLAYING:
             break
         playable = [i for i, ok in enumerate(view.playable) if ok]
         if playable:
@@ -63,7 +63,7 @@ async def test_whole_game_by_keys_to_game_over():
         score = "tester 1 – 0 Computer" if "You win" in text else "tester 0 – 1 Computer"
         assert text_of(app.screen, "#score") == score
         await pilot.press("n")
-        await until(pilot, lambda: app.view.game == 2 and app.view.phase in (Phase.PLAYING,), "the rematch")
+        await until(pilot, lambda: app.view.game == 2 and app.view.phase in (SeatPhase.PLAYING,), "the rematch")
         assert isinstance(app.screen, TableScreen)
         assert text_of(app.screen, StatusBar).startswith(f" {score} · game 2")
         assert "— game 2 —" in app.view.log
@@ -92,7 +92,7 @@ async def test_illegal_discard_is_refused_with_the_reason():
         for _ in range(200):
             await until(pilot, lambda: my_turn_or_over(app), "my turn")
             view = app.view
-            assert view.phase is Phase.PLAYING
+            assert view.phase is SeatPhase.PLAYING
             bad = [i for i, ok in enumerate(view.playable) if not ok]
             if bad and any(view.playable):  # with nothing playable, Discard is greyed out instead
                 break
@@ -180,7 +180,7 @@ async def test_rematch_offer_from_the_opponent_shows_once():
         assert sum(isinstance(s, GameOverScreen) for s in app.screen_stack) == 1
         assert "Computer wants a rematch" in text_of(app.screen, "#offer")
         await pilot.press("n")
-        await until(pilot, lambda: app.view.game == 2 and app.view.phase is Phase.PLAYING, "game 2")
+        await until(pilot, lambda: app.view.game == 2 and app.view.phase is SeatPhase.PLAYING, "game 2")
         assert isinstance(app.screen, TableScreen)
 
 
@@ -255,12 +255,12 @@ async def test_closing_mid_game_and_starting_again_goes_back_to_the_same_hand():
     async with first.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn_or_over(first), "my turn")
         hand, game = first.view.hand, first.view.game
-        assert first.view.phase is Phase.PLAYING
+        assert first.view.phase is SeatPhase.PLAYING
     # the terminal closed without quitting; the same command starts again
     again = computer_game(seed=4)
     async with again.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn_or_over(again), "my turn again")
-        assert (again.view.hand, again.view.game, again.view.phase) == (hand, game, Phase.PLAYING)
+        assert (again.view.hand, again.view.game, again.view.phase) == (hand, game, SeatPhase.PLAYING)
 
 
 HOSTILE_NAMES = ["[/]bo", "[AFK] bo", "[@click=app.quit]x[/]", "[b]bo"]
@@ -312,7 +312,7 @@ async def show(pilot, app, **changes):
 def big_hand(count, top=FULL[0]):
     hand = tuple(FULL[i % 52] for i in range(count))
     return dict(hand=hand, playable=tuple(matches(card, top) for card in hand), discard_top=top,
-                opponent_hand=count, my_turn=True, phase=Phase.PLAYING)
+                opponent_hand=count, my_turn=True, phase=SeatPhase.PLAYING)
 
 
 @pytest.mark.parametrize("count", [12, 17, 25, 40])
@@ -401,10 +401,10 @@ async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn
         view = app.view
         playable = [i for i, ok in enumerate(view.playable) if ok]
         await discard_screen.act(app.session, Intent("discard", playable[0]) if playable else Intent("draw"))
-        await until(pilot, lambda: app.view.moves > view.moves + 1 or app.view.phase is not Phase.PLAYING,
+        await until(pilot, lambda: app.view.moves > view.moves + 1 or app.view.phase is not SeatPhase.PLAYING,
                     "the computer's answer")
         await until(pilot, lambda: my_turn_or_over(app), "my turn again")
-        if app.view.phase is Phase.PLAYING:
+        if app.view.phase is SeatPhase.PLAYING:
             line = text_of(app.screen, StatusBar).splitlines()[1]
             assert "Your turn" in line and ("Computer discarded" in line or "Computer drew a card" in line), line
         await show(pilot, app, my_turn=False)
@@ -448,7 +448,7 @@ async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
 
 
 async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
-    from discard_tui.table import MoveLog
+    from discard_tui.table_screen import MoveLog
 
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -561,7 +561,7 @@ async def test_the_deck_the_room_chose_over_mine_is_said(relay_url, opponent):
     await until_ledger(opponent.session, 1)
     app = through(relay_url, "decks", deck="full")
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.PLAYING, "the deal")
+        await until(pilot, lambda: app.view is not None and app.view.phase is SeatPhase.PLAYING, "the deal")
         await show(pilot, app, my_turn=False)
         assert "bo opened this room with the 24-card deck" in text_of(app.screen, StatusBar)
 
@@ -637,7 +637,7 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
         await opponent.leave()
         await pilot.press("r")
         await until(pilot, lambda: app.view is not None and app.view.game == 1 and
-                    app.view.phase is Phase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
+                    app.view.phase is SeatPhase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
                     "a new seat in the room")
 
 
@@ -652,7 +652,7 @@ async def test_a_resumed_room_shows_only_the_game_being_played(monkeypatch):
     async with first.run_test(size=(80, 24)) as pilot:
         await play_to_game_over(pilot, first)
         await pilot.press("n")
-        await until(pilot, lambda: first.view.game == 2 and first.view.phase is Phase.PLAYING, "game 2")
+        await until(pilot, lambda: first.view.game == 2 and first.view.phase is SeatPhase.PLAYING, "game 2")
     shown, pushed = [], []
     update, push = TableScreen.update, DiscardApp.push_screen
 
@@ -669,7 +669,7 @@ async def test_a_resumed_room_shows_only_the_game_being_played(monkeypatch):
     again = computer_game(seed=3)
     async with again.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: again.view is not None and again.view.game == 2 and
-                    again.view.phase is Phase.PLAYING and not again.view.replaying,
+                    again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
                     f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
         await pilot.pause()
     assert shown and {game for game, _, _ in shown} == {2}, shown  # never game 1's "You lose" or its audit
@@ -709,7 +709,7 @@ async def test_the_saved_seat_says_how_far_the_room_got(relay_url):
 
     app = through(relay_url, "alone")
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.WAITING, "waiting")
+        await until(pilot, lambda: app.view is not None and app.view.phase is SeatPhase.WAITING, "waiting")
         assert saves.load(seat_dir(), relay_url, "alone", "tester").stage == "waiting"
         await pilot.press("escape")  # nobody came: nothing to go back to
     assert saves.load(seat_dir(), relay_url, "alone", "tester") is None
@@ -753,7 +753,7 @@ async def test_the_start_screen_says_what_is_wrong_in_one_line_and_keeps_what_wa
         assert f"--relay {relay_url} --room 'no spaces'" in text_of(screen, "#invite")
         screen.query_one("#room", Input).value = "picked"
         await pilot.click("#play")
-        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.WAITING, "the room on the relay")
+        await until(pilot, lambda: app.view is not None and app.view.phase is SeatPhase.WAITING, "the room on the relay")
         assert (app.config.relay, app.config.room, app.config.name) == (relay_url, "picked", "[b]ana")
 
 
@@ -819,10 +819,10 @@ def test_leaving_is_offered_without_promising_a_way_back_when_nothing_resumes():
     import dataclasses
     import time
 
-    from discard_tui.table import trouble
+    from discard_tui.table_screen import trouble
     from discard_tui.view import SeatView
 
-    view = SeatView(Phase.PLAYING, 1, 0, ("ana", "bo"), (True, False), True, (), None, None, None, None, None,
+    view = SeatView(SeatPhase.PLAYING, 1, 0, ("ana", "bo"), (True, False), True, (), None, None, None, None, None,
                     None, False, None, 0, left_at=(None, time.time() - 60))
     assert trouble(view, 30).endswith("x leaves; the same command comes back to this game.")
     assert trouble(dataclasses.replace(view), 30, resumes=False) == "bo left 1 min ago: x leaves."

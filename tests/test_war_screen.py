@@ -7,12 +7,12 @@ from arena import TamperingLedger
 from discard_tui import war_screen
 from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig, ViolationScreen
 from discard_tui.profile import terminal_profile
-from discard_tui.table import Intent
-from discard_tui.view import Phase
+from discard_tui.table_screen import Intent
+from discard_tui.view import SeatPhase
 from discard_tui.war_screen import Trick, WarScreenView
 from discard_tui.widgets import DrawPile, StatusBar
 from tabletop import wire
-from tabletop.table import Phase as TablePhase
+from tabletop.table import Phase
 from pilot import until
 
 SIZE = (80, 24)
@@ -77,7 +77,7 @@ async def test_a_again_stops_auto_play_mid_game():
         assert "Auto-playing to the end of the game: a stops" in status(app)
         app.simulate_key("a")  # stop: my seat turns no more; the computer finishes its own turn
         await until(pilot, lambda: not board(app).auto, "auto-play to stop")
-        assert app.view.phase is Phase.PLAYING and board(app).moves < 515  # long before the end
+        assert app.view.phase is SeatPhase.PLAYING and board(app).moves < 515  # long before the end
         # My turn, by the table itself, with no turn of mine on its way (auto-play may have sent one just before
         # the key, and the view is built after each ledger event, not after each post).
         session = app.session
@@ -97,7 +97,7 @@ async def test_auto_play_stops_cleanly_at_a_violation():
     app = war_game()
 
     def wrong_key(table, body):
-        if table.phase is not TablePhase.PLAYING or body["msg"]["type"] != "share" or len(table.play.moves) < 10:
+        if table.phase is not Phase.PLAYING or body["msg"]["type"] != "share" or len(table.play.moves) < 10:
             return None
         shares = wire.Shares.model_validate(body["shares"])
         first = shares.open[0]
@@ -115,7 +115,7 @@ async def test_auto_play_stops_cleanly_at_a_violation():
         problem = app.screen.query_one("#problem").render().plain
         assert problem.startswith("Computer sent a wrong key for card ") and "not their committed key" in problem
         assert app.session.transcript_path is not None and app.session.transcript_path.exists()
-        assert not board(app).auto and app.view.phase is Phase.VIOLATION
+        assert not board(app).auto and app.view.phase is SeatPhase.VIOLATION
         mine = [e for e in app.session.events if e.kind == "post" and e.seat == app.session.table.me]
         assert mine[-1].seq < app.session.events[-1].seq  # nothing of mine after the cheat
         assert app.view.log[-1] == f"stopped: {problem}"
@@ -136,7 +136,7 @@ async def test_every_refused_key_says_why():
         assert screen.refused(dataclasses.replace(view, auto=True), "turn") == "auto-play turns for you: a stops it"
         assert screen.refused(dataclasses.replace(view, turn_refusal="your last turn is still on its way"),
                               "turn") == "your last turn is still on its way"
-        over = dataclasses.replace(view, phase=Phase.OVER)
+        over = dataclasses.replace(view, phase=SeatPhase.OVER)
         assert screen.refused(over, "turn") == screen.refused(over, "autoplay") == "the game is not under way"
         app.view = theirs  # as it looks while the computer thinks: Enter and a click are refused, and say why
         await pilot.press("enter")
@@ -193,7 +193,7 @@ async def test_help_open_while_joining_a_war_room_then_the_war_table(players, re
         assert isinstance(app.screen, HelpScreen)
         await until(pilot, lambda: app.view is not None and app.view.game == 1 and app.config.game == "war",
                     "the room's game")
-        await until(pilot, lambda: app.view.phase is Phase.PLAYING, "the cards dealt")
+        await until(pilot, lambda: app.view.phase is SeatPhase.PLAYING, "the cards dealt")
         for _ in range(3):
             app._tick()  # the once-a-second refresh, while help is still open
         assert isinstance(app.screen, HelpScreen)  # still reading help: the game goes on under it

@@ -5,8 +5,8 @@ from types import SimpleNamespace
 from discard_tui.app import DiscardApp, PlayConfig
 from discard_tui.discard_screen import article
 from discard_tui.profile import terminal_profile
-from discard_tui.table import capitalized
-from discard_tui.view import Phase
+from discard_tui.table_screen import capitalized
+from discard_tui.view import SeatPhase
 from discard_tui.war_screen import trick_state
 
 
@@ -28,7 +28,7 @@ def test_the_palettes_quit_says_it_asks_first():
 
 
 def test_war_says_no_trick_number_before_the_first_card_is_turned():
-    view = SimpleNamespace(phase=Phase.PLAYING, board=object(), trick=((), ()), tricks=0, taker=None, war=False,
+    view = SimpleNamespace(phase=SeatPhase.PLAYING, board=object(), trick=((), ()), tricks=0, taker=None, war=False,
                            limit=500, me=0, names=("you", "bo"))
     assert trick_state(view) == "At most 500 tricks\nnothing turned yet"  # type: ignore[arg-type]
     turned = SimpleNamespace(**{**vars(view), "trick": (("7♠",), ("K♦",)), "taker": 1, "tricks": 1})
@@ -36,12 +36,12 @@ def test_war_says_no_trick_number_before_the_first_card_is_turned():
 
 
 def test_the_match_score_around_a_bigger_table_names_only_who_has_won():
-    from discard_tui.table import score_line
-    from discard_tui.view import Phase, SeatView
+    from discard_tui.table_screen import score_line
+    from discard_tui.view import SeatPhase, SeatView
     from tabletop.ledger import Link
 
     def line(wins: tuple[int, ...]) -> str:
-        return score_line(SeatView(Phase.PLAYING, 1, 2, ("Computer", "Computer 2", "ana"), (True,) * 3, True, (),
+        return score_line(SeatView(SeatPhase.PLAYING, 1, 2, ("Computer", "Computer 2", "ana"), (True,) * 3, True, (),
                                    None, Link.CONNECTED, None, None, None, None, False, None, 0, wins=wins))
 
     assert line((0, 0, 0)) == ""

@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
-from .view import Phase, SeatView
+from .view import SeatPhase, SeatView
 from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar, show_text
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 LOG_AFTER = 0.05  # seconds the move log waits, so that a move's own frame goes out first
 FOOTER_SETTLES = 0.25  # seconds without a change before the footer shows which keys act
-IN_GAME = (Phase.FLIPPING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)
+IN_GAME = (SeatPhase.FLIPPING, SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING, SeatPhase.AUDITING)
 
 
 class SeatChanged(Message):
@@ -215,7 +215,7 @@ class TableScreen(Screen[None], Generic[V]):
 
     def refusal(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why the game's ``action`` (on the ``index``-th item) cannot be done now; None if it can."""
-        return "the game is not under way" if view.phase is not Phase.PLAYING else None
+        return "the game is not under way" if view.phase is not SeatPhase.PLAYING else None
 
     def notice(self, text: str) -> None:
         if self.is_mounted:
@@ -360,23 +360,23 @@ def trouble(view: SeatView, grace: float, now: float | None = None, wall: float 
 
 
 def headline(view: SeatView) -> str:
-    if view.phase is Phase.PLAYING:
+    if view.phase is SeatPhase.PLAYING:
         if view.my_turn:
             return "Your turn"
         waiting = [name for seat, name in enumerate(view.names) if seat != view.me
                    and any(seat == owed for owed in getattr(view.board, "to_move", ()))]
         return f"{' and '.join(waiting) or view.opponent_name}'s turn"
-    if view.phase in (Phase.OVER, Phase.AUDITING) and view.result:
+    if view.phase in (SeatPhase.OVER, SeatPhase.AUDITING) and view.result:
         return {"win": "You win", "loss": "You lose", "draw": "A draw"}[view.result]
-    if view.phase is Phase.WAITING and view.game > 1:
+    if view.phase is SeatPhase.WAITING and view.game > 1:
         return f"Waiting for {view.opponent_name}"
     return {
-        Phase.CONNECTING: "Connecting",
-        Phase.WAITING: "Waiting for players" if len(view.names) > 2 else "Waiting for an opponent",
-        Phase.FLIPPING: "Drawing who starts",
-        Phase.SHUFFLING: "Shuffling",
-        Phase.DEALING: "Dealing",
-        Phase.AUDITING: "Auditing",
-        Phase.VIOLATION: "Stopped",
-        Phase.FAILED: "Disconnected",
+        SeatPhase.CONNECTING: "Connecting",
+        SeatPhase.WAITING: "Waiting for players" if len(view.names) > 2 else "Waiting for an opponent",
+        SeatPhase.FLIPPING: "Drawing who starts",
+        SeatPhase.SHUFFLING: "Shuffling",
+        SeatPhase.DEALING: "Dealing",
+        SeatPhase.AUDITING: "Auditing",
+        SeatPhase.VIOLATION: "Stopped",
+        SeatPhase.FAILED: "Disconnected",
     }.get(view.phase, view.phase.value)
