@@ -40,6 +40,7 @@ from .config import SCREENS, PlayConfig
 from .profile import Profile
 from .table_screen import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, help_page, score_line
 from .view import SeatPhase, SeatView
+from .words import result_words
 
 if TYPE_CHECKING:
     from relay.ledger import MemoryLedger
@@ -190,7 +191,7 @@ class GameOverScreen(ModalScreen[None]):
         if not self.query("#result"):
             return  # not composed yet: on_mount shows it
         result = self.query_one("#result", Label)
-        result.update({"win": "You win!", "loss": "You lose", "draw": "A draw"}.get(view.result or "", ""))
+        result.update(result_words(view.result, cheer=True) if view.result else "")
         self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
         result.set_class(view.result == "win", "win")
         self.query_one("#score", Label).update(score_line(view))

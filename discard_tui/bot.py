@@ -16,7 +16,7 @@ from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.game import Game
 from tabletop.ledger import RelayError
 from tabletop.shell import Seat
-from tabletop.table import Wish
+from tabletop.table import Result, Wish
 
 from . import saves
 from .args import OneLineParser, add_game_options, game_options, seconds, trust_relay
@@ -54,8 +54,7 @@ def game_record(seat: Seat, number: int) -> dict:
     timing = seat.timings[number]
     assert play.outcome is not None and timing.started is not None and timing.dealt is not None
     assert timing.ended is not None
-    winners = play.outcome.winners
-    return {"game": number, "result": "draw" if not winners else "win" if table.me in winners else "loss",
+    return {"game": number, "result": Result.of(play.outcome, table.me).value,
             "audit": "fair" if play.verdict == [] else "violation", "deck": play.deck.size if play.deck else 0,
             "shuffle_s": round(timing.dealt - timing.started, 3), "game_s": round(timing.ended - timing.started, 3),
             "moves": len(play.moves), "players": play.seats, "scores": list(play.outcome.scores),

@@ -26,6 +26,7 @@ from textual.widgets import Label, Static
 from .table_screen import GameUI, Intent, TableScreen, capitalized, headline
 from .view import SeatPhase, SeatView
 from .widgets import show_text
+from .words import progress_words
 
 if TYPE_CHECKING:
     from games.rps.game import RpsView
@@ -217,7 +218,7 @@ def throw_sentence(mine: str, theirs: str, result: str, other: str) -> str:
 def result_line(view: RpsScreenView) -> str:
     """The last throw in words, or what is going on before and after the throws."""
     if view.progress is not None and view.phase is not SeatPhase.PLAYING:
-        return f"{view.progress[0]}…"
+        return f"{progress_words(view.progress)}…"
     if not view.throws:
         return "No throw yet." if view.phase is SeatPhase.PLAYING else ""
     mine, theirs, result = view.throws[-1]

@@ -27,6 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatPhase, SeatView
+from .words import result_words
 from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar, show_text
 
 if TYPE_CHECKING:
@@ -367,7 +368,7 @@ def headline(view: SeatView) -> str:
                    and any(seat == owed for owed in getattr(view.board, "to_move", ()))]
         return f"{' and '.join(waiting) or view.opponent_name}'s turn"
     if view.phase in (SeatPhase.OVER, SeatPhase.AUDITING) and view.result:
-        return {"win": "You win", "loss": "You lose", "draw": "A draw"}[view.result]
+        return result_words(view.result)
     if view.phase is SeatPhase.WAITING and view.game > 1:
         return f"Waiting for {view.opponent_name}"
     return {

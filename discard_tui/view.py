@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from tabletop.ledger import Link
-    from tabletop.table import Verdict
+    from tabletop.table import Progress, Result, Verdict
 
 Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)
 
@@ -43,9 +43,9 @@ class SeatView(Generic[Board]):
     present: tuple[bool, ...]
     my_turn: bool
     log: tuple[str, ...]
-    progress: tuple[str, int, int] | None
+    progress: Progress | None
     link: Link
-    result: str | None  # "win" | "loss" | "draw"
+    result: Result | None
     verdict: Verdict | None
     problem: str | None  # violation or relay failure, in words
     transcript: str | None

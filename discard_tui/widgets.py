@@ -8,7 +8,7 @@ is lifted (reversed, as a chip), and whose turn it is shows in reverse video.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
@@ -20,6 +20,11 @@ from textual.widget import Widget
 from textual.widgets import Label, ProgressBar, Static
 
 from games.cards import Card
+
+from .words import progress_words
+
+if TYPE_CHECKING:
+    from tabletop.table import Progress
 
 BACK = "▚▞"
 LARGE_SCREEN = (100, 34)  # columns, rows from which the table uses large cards
@@ -307,13 +312,12 @@ class ProgressBox(Vertical):
         yield Label("", id="progress-label", markup=False)
         yield ProgressBar(total=6, show_eta=False, id="progress")
 
-    def show(self, progress: tuple[str, int, int] | None) -> None:
-        """``progress`` is the seat view's: (what, done, of), or None."""
+    def show(self, progress: Progress | None) -> None:
+        """The seat view's progress, or None to hide."""
         self.display = progress is not None
         if progress is not None:
-            label, done, total = progress
-            show_text(self.query_one("#progress-label", Label), label)
-            self.query_one(ProgressBar).update(progress=done, total=total)
+            show_text(self.query_one("#progress-label", Label), progress_words(progress))
+            self.query_one(ProgressBar).update(progress=progress.done, total=progress.total)
 
 
 def fit(left: Text, right: Text, width: int) -> Text:

@@ -48,6 +48,29 @@ class Phase(str, Enum):
     VIOLATION = "violation"
 
 
+class Result(str, Enum):
+    """How a game ended for one seat (a value; screens word it)."""
+
+    WIN = "win"
+    LOSS = "loss"
+    DRAW = "draw"
+
+    @classmethod
+    def of(cls, outcome: Outcome, seat: int) -> Result:
+        return cls.DRAW if not outcome.winners else cls.WIN if seat in outcome.winners else cls.LOSS
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the work around a game has come: the draw for who starts, the shuffle, the deal or the audit."""
+
+    phase: Phase  # STARTING, SHUFFLING, DEALING or AUDITING
+    done: int  # steps done of ``total``, counting the shuffle's steps one by one
+    total: int
+    step: int = 0  # while shuffling: the step under way (from 1) of ``steps``
+    steps: int = 0
+
+
 class GameContractError(Exception):
     """The game broke the Game interface's contract (a bug in the game's code, never a player's fault)."""
 
@@ -197,8 +220,8 @@ class TableView:
     present: tuple[bool, ...]
     my_turn: bool
     log: tuple[str, ...]
-    progress: tuple[str, int, int] | None  # (what, done, of)
-    result: str | None  # "win" | "loss" | "draw", for me
+    progress: Progress | None
+    result: Result | None  # for me
     ending: str | None  # how the game ended, in words
     verdict: Verdict | None  # once audited
     problem: str | None
@@ -897,9 +920,7 @@ class Table:
         seats = p.seats or self.wish.seats
         state = p.state if p.dealt else None
         outcome = p.outcome
-        result = None
-        if outcome is not None:
-            result = "draw" if not outcome.winners else "win" if self.me in outcome.winners else "loss"
+        result = Result.of(outcome, self.me) if outcome is not None else None
         return TableView(
             phase=self.phase, game=p.number, me=self.me, seats=seats,
             names=tuple(self.name(s) for s in range(seats)),
@@ -930,18 +951,18 @@ class Table:
         return Verdict(tuple(p.verdict), len(p.decks), p.deck.size if p.deck else 0, len(p.moves) + len(p.choices),
                        p.game.tally)
 
-    def _progress(self) -> tuple[str, int, int] | None:
+    def _progress(self) -> Progress | None:
         p, phase = self.play, self.phase
         steps = 2 * p.seats if p.deck is not None else 0
         total = steps + 3
         if phase is Phase.STARTING:
-            return ("Drawing who starts", 0, total)
+            return Progress(phase, 0, total)
         if phase is Phase.SHUFFLING and p.deck is not None:
-            return (f"Shuffling: step {len(p.deck.steps) + 1} of {steps}", 1 + len(p.deck.steps), total)
+            return Progress(phase, 1 + len(p.deck.steps), total, len(p.deck.steps) + 1, steps)
         if phase is Phase.DEALING:
-            return ("Dealing", steps + 1, total)
+            return Progress(phase, steps + 1, total)
         if phase is Phase.AUDITING:
-            return ("Auditing the game", steps + 2, total)
+            return Progress(phase, steps + 2, total)
         return None
 
     # -- identities -------------------------------------------------------------------------------------
