@@ -37,7 +37,7 @@ Either ends your turn. If you can do neither, you lose.
 
 [b]Keys[/b]   ← → h l choose (round the ends)   Home End 1–9 jump
        Enter Space discard   d draw   n rematch
-       x leave (when offered)   Tab the log (Esc back)   q quit
+       x leave (when offered)   q quit
 [b]Mouse[/b]  click a card to discard it, the draw pile to draw.
 [b]Cues[/b]   playable: a double frame ╔╗ (as a chip: underlined);
        the chosen card is lifted (as a chip: reversed)."""

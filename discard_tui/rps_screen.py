@@ -45,7 +45,7 @@ Throws are committed before they are shown: nobody, the relay
 included, sees yours before both have chosen, or can change it.
 
 [b]Keys[/b]   r rock   p paper   s scissors (or click one)   n rematch
-       x leave (when offered)   Tab the log (Esc back)   q quit
+       x leave (when offered)   q quit
 [b]Cues[/b]   your chosen throw: a double frame ╔╗, its name reversed;
        the winner of the last throw: a double frame.
        History: yours/theirs, ✓ won, ✗ lost, = equal."""

@@ -112,6 +112,7 @@ class TableScreen(Screen[None], Generic[V]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "rematch", "Rematch"),
         Binding("x", "leave", "Leave"),
+        Binding("L", "toggle_log", "Log", show=False),  # shift: h and l move the cursor, as in vi
         Binding("n", "refuse('rematch')", show=False),  # while a rematch is not possible: say why
     ]
 
@@ -225,6 +226,12 @@ class TableScreen(Screen[None], Generic[V]):
     def action_rematch(self) -> None:
         self.post_message(Intent("rematch"))
 
+    def action_toggle_log(self) -> None:
+        """Show or hide the safety number and the move log (the board takes their room)."""
+        self.toggle_class("-no-log")
+        if self.has_class("-no-log") and isinstance(self.focused, MoveLog):
+            self.set_focus(None)
+
     def action_leave(self) -> None:
         self.post_message(Intent("leave"))
 
@@ -256,9 +263,11 @@ class TableScreen(Screen[None], Generic[V]):
 
 
 def help_page(rules: str, safety: str | None, seats: int) -> Content:
-    """A game's help (its ``HELP`` markup) with the safety number of the game on the table, and how to use it."""
+    """A game's help (its rules, keys and cues), the log's keys, and the safety number of the game on the table
+    with how to use it."""
     two = seats == 2
     return Content.from_markup(rules + f"""
+[b]Log[/b]    Tab scrolls the moves (Esc back)   L hides or shows them
 
 [b]Safety number[/b]  $safety
 Read it to {'your opponent' if two else 'the others'}: if yours differ, the relay has put

@@ -42,7 +42,7 @@ pot. No cards left, or too few for a war, loses. After the trick
 limit the larger pile wins (equal piles: a draw). Turns alternate.
 
 [b]Keys[/b]   Enter Space turn   a auto-play to the end (a again stops)
-       n rematch   x leave (when offered)   Tab the log (Esc back)   q quit
+       n rematch   x leave (when offered)   q quit
 [b]Mouse[/b]  click your pile to turn.
 [b]Cues[/b]   the card that takes a trick has a double frame ╔╗."""
 

@@ -1,12 +1,17 @@
-"""The one way screen tests wait on a Textual app run by Pilot, and read what it shows."""
+"""The one way screen tests wait on a Textual app run by Pilot, read what it shows, and show a screen alone."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 
+import discard_tui
 from discard_tui.table_screen import TableScreen
+from discard_tui.view import SeatPhase, SeatView
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the expected state",
@@ -29,3 +34,25 @@ async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the 
 def text_of(screen, selector: str) -> str:
     """The plain text a widget of ``screen`` renders."""
     return screen.query_one(selector).render().plain
+
+
+class TableHarness(App[None]):
+    """One table screen showing one view, with the app's styles: a screen tested without a game, a relay or crypto."""
+
+    CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
+
+    def __init__(self, screen: TableScreen, view: SeatView) -> None:
+        super().__init__()
+        self.table, self.view = screen, view
+
+    def on_mount(self) -> None:
+        self.push_screen(self.table)
+        self.table.update(self.view)
+
+
+def seat_view(kind: type[SeatView] = SeatView, **fields: Any) -> Any:
+    """A view of seat 0 of two ("ana", "bo"), both present, in play: ``fields`` change any of it."""
+    base: dict[str, Any] = dict(phase=SeatPhase.PLAYING, game=1, me=0, names=("ana", "bo"), present=(True, True),
+                                my_turn=False, log=(), progress=None, link=None, result=None, verdict=None,
+                                problem=None, transcript=None, rematch_offered=False, waiting_since=None, moves=0)
+    return kind(**{**base, **fields})

@@ -846,3 +846,22 @@ async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
         hand.cards = ()  # as while the deck is shuffled: the keys find nothing to choose, and nothing breaks
         await pilot.press("end", "home", "right", "3")
         assert app.crash is None and app.is_running
+
+
+async def test_a_big_terminal_centres_the_board_and_shift_l_gives_it_the_log_s_room():
+    from discard_tui.discard_screen import DiscardScreenView, DiscardTable
+    from pilot import TableHarness, seat_view
+
+    view = seat_view(DiscardScreenView, hand=FULL_DECK[:3], my_turn=True,
+                     playable=(True, False, True), opponent_hand=3, draw_pile=40, discard_count=1)
+    app = TableHarness(DiscardTable(30), view)
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = app.table
+        play, side, hand = screen.query_one("#play"), screen.query_one("#side"), screen.query_one(HandView)
+        assert play.region.x > 10 and side.display  # the board keeps a table's width, in the middle
+        assert 200 - side.region.right > 10  # the log beside it, not at the far edge
+        assert 10 < hand.region.y and hand.region.bottom < 45  # its rows keep together, not pinned to the top
+        await pilot.press("L")
+        assert not side.display and screen.has_class("-no-log")
+        await pilot.press("L")
+        assert side.display
