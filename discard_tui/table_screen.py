@@ -271,9 +271,7 @@ def help_page(rules: str, safety: str | None, seats: int) -> Content:
 
 [b]Safety number[/b]  $safety
 Read it to {'your opponent' if two else 'the others'}: if yours differ, the relay has put
-you in different games and plays each of you itself.
-
-[dim]Escape closes this help.[/dim]""", safety=safety or ("(once both players have said hello)" if two
+you in different games and plays each of you itself.""", safety=safety or ("(once both players have said hello)" if two
                                                            else "(once every player has said hello)"))
 
 
