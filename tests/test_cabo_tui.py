@@ -178,14 +178,14 @@ def from_the_command_line(*argv: str) -> PlayConfig:
 
 @pytest.mark.parametrize("seats", [2, 4])
 async def test_a_game_for_other_than_three_is_taken_back_without_repeating_its_flags(seats):
-    """`--game cabo --seats N --points 20`, a draw, q y; then a bare `discard-tui` goes back to that room with its
+    """`--game cabo --seats N --points 5`, a draw, q y; then a bare `discard-tui` goes back to that room with its
     N - 1 computers (not the usual two: no problem screen), my drawn card still in hand, and the game still ends
-    at 20."""
+    at 5."""
     import dataclasses
 
     from discard_tui.app import ConfirmQuit, ProblemScreen
 
-    config = from_the_command_line("--game", "cabo", "--seats", str(seats), "--points", "20")
+    config = from_the_command_line("--game", "cabo", "--seats", str(seats), "--points", "5")
     first = DiscardApp(dataclasses.replace(config, seeds=tuple(bytes([k + 1]) * 32 for k in range(seats))),
                        terminal_profile())
     async with first.run_test(size=SIZE) as pilot:
@@ -205,7 +205,7 @@ async def test_a_game_for_other_than_three_is_taken_back_without_repeating_its_f
         board = again.view.board
         assert len(again.view.names) == seats and board.stage is Stage.TAKEN and board.taken == taken
         await play_by_keys(pilot, again)
-        assert "passed 20 after round" in text_of(again.screen, "#ending")  # the room's --points, not 66
+        assert "passed 5 after round" in text_of(again.screen, "#ending")  # the room's --points, not 66
 
 
 async def test_a_room_on_a_relay_is_saved_with_its_own_players_and_taken_back_with_them(players, relay_url):

@@ -315,17 +315,21 @@ def big_hand(count, top=FULL[0]):
                 opponent_hand=count, my_turn=True, phase=SeatPhase.PLAYING)
 
 
-@pytest.mark.parametrize("count", [12, 17, 25, 40])
-async def test_every_card_of_a_big_hand_shows_its_rank_and_suit_and_nothing_wraps(count):
-    app = computer_game(deck="full")
+async def test_every_card_of_a_big_hand_shows_its_rank_and_suit_and_nothing_wraps():
+    """Hands of 12, 17, 25 and 40 cards at every size (a screen alone: no game to play first)."""
+    from discard_tui.discard_screen import DiscardScreenView, DiscardTable
+    from pilot import TableHarness, seat_view
+
+    app = TableHarness(DiscardTable(30), seat_view(DiscardScreenView, **big_hand(12)))
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        await show(pilot, app, **big_hand(count))
-        app.screen.query_one(HandView).cursor = count // 2
-        for size in [(60, 20), (80, 24), (120, 40), (200, 50)]:
-            await pilot.resize_terminal(*size)
+        for count in (12, 17, 25, 40):
+            app.table.update(seat_view(DiscardScreenView, **big_hand(count)))
             await pilot.pause()
-            assert_every_card_shows(app)
+            app.screen.query_one(HandView).cursor = count // 2
+            for size in [(60, 20), (80, 24), (120, 40), (200, 50)]:
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+                assert_every_card_shows(app)
 
 
 def assert_every_card_shows(app):
