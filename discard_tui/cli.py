@@ -17,8 +17,8 @@ import time
 from typing import TYPE_CHECKING, NoReturn
 
 from . import saves
-from .args import OneLineParser, add_game_options, game_options, trust_relay
-from .config import DEFAULT_GROUP, GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
+from .args import OneLineParser, add_game_options, game_options, seconds, trust_relay
+from .config import DEFAULT_GROUP, GROUPS, SCREENS, THINK, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile, terminal_profile
 
 if TYPE_CHECKING:
@@ -48,6 +48,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP,
                    help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP}; a room keeps its own)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
+    p.add_argument("--think", type=seconds(positive=False), default=THINK, metavar="S",
+                   help=f"the computer's pause before each of its moves (default {THINK:g})")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     p.add_argument("--replay", metavar="FILE", help="step through the games of a saved transcript, every card "
                    "face up (only games that discard-verify accepts)")
@@ -96,7 +98,7 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     # hello fixed them (the table would follow it anyway), and the same command must bring the player back.
     game_name, seats = saved or (flagged, entry.default_seats if args.seats is None else args.seats)
     terms = PlayConfig(name=name, room=room, game=game_name, seats=seats,
-                       options=options if game_name == flagged else {}, group=args.group)
+                       options=options if game_name == flagged else {}, group=args.group, think_time=args.think)
     if args.host:
         return dataclasses.replace(terms, host="0.0.0.0", port=port)
     if args.relay:

@@ -63,6 +63,7 @@ GROUPS = {
     "modp3072": "3072-bit MODP: 128-bit security, slower",
 }
 DEFAULT_GROUP = next(iter(GROUPS))
+THINK = 0.6  # seconds the computer waits before each move, so that a person sees it move
 
 
 @dataclass
@@ -79,7 +80,7 @@ class PlayConfig:
     host: str | None = None  # listen address when we run the relay ourselves
     port: int = 0
     opponent_seed: int | None = None
-    think_time: float = 0.6
+    think_time: float = THINK  # seconds a computer player waits before each move
     seeds: tuple[bytes, ...] | None = None  # fixed crypto seeds (mine, then each computer's), for tests only
     leave_grace: float = 30.0  # seconds an opponent (or the relay) may be gone before leaving is offered
 

@@ -38,7 +38,8 @@ from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from .args import OneLineParser, trust_relay
+from .args import OneLineParser, seconds, trust_relay
+from .config import THINK
 
 PAGES = Path(__file__).with_name("pages")
 QUIT_GRACE = 5.0  # seconds an app has to quit once its tab is gone
@@ -54,6 +55,8 @@ def parser() -> OneLineParser:
     p.add_argument("--relay", metavar="URL", help="the relay where visitors meet people, e.g. ws://host:8765 "
                    "(without it, visitors play the computer)")
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
+    p.add_argument("--think", type=seconds(positive=False), default=THINK, metavar="S",
+                   help=f"the computer's pause before each of its moves, for every visitor (default {THINK:g})")
     p.add_argument("--max-sessions", type=int, default=20, metavar="N",
                    help="visitors playing at once (default 20); one more is asked to come back later")
     return p
@@ -94,9 +97,10 @@ class WebServer(Server):
     """textual-serve's server with discard's pages, a limit on visitors and a profile for each."""
 
     def __init__(self, relay: str | None = None, relay_ca: str | None = None, max_sessions: int = 20,
-                 host: str = "127.0.0.1", port: int = 8000) -> None:
+                 host: str = "127.0.0.1", port: int = 8000, think: float = THINK) -> None:
         super().__init__("discard_tui.visit", host=host, port=port, title="discard", templates_path=PAGES)
-        self.relay_args = [*(["--relay", relay] if relay else []), *(["--relay-ca", relay_ca] if relay_ca else [])]
+        self.relay_args = [*(["--relay", relay] if relay else []), *(["--relay-ca", relay_ca] if relay_ca else []),
+                           "--think", str(think)]
         self.max_sessions = max_sessions
         self.sessions: set[VisitorService] = set()
 
@@ -180,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.max_sessions < 1:
         p.error("--max-sessions: use 1 or more")
     logging.basicConfig(level=logging.INFO, format="discard-web: %(message)s")
-    server = WebServer(args.relay, args.relay_ca, args.max_sessions, args.host, args.port)
+    server = WebServer(args.relay, args.relay_ca, args.max_sessions, args.host, args.port, args.think)
     try:
         asyncio.run(server.run())
     except OSError as error:

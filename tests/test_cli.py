@@ -20,6 +20,7 @@ from discard_tui.profile import terminal_profile
     (["--port", "9000"], "--port goes with --host"),
     (["--relay", "ws://h:1", "--room", "no spaces"], "use 1 to 64 of"),
     (["--name", "x" * 33], "--name: use 1 to 32 printable characters"),
+    (["--think", "-1"], "--think: '-1' is not a number of seconds from 0"),
 ])
 def test_bad_flags_cost_one_line_and_exit_2(argv, says, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -27,6 +28,12 @@ def test_bad_flags_cost_one_line_and_exit_2(argv, says, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1 and err.startswith("discard-tui: ")
+
+
+def test_the_computer_pauses_as_long_as_think_says():
+    default = cli.config_from(cli.parser().parse_args([]), cli.parser(), terminal_profile())
+    quick = cli.config_from(cli.parser().parse_args(["--think", "0"]), cli.parser(), terminal_profile())
+    assert (default.think_time, quick.think_time) == (0.6, 0.0)
 
 
 def test_relay_takes_a_comma_separated_list_of_nodes():

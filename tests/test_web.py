@@ -193,7 +193,7 @@ def close_tab_and_wait_until_gone(browser: Browser, processes: set[int], home: P
 def test_a_visitor_plays_the_computer_to_the_end_and_leaves_nothing_behind(web, browser, request, tmp_path):
     """The README's screenshot is rewritten only with --snapshot-update, as the snapshots are."""
     png = ROOT / "docs" / "web.png" if request.config.getoption("--snapshot-update") else tmp_path / "web.png"
-    server = web()
+    server = web("--think", "0.05")  # the computer hardly pauses: the game, not the waiting, is under test
     start_playing(browser, server.url, "ana")
     browser.wait_for_text("Your hand", "ana 0 – 0 Computer", timeout=60)
     lines = play_to_game_over(browser, png)
