@@ -10,7 +10,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 import discard_tui
-from discard_tui.table_screen import MoveLog, TableScreen
+from discard_tui.table_screen import TableScreen
 from discard_tui.view import SeatPhase, SeatView
 
 
@@ -18,20 +18,14 @@ async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the 
                 limit: int = 3000) -> None:
     """Let the app run until ``condition()`` holds (bounded by message rounds, not by the clock), then let
     what that state pushed (a screen, say) compose, and a table screen show all of it at once (its log and
-    footer otherwise follow the board by a moment: TableScreen.settle), its log scrolled to the end."""
+    footer otherwise follow the board by a moment: TableScreen.settle)."""
     for _ in range(limit):
         if condition():
             await pilot.pause()
-            logs: list[MoveLog] = []
             for screen in pilot.app.screen_stack:
                 if isinstance(screen, TableScreen):
                     screen.settle()
-                    logs += screen.query(MoveLog)
             await pilot.pause()
-            for _ in range(50):  # a log written to scrolls to its new end after a refresh (unless scrolled up)
-                if all(log.scroll_y == log.max_scroll_y for log in logs):
-                    break
-                await pilot.pause(0.01)
             return
         await pilot.pause(0.01)
     raise AssertionError(f"never happened: {what}")
