@@ -26,7 +26,15 @@ Face = TypeVar("Face", bound=Hashable)
 
 
 class RuleViolation(Exception):
-    """A move the rules forbid; the message reads after the mover's name ("bo" + " discarded 7♣, …")."""
+    """A move the rules forbid; the message reads after the mover's name ("bo" + " discarded 7♣, …").
+
+    ``rule``, if given, is the rule on its own, said to the mover ("a turn begins by drawing…"): what a refusal
+    shows them before the move is sent, shorter than "you tried to stop, but a turn begins…".
+    """
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule
 
 
 class NoOptions(BaseModel):

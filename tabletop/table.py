@@ -805,7 +805,7 @@ class Table:
         try:
             p.state.check(self.me, move)
         except RuleViolation as error:
-            return f"you {error}"  # the rules' words follow the mover's name
+            return error.rule or f"you {error}"  # the rules' words follow the mover's name
         return None
 
     def prepare(self, move: wire.Message) -> Post:

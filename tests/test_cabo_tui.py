@@ -100,12 +100,12 @@ async def test_refused_keys_say_why_and_send_nothing():
         status = app.screen.query_one(StatusBar)
         await pilot.press("enter")
         await until(pilot, lambda: status.notice, "a refusal")
-        assert status.notice == "you tried to replace a card, but a turn begins by drawing, taking the discard or stopping"
+        assert status.notice == "a turn begins by drawing, taking the discard or stopping"  # the rule, said to me
         await pilot.press("d")
         await until(pilot, lambda: app.view.board.stage is Stage.TAKEN, "the draw")
         assert app.view.board.taken.value is not None  # I see the card I drew
         await pilot.press("t")
-        await until(pilot, lambda: status.notice.startswith("you tried to take the discard, but the card taken must first"), "a refusal")
+        await until(pilot, lambda: status.notice.startswith("the card taken must first replace a card"), "a refusal")
         await pilot.press("up")  # the card taken replaces one of mine: ↑ stays in my hand and says so
         await until(pilot, lambda: status.notice.startswith("the card you took replaces one of yours"), "a refusal")
         assert app.screen.target[0] == view.me
@@ -115,8 +115,7 @@ async def test_refused_keys_say_why_and_send_nothing():
         assert hand.marks == frozenset({0, 1}) and hand.cursor == 1
         rows = hand.render().plain.splitlines()
         assert "".join(rows).count("╔") == 2  # marked cards have a double frame, without colour too
-        assert refusal(app.view, "stop") == "you tried to stop the round, but the card taken must first replace a " \
-                                            "card or be discarded"  # the rules' own words
+        assert refusal(app.view, "stop") == "the card taken must first replace a card or be discarded"  # the rules' words
 
 
 async def test_help_names_the_keys_and_every_hand_fits_its_box_at_every_size():

@@ -122,7 +122,7 @@ class Round:
         if seat != self.turn:
             raise RuleViolation(f"{action} out of turn")
         if self.stage is not stage:
-            raise RuleViolation(f"{action}, but {self.expected()}")
+            raise RuleViolation(f"{action}, but {self.expected()}", rule=self.expected())
 
     def expected(self) -> str:
         """What the mover has to do now, for a refusal: "they must first take a card or stop"."""
@@ -164,7 +164,7 @@ class Round:
             raise RuleViolation("named one card twice in a claim of identical cards")
         for pos in positions:
             if pos not in self.hands[seat]:
-                raise RuleViolation(f"tried to replace {self.whose(pos)}")
+                raise RuleViolation(f"tried to replace {self.whose(pos)}", rule="the card taken replaces one of yours")
 
     def check_discard(self, seat: int) -> None:
         self._check(seat, Stage.TAKEN, "tried to discard")
@@ -174,7 +174,8 @@ class Round:
     def check_peek(self, seat: int, pos: int) -> None:
         self._check(seat, Stage.PEEK, "tried to peek")
         if pos not in self.hands[seat]:
-            raise RuleViolation(f"tried to peek at {self.whose(pos)}, but a peek is at one's own card")
+            raise RuleViolation(f"tried to peek at {self.whose(pos)}, but a peek is at one's own card",
+                                rule="a peek is at one of your own cards")
 
     def check_spy(self, seat: int, pos: int) -> None:
         self._check(seat, Stage.SPY, "tried to spy")
@@ -182,7 +183,8 @@ class Round:
         if holder is None:
             raise RuleViolation(f"tried to spy on {self.whose(pos)}")
         if holder == seat:
-            raise RuleViolation("tried to spy on one's own card, but a spy looks at another player's card")
+            raise RuleViolation("tried to spy on one's own card, but a spy looks at another player's card",
+                                rule="a spy looks at another player's card")
 
     def check_swap(self, seat: int, mine: int, theirs: int) -> None:
         self._check(seat, Stage.SWAP, "tried to swap")
@@ -191,7 +193,7 @@ class Round:
         holder = self.holder(theirs)
         if holder is None or holder == seat:
             raise RuleViolation("tried to swap one's own cards, but a swap is with another player" if holder == seat
-                                else f"tried to swap with {self.whose(theirs)}")
+                                else f"tried to swap with {self.whose(theirs)}", rule="a swap is with another player's card")
 
     def check_showdown(self, seat: int) -> None:
         self._check(seat, Stage.SHOWDOWN, "showed the hands")
