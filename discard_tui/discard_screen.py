@@ -216,9 +216,7 @@ def draw_refusal(seat: Seat, board: object) -> str | None:
         return "the game is not under way"
     if top is None:
         return "the draw pile is empty"
-    if seat.outbox is not None:
-        return "your last move is still on its way"
-    return seat.table.refusal(Draw(pos=top))
+    return seat.refusal(Draw(pos=top))
 
 
 async def act(seat: Seat, intent: Intent) -> str | None:

@@ -233,12 +233,16 @@ class Seat:
         async with self._lock:
             if not self.caught_up:
                 return NOT_CONNECTED
-            if self.outbox is not None:
-                return "your last move is still on its way"
-            if (reason := self.table.refusal(move)) is not None:
+            if (reason := self.refusal(move)) is not None:
                 return reason
             await self._post(self.table.prepare(move))
         return None
+
+    def refusal(self, move: wire.Message) -> str | None:
+        """Why :meth:`move` would refuse ``move`` once connected (my last move unsent, or the table); None if not."""
+        if self.outbox is not None:
+            return "your last move is still on its way"
+        return self.table.refusal(move)
 
     async def choose(self, value: str) -> str | None:
         async with self._lock:
