@@ -318,11 +318,7 @@ class CaboTable(TableScreen[CaboScreenView]):
 
     def chosen(self) -> Slot | None:
         board = self.view.board if self.view is not None else None
-        if board is None:
-            return None
-        seat, slot = self.target
-        hand = board.hands[seat] if seat < len(board.hands) else ()
-        return hand[slot] if slot < len(hand) else None
+        return slot_at(board, self.target) if board is not None else None
 
     def action_mark(self) -> None:
         card = self.chosen()
@@ -534,9 +530,9 @@ def move_for(view: CaboScreenView, action: str, target: tuple[int, int], marks: 
 
     board = view.board
     assert board is not None
-    seat, slot = target
-    hand = board.hands[seat] if seat < len(board.hands) else ()
-    chosen = hand[slot].pos if slot < len(hand) else None
+    seat = target[0]
+    card = slot_at(board, target)
+    chosen = card.pos if card is not None else None
     if action == "draw":
         return Draw(pos=board.draw_top if board.draw_top is not None else 0)  # an empty pile: the rules say so
     if action == "take":
@@ -563,6 +559,13 @@ def move_for(view: CaboScreenView, action: str, target: tuple[int, int], marks: 
     raise ValueError(f"cabo has no move called {action!r}")
 
 
+def slot_at(board: CaboView, target: tuple[int, int]) -> Slot | None:
+    """The card at ``target`` (seat, slot), if that hand has one there."""
+    seat, slot = target
+    hand = board.hands[seat] if seat < len(board.hands) else ()
+    return hand[slot] if slot < len(hand) else None
+
+
 # -- this game's side of the app (imports the table when called) -------------------------------------------
 
 
@@ -577,11 +580,7 @@ def view(seat: Seat) -> CaboScreenView:
     board = fields["board"]
     if board is not None and board.stage.value in ("showdown", "over"):
         fields["my_turn"] = False  # the showdown is posted by the table itself: nothing to choose
-
-    def refusal_of(move: Move) -> str | None:
-        return "your last move is still on its way" if seat.outbox is not None else seat.table.refusal(move)
-
-    return CaboScreenView(**fields, refusal_of=refusal_of)
+    return CaboScreenView(**fields, refusal_of=seat.refusal)
 
 
 async def act(seat: Seat, intent: Intent) -> str | None:
