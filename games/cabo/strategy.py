@@ -61,7 +61,8 @@ def simple(seed: int | None = None) -> Strategy:
         state = table.play.state
         if state is None:
             return None
-        view: CaboView = state.view(table.me)
+        view = state.view(table.me)
+        assert isinstance(view, CaboView)
         if not view.my_turn:
             return None
         if view.stage is Stage.TURN:
