@@ -824,10 +824,9 @@ def test_leaving_is_offered_without_promising_a_way_back_when_nothing_resumes():
     import time
 
     from discard_tui.table_screen import trouble
-    from discard_tui.view import SeatView
+    from pilot import seat_view
 
-    view = SeatView(SeatPhase.PLAYING, 1, 0, ("ana", "bo"), (True, False), True, (), None, None, None, None, None,
-                    None, False, None, 0, left_at=(None, time.time() - 60))
+    view = seat_view(present=(True, False), my_turn=True, left_at=(None, time.time() - 60))
     assert trouble(view, 30).endswith("x leaves; the same command comes back to this game.")
     assert trouble(dataclasses.replace(view), 30, resumes=False) == "bo left 1 min ago: x leaves."
 

@@ -37,12 +37,11 @@ def test_war_says_no_trick_number_before_the_first_card_is_turned():
 
 def test_the_match_score_around_a_bigger_table_names_only_who_has_won():
     from discard_tui.table_screen import score_line
-    from discard_tui.view import SeatPhase, SeatView
-    from tabletop.ledger import Link
+    from pilot import seat_view
 
     def line(wins: tuple[int, ...]) -> str:
-        return score_line(SeatView(SeatPhase.PLAYING, 1, 2, ("Computer", "Computer 2", "ana"), (True,) * 3, True, (),
-                                   None, Link.CONNECTED, None, None, None, None, False, None, 0, wins=wins))
+        return score_line(seat_view(me=2, names=("Computer", "Computer 2", "ana"), present=(True,) * 3, my_turn=True,
+                                    wins=wins))
 
     assert line((0, 0, 0)) == ""
     assert line((0, 2, 1)) == "Computer 2: 2 · ana: 1 games won"
