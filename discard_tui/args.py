@@ -44,6 +44,12 @@ def seconds(positive: bool) -> Callable[[str], float]:
     return parse
 
 
+def add_think(p: argparse.ArgumentParser, default: float, whose: str = "") -> None:
+    """``--think S``: the computer's pause before each of its moves (``whose``: for whom, in the help)."""
+    p.add_argument("--think", type=seconds(positive=False), default=default, metavar="S",
+                   help=f"the computer's pause before each of its moves{whose} (default {default:g})")
+
+
 def whole_number(low: int, high: int) -> Callable[[str], int]:
     """An argparse type: an integer from ``low`` to ``high``."""
 

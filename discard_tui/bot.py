@@ -19,7 +19,7 @@ from tabletop.shell import Seat
 from tabletop.table import Result, Wish
 
 from . import saves
-from .args import OneLineParser, add_game_options, game_options, seconds, trust_relay
+from .args import OneLineParser, add_game_options, add_think, game_options, seconds, trust_relay
 from .profile import Profile, terminal_profile
 
 
@@ -42,8 +42,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
                    help="give up when another player owes a move for this many seconds (default 60)")
     p.add_argument("--seed", type=int, help="seed the strategy's choices (not the crypto)")
-    p.add_argument("--think", type=seconds(positive=False), default=0.0, metavar="S",
-                   help="pause before each move (default 0)")
+    add_think(p, 0.0)
     p.add_argument("--json", action="store_true", help="print one JSON line per finished game")
     return p
 

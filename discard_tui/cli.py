@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING, NoReturn
 
 from . import saves
-from .args import OneLineParser, add_game_options, game_options, seconds, trust_relay
+from .args import OneLineParser, add_game_options, add_think, game_options, trust_relay
 from .config import DEFAULT_GROUP, GROUPS, SCREENS, THINK, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile, terminal_profile
 
@@ -48,8 +48,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP,
                    help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP}; a room keeps its own)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
-    p.add_argument("--think", type=seconds(positive=False), default=THINK, metavar="S",
-                   help=f"the computer's pause before each of its moves (default {THINK:g})")
+    add_think(p, THINK)
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     p.add_argument("--replay", metavar="FILE", help="step through the games of a saved transcript, every card "
                    "face up (only games that discard-verify accepts)")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from .args import OneLineParser, seconds, trust_relay
+from .args import OneLineParser, add_think, trust_relay
 from .config import THINK, PlayConfig
 from .profile import visitor_profile
 
@@ -23,8 +23,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
     p.add_argument("data_dir", type=Path, help="the visitor's own directory, removed when the visit ends")
     p.add_argument("--relay", metavar="URL", help="the relay visitors meet in")
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss://")
-    p.add_argument("--think", type=seconds(positive=False), default=THINK, metavar="S",
-                   help="the computer's pause before each of its moves")
+    add_think(p, THINK)
     args = p.parse_args(argv)
     trust_relay(p, args.relay, args.relay_ca)
     profile = visitor_profile(args.data_dir)

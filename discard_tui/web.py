@@ -38,7 +38,7 @@ from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from .args import OneLineParser, seconds, trust_relay
+from .args import OneLineParser, add_think, trust_relay
 from .config import THINK
 
 PAGES = Path(__file__).with_name("pages")
@@ -55,8 +55,7 @@ def parser() -> OneLineParser:
     p.add_argument("--relay", metavar="URL", help="the relay where visitors meet people, e.g. ws://host:8765 "
                    "(without it, visitors play the computer)")
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
-    p.add_argument("--think", type=seconds(positive=False), default=THINK, metavar="S",
-                   help=f"the computer's pause before each of its moves, for every visitor (default {THINK:g})")
+    add_think(p, THINK, ", for every visitor")
     p.add_argument("--max-sessions", type=int, default=20, metavar="N",
                    help="visitors playing at once (default 20); one more is asked to come back later")
     return p
