@@ -245,8 +245,8 @@ class DiscardApp(App[None]):
         self.config, self.profile, self.pick = config, profile, pick
         self.ui = SCREENS[config.game].ui()  # the game's screen, view and moves
         self.title = self.ui.title
-        self.session: Seat | None = None
-        self._computers: list[Seat] = []
+        self.seat: Seat | None = None
+        self.computers: list[Seat] = []
         self._relay_server: Server | None = None
         self._relay: Relay | None = None
         self._store: MemoryLedger | None = None  # the embedded relay's ledger (on disk when games resume)
@@ -342,18 +342,18 @@ class DiscardApp(App[None]):
                 raise RelayError("a browser visitor cannot host a relay on the server: play the computer, "
                                  "or meet in a room on the relay the server offers")
             url = c.relay or await self._start_relay()
-            while len(self._computers) < c.computers:  # the computer players sit down first
-                k = len(self._computers)
+            while len(self.computers) < c.computers:  # the computer players sit down first
+                k = len(self.computers)
                 seed = c.opponent_seed + k if c.opponent_seed is not None else None
                 computer, _ = await saves.resume_or_join(
                     self.profile.games_dir, url, c.room,
                     Wish(saves.computer_name(k), game.name, c.seats, dict(c.options), GROUPS[c.group]),
                     relay_key=self.relay_key, seed=c.seeds[1 + k] if c.seeds else None, follow=True,
                     autoplay=game.computer(seed), think_time=c.think_time, transcript_dir=transcripts)
-                self._computers.append(computer)
+                self.computers.append(computer)
                 self.run_worker(computer.run(), group="computers")
             wish = Wish(c.name, game.name, c.seats, dict(c.options), GROUPS[c.group])
-            self.session, resumed = await saves.resume_or_join(
+            self.seat, resumed = await saves.resume_or_join(
                 self.profile.games_dir, url, c.room, wish, relay_key=self.relay_key,
                 seed=c.seeds[0] if c.seeds else None, transcript_dir=transcripts)
         except (RelayError, OSError) as error:
@@ -361,9 +361,9 @@ class DiscardApp(App[None]):
             return
         if resumed:
             self.notify(f"Back in room {c.room}: your game goes on where it stopped.", title="Resumed", markup=False)
-        self.session.subscribe(self._seat_moved)
+        self.seat.subscribe(self._seat_moved)
         self.seat_changed()
-        await self.session.run()
+        await self.seat.run()
 
     async def _start_relay(self) -> str:
         """Our own relay: durable in the data directory when games resume, so a crash here loses no game."""
@@ -428,21 +428,21 @@ class DiscardApp(App[None]):
     def seat_changed(self) -> None:
         """The seat's state moved on (told by message: no screen code runs inside the table's own calls)."""
         self._view_due = False
-        if self.session is not None:
-            table = self.session.table
+        if self.seat is not None:
+            table = self.seat.table
             play = table.play
             if play.game is not None and (play.game.name, play.seats) != (self.config.game, self.config.seats):
                 self.follow_room(play.game.name, play.seats)
             if self._autoplaying is not None and (table.play.number != self._autoplaying or
                                                   table.play.outcome is not None or table.problem is not None):
                 self.set_autoplay(False)
-            self.view = view = self.ui.view(self.session)
+            self.view = view = self.ui.view(self.seat)
             stage = seat_stage(view)
             if stage is not None and stage != self._stage:  # for --games: only rooms with a game under way
                 from . import saves
 
                 self._stage = stage
-                saves.mark(self.session, stage=stage)
+                saves.mark(self.seat, stage=stage)
 
     def follow_room(self, game: str, seats: int) -> None:
         """The room plays another game, or for other players, than asked for (its first hello decides):
@@ -455,8 +455,8 @@ class DiscardApp(App[None]):
         self.config = dataclasses.replace(self.config, game=game, seats=seats)
         self.ui = SCREENS[game].ui()
         self.title = self.ui.title
-        if self.session is not None:  # going back to this room shows this game, for as many players
-            saves.mark(self.session, game=game, seats=seats)
+        if self.seat is not None:  # going back to this room shows this game, for as many players
+            saves.mark(self.seat, game=game, seats=seats)
 
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""
@@ -531,7 +531,7 @@ class DiscardApp(App[None]):
         if message.action == "leave":
             self.exit()  # mid-game the seat is kept: the same command comes back
         elif message.action == "autoplay":
-            self.set_autoplay(self.session is not None and self.session.autoplay is None)
+            self.set_autoplay(self.seat is not None and self.seat.autoplay is None)
         elif message.action == "transcript":
             self.download_transcript()
         else:
@@ -543,13 +543,13 @@ class DiscardApp(App[None]):
         The computer players stop pausing meanwhile: whoever asks for auto-play wants the result. A
         violation stops the seat, auto-play included; the end of the game, or a new one, stops it here.
         """
-        session = self.session
+        session = self.seat
         game = session.table.play.game if session is not None else None
         if session is None or game is None:
             return
         self._autoplaying = session.table.play.number if on else None
         session.autoplay = game.computer(None) if on else None
-        for computer in self._computers:
+        for computer in self.computers:
             computer.think_time = 0 if on else self.config.think_time
         self.seat_changed()
         if on:
@@ -557,8 +557,8 @@ class DiscardApp(App[None]):
 
     @work(group="intents")
     async def _pump(self) -> None:
-        if self.session is not None:
-            await self.session.pump()
+        if self.seat is not None:
+            await self.seat.pump()
 
     def download_transcript(self) -> None:
         """Offer the transcript to a browser visitor as a download; in a terminal, copy its path (OSC 52, which
@@ -575,7 +575,7 @@ class DiscardApp(App[None]):
 
     @work(group="intents")
     async def _intent(self, intent: Intent) -> None:
-        session = self.session
+        session = self.seat
         if session is None:
             return
         reason = await (session.rematch() if intent.action == "rematch" else self.ui.act(session, intent))
@@ -614,7 +614,7 @@ class DiscardApp(App[None]):
         if phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return
-        elif self.session is not None and phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.WAITING, SeatPhase.CONNECTING):
+        elif self.seat is not None and phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.WAITING, SeatPhase.CONNECTING):
             self.forget_room()  # only a room this run sat down in: another copy may be playing this one
         self.exit()
 
@@ -622,13 +622,13 @@ class DiscardApp(App[None]):
         """Nothing to come back to in this room: drop the saved seats."""
         from . import saves
 
-        for session in (self.session, *self._computers):
+        for session in (self.seat, *self.computers):
             if session is not None:
                 saves.forget(session)
         self._room_over = True
 
     async def on_unmount(self) -> None:
-        for session in (self.session, *self._computers):
+        for session in (self.seat, *self.computers):
             if session is not None:
                 session.observers.clear()
                 await session.ledger.close()

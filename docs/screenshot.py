@@ -28,8 +28,8 @@ async def main() -> None:
             assert isinstance(app.view, DiscardScreenView)
             playable = [i for i, ok in enumerate(app.view.playable) if ok]
             moves = app.view.moves
-            assert app.session is not None
-            await discard_screen.act(app.session, Intent("discard", playable[-1]) if playable else Intent("draw"))
+            assert app.seat is not None
+            await discard_screen.act(app.seat, Intent("discard", playable[-1]) if playable else Intent("draw"))
             while (app.view.moves == moves or not app.view.my_turn) and app.view.phase is not SeatPhase.OVER:
                 await pilot.pause(0.02)
         await pilot.pause()

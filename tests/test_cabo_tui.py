@@ -94,7 +94,7 @@ async def test_refused_keys_say_why_and_send_nothing():
         view = app.view
         assert view.board.stage is Stage.TURN
         def my_posts() -> int:
-            return sum(e.seat == view.me and e.kind == "post" for e in app.session.events)
+            return sum(e.seat == view.me and e.kind == "post" for e in app.seat.events)
 
         posted = my_posts()
         status = app.screen.query_one(StatusBar)

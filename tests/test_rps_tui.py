@@ -59,11 +59,11 @@ async def test_a_whole_match_by_keys_to_the_game_over_dialog():
         assert text_of(app.screen, "#rps-score") == f"First to 3: you {mine} – {theirs} Computer"
         last = view.throws[-1]
         assert last[0].upper() in text_of(app.screen, "#my-throw") and last[1].upper() in text_of(app.screen, "#their-throw")
-        events = len(app.session.events)
+        events = len(app.seat.events)
         await pilot.press("r")
         assert app.screen.query_one(StatusBar).notice == "the game is not under way"
         await pilot.pause()
-        assert len(app.session.events) == events and app.session.outbox is None  # nothing was sent
+        assert len(app.seat.events) == events and app.seat.outbox is None  # nothing was sent
 
 
 async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players, relay_url):
@@ -76,19 +76,19 @@ async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players,
         status = app.screen.query_one(StatusBar)
         assert "Your throw" in status.render().plain.splitlines()[1]
         await pilot.press("r")
-        await until(pilot, lambda: app.view.chosen == "rock" and app.session.outbox is None, "my commitment")
+        await until(pilot, lambda: app.view.chosen == "rock" and app.seat.outbox is None, "my commitment")
         assert not ana.table.play.choice.values  # committed, nothing revealed: ana cannot know my throw
         assert text_of(app.screen, "#rps-prompt") == "Throw 1 · you chose rock"
         assert "Waiting for ana" in status.render().plain.splitlines()[1]
         rock = app.screen.query_one("#throw-rock", ThrowButton)
         assert rock.chosen and "╔" in rock.render().plain  # a double frame: no colour needed
-        events = len(app.session.events)
+        events = len(app.seat.events)
         await pilot.press("p")
         assert status.notice == "you have already chosen rock"
         await pilot.press("s")
         assert status.notice == "you have already chosen rock"
         await pilot.pause()
-        assert len(app.session.events) == events and app.session.outbox is None  # nothing was sent
+        assert len(app.seat.events) == events and app.seat.outbox is None  # nothing was sent
 
         assert await ana.choose("scissors") is None
         await until(pilot, lambda: len(app.view.throws) == 1, "the reveal")

@@ -56,9 +56,9 @@ async def to_game_over(pilot):
             break
         playable = [i for i, ok in enumerate(view.playable) if ok]
         if playable:
-            await discard_screen.act(app.session, Intent("discard", playable[0]))
+            await discard_screen.act(app.seat, Intent("discard", playable[0]))
         else:
-            await discard_screen.act(app.session, Intent("draw"))
+            await discard_screen.act(app.seat, Intent("draw"))
         await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not SeatPhase.PLAYING)
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.screen.query("#verdict")
                 and str(app.screen.query_one("#verdict", Label).content).startswith("Checked: ")

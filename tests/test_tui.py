@@ -103,7 +103,7 @@ async def test_illegal_discard_is_refused_with_the_reason():
             else:
                 await pilot.press("d")
             await until(pilot, lambda: moved(app, view), "the move")
-        posted_before = len(app.session.events)
+        posted_before = len(app.seat.events)
         app.screen.query_one(HandView).cursor = bad[0]
         card, top = view.hand[bad[0]], view.discard_top
         await pilot.press("enter")
@@ -111,7 +111,7 @@ async def test_illegal_discard_is_refused_with_the_reason():
         assert app.screen.query_one(StatusBar).notice == f"{card} matches neither {top.suit} nor {top.rank}"
         assert not matches(card, top)
         await pilot.pause()
-        assert app.view.my_turn and len(app.session.events) == posted_before  # nothing was sent
+        assert app.view.my_turn and len(app.seat.events) == posted_before  # nothing was sent
 
 
 async def test_help_screen_opens_and_closes():
@@ -145,11 +145,11 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         problem = "Computer sent a malformed message (msg.type: 'teleport' is not a message of this game)"
         # A malformed post in the computer's seat, through the real relay: the table stops at it.
-        await app._computers[0].ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
+        await app.computers[0].ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
         await until(pilot, lambda: type(app.screen).__name__ == "ViolationScreen", "the violation dialog")
         assert text_of(app.screen, "#problem") == problem
         transcript = text_of(app.screen, "#transcript")
-        assert str(app.session.transcript_path) in transcript and app.session.transcript_path.exists()
+        assert str(app.seat.transcript_path) in transcript and app.seat.transcript_path.exists()
 
 
 async def test_clicking_the_draw_pile_draws():
@@ -167,12 +167,12 @@ async def test_rematch_offer_from_the_opponent_shows_once():
     app = computer_game(seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.view is not None and app.view.my_turn, "my turn")
-        app._computers[0].table.want = 2  # the computer will open game 2 as soon as game 1 is audited
+        app.computers[0].table.want = 2  # the computer will open game 2 as soon as game 1 is audited
         while app.view.verdict is None:
             view = app.view
             if view.my_turn:
                 playable = [i for i, ok in enumerate(view.playable) if ok]
-                await discard_screen.act(app.session, Intent("discard", playable[0]) if playable else Intent("draw"))
+                await discard_screen.act(app.seat, Intent("discard", playable[0]) if playable else Intent("draw"))
                 await until(pilot, lambda: moved(app, view), "the move")
             else:
                 await pilot.pause(0.01)
@@ -404,7 +404,7 @@ async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         view = app.view
         playable = [i for i, ok in enumerate(view.playable) if ok]
-        await discard_screen.act(app.session, Intent("discard", playable[0]) if playable else Intent("draw"))
+        await discard_screen.act(app.seat, Intent("discard", playable[0]) if playable else Intent("draw"))
         await until(pilot, lambda: app.view.moves > view.moves + 1 or app.view.phase is not SeatPhase.PLAYING,
                     "the computer's answer")
         await until(pilot, lambda: my_turn_or_over(app), "my turn again")
@@ -429,7 +429,7 @@ async def test_every_refused_key_says_why(key):
             assert app.screen.query_one(StatusBar).notice == "nothing in your hand matches 2♠: press d to draw"
         await pilot.press("n")
         assert app.screen.query_one(StatusBar).notice == "a rematch can start once this game is over"
-        assert app.session.outbox is None  # nothing was posted
+        assert app.seat.outbox is None  # nothing was posted
 
 
 async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
@@ -439,11 +439,11 @@ async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
         table = app.screen
         assert table.query_one("#too-small").display and not table.query_one("#table").display
         assert "at least 60×20" in text_of(table, "#too-small") and "50×16" in text_of(table, "#too-small")
-        posted = len(app.session.events)
+        posted = len(app.seat.events)
         for key in ("d", "enter", "space", "n", "x"):  # no key acts on a table the player cannot see
             await pilot.press(key)
         await pilot.pause()
-        assert app.session.outbox is None and len(app.session.events) == posted and app.view.my_turn
+        assert app.seat.outbox is None and len(app.seat.events) == posted and app.view.my_turn
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
         assert not table.query_one("#too-small").display and table.query_one("#table").display
@@ -461,10 +461,10 @@ async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
         log = app.screen.query_one(MoveLog)
         await pilot.press("tab")
         assert app.focused is log
-        posted = len(app.session.events)
+        posted = len(app.seat.events)
         await pilot.press("enter", "d")  # the log has the keys: neither discards nor draws
         await pilot.pause()
-        assert len(app.session.events) == posted and app.session.outbox is None and app.view.my_turn
+        assert len(app.seat.events) == posted and app.seat.outbox is None and app.view.my_turn
         await pilot.press("end")
         bottom = log.scroll_y
         await pilot.press("pageup")
@@ -474,7 +474,7 @@ async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
         await pilot.pause()
         assert log.scrollable_content_region.width > width
         assert max(strip.cell_length for strip in log.lines) > width  # the lines were laid out again
-        assert app.view.log[0] == "— game 1 —" or app.session.table.log[0] == "— game 1 —"
+        assert app.view.log[0] == "— game 1 —" or app.seat.table.log[0] == "— game 1 —"
 
 
 async def test_one_card_is_one_card():
@@ -798,13 +798,13 @@ async def test_a_visitor_downloads_the_transcript_instead_of_reading_a_server_pa
                      Profile(tmp_path / "visit", "tester", resumes=False, browser=True))
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        await app._computers[0].ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
+        await app.computers[0].ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
         await until(pilot, lambda: type(app.screen).__name__ == "ViolationScreen", "the violation dialog")
         assert text_of(app.screen, "#transcript") == "t downloads the transcript of every message."
         await pilot.press("t")  # in a browser: a download; headless, Textual saves it where a terminal would
-        downloaded = tmp_path / "visit" / "downloads" / app.session.transcript_path.name
+        downloaded = tmp_path / "visit" / "downloads" / app.seat.transcript_path.name
         await until(pilot, downloaded.exists, "the delivered transcript")
-        await until(pilot, lambda: downloaded.read_bytes() == app.session.transcript_path.read_bytes(), "all of it")
+        await until(pilot, lambda: downloaded.read_bytes() == app.seat.transcript_path.read_bytes(), "all of it")
         assert "teleport" in json.loads(downloaded.read_text())["reason"]
 
 

@@ -80,7 +80,7 @@ async def test_a_again_stops_auto_play_mid_game():
         assert app.view.phase is SeatPhase.PLAYING and board(app).moves < 515  # long before the end
         # My turn, by the table itself, with no turn of mine on its way (auto-play may have sent one just before
         # the key, and the view is built after each ledger event, not after each post).
-        session = app.session
+        session = app.seat
         await until(pilot, lambda: session.table.view().my_turn and session.outbox is None and
                     board(app).moves == session.table.view().moves, "my turn again")
         stopped = board(app).moves
@@ -108,16 +108,16 @@ async def test_auto_play_stops_cleanly_at_a_violation():
 
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn(app), "my turn")
-        computer = app._computers[0]
+        computer = app.computers[0]
         computer.ledger = TamperingLedger(computer.ledger, wrong_key, computer.table)  # type: ignore[arg-type]
         app.simulate_key("a")
         await until(pilot, lambda: isinstance(app.screen, ViolationScreen), "the violation dialog")
         problem = app.screen.query_one("#problem").render().plain
         assert problem.startswith("Computer sent a wrong key for card ") and "not their committed key" in problem
-        assert app.session.transcript_path is not None and app.session.transcript_path.exists()
+        assert app.seat.transcript_path is not None and app.seat.transcript_path.exists()
         assert not board(app).auto and app.view.phase is SeatPhase.VIOLATION
-        mine = [e for e in app.session.events if e.kind == "post" and e.seat == app.session.table.me]
-        assert mine[-1].seq < app.session.events[-1].seq  # nothing of mine after the cheat
+        mine = [e for e in app.seat.events if e.kind == "post" and e.seat == app.seat.table.me]
+        assert mine[-1].seq < app.seat.events[-1].seq  # nothing of mine after the cheat
         assert app.view.log[-1] == f"stopped: {problem}"
 
 
@@ -156,7 +156,7 @@ def test_table_with_a_double_war_on_it(snap_compare):
             if app.view.moves == 11:
                 break
             moves = app.view.moves
-            await war_screen.act(app.session, Intent("turn"))
+            await war_screen.act(app.seat, Intent("turn"))
             await until(pilot, lambda: app.view.moves > moves)
         assert [len(cards) for cards in board(app).trick] == [5, 5] and board(app).taker is not None
         assert app.screen.query_one("#my-trick", Trick).cards[1] is None
