@@ -1,30 +1,28 @@
-"""The Textual app: watches the seat's view and sends the player's intents to it.
+"""The Textual app: renders the view of a session's seat and sends the player's intents to it.
 
-Each game brings its own table screen, view and moves (a ``GameUI``); the
-app does the rest: connecting, the computer players, problems, violations,
-the game-over dialog, help, quitting.
+Each game brings its own table screen, view and moves (a ``GameUI``); a
+``Session`` (discard_tui/session.py) does everything that is not on a screen:
+the embedded relay, the computer players, my seat, auto-play, saved seats.
+The app does the rest: connecting, problems, violations, the game-over dialog,
+help, quitting.
 
-
-The table, the embedded relay and the computer opponent run in a worker on
-the app's event loop; exponentiations run on worker threads (or, for a MODP
-group, in a process pool), so the screen never waits for crypto. The table,
-crypto and network modules are imported on a thread once the first frame is
-up: the app itself imports only Textual.
+The session runs in a worker on the app's event loop; exponentiations run on
+worker threads (or, for a MODP group, in a process pool), so the screen never
+waits for crypto. The table, crypto and network modules are imported on a
+thread once the first frame is up: the app itself imports only Textual.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import signal
-import sqlite3
 import sys
 import time
 import traceback
 from pathlib import Path
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -43,11 +41,9 @@ from .view import SeatPhase, SeatView
 from .words import result_words
 
 if TYPE_CHECKING:
-    from relay.ledger import MemoryLedger
-    from relay.server import Relay
-    from websockets.asyncio.server import Server
-
     from tabletop.shell import Seat
+
+    from .session import Session
 
 
 
@@ -245,17 +241,19 @@ class DiscardApp(App[None]):
         self.config, self.profile, self.pick = config, profile, pick
         self.ui = SCREENS[config.game].ui()  # the game's screen, view and moves
         self.title = self.ui.title
-        self.seat: Seat | None = None
-        self.computers: list[Seat] = []
-        self._relay_server: Server | None = None
-        self._relay: Relay | None = None
-        self._store: MemoryLedger | None = None  # the embedded relay's ledger (on disk when games resume)
-        self._store_lock: TextIO | None = None
-        self._room_over = False  # the player left a finished game: its seats and ledger can go
+        self.session: Session | None = None  # everything but the screen: relay, seats, saves
         self._over_shown = 0  # the game whose game-over dialog was shown
-        self._stage: str | None = None  # what the saved seat says of the room, as last written
-        self._autoplaying: int | None = None  # the game that auto-play (``a``) is playing to its end
         self._view_due = False  # a SeatChanged message is on its way
+
+    @property
+    def seat(self) -> Seat | None:
+        """My seat, once taken."""
+        return self.session.seat if self.session is not None else None
+
+    @property
+    def computers(self) -> list[Seat]:
+        """The computer players' seats (against the computer)."""
+        return self.session.computers if self.session is not None else []
 
     # -- an unexpected error ----------------------------------------------------------
 
@@ -311,101 +309,33 @@ class DiscardApp(App[None]):
         self.push_screen(ConnectingScreen(self.where()))
         self.play()
 
-    @property
-    def relay_key(self) -> str:
-        """Which relay saved seats belong to: the URL, or our own embedded relay."""
-        from . import saves
-
-        c = self.config
-        if c.relay:
-            return c.relay
-        return saves.LOCAL_RELAY if c.against_computer else f"host:{c.port}"
-
     @work(exclusive=True, group="game")
     async def play(self) -> None:
-        """Start the relay and the opponent if needed, take (or take back) a seat, and run the session."""
+        """Start a session (the relay and the computers if needed, my seat taken or taken back) and run it."""
         await asyncio.to_thread(load_engine)
-        from games import GAMES
-        from tabletop.crypto import prepare
-        from tabletop.groups import GROUPS
         from tabletop.ledger import RelayError
-        from tabletop.table import Wish
 
-        from . import saves
+        from .session import Session
 
-        c = self.config
-        game = GAMES[c.game]
-        prepare(GROUPS[c.group])  # a MODP room's process pool starts while the relay and the seats do
-        transcripts = self.profile.transcripts_dir
+        if self.session is not None:  # a retry: let go of the last attempt first
+            await self.session.close()
+        self.session = session = Session(self.config, self.profile)
         try:
-            if c.host is not None and not self.profile.resumes:
-                raise RelayError("a browser visitor cannot host a relay on the server: play the computer, "
-                                 "or meet in a room on the relay the server offers")
-            url = c.relay or await self._start_relay()
-            while len(self.computers) < c.computers:  # the computer players sit down first
-                k = len(self.computers)
-                seed = c.opponent_seed + k if c.opponent_seed is not None else None
-                computer, _ = await saves.resume_or_join(
-                    self.profile.games_dir, url, c.room,
-                    Wish(saves.computer_name(k), game.name, c.seats, dict(c.options), GROUPS[c.group]),
-                    relay_key=self.relay_key, seed=c.seeds[1 + k] if c.seeds else None, follow=True,
-                    autoplay=game.computer(seed), think_time=c.think_time, transcript_dir=transcripts)
-                self.computers.append(computer)
-                self.run_worker(computer.run(), group="computers")
-            wish = Wish(c.name, game.name, c.seats, dict(c.options), GROUPS[c.group])
-            self.seat, resumed = await saves.resume_or_join(
-                self.profile.games_dir, url, c.room, wish, relay_key=self.relay_key,
-                seed=c.seeds[0] if c.seeds else None, transcript_dir=transcripts)
+            url = await session.open_relay()
+            if session.invites and isinstance(self.screen, ConnectingScreen):
+                self.screen.invites = session.invites
+                await self.screen.recompose()
+            resumed = await session.sit_down(url)
         except (RelayError, OSError) as error:
-            self.switch_to_problem(relay_problem(c.relay, str(error)))
+            self.switch_to_problem(relay_problem(self.config.relay, str(error)))
             return
         if resumed:
-            self.notify(f"Back in room {c.room}: your game goes on where it stopped.", title="Resumed", markup=False)
-        self.seat.subscribe(self._seat_moved)
+            self.notify(f"Back in room {self.config.room}: your game goes on where it stopped.", title="Resumed",
+                        markup=False)
+        assert session.seat is not None
+        session.seat.subscribe(self._seat_moved)
         self.seat_changed()
-        await self.seat.run()
-
-    async def _start_relay(self) -> str:
-        """Our own relay: durable in the data directory when games resume, so a crash here loses no game."""
-        from relay.ledger import MemoryLedger
-        from relay.server import Relay
-        from tabletop.ledger import RelayError
-
-        self._store = self._durable_store() if self.profile.resumes else MemoryLedger()
-        self._relay = relay = Relay(self._store)
-        host = self.config.host or "127.0.0.1"
-        try:
-            self._relay_server = server = await relay.serve(host, self.config.port)
-        except OSError as error:
-            raise RelayError(f"cannot start a relay on {host}:{self.config.port}: "
-                             f"{error.strerror or error}; pick another --port") from None
-        port = server.sockets[0].getsockname()[1]
-        if self.config.host:
-            from . import invite
-
-            invites = [invite.command(address, port, self.config.room) for address in invite.addresses(host)]
-            if isinstance(self.screen, ConnectingScreen):
-                self.screen.invites = invites
-                await self.screen.recompose()
-        return f"ws://127.0.0.1:{port}"
-
-    def _durable_store(self) -> MemoryLedger:
-        """The embedded relay's SQLite store in the data directory, locked against a second copy."""
-        from relay.ledger import SQLiteLedger
-        from tabletop.ledger import RelayError
-
-        store_name = "computer-relay.sqlite3" if self.config.against_computer else f"host-{self.config.port}.sqlite3"
-        data_dir = self.profile.data_dir
-        data_dir.mkdir(parents=True, exist_ok=True)
-        path = data_dir / store_name
-        if self._store_lock is not None:  # a retry: let go of the last attempt's lock first
-            self._store_lock.close()
-        self._store_lock = hold_lock(path.with_suffix(".lock"))
-        try:
-            return SQLiteLedger(path)
-        except sqlite3.DatabaseError as error:
-            raise RelayError(f"the saved games in {path} are unreadable ({error}); "
-                             "move that file away to start afresh") from None
+        await session.run()
 
     def switch_to_problem(self, problem: str, retry: str | None = None) -> None:
         while len(self.screen_stack) > 2:
@@ -428,35 +358,14 @@ class DiscardApp(App[None]):
     def seat_changed(self) -> None:
         """The seat's state moved on (told by message: no screen code runs inside the table's own calls)."""
         self._view_due = False
-        if self.seat is not None:
-            table = self.seat.table
-            play = table.play
-            if play.game is not None and (play.game.name, play.seats) != (self.config.game, self.config.seats):
-                self.follow_room(play.game.name, play.seats)
-            if self._autoplaying is not None and (table.play.number != self._autoplaying or
-                                                  table.play.outcome is not None or table.problem is not None):
-                self.set_autoplay(False)
-            self.view = view = self.ui.view(self.seat)
-            stage = seat_stage(view)
-            if stage is not None and stage != self._stage:  # for --games: only rooms with a game under way
-                from . import saves
-
-                self._stage = stage
-                saves.mark(self.seat, stage=stage)
-
-    def follow_room(self, game: str, seats: int) -> None:
-        """The room plays another game, or for other players, than asked for (its first hello decides):
-        play its screen, and save its terms.
-
-        That hello comes while the connecting screen is up; the table screen under it is replaced when it goes.
-        """
-        from . import saves
-
-        self.config = dataclasses.replace(self.config, game=game, seats=seats)
-        self.ui = SCREENS[game].ui()
-        self.title = self.ui.title
-        if self.seat is not None:  # going back to this room shows this game, for as many players
-            saves.mark(self.seat, game=game, seats=seats)
+        session = self.session
+        if session is None or session.seat is None:
+            return
+        if session.follow():  # the room plays another game, or for other players (its first hello decides)
+            self.config = session.config  # its screen; the table screen under the connecting one goes with it
+            self.ui = SCREENS[self.config.game].ui()
+            self.title = self.ui.title
+        self.view = self.ui.view(session.seat)
 
     def _tick(self) -> None:
         """Once a second: the times the status bar and the game-over dialog show."""
@@ -515,8 +424,8 @@ class DiscardApp(App[None]):
     def show_failure(self, view: SeatView) -> None:
         """The relay cannot be used; if it forgot our seat, the saved one is useless: say what r does."""
         if view.seat_lost:
-            self.forget_room()
-            self._room_over = False  # the relay lost the ledger; nothing of ours is left in it
+            if self.session is not None:
+                self.session.forget_room(drop=False)  # the relay lost the ledger; nothing of ours is left in it
             self.switch_to_problem(
                 f"The relay lost this game: it no longer knows room {self.config.room} "
                 "(it was restarted without --store, or the room expired).",
@@ -531,34 +440,23 @@ class DiscardApp(App[None]):
         if message.action == "leave":
             self.exit()  # mid-game the seat is kept: the same command comes back
         elif message.action == "autoplay":
-            self.set_autoplay(self.seat is not None and self.seat.autoplay is None)
+            self.set_autoplay(self.session is not None and self.session.autoplaying is None)
         elif message.action == "transcript":
             self.download_transcript()
         else:
             self._intent(message)
 
     def set_autoplay(self, on: bool) -> None:
-        """Let the game's computer strategy play my seat to the end of this game (``a``), or stop it.
-
-        The computer players stop pausing meanwhile: whoever asks for auto-play wants the result. A
-        violation stops the seat, auto-play included; the end of the game, or a new one, stops it here.
-        """
-        session = self.seat
-        game = session.table.play.game if session is not None else None
-        if session is None or game is None:
-            return
-        self._autoplaying = session.table.play.number if on else None
-        session.autoplay = game.computer(None) if on else None
-        for computer in self.computers:
-            computer.think_time = 0 if on else self.config.think_time
-        self.seat_changed()
-        if on:
-            self._pump()
+        """Let the game's computer strategy play my seat to the end of this game (``a``), or stop it."""
+        if self.session is not None and self.session.set_autoplay(on):
+            self.seat_changed()
+            if on:
+                self._pump()
 
     @work(group="intents")
     async def _pump(self) -> None:
-        if self.seat is not None:
-            await self.seat.pump()
+        if self.session is not None:
+            await self.session.pump()
 
     def download_transcript(self) -> None:
         """Offer the transcript to a browser visitor as a download; in a terminal, copy its path (OSC 52, which
@@ -615,42 +513,13 @@ class DiscardApp(App[None]):
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return
         elif self.seat is not None and phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.WAITING, SeatPhase.CONNECTING):
-            self.forget_room()  # only a room this run sat down in: another copy may be playing this one
+            assert self.session is not None
+            self.session.forget_room()  # only a room this run sat down in: another copy may be playing this one
         self.exit()
 
-    def forget_room(self) -> None:
-        """Nothing to come back to in this room: drop the saved seats."""
-        from . import saves
-
-        for session in (self.seat, *self.computers):
-            if session is not None:
-                saves.forget(session)
-        self._room_over = True
-
     async def on_unmount(self) -> None:
-        for session in (self.seat, *self.computers):
-            if session is not None:
-                session.observers.clear()
-                await session.ledger.close()
-        if self._relay_server is not None and self._relay is not None:
-            self._relay_server.close()
-            await self._relay_server.wait_closed()  # the last leave events reach the store first
-            if self._room_over and self._store is not None:  # nobody comes back to a finished game
-                self._store.drop(self.config.room)
-            await self._relay.close()
-        if self._store_lock is not None:
-            self._store_lock.close()
-
-
-def seat_stage(view: SeatView) -> str | None:
-    """How far the room got, for the saved seat: "waiting", "playing" or "over" (None: unknown yet)."""
-    if view.replaying or view.phase is SeatPhase.FAILED:
-        return None
-    if view.phase in IN_GAME:
-        return "playing"
-    if view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION) or view.game > 1:
-        return "over"
-    return "waiting"
+        if self.session is not None:
+            await self.session.close()
 
 
 def relay_problem(url: str | None, problem: str) -> str:
@@ -678,19 +547,3 @@ def crash_report(error: BaseException, directory: Path | None) -> str:
     except OSError:
         return line
     return f"{line}; the details are in {path}"
-
-
-def hold_lock(path: Path) -> TextIO:
-    """Hold an exclusive lock on ``path`` for as long as the returned file stays open.
-
-    Two copies of the game must not run one embedded relay's store at once.
-    """
-    from tabletop.ledger import RelayError
-
-    from .saves import try_lock
-
-    handle = try_lock(path)
-    if handle is None:
-        raise RelayError("another discard-tui is already running this game from "
-                         f"{path.parent}; finish it there, or set DISCARD_DATA_DIR to play another")
-    return handle

@@ -13,12 +13,13 @@ import time
 from games import GAMES
 from tabletop import crypto
 from tabletop.groups import DEFAULT_GROUP, GROUPS
-from tabletop.game import Game
 from tabletop.ledger import RelayError
 from tabletop.shell import Seat
-from tabletop.table import Result, Wish
+from tabletop.table import Result, Strategy
 
 from . import saves
+from .config import PlayConfig
+from .session import Session
 from .args import OneLineParser, add_game_options, add_think, game_options, seconds, trust_relay
 from .profile import Profile, terminal_profile
 
@@ -76,21 +77,23 @@ async def next_game(seat: Seat, timeout: float) -> int | None:
             continue
 
 
-async def play(args: argparse.Namespace, wish: Wish, game: Game, profile: Profile) -> str | None:
+async def play(args: argparse.Namespace, config: PlayConfig, strategy: Strategy, profile: Profile) -> str | None:
     """Play the games; the reason for failing, or None when every game finished fair."""
-    crypto.prepare(wish.group)  # if it needs a process pool, while the room is joined
+    session = Session(config, profile, strategy)
     try:
-        seat, _ = await saves.resume_or_join(profile.games_dir, args.relay, args.room, wish,
-                                             autoplay=game.computer(args.seed), think_time=args.think,
-                                             transcript_dir=profile.transcripts_dir)
+        await session.sit_down(await session.open_relay())
     except RelayError as error:
+        await session.close()
         return str(error)
     except OSError as error:
+        await session.close()
         return (f"cannot keep the saved game in {profile.data_dir}: {error.strerror or error}; "
                 "set DISCARD_DATA_DIR to a writable directory")
+    seat = session.seat
+    assert seat is not None
     saved = saves.saved(seat)
     reported = saved.reported if saved else 0  # games whose line an earlier run wrote
-    runner = asyncio.create_task(seat.run())
+    runner = asyncio.create_task(session.run())
     failure = None
     finished = False  # done with this room: forget the saved seat
     try:
@@ -125,10 +128,10 @@ async def play(args: argparse.Namespace, wish: Wish, game: Game, profile: Profil
             await seat.rematch()  # refused harmlessly if a resumed ledger already holds it
     finally:
         if finished:
-            saves.forget(seat)
+            session.forget_room()
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
-        await seat.ledger.close()
+        await session.close()
     return failure
 
 
@@ -143,7 +146,9 @@ def main(argv: list[str] | None = None) -> None:
     seats = args.seats if args.seats is not None else game.seats.start
     if seats not in game.seats:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
-    wish = Wish(args.name, game.name, seats, game_options(args, game.title, game.Options.model_fields, p), GROUPS[args.group])
+    config = PlayConfig(relay=args.relay, room=args.room, name=args.name, game=game.name, seats=seats,
+                        options=game_options(args, game.title, game.Options.model_fields, p), group=args.group,
+                        think_time=args.think)
     trust_relay(p, args.relay, args.relay_ca)
 
     def stop(signum: int, frame: object) -> None:
@@ -158,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
-        failure = asyncio.run(play(args, wish, game, terminal_profile()))
+        failure = asyncio.run(play(args, config, game.computer(args.seed), terminal_profile()))
     finally:
         crypto.shutdown_pool()
     if failure:

@@ -77,7 +77,7 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     if problem := name_problem(name):
         p.error(f"--name: {problem}")
     games = profile.games_dir
-    relay_key = f"host:{port}" if args.host else args.relay or saves.LOCAL_RELAY
+    relay_key = saves.relay_key(args.relay, args.host, port)
     if args.host:
         room = args.room or saves.saved_room(games, relay_key, name, args.game, args.seats) or fresh_room("table")
     elif args.relay:  # with --pick and no --room, the room is chosen on the start screen
@@ -162,7 +162,7 @@ def run(config: PlayConfig, profile: Profile, pick: bool) -> int:
 def unfinished_seat(app: DiscardApp, profile: Profile) -> saves.SavedSeat | None:
     """The seat the player left a game under way in, if any (a finished or abandoned game keeps none)."""
     c = app.config
-    seat = saves.load(profile.games_dir, app.relay_key, c.room, c.name) if c.room else None
+    seat = saves.load(profile.games_dir, saves.relay_key(c.relay, c.host is not None, c.port), c.room, c.name) if c.room else None
     return seat if seat is not None and seat.stage != "over" else None
 
 

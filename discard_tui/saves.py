@@ -61,6 +61,14 @@ class SavedSeat:
         return bytes.fromhex(self.seed)
 
 
+def relay_key(relay: str | None, hosting: bool, port: int) -> str:
+    """Which relay saved seats belong to: the relay's URL, the port our own relay listens on as a host, or
+    the embedded relay of games against the computer."""
+    if relay:
+        return relay
+    return f"host:{port}" if hosting else LOCAL_RELAY
+
+
 def path_for(directory: Path, relay: str, room: str, name: str) -> Path:
     digest = hashlib.sha256(f"{relay}\n{room}\n{name}".encode()).hexdigest()[:20]
     return directory / f"{digest}.json"

@@ -78,7 +78,7 @@ def test_games_lists_games_under_way_with_a_command_that_really_resumes(capsys):
         words = shlex.split(line.split(":  ", 1)[1])
         assert words[:3] == ["uv", "run", "discard-tui"]
         config = cli.config_from(cli.parser().parse_args(words[3:]), cli.parser(), terminal_profile())
-        relay_key = config.relay or (saves.LOCAL_RELAY if config.against_computer else f"host:{config.port}")
+        relay_key = saves.relay_key(config.relay, config.host is not None, config.port)
         assert (relay_key, config.room, config.name) == (seat.relay, seat.room, seat.name), line
 
 

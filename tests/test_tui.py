@@ -211,7 +211,7 @@ async def test_damaged_store_of_the_computer_game_is_named(data_dir):
 
 async def test_a_second_copy_against_the_computer_is_refused(data_dir):
     from discard_tui import saves
-    from discard_tui.app import hold_lock
+    from discard_tui.session import hold_lock
 
     data_dir.mkdir()
     held = hold_lock(data_dir / "computer-relay.lock")  # as the first copy holds it
@@ -786,7 +786,7 @@ async def test_a_visitor_cannot_host_a_relay(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
         assert "a browser visitor cannot host a relay" in text_of(app.screen, "#problem")
-        assert app._relay_server is None
+        assert app.session is not None and app.session.invites == [] and app.seat is None  # nothing started
 
 
 async def test_a_visitor_downloads_the_transcript_instead_of_reading_a_server_path(tmp_path):
