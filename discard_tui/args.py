@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Collection
-from typing import NoReturn
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn
+
+from tabletop.about import About, OneOf
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -50,42 +52,39 @@ def add_think(p: argparse.ArgumentParser, default: float, whose: str = "") -> No
                    help=f"the computer's pause before each of its moves{whose} (default {default:g})")
 
 
-def whole_number(low: int, high: int) -> Callable[[str], int]:
-    """An argparse type: an integer from ``low`` to ``high``."""
+def add_game_options(p: argparse.ArgumentParser, games: Iterable[About]) -> None:
+    """One flag per option of ``games`` (``--deck``, ``--tricks``, …), each from the game's own declaration."""
+    for about in games:
+        for option in about.options:
+            if isinstance(option, OneOf):
+                p.add_argument(f"--{option.name}", choices=option.choices, default=None,
+                               help=f"{about.name}: {option.help} (default {option.default})")
+            else:
+                p.add_argument(f"--{option.name}", type=argument(option.parse), default=None, metavar="N",
+                               help=f"{about.name}: {option.help} (default {option.default})")
 
-    def parse(text: str) -> int:
+
+def argument(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse type from a parser that raises ValueError with its reason (argparse words ValueError its way)."""
+
+    def parsed(text: str) -> Any:
         try:
-            value = int(text)
-        except ValueError:
-            value = low - 1
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from {low} to {high}")
-        return value
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
 
-    return parse
+    return parsed
 
 
-GAME_OPTIONS = ("deck", "tricks", "points")  # the flags of every game's options, named as the options are
-
-
-def add_game_options(p: argparse.ArgumentParser) -> None:
-    """``--deck``, ``--tricks`` and ``--points``: each game's options, for discard-tui and discard-bot."""
-    p.add_argument("--deck", choices=["full", "short"], default=None,
-                   help="discard: full (52 cards, default) or short (24 cards, 9 to A)")
-    p.add_argument("--tricks", type=whole_number(1, 1_000_000), default=None, metavar="N",
-                   help="war: end after N tricks, the larger pile winning (default 500)")
-    p.add_argument("--points", type=whole_number(1, 1000), default=None, metavar="N",
-                   help="cabo: the game ends once a total passes N (default 66)")
-
-
-def game_options(args: argparse.Namespace, game: str, allowed: Collection[str],
+def game_options(args: argparse.Namespace, game: About, offered: Iterable[About],
                  p: argparse.ArgumentParser) -> dict[str, str | int]:
-    """The options given as flags; a flag that ``game`` does not have (not in ``allowed``) is an error."""
+    """The options of ``game`` given as flags (of every game ``offered``); another game's flag is an error."""
     options: dict[str, str | int] = {}
-    for option in GAME_OPTIONS:
-        value = getattr(args, option)
-        if value is not None:
-            if option not in allowed:
-                p.error(f"--{option} is not an option of {game}")
-            options[option] = value
+    for about in offered:
+        for option in about.options:
+            value = getattr(args, option.name)
+            if value is not None:
+                if option not in game.options:
+                    p.error(f"--{option.name} is not an option of {game.title}")
+                options[option.name] = value
     return options

@@ -32,12 +32,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
     p.add_argument("--room", required=True, help="room name (1-64 of A-Z a-z 0-9 . _ -)")
     p.add_argument("--name", default="bot", help="name shown to the other players, up to 32 characters (default bot)")
-    p.add_argument("--game", choices=sorted(GAMES), default="discard", help="the game, if this bot opens the room "
-                   "(default discard)")
+    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)),
+                   help=f"the game, if this bot opens the room (default {next(iter(GAMES))})")
     p.add_argument("--seats", type=int, default=None, metavar="N", help="players in the room, if this bot opens it "
                    "(default: the game's smallest number)")
     p.add_argument("--games", type=int, default=1, metavar="N", help="games to play, as rematches (default 1)")
-    add_game_options(p)
+    add_game_options(p, (game.about for game in GAMES.values()))
     p.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP.name,
                    help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP.name}; a room keeps its own)")
     p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     if seats not in game.seats:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
     config = PlayConfig(relay=args.relay, room=args.room, name=args.name, game=game.name, seats=seats,
-                        options=game_options(args, game.title, game.Options.model_fields, p), group=args.group,
+                        options=game_options(args, game.about, (each.about for each in GAMES.values()), p), group=args.group,
                         think_time=args.think)
     trust_relay(p, args.relay, args.relay_ca)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import saves
 from .args import OneLineParser, add_game_options, add_think, game_options, trust_relay
-from .config import DEFAULT_GROUP, GROUPS, SCREENS, THINK, PlayConfig, fresh_room, name_problem, room_problem
+from .config import DEFAULT_GAME, DEFAULT_GROUP, GROUPS, SCREENS, THINK, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile, terminal_profile
 
 if TYPE_CHECKING:
@@ -39,12 +39,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
     p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
     p.add_argument("--game", choices=sorted(SCREENS), default=None,
-                   help="the game to play (default discard); a room you go back to, or one someone else "
+                   help=f"the game to play (default {DEFAULT_GAME}); a room you go back to, or one someone else "
                    "opened, plays its own")
     p.add_argument("--seats", type=int, default=None, metavar="N",
                    help="players at the table (default: the game's usual number, or the saved number of the room "
                    "you go back to); against the computer, the others are computer players")
-    add_game_options(p)
+    add_game_options(p, (entry.about for entry in SCREENS.values()))
     p.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP,
                    help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP}; a room keeps its own)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
@@ -88,14 +88,14 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
                     "(see --games); a new game against the computer needs no --room")
         room = args.room or saves.saved_room(games, relay_key, name, args.game, args.seats) or fresh_room("computer")
     saved = saves.room_terms(games, relay_key, room, name)
-    flagged = args.game or (saved[0] if saved else "discard")  # the game the flags are checked against
-    entry = SCREENS[flagged]
-    if args.seats is not None and args.seats not in entry.seats:
-        p.error(f"--seats {args.seats}: {flagged} is for {entry.seats.start} to {entry.seats.stop - 1} players")
-    options = game_options(args, flagged, entry.options, p)
+    flagged = args.game or (saved[0] if saved else DEFAULT_GAME)  # the game the flags are checked against
+    about = SCREENS[flagged].about
+    if args.seats is not None and args.seats not in about.seats:
+        p.error(f"--seats {args.seats}: {flagged} is for {about.seats.start} to {about.seats.stop - 1} players")
+    options = game_options(args, about, (entry.about for entry in SCREENS.values()), p)
     # Going back to a saved seat, its room's game and players win over --game and --seats: the room's first
     # hello fixed them (the table would follow it anyway), and the same command must bring the player back.
-    game_name, seats = saved or (flagged, entry.default_seats if args.seats is None else args.seats)
+    game_name, seats = saved or (flagged, about.default_seats if args.seats is None else args.seats)
     terms = PlayConfig(name=name, room=room, game=game_name, seats=seats,
                        options=options if game_name == flagged else {}, group=args.group, think_time=args.think)
     if args.host:

@@ -8,6 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from games.cabo.about import ABOUT as CABO
+from games.discard.about import ABOUT as DISCARD
+from games.rps.about import ABOUT as RPS
+from games.war.about import ABOUT as WAR
+from tabletop.about import About
+
 if TYPE_CHECKING:
     from .table_screen import GameUI
 
@@ -17,15 +23,11 @@ ROOM = re.compile(r"[A-Za-z0-9._-]{1,64}")
 @dataclass(frozen=True)
 class ScreenEntry:
     """A game the app offers (``SCREENS``: the registry of screens, beside games.GAMES, the registry of games):
-    its screen, and what the command line needs to know of it before the game's rules are imported.
-
-    tests/test_cli.py checks that ``seats`` and ``options`` agree with the game's own definition.
+    its screen, and its facts (players, options), which the command line reads before its rules are imported.
     """
 
+    about: About  # the game's own facts (games/<game>/about.py), which its Game class carries too
     ui: Callable[[], GameUI[Any]]  # its side of the app: the screen, its view and moves (imported when called)
-    seats: range  # how many players it takes
-    default_seats: int  # how many sit down when nobody says (against the computer: the others are computers)
-    options: tuple[str, ...] = ()  # its options, each a flag of the same name
 
 
 def _discard() -> GameUI[Any]:
@@ -48,12 +50,9 @@ def _cabo() -> GameUI[Any]:
     return UI
 
 
-SCREENS = {
-    "discard": ScreenEntry(_discard, range(2, 3), 2, ("deck",)),
-    "rps": ScreenEntry(_rps, range(2, 3), 2),
-    "war": ScreenEntry(_war, range(2, 3), 2, ("tricks",)),
-    "cabo": ScreenEntry(_cabo, range(2, 6), 3, ("points",)),
-}
+SCREENS = {entry.about.name: entry for entry in (
+    ScreenEntry(DISCARD, _discard), ScreenEntry(RPS, _rps), ScreenEntry(WAR, _war), ScreenEntry(CABO, _cabo))}
+DEFAULT_GAME = next(iter(SCREENS))  # the first one
 
 # The groups a new room's deck can be encrypted in (tabletop/groups.py; tests/test_cli.py checks they agree),
 # the default first, each with what a player weighs in choosing it.
@@ -73,7 +72,7 @@ class PlayConfig:
     relay: str | None = None
     room: str = "local"
     name: str = "you"
-    game: str = "discard"  # the game to open a room with (a room opened by someone else decides its own)
+    game: str = DEFAULT_GAME  # the game to open a room with (a room opened by someone else decides its own)
     seats: int = 2  # players, when this player opens the room
     options: dict[str, str | int] = field(default_factory=dict)  # the game's options ({"deck": "short"}, {"tricks": 50})
     group: str = DEFAULT_GROUP  # the deck's group, when this player opens the room (a room keeps its own)

@@ -159,7 +159,7 @@ def room_terms(directory: Path, relay: str, room: str, name: str) -> tuple[str, 
     seat = load(directory, relay, room, name) if room else None
     if seat is None or seat.game not in SCREENS:
         return None
-    game = SCREENS[seat.game]
+    game = SCREENS[seat.game].about
     seats = players(directory, seat)
     return seat.game, seats if seats is not None and seats in game.seats else game.default_seats
 

@@ -116,7 +116,7 @@ def choose(base: PlayConfig, profile: Profile, name: str, game: str, relay: str 
         relay_key = relay
     terms = dataclasses.replace(base, name=name, game=game, relay=relay, host=None, room=room)
     if game != base.game:
-        terms = dataclasses.replace(terms, seats=SCREENS[game].default_seats, options={})
+        terms = dataclasses.replace(terms, seats=SCREENS[game].about.default_seats, options={})
     saved = saves.room_terms(profile.games_dir, relay_key, room, name) if profile.resumes else None
     if saved is not None:
         terms = dataclasses.replace(terms, game=saved[0], seats=saved[1],

@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.widgets import Label, Static
 
 from games.cards import Card
+from games.war.about import TRICKS
 
 from .table_screen import GameUI, Intent, TableScreen
 from .view import SeatPhase, SeatView
@@ -56,7 +57,7 @@ class WarScreenView(SeatView["WarView"]):
     taker: int | None = None  # who took the trick on the table
     war: bool = False  # the last turn tied
     tricks: int = 0  # taken so far
-    limit: int = 500  # games.war.game.DEFAULT_TRICKS (not imported here: the screen's module stays light)
+    limit: int = TRICKS.default
     auto: bool = False  # this program is playing my seat to the end of the game
     turn_refusal: str | None = "the game is not under way"  # why I cannot turn now, None if I can
 
@@ -200,14 +201,12 @@ def refusal(view: WarScreenView, action: str) -> str | None:
 
 def view(seat: Seat) -> WarScreenView:
     """What the war table shows of ``seat`` now."""
-    from games.war.game import DEFAULT_TRICKS
-
     from .viewmodel import seat_fields
 
     fields = seat_fields(seat)
     board: WarView | None = fields["board"]
     play = seat.table.play
-    limit = play.options.tricks if play.options is not None else DEFAULT_TRICKS
+    limit = play.options.tricks if play.options is not None else TRICKS.default
     if board is None:
         return WarScreenView(**fields, limit=limit, auto=seat.autoplay is not None)
     return WarScreenView(**fields, piles=board.piles, trick=board.trick, taker=board.taker, war=board.war,

@@ -17,8 +17,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from .about import About, Number, OneOf, Option
 from .deck import Show
 from .wire import STRICT, Message
 
@@ -39,6 +40,30 @@ class RuleViolation(Exception):
 
 class NoOptions(BaseModel):
     model_config = STRICT
+
+
+def option_field(option: Option) -> Any:
+    """The pydantic field of a declared option: its default, its bounds and its help, from its ``About``."""
+    if isinstance(option, Number):
+        return Field(option.default, ge=option.low, le=option.high, description=option.help)
+    return Field(option.default, description=option.help)
+
+
+def options_problem(model: type[BaseModel], options: tuple[Option, ...]) -> str | None:
+    """How an ``Options`` model disagrees with the options its game declares, or None."""
+    fields = model.model_fields
+    if set(fields) != {option.name for option in options}:
+        return f"its fields {sorted(fields)} are not its declared options {[o.name for o in options]}"
+    for option in options:
+        field = fields[option.name]
+        bounds = {key: getattr(m, key) for m in field.metadata for key in ("ge", "le") if hasattr(m, key)}
+        if field.default != option.default or field.description != option.help:
+            return f"{option.name}: take its default and help from its declaration (option_field)"
+        if isinstance(option, Number) and (field.annotation is not int or bounds != {"ge": option.low, "le": option.high}):
+            return f"{option.name}: an int from {option.low} to {option.high} (option_field)"
+        if isinstance(option, OneOf) and getattr(field.annotation, "__args__", None) != option.choices:
+            return f"{option.name}: Literal{list(option.choices)}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -150,6 +175,7 @@ class GameState(ABC, Generic[Face]):
 class Game(ABC, Generic[Face]):
     """One kind of game the table can run."""
 
+    about: ClassVar[About]  # its facts: the next three come from it, and its Options' defaults and bounds
     name: ClassVar[str]  # on the wire, in hello
     title: ClassVar[str]  # for people
     seats: ClassVar[range]  # how many players it takes
@@ -157,9 +183,18 @@ class Game(ABC, Generic[Face]):
     Options: ClassVar[type[BaseModel]] = NoOptions
     tally: ClassVar[tuple[str, str]] = ("move", "moves")  # what the audit counts (moves and choices), for people
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game that declares its ``about`` takes its names and seats from it, and its Options must agree."""
+        super().__init_subclass__(**kwargs)
+        about = cls.__dict__.get("about")
+        if about is not None:
+            cls.name, cls.title, cls.seats = about.name, about.title, about.seats
+            if problem := options_problem(cls.Options, about.options):
+                raise TypeError(f"{cls.__name__}.Options: {problem}")
+
     @abstractmethod
-    def faces(self, options: Any) -> Sequence[Face]:
-        """The cards, in the deck's order (card 0 first); empty for a game without a deck."""
+    def faces(self, options: Any, seats: int) -> Sequence[Face]:
+        """The cards for ``seats`` players, in the deck's order (card 0 first); empty for a game without a deck."""
 
     @abstractmethod
     def new(self, setup: Setup[Face]) -> GameState[Face]:

@@ -489,9 +489,9 @@ class Table:
         p.verify_keys[seat] = key
         self.names[seat] = hello.name
         if len(p.hellos) == p.seats:
+            cards = len(game.faces(options, p.seats))
             self._say(f"game {p.number}: {game.title}, {p.seats} players" +
-                      (f", {len(game.faces(options))} cards, {group.title} keys"
-                       if game.faces(options) else ""))
+                      (f", {cards} cards, {group.title} keys" if cards else ""))
             if p.next_starter is not None:
                 self._start(p, p.next_starter)
             else:
@@ -556,7 +556,7 @@ class Table:
     def _start(self, p: Play, starter: int) -> None:
         assert p.game is not None and p.group is not None
         p.starter = starter
-        faces = tuple(p.game.faces(p.options))
+        faces = tuple(p.game.faces(p.options, p.seats))
         p.state = p.game.new(Setup(p.seats, starter, p.options, faces))
         if faces:
             self._deal(p)

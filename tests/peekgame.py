@@ -96,7 +96,7 @@ class PeekGame(Game[Card]):
     seats: ClassVar[range] = range(3, 4)
     messages: ClassVar[tuple[type[Message], ...]] = (Look, Pass, Open)
 
-    def faces(self, options: Any) -> tuple[Card, ...]:
+    def faces(self, options: Any, seats: int) -> tuple[Card, ...]:
         return SHORT_DECK
 
     def new(self, setup: Setup[Card]) -> PeekState:
@@ -178,7 +178,7 @@ class DealsGame(Game[Card]):
     seats: ClassVar[range] = range(2, 3)
     messages: ClassVar[tuple[type[Message], ...]] = (Turn,)
 
-    def faces(self, options: Any) -> tuple[Card, ...]:
+    def faces(self, options: Any, seats: int) -> tuple[Card, ...]:
         return SHORT_DECK
 
     def new(self, setup: Setup[Card]) -> DealsState:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import pytest
 
 from games.cabo.game import (CaboOptions, CaboState, Discard, Draw, Peek, Replace, Showdown, Spy, Stop, Swap, Take)
-from games.cabo.rules import AVERAGE, LIMIT, VALUES, Stage
+from games.cabo.about import POINTS
+from games.cabo.rules import AVERAGE, VALUES, Stage
 from tabletop.deck import Show
 from tabletop.game import RuleViolation, Setup
 from tabletop.wire import MAX_DEALS, Message
 
 
-def new(seats: int = 3, starter: int = 0, points: int = LIMIT) -> CaboState:
+def new(seats: int = 3, starter: int = 0, points: int = POINTS.default) -> CaboState:
     return CaboState(Setup(seats, starter, CaboOptions(points=points), VALUES))
 
 

@@ -229,15 +229,60 @@ def test_the_command_line_knows_every_group_the_default_first():
 
 
 def test_the_command_line_knows_each_game_as_the_game_defines_itself():
-    """discard_tui.config.SCREENS is read before the table is imported; it must not drift from the games."""
+    """The screens' registry, read before the table is imported, holds each game's own facts, not a copy."""
     from discard_tui.config import SCREENS as ENTRIES
     from games import GAMES
 
     assert set(ENTRIES) == set(GAMES)
     for name, entry in ENTRIES.items():
-        game = GAMES[name]
-        assert entry.seats == game.seats and entry.default_seats in game.seats
-        assert set(entry.options) == set(game.Options.model_fields)
+        assert entry.about is GAMES[name].about
+        assert (GAMES[name].name, GAMES[name].seats) == (name, entry.about.seats)
+
+
+def drifted_options(kind: str) -> type:
+    """cabo's Options model, drifted from cabo's declared ``points`` in one way."""
+    from pydantic import BaseModel, Field
+
+    from games.cabo.about import POINTS
+    from tabletop.game import option_field
+
+    class Bounds(BaseModel):
+        points: int = Field(66, ge=1, le=999, description=POINTS.help)
+
+    class Default(BaseModel):
+        points: int = 66
+
+    class Name(BaseModel):
+        limit: int = option_field(POINTS)
+
+    drifted: dict[str, type] = {"bounds": Bounds, "default": Default, "name": Name}
+    return drifted[kind]
+
+
+@pytest.mark.parametrize("kind, problem", [
+    ("bounds", "points: an int from 1 to 1000"),
+    ("default", "points: take its default and help from its declaration"),
+    ("name", "its fields ['limit'] are not its declared options ['points']"),
+])
+def test_an_options_model_that_drifts_from_its_declaration_is_refused_when_the_game_is_made(kind, problem):
+    import re
+
+    from games.cabo.game import Cabo
+
+    with pytest.raises(TypeError, match=re.escape(problem)):
+        type("DriftedCabo", (Cabo,), {"about": Cabo.about, "Options": drifted_options(kind)})
+
+
+def test_each_games_flags_come_from_its_declared_options(capsys):
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["--help"])
+    usage = " ".join(capsys.readouterr().out.split())
+    assert "--deck {full,short} discard: full (52 cards) or short (24 cards, 9 to A) (default full)" in usage
+    assert "--tricks N war: end after N tricks, the larger pile winning (default 500)" in usage
+    assert "--points N cabo: the game ends once a total passes N (default 66)" in usage
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["--points", "1001"])
+    assert "--points: '1001' is not a whole number from 1 to 1000" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, says", [

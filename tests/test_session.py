@@ -18,7 +18,11 @@ async def sat_down(config: PlayConfig) -> tuple[Session, asyncio.Task[None]]:
     session = Session(config, terminal_profile())
     await session.sit_down(await session.open_relay())
     assert session.seat is not None
-    session.seat.subscribe(session.follow)
+
+    def follow() -> None:
+        session.follow()
+
+    session.seat.subscribe(follow)
     return session, asyncio.create_task(session.run())
 
 

@@ -132,7 +132,7 @@ def test_tricks_is_the_war_option_of_both_programs():
                              terminal_profile())
     assert (config.game, config.options) == ("war", {"tricks": 40})
     args = bot.parser().parse_args(["--relay", "ws://x", "--room", "r", "--game", "war", "--tricks", "40"])
-    assert game_options(args, "war", GAMES["war"].Options.model_fields, bot.parser()) == {"tricks": 40}
+    assert game_options(args, GAMES["war"].about, (game.about for game in GAMES.values()), bot.parser()) == {"tricks": 40}
 
 
 def test_going_back_to_a_saved_game_opens_that_games_screen():

@@ -9,22 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from tabletop.deck import Show
-from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup
+from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import MAX_DEALS, STRICT, Message
 
+from .about import ABOUT, POINTS
 from .moves import MOVES, CaboView, Discard, Draw, Peek, Replace, Showdown, Slot, Spy, Stop, Swap, Take
-from .rules import LIMIT, VALUES, Round, Stage, finished, ordinal, winners
+from .rules import VALUES, Round, Stage, finished, ordinal, winners
 from .strategy import simple
 
 
 class CaboOptions(BaseModel):
     model_config = STRICT
-    points: Annotated[int, Field(ge=1, le=1000)] = LIMIT  # the game ends once a total passes this
+    points: int = option_field(POINTS)
 
 
 @dataclass
@@ -262,13 +263,11 @@ def joined(seats: Sequence[int]) -> str:
 class Cabo(Game[int]):
     """Keep the sum of your four face-down cards low; peek, spy and swap; stop the round when you are low."""
 
-    name: ClassVar[str] = "cabo"
-    title: ClassVar[str] = "cabo"
-    seats: ClassVar[range] = range(2, 6)
+    about = ABOUT
     messages: ClassVar[tuple[type[Message], ...]] = MOVES
     Options = CaboOptions
 
-    def faces(self, options: Any) -> tuple[int, ...]:
+    def faces(self, options: Any, seats: int) -> tuple[int, ...]:
         return VALUES
 
     def new(self, setup: Setup[int]) -> CaboState:

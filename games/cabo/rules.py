@@ -21,7 +21,6 @@ from tabletop.game import RuleViolation
 VALUES: tuple[int, ...] = (0, 0, *(value for value in range(1, 13) for _ in range(4)), 13, 13)
 HAND = 4  # cards dealt to each player
 LOOKS = 2  # of them, the ones each player sees at the start of a round (the first two)
-LIMIT = 66  # the game ends after a round in which a total passes this (the ``points`` option changes it)
 AVERAGE = sum(VALUES) / len(VALUES)  # 6.5: what an unknown card is worth on average
 
 

@@ -10,9 +10,10 @@ from pydantic import BaseModel
 
 from games.cards import FULL_DECK, SHORT_DECK, Card
 from tabletop.deck import Show
-from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup
+from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message
 
+from .about import ABOUT, DECK
 from .moves import CantMove, DiscardCard, DiscardView, Draw
 from .rules import Board, matches
 from .strategy import simple
@@ -20,7 +21,7 @@ from .strategy import simple
 
 class DiscardOptions(BaseModel):
     model_config = STRICT
-    deck: Literal["full", "short"] = "full"
+    deck: Literal["full", "short"] = option_field(DECK)
 
 
 @dataclass
@@ -126,13 +127,11 @@ class DiscardState(GameState[Card]):
 class Discard(Game[Card]):
     """Get rid of your cards: discard one that matches the top card's suit or value, or draw."""
 
-    name: ClassVar[str] = "discard"
-    title: ClassVar[str] = "discard"
-    seats: ClassVar[range] = range(2, 3)
+    about = ABOUT
     messages: ClassVar[tuple[type[Message], ...]] = (Draw, DiscardCard, CantMove)
     Options = DiscardOptions
 
-    def faces(self, options: DiscardOptions) -> tuple[Card, ...]:
+    def faces(self, options: DiscardOptions, seats: int) -> tuple[Card, ...]:
         return FULL_DECK if options.deck == "full" else SHORT_DECK
 
     def new(self, setup: Setup[Card]) -> DiscardState:

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from tabletop.game import Choice, Game, GameState, Outcome, RuleViolation, Setup
 from tabletop.wire import Message
 
+from .about import ABOUT
 from .rules import SEATS, THROWS, Match, Throw
 from .strategy import random_throws
 
@@ -89,13 +90,11 @@ class RpsState(GameState[str]):
 class Rps(Game[str]):
     """Rock-paper-scissors, first to three won throws, each throw by commit–reveal."""
 
-    name: ClassVar[str] = "rps"
-    title: ClassVar[str] = "rock-paper-scissors"
-    seats: ClassVar[range] = range(SEATS, SEATS + 1)
+    about = ABOUT
     messages: ClassVar[tuple[type[Message], ...]] = ()
     tally: ClassVar[tuple[str, str]] = ("throw", "throws")
 
-    def faces(self, options: Any) -> tuple[str, ...]:
+    def faces(self, options: Any, seats: int) -> tuple[str, ...]:
         return ()
 
     def new(self, setup: Setup[str]) -> RpsState:

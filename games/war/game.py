@@ -10,18 +10,16 @@ from pydantic import BaseModel, Field
 
 from games.cards import FULL_DECK, Card
 from tabletop.deck import Show
-from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup
+from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message, Position
 
+from .about import ABOUT, TRICKS
 from .rules import SEATS, Board
 from .strategy import turn
 
-DEFAULT_TRICKS = 500
-
-
 class WarOptions(BaseModel):
     model_config = STRICT
-    tricks: Annotated[int, Field(ge=1, le=1_000_000)] = DEFAULT_TRICKS
+    tricks: int = option_field(TRICKS)
 
 
 class Turn(Message):
@@ -128,14 +126,12 @@ class WarState(GameState[Card]):
 class War(Game[Card]):
     """Turn the top cards; the higher takes both; a tie is a war. Whoever runs out loses."""
 
-    name: ClassVar[str] = "war"
-    title: ClassVar[str] = "war"
-    seats: ClassVar[range] = range(SEATS, SEATS + 1)
+    about = ABOUT
     messages: ClassVar[tuple[type[Message], ...]] = (Turn,)
     tally: ClassVar[tuple[str, str]] = ("turn", "turns")
     Options = WarOptions
 
-    def faces(self, options: WarOptions) -> tuple[Card, ...]:
+    def faces(self, options: WarOptions, seats: int) -> tuple[Card, ...]:
         return FULL_DECK
 
     def new(self, setup: Setup[Card]) -> WarState:

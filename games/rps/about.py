@@ -1,0 +1,5 @@
+"""rock-paper-scissors' facts, read before its rules are imported (tabletop/about.py)."""
+
+from tabletop.about import About
+
+ABOUT = About("rps", "rock-paper-scissors", seats=range(2, 3), default_seats=2)
