@@ -257,21 +257,23 @@ class CaboTable(TableScreen[CaboScreenView]):
         mine = self.query_one("#hand", CaboHand)
         mine.seat = view.me
         choosing = my_stage(view) in ("taken", "peek", "spy", "swap")  # a card to raise; else none is lifted
+        dealing = view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING)  # the round's cards are not dealt yet
         for seat, hand in [*hands.items(), (view.me, mine)]:
             hand.compact = crowded and hand is not mine
             hand.large = large
-            hand.values = hand_values(view, seat)
+            hand.values = () if dealing else hand_values(view, seat)
             hand.cursor = self.target[1] if choosing and self.target[0] == seat else None
             hand.marks = frozenset(i for i, s in enumerate(board.hands[seat]) if s.pos in self.marks) \
                 if board and seat == view.me else frozenset()
         for name, seat in zip(self.query(".seat-label").results(Label), others):
-            show_text(name, seat_label(view, seat))
+            show_text(name, seat_label(view, seat, name.content_size.width or None))
         show_text(self.query_one("#hand-label", Label), seat_label(view, view.me))
-        self.query_one(DrawPile).count = board.draw_pile if board else 52
+        deck = board.draw_pile + board.discard_count + sum(map(len, board.hands)) if board else 52
+        self.query_one(DrawPile).count = deck if dealing else board.draw_pile if board else 52
         discard, taken = self.query_one("#discard", CardPile), self.query_one("#taken", CardPile)
-        top = board.discard_top if board else None
+        top = board.discard_top if board and not dealing else None
         discard.present, discard.value = top is not None, top.value if top else None
-        discard.caption = f"Discard {board.discard_count if board else 0}"
+        discard.caption = f"Discard {board.discard_count if board and not dealing else 0}"
         held = board.taken if board else None
         taken.present, taken.value = held is not None, held.value if held else None
         drawn = board is not None and board.from_draw
@@ -444,21 +446,29 @@ def hand_values(view: CaboScreenView, seat: int) -> tuple[int | None, ...]:
     return tuple(slot.value for slot in board.hands[seat])
 
 
-def seat_label(view: CaboScreenView, seat: int) -> str:
-    """ "bo · 20 pts · stopped" above a hand, "▶ bo · …" while it is bo's turn; mine also says what I know of it."""
+def seat_label(view: CaboScreenView, seat: int, width: int | None = None) -> str:
+    """ "bo · 20 pts · stopped" above a hand, "▶ bo · …" while it is bo's turn; mine also says what I know of it.
+
+    In ``width`` columns the name is cut first, in its middle ("Comp…r 3 · 34 pts · stopped"): the points and
+    the stop matter more, and names often differ at their ends.
+    """
     board = view.board
     name = "You" if seat == view.me else view.names[seat]
     if board is None:
         return name
-    if view.phase is SeatPhase.PLAYING and seat in board.to_move and board.stage.value not in ("showdown", "over"):
-        name = f"▶ {name}"
-    parts = [name, f"{board.totals[seat]} pts"]
+    turn = view.phase is SeatPhase.PLAYING and seat in board.to_move and board.stage.value not in ("showdown", "over")
+    facts = [f"{board.totals[seat]} pts"]
     if seat == view.me:
         known, unseen = board.known_sum(seat)
-        parts.append(f"known {known}" + (f" + {unseen} unseen" if unseen else ""))
+        facts.append(f"known {known}" + (f" + {unseen} unseen" if unseen else ""))
     if board.stopper == seat:
-        parts.append("stopped")
-    return " · ".join(parts)
+        facts.append("stopped")
+    marker = "▶ " if turn else ""
+    over = len(" · ".join([marker + name, *facts])) - width if width else 0
+    if over > 0 and seat != view.me:
+        keep = max(len(name) - over - 1, 4)
+        name = name[:(keep + 1) // 2] + "…" + name[len(name) - keep // 2:]
+    return " · ".join([marker + name, *facts])
 
 
 def info(view: CaboScreenView, short: bool = False) -> str:

@@ -1,0 +1,42 @@
+"""Cabo's table screen alone (tests/pilot.py's harness): no relay, no crypto, a view from the game's pure state."""
+
+from __future__ import annotations
+
+from discard_tui.cabo_screen import CaboScreenView, CaboTable, seat_label
+from discard_tui.view import SeatPhase
+from discard_tui.widgets import DrawPile
+from games.cabo.game import CaboOptions, CaboState
+from games.cabo.rules import VALUES
+from pilot import TableHarness, seat_view, text_of, until
+from tabletop.game import Setup
+
+NAMES = ("you", "Computer", "Computer 2", "Computer 3", "Computer 4")
+
+
+def five_seats(phase: SeatPhase) -> CaboScreenView:
+    """A new round at a five-seat table, as seat 0 sees it, in ``phase``."""
+    board = CaboState(Setup(5, 1, CaboOptions(), VALUES)).view(0)
+    return seat_view(CaboScreenView, phase=phase, board=board, names=NAMES, present=(True,) * 5)
+
+
+def test_a_name_too_long_for_its_seat_is_cut_in_its_middle_and_the_points_stay():
+    view = five_seats(SeatPhase.PLAYING)
+    labels = [seat_label(view, seat, 16) for seat in range(2, 5)]
+    assert labels == ["Comp…r 2 · 0 pts", "Comp…r 3 · 0 pts", "Comp…r 4 · 0 pts"]  # still three players
+    assert seat_label(view, 1, 16) == "▶ Com…er · 0 pts"  # the turn marker stays whole
+    assert seat_label(view, 1, 18) == "▶ Computer · 0 pts"  # it fits: uncut
+
+
+async def test_while_a_round_is_shuffled_no_hand_is_dealt_and_the_deck_is_whole():
+    app = TableHarness(CaboTable(30.0, resumes=True), five_seats(SeatPhase.SHUFFLING))
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = app.table
+        await until(pilot, lambda: screen.view is not None and screen.seats_shown == (1, 2, 3, 4), "the seats")
+        screen.update(app.view)
+        await pilot.pause()
+        assert screen.query_one(DrawPile).count == 52
+        assert text_of(screen, "#discard").count("Discard 0") == 1
+        assert "(no cards)" in text_of(screen, "#hand")
+        screen.update(five_seats(SeatPhase.PLAYING))
+        await pilot.pause()
+        assert screen.query_one(DrawPile).count == 52 - 5 * 4 - 1  # dealt: four each, one turned up
