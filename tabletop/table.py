@@ -33,6 +33,7 @@ from . import wire
 from .crypto import Group, derive_bytes
 from .groups import GROUPS, group_of_prime
 from .game import Game, GameState, Outcome, RuleViolation, Setup
+from .values import Awaiting, Owed
 
 START = "start"  # the label of the draw for who starts
 
@@ -226,7 +227,7 @@ class TableView:
     verdict: Verdict | None  # once audited
     problem: str | None
     rematch_offered: bool
-    awaiting: tuple[tuple[int, str], ...]
+    awaiting: tuple[Awaiting, ...]
     last_move: str | None  # the shown game's last move, from my side: "Computer discarded 8♥"
     wins: tuple[int, ...]  # fair games won in this room, per seat
     safety: str | None
@@ -314,6 +315,10 @@ class Table:
     def who(self, seat: int) -> str:
         """A seat as the subject of a log line: "you" for me."""
         return "you" if seat == self.me else self.name(seat)
+
+    def seat_names(self) -> tuple[str, ...]:
+        """Every seat's :meth:`name`, in seat order: what tabletop/words.py names seats from."""
+        return tuple(self.name(s) for s in range(self.play.seats or self.wish.seats))
 
     def others(self) -> list[int]:
         return [s for s in range(self.play.seats or self.wish.seats) if s != self.me]
@@ -877,38 +882,35 @@ class Table:
 
     # -- silence --------------------------------------------------------------------------------------
 
-    def awaiting(self) -> list[tuple[int, str]]:
-        """Who owes the game what now, as (seat, the end of "bo never …"); empty while it is my move."""
+    def awaiting(self) -> list[Awaiting]:
+        """Who owes the game what now (tabletop/words.py words it: "bo never …"); empty while it is my move."""
         p = self.play
         phase = self.phase
-        seats = range(p.seats or self.wish.seats)
+        others = self.others()
         if phase is Phase.VIOLATION:
             return []
         if p.verdict is not None or (p.audited and p.outcome is not None):
-            if self.want > p.number:
-                return [(s, "accepted the rematch") for s in seats if s != self.me]
-            return []
+            return [Awaiting(s, Owed.REMATCH) for s in others] if self.want > p.number else []
         if phase is Phase.WAITING:
-            what = "accepted the rematch" if p.number > 1 else "said hello"
-            return [(s, what) for s in seats if s != self.me and s not in p.hellos]
+            what = Owed.REMATCH if p.number > 1 else Owed.HELLO
+            return [Awaiting(s, what) for s in others if s not in p.hellos]
         if phase is Phase.STARTING and p.draw is not None:
-            return [(s, f"{'sent their commitment' if p.draw.owed(s) == 'commit' else 'revealed their draw'}"
-                        " for who starts") for s in seats if s != self.me and p.draw.owed(s)]
+            return [Awaiting(s, Owed.START_COMMITMENT if p.draw.owed(s) == "commit" else Owed.START_REVEAL)
+                    for s in others if p.draw.owed(s)]
         if phase is Phase.SHUFFLING and p.deck is not None:
             step = len(p.deck.steps)
             owner = p.deck.step_owner(step)
-            return [] if owner == self.me else [(owner, f"sent shuffle step {step + 1} of {2 * p.seats}")]
+            return [] if owner == self.me else [Awaiting(owner, Owed.SHUFFLE_STEP, step + 1, 2 * p.seats)]
         if p.deck is not None and p.deck.shows:
-            what = "sent the keys to your hand" if phase is Phase.DEALING else "sent their key to a card"
-            return [(s, what) for s in seats if s != self.me and p.deck.owes(s)]
+            what = Owed.HAND_KEYS if phase is Phase.DEALING else Owed.CARD_KEY
+            return [Awaiting(s, what) for s in others if p.deck.owes(s)]
         if phase is Phase.AUDITING:
-            return [(s, "sent their keys for the audit: the game cannot be verified")
-                    for s in seats if s != self.me and s not in p.audits]
+            return [Awaiting(s, Owed.AUDIT_KEYS) for s in others if s not in p.audits]
         if p.choice is not None:
-            return [(s, f"{'chose' if p.choice.owed(s) == 'commit' else 'revealed their choice'}")
-                    for s in seats if s != self.me and p.choice.owed(s)]
+            return [Awaiting(s, Owed.CHOICE_COMMITMENT if p.choice.owed(s) == "commit" else Owed.CHOICE_REVEAL)
+                    for s in others if p.choice.owed(s)]
         if p.state is not None:
-            return [(s, "made their move") for s in p.state.to_move() if s != self.me]
+            return [Awaiting(s, Owed.MOVE) for s in p.state.to_move() if s != self.me]
         return []
 
     # -- the view ----------------------------------------------------------------------------------------
@@ -923,7 +925,7 @@ class Table:
         result = Result.of(outcome, self.me) if outcome is not None else None
         return TableView(
             phase=self.phase, game=p.number, me=self.me, seats=seats,
-            names=tuple(self.name(s) for s in range(seats)),
+            names=self.seat_names(),
             present=tuple(s in self.present for s in range(seats)),
             my_turn=bool(state is not None and self.phase is Phase.PLAYING and p.pending is None
                          and self.me in state.to_move() and p.choice is None),

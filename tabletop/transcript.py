@@ -22,6 +22,7 @@ from .groups import DEFAULT_GROUP
 from .game import Game, GameState
 from .ledger import Event
 from .table import OBSERVER, Phase, Play, Table, Verdict, Violation, Wish
+from .words import unaudited_words, unfinished_words
 
 
 class NotATranscript(Exception):
@@ -158,12 +159,10 @@ def check(transcript: Transcript, catalog: Mapping[str, Game]) -> list[GameCheck
 
 
 def _unfinished(table: Table, play: Play) -> str:
-    owed = table.awaiting() if play is table.play else []
+    names = table.seat_names()
     if play.outcome is not None and table.phase is Phase.AUDITING:
-        missing = [table.name(s) for s in range(play.seats) if s not in play.audits]
-        return f"{' and '.join(missing)} never published their keys for the audit: the game cannot be verified"
-    what = "; ".join(f"{table.name(s)} never {thing}" for s, thing in owed)
-    return "the transcript ends before the game did" + (f" ({what})" if what else "")
+        return unaudited_words([s for s in range(play.seats) if s not in play.audits], names)
+    return unfinished_words(table.awaiting() if play is table.play else [], names)
 
 
 @dataclass(frozen=True)

@@ -45,3 +45,21 @@ def test_the_match_score_around_a_bigger_table_names_only_who_has_won():
 
     assert line((0, 0, 0)) == ""
     assert line((0, 2, 1)) == "Computer 2: 2 · ana: 1 games won"
+
+
+def test_every_thing_owed_has_its_words():
+    from tabletop.values import Owed
+    from tabletop.words import OWED
+
+    assert set(OWED) == set(Owed)
+
+
+def test_what_a_silent_seat_owes_is_worded_from_values():
+    from tabletop.values import Awaiting, Owed
+    from tabletop.words import awaiting_words, silence_words, unfinished_words
+
+    names = ("ana", "bo", "cy")
+    owed = [Awaiting(1, Owed.SHUFFLE_STEP, 3, 4), Awaiting(2, Owed.MOVE)]
+    assert awaiting_words(owed, names) == "bo never sent shuffle step 3 of 4; cy never made their move"
+    assert silence_words([], names, 1.5) == "nobody moved (silent for 1.5 s)"
+    assert unfinished_words(owed[1:], names) == "the transcript ends before the game did (cy never made their move)"
