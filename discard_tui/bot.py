@@ -17,6 +17,7 @@ from tabletop.game import Game
 from tabletop.ledger import RelayError
 from tabletop.shell import Seat
 from tabletop.table import Result, Wish
+from tabletop.words import verdict_words
 
 from . import saves
 from .args import OneLineParser, add_game_options, add_think, game_options, seconds, trust_relay
@@ -117,7 +118,7 @@ async def play(args: argparse.Namespace, wish: Wish, game: Game, profile: Profil
             if record["audit"] != "fair":
                 verdict = seat.table.verdict(seat.table.plays[number - 1])
                 assert verdict is not None
-                failure = f"game {number}: {verdict.summary}"
+                failure = f"game {number}: {verdict_words(verdict, seat.table.seat_names(), seat.table.me)}"
                 finished = True
                 break
             if finished:

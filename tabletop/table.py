@@ -33,7 +33,8 @@ from . import wire
 from .crypto import Group, derive_bytes
 from .groups import GROUPS, group_of_prime
 from .game import Game, GameState, Outcome, RuleViolation, Setup
-from .values import Awaiting, Owed
+from .values import Awaiting, Fault, Owed, Problem, Verdict
+from .words import verdict_words
 
 START = "start"  # the label of the draw for who starts
 
@@ -161,7 +162,7 @@ class Play:
     pending: tuple[int, wire.Message] | None = None  # a move waiting for its showings
     outcome: Outcome | None = None
     audits: dict[int, wire.Audit] = field(default_factory=dict)
-    verdict: list[str] | None = None  # [] means fair
+    verdict: list[Problem] | None = None  # [] means fair
     revealed: dict[int, int] = field(default_factory=dict)  # every position's card, once a fair audit decrypted it
     last_move: str | None = None  # the last move as a log line ("bo discarded 8♥")
 
@@ -173,40 +174,6 @@ class Play:
     def deck(self) -> mental.Deck | None:
         """The deck of the current deal, if the game has cards."""
         return self.decks[-1] if self.decks else None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The audit of one game: what it checked, and what failed (each problem names who, then what)."""
-
-    problems: tuple[str, ...]
-    decks: int
-    cards: int  # in each deck
-    moves: int  # moves and choices (throws) together
-    tally: tuple[str, str]  # what the game calls one of them, and several
-
-    @property
-    def fair(self) -> bool:
-        return not self.problems
-
-    @property
-    def problem(self) -> str | None:
-        """The first problem, and how many more (each is in ``problems``, and the transcript lets anyone find them)."""
-        if not self.problems:
-            return None
-        more = len(self.problems) - 1
-        return self.problems[0] + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
-
-    @property
-    def summary(self) -> str:
-        """One short line."""
-        if self.problem is not None:
-            return f"Not fair: {self.problem}"
-        counted = f"{self.moves} {self.tally[self.moves != 1]}"
-        if not self.decks:
-            return f"Checked: every {self.tally[0]} was verified — nobody cheated ({counted})"
-        decks = f"{self.decks} deck{'s' * (self.decks > 1)} of {self.cards} cards"
-        return f"Checked: every shuffle, deal and move was verified — nobody cheated ({decks}, {counted})"
 
 
 @dataclass(frozen=True)
@@ -675,14 +642,14 @@ class Table:
             return None
         seeds = {seat: mental.Secrets(p.group, bytes.fromhex(audit.seed))
                  for seat, audit in p.audits.items() if seat != self.me}
-        jobs = [deck.audit_job(seeds, self.who) for deck in p.decks]
+        jobs = [deck.audit_job(seeds) for deck in p.decks]
         found = [problem for job in jobs if isinstance(job, list) for problem in job]
         if found:
             return Work(mental.Job([], [], p.group, lambda _: self._conclude(p, found)), p.number)
         deals = [job for job in jobs if isinstance(job, mental.Job)]
 
         def finish(results: list[int]) -> None:
-            problems: list[str] = []
+            problems: list[Problem] = []
             cards: dict[int, int] = {}
             start = 0
             for job in deals:
@@ -698,7 +665,7 @@ class Table:
         exponents = [e for job in deals for e in job.exponents]
         return Work(mental.Job(bases, exponents, p.group, finish), p.number)
 
-    def _replay(self, p: Play, cards: dict[int, int]) -> list[str]:
+    def _replay(self, p: Play, cards: dict[int, int]) -> list[Problem]:
         """Play the game again with every face known: each move legal, each claim true."""
         assert p.game is not None and p.state is not None and p.starter is not None
         state = p.game.new(p.state.setup)
@@ -721,13 +688,14 @@ class Table:
                 state.check(seat, move)
                 state.push(seat, move)
             except RuleViolation as error:
-                return [f"{self.who(seat)} {error}"]
+                return [Problem(seat, Fault.ILLEGAL_MOVE, str(error))]
 
-    def _conclude(self, p: Play, found: list[str]) -> None:
+    def _conclude(self, p: Play, found: list[Problem]) -> None:
         p.verdict = found
         verdict = self.verdict(p)
         assert verdict is not None
-        self._say(verdict.summary if p is self.play else f"game {p.number}: {verdict.summary}")
+        summary = verdict_words(verdict, self.seat_names(), self.me)
+        self._say(summary if p is self.play else f"game {p.number}: {summary}")
 
     # -- what I owe ----------------------------------------------------------------------------------
 
