@@ -191,7 +191,9 @@ class GameOverScreen(ModalScreen[None]):
         self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
         result.set_class(view.result == "win", "win")
         self.query_one("#score", Label).update(score_line(view))
-        verdict = view.verdict.summary if view.verdict else "Auditing…"
+        from tabletop.words import verdict_words  # the table is imported by now: a game is over
+
+        verdict = verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…"
         if view.verdict and view.transcript:
             verdict += f"\n{transcript_line(str(view.transcript), self.download)}"
         self.query_one("#verdict", Label).update(verdict)

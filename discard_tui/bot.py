@@ -16,6 +16,7 @@ from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.ledger import RelayError
 from tabletop.shell import Seat
 from tabletop.table import Result, Strategy
+from tabletop.words import verdict_words
 
 from . import saves
 from .config import PlayConfig
@@ -120,7 +121,7 @@ async def play(args: argparse.Namespace, config: PlayConfig, strategy: Strategy,
             if record["audit"] != "fair":
                 verdict = seat.table.verdict(seat.table.plays[number - 1])
                 assert verdict is not None
-                failure = f"game {number}: {verdict.summary}"
+                failure = f"game {number}: {verdict_words(verdict, seat.table.seat_names(), seat.table.me)}"
                 finished = True
                 break
             if finished:

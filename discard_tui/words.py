@@ -1,7 +1,9 @@
 """The words the screens put to the table's values: a game's result and the progress of the work around it.
 
 The table returns values (``Result``, ``Progress``); what a player reads of them is written here, once. Keyed by
-the values' strings, so that this module stays as light as the first frame (the table is imported later).
+the values' strings, so that this module stays as light as the first frame (the table is imported later). The
+words for who owes the game what and for an audit's verdict are in tabletop/words.py: the table writes them into
+its own log and transcripts too, and tabletop imports nothing of discard_tui.
 """
 
 from __future__ import annotations

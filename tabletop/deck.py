@@ -40,6 +40,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import Field
 
 from .crypto import CryptoViolation, Group, Key, derive_below, derive_bytes
+from .values import Fault, Problem
 from .wire import Digest, Element, Message, OpenKey, SealedKey, Shares, canonical
 
 
@@ -416,35 +417,35 @@ class Deck:
 
     # -- the audit ------------------------------------------------------------------------------------
 
-    def audit_job(self, seeds: dict[int, Secrets], name: Callable[[int], str]
-                  ) -> Job[tuple[list[str], dict[int, int]]] | list[str]:
+    def audit_job(self, seeds: dict[int, Secrets]) -> Job[tuple[list[Problem], dict[int, int]]] | list[Problem]:
         """This deal's audit, from every other seat's published deck seed (``seeds``): the checks that need no
         exponentiation, then a job for the rest; or the problems found already.
 
         The job's ``finish`` returns the problems and, when there are none, every face by position.
         """
-        size, q, problems = self.size, self.group.q, []
+        size, q = self.size, self.group.q
+        problems: list[Problem] = []
         everyone = {**seeds, self.me: self.secrets} if self.me in self.order else dict(seeds)
         keys = {seat: [s.card_key(pos).d for pos in self.positions()] for seat, s in everyone.items()}
         unchecked = {seat for seat in seeds if everyone[seat].box_public != self.box_keys[seat]}
         for seat in seeds:
             if seat in unchecked:  # every other check of theirs would fail with it: one finding, not fifty
-                problems.append(f"{name(seat)} published a deck seed that is not the one of their hello")
+                problems.append(Problem(seat, Fault.BAD_SEED))
                 continue
             for j, pos in enumerate(self.positions()):
                 if self.commitments[seat][j] != key_commitment(self.room, self.game, seat, pos, keys[seat][j]):
-                    problems.append(f"{name(seat)}'s key for card {pos} is not the one they committed to")
+                    problems.append(Problem(seat, Fault.UNCOMMITTED_KEY, card=pos))
                     break
         for (pos, sender, to), box in self.sealed.items():
             if sender == self.me or to == self.me or pos not in self.positions() or {sender, to} & unchecked:
                 continue  # mine, or checked when it reached me, or another deal's, or its seed is wrong
             if _open(everyone[to].box, self.box_keys[sender], self.room, self.game, sender, to, pos, box) \
                     != keys[sender][pos - self.offset]:
-                problems.append(f"{name(sender)}'s sealed key for card {pos} to {name(to)} was wrong")
+                problems.append(Problem(sender, Fault.BAD_SEALED_KEY, card=pos, to=to))
         for pos, by_seat in self.public.items():
             for seat, key in by_seat.items():
                 if pos in self.positions() and seat not in unchecked and keys[seat][pos - self.offset] != key:
-                    problems.append(f"{name(seat)}'s key for card {pos} during the game is not their real one")
+                    problems.append(Problem(seat, Fault.BAD_SHOWN_KEY, card=pos))
         if problems:
             return problems
         bases: list[int] = []
@@ -468,20 +469,20 @@ class Deck:
                 total = total * keys[seat][j] % q
             exponents.append(total)
 
-        def finish(results: list[int]) -> tuple[list[str], dict[int, int]]:
+        def finish(results: list[int]) -> tuple[list[Problem], dict[int, int]]:
             found = []
             for index, (seat, step) in enumerate(checks):
                 got = results[index * size:(index + 1) * size]
                 if step < self.seats:
                     order = everyone[seat].permutation(size, self.deal)
                     if [got[i] for i in order] != self.steps[step]:
-                        found.append(f"{name(seat)}'s phase-1 shuffle is not the one their seed makes")
+                        found.append(Problem(seat, Fault.BAD_SHUFFLE))
                 elif got != self.steps[step]:
-                    found.append(f"{name(seat)}'s phase-2 shuffle does not match their keys")
+                    found.append(Problem(seat, Fault.BAD_REKEYING))
             encodings = self.group.encodings(size)
             cards = [encodings.get(v) for v in results[len(checks) * size:]]
             if None in cards or len(set(cards)) != size:
-                found.append(f"deal {self.deal + 1} does not decrypt to one of each card")
+                found.append(Problem(None, Fault.BAD_DEAL, deal=self.deal + 1))
                 return found, {}
             return found, {self.offset + j: card for j, card in enumerate(cards) if card is not None}
 

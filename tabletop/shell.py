@@ -26,6 +26,7 @@ from .crypto import powers, prepare
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
+from .words import empty_room_words, silence_words
 
 log = logging.getLogger("tabletop.shell")
 NOT_CONNECTED = "not connected to the relay: nothing was sent"
@@ -265,11 +266,9 @@ class Seat:
     def give_up(self, waited: float) -> str:
         """Stop waiting for silent seats: one line naming what they owe; the transcript is kept."""
         table = self.table
-        owed = table.awaiting()
         if not any(s != table.me for s in table.names):  # nobody else ever joined
-            return f"nobody came to play in room {table.room} (waited {waited:g} s)"
-        what = "; ".join(f"{table.name(s)} never {thing}" for s, thing in owed) or "nobody moved"
-        line = f"{what} (silent for {waited:g} s)"
+            return empty_room_words(table.room, waited)
+        line = silence_words(table.awaiting(), table.seat_names(), waited)
         self.transcript_path = self.write_transcript(line)
         return line
 

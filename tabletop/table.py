@@ -33,6 +33,8 @@ from . import wire
 from .crypto import Group, derive_bytes
 from .groups import GROUPS, group_of_prime
 from .game import Game, GameState, Outcome, RuleViolation, Setup
+from .values import Awaiting, Fault, Owed, Problem, Verdict
+from .words import verdict_words
 
 START = "start"  # the label of the draw for who starts
 
@@ -160,7 +162,7 @@ class Play:
     pending: tuple[int, wire.Message] | None = None  # a move waiting for its showings
     outcome: Outcome | None = None
     audits: dict[int, wire.Audit] = field(default_factory=dict)
-    verdict: list[str] | None = None  # [] means fair
+    verdict: list[Problem] | None = None  # [] means fair
     revealed: dict[int, int] = field(default_factory=dict)  # every position's card, once a fair audit decrypted it
     last_move: str | None = None  # the last move as a log line ("bo discarded 8♥")
 
@@ -172,40 +174,6 @@ class Play:
     def deck(self) -> mental.Deck | None:
         """The deck of the current deal, if the game has cards."""
         return self.decks[-1] if self.decks else None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The audit of one game: what it checked, and what failed (each problem names who, then what)."""
-
-    problems: tuple[str, ...]
-    decks: int
-    cards: int  # in each deck
-    moves: int  # moves and choices (throws) together
-    tally: tuple[str, str]  # what the game calls one of them, and several
-
-    @property
-    def fair(self) -> bool:
-        return not self.problems
-
-    @property
-    def problem(self) -> str | None:
-        """The first problem, and how many more (each is in ``problems``, and the transcript lets anyone find them)."""
-        if not self.problems:
-            return None
-        more = len(self.problems) - 1
-        return self.problems[0] + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
-
-    @property
-    def summary(self) -> str:
-        """One short line."""
-        if self.problem is not None:
-            return f"Not fair: {self.problem}"
-        counted = f"{self.moves} {self.tally[self.moves != 1]}"
-        if not self.decks:
-            return f"Checked: every {self.tally[0]} was verified — nobody cheated ({counted})"
-        decks = f"{self.decks} deck{'s' * (self.decks > 1)} of {self.cards} cards"
-        return f"Checked: every shuffle, deal and move was verified — nobody cheated ({decks}, {counted})"
 
 
 @dataclass(frozen=True)
@@ -226,7 +194,7 @@ class TableView:
     verdict: Verdict | None  # once audited
     problem: str | None
     rematch_offered: bool
-    awaiting: tuple[tuple[int, str], ...]
+    awaiting: tuple[Awaiting, ...]
     last_move: str | None  # the shown game's last move, from my side: "Computer discarded 8♥"
     wins: tuple[int, ...]  # fair games won in this room, per seat
     safety: str | None
@@ -314,6 +282,10 @@ class Table:
     def who(self, seat: int) -> str:
         """A seat as the subject of a log line: "you" for me."""
         return "you" if seat == self.me else self.name(seat)
+
+    def seat_names(self) -> tuple[str, ...]:
+        """Every seat's :meth:`name`, in seat order: what tabletop/words.py names seats from."""
+        return tuple(self.name(s) for s in range(self.play.seats or self.wish.seats))
 
     def others(self) -> list[int]:
         return [s for s in range(self.play.seats or self.wish.seats) if s != self.me]
@@ -670,14 +642,14 @@ class Table:
             return None
         seeds = {seat: mental.Secrets(p.group, bytes.fromhex(audit.seed))
                  for seat, audit in p.audits.items() if seat != self.me}
-        jobs = [deck.audit_job(seeds, self.who) for deck in p.decks]
+        jobs = [deck.audit_job(seeds) for deck in p.decks]
         found = [problem for job in jobs if isinstance(job, list) for problem in job]
         if found:
             return Work(mental.Job([], [], p.group, lambda _: self._conclude(p, found)), p.number)
         deals = [job for job in jobs if isinstance(job, mental.Job)]
 
         def finish(results: list[int]) -> None:
-            problems: list[str] = []
+            problems: list[Problem] = []
             cards: dict[int, int] = {}
             start = 0
             for job in deals:
@@ -693,7 +665,7 @@ class Table:
         exponents = [e for job in deals for e in job.exponents]
         return Work(mental.Job(bases, exponents, p.group, finish), p.number)
 
-    def _replay(self, p: Play, cards: dict[int, int]) -> list[str]:
+    def _replay(self, p: Play, cards: dict[int, int]) -> list[Problem]:
         """Play the game again with every face known: each move legal, each claim true."""
         assert p.game is not None and p.state is not None and p.starter is not None
         state = p.game.new(p.state.setup)
@@ -716,13 +688,14 @@ class Table:
                 state.check(seat, move)
                 state.push(seat, move)
             except RuleViolation as error:
-                return [f"{self.who(seat)} {error}"]
+                return [Problem(seat, Fault.ILLEGAL_MOVE, str(error))]
 
-    def _conclude(self, p: Play, found: list[str]) -> None:
+    def _conclude(self, p: Play, found: list[Problem]) -> None:
         p.verdict = found
         verdict = self.verdict(p)
         assert verdict is not None
-        self._say(verdict.summary if p is self.play else f"game {p.number}: {verdict.summary}")
+        summary = verdict_words(verdict, self.seat_names(), self.me)
+        self._say(summary if p is self.play else f"game {p.number}: {summary}")
 
     # -- what I owe ----------------------------------------------------------------------------------
 
@@ -877,38 +850,35 @@ class Table:
 
     # -- silence --------------------------------------------------------------------------------------
 
-    def awaiting(self) -> list[tuple[int, str]]:
-        """Who owes the game what now, as (seat, the end of "bo never …"); empty while it is my move."""
+    def awaiting(self) -> list[Awaiting]:
+        """Who owes the game what now (tabletop/words.py words it: "bo never …"); empty while it is my move."""
         p = self.play
         phase = self.phase
-        seats = range(p.seats or self.wish.seats)
+        others = self.others()
         if phase is Phase.VIOLATION:
             return []
         if p.verdict is not None or (p.audited and p.outcome is not None):
-            if self.want > p.number:
-                return [(s, "accepted the rematch") for s in seats if s != self.me]
-            return []
+            return [Awaiting(s, Owed.REMATCH) for s in others] if self.want > p.number else []
         if phase is Phase.WAITING:
-            what = "accepted the rematch" if p.number > 1 else "said hello"
-            return [(s, what) for s in seats if s != self.me and s not in p.hellos]
+            what = Owed.REMATCH if p.number > 1 else Owed.HELLO
+            return [Awaiting(s, what) for s in others if s not in p.hellos]
         if phase is Phase.STARTING and p.draw is not None:
-            return [(s, f"{'sent their commitment' if p.draw.owed(s) == 'commit' else 'revealed their draw'}"
-                        " for who starts") for s in seats if s != self.me and p.draw.owed(s)]
+            return [Awaiting(s, Owed.START_COMMITMENT if p.draw.owed(s) == "commit" else Owed.START_REVEAL)
+                    for s in others if p.draw.owed(s)]
         if phase is Phase.SHUFFLING and p.deck is not None:
             step = len(p.deck.steps)
             owner = p.deck.step_owner(step)
-            return [] if owner == self.me else [(owner, f"sent shuffle step {step + 1} of {2 * p.seats}")]
+            return [] if owner == self.me else [Awaiting(owner, Owed.SHUFFLE_STEP, step + 1, 2 * p.seats)]
         if p.deck is not None and p.deck.shows:
-            what = "sent the keys to your hand" if phase is Phase.DEALING else "sent their key to a card"
-            return [(s, what) for s in seats if s != self.me and p.deck.owes(s)]
+            what = Owed.HAND_KEYS if phase is Phase.DEALING else Owed.CARD_KEY
+            return [Awaiting(s, what) for s in others if p.deck.owes(s)]
         if phase is Phase.AUDITING:
-            return [(s, "sent their keys for the audit: the game cannot be verified")
-                    for s in seats if s != self.me and s not in p.audits]
+            return [Awaiting(s, Owed.AUDIT_KEYS) for s in others if s not in p.audits]
         if p.choice is not None:
-            return [(s, f"{'chose' if p.choice.owed(s) == 'commit' else 'revealed their choice'}")
-                    for s in seats if s != self.me and p.choice.owed(s)]
+            return [Awaiting(s, Owed.CHOICE_COMMITMENT if p.choice.owed(s) == "commit" else Owed.CHOICE_REVEAL)
+                    for s in others if p.choice.owed(s)]
         if p.state is not None:
-            return [(s, "made their move") for s in p.state.to_move() if s != self.me]
+            return [Awaiting(s, Owed.MOVE) for s in p.state.to_move() if s != self.me]
         return []
 
     # -- the view ----------------------------------------------------------------------------------------
@@ -923,7 +893,7 @@ class Table:
         result = Result.of(outcome, self.me) if outcome is not None else None
         return TableView(
             phase=self.phase, game=p.number, me=self.me, seats=seats,
-            names=tuple(self.name(s) for s in range(seats)),
+            names=self.seat_names(),
             present=tuple(s in self.present for s in range(seats)),
             my_turn=bool(state is not None and self.phase is Phase.PLAYING and p.pending is None
                          and self.me in state.to_move() and p.choice is None),

@@ -21,7 +21,9 @@ from typing import Any
 from .groups import DEFAULT_GROUP
 from .game import Game, GameState
 from .ledger import Event
-from .table import OBSERVER, Phase, Play, Table, Verdict, Violation, Wish
+from .table import OBSERVER, Phase, Play, Table, Violation, Wish
+from .values import Verdict
+from .words import first_problem, unaudited_words, unfinished_words, verdict_words
 
 
 class NotATranscript(Exception):
@@ -60,7 +62,7 @@ class GameCheck:
             return f"{head}: NOT VERIFIED: {self.problem}"
         assert self.winners is not None and self.verdict is not None
         won = "a draw" if not self.winners else " and ".join(self.names[s] for s in self.winners) + " won"
-        return f"{head}: {won}. {self.verdict.summary}"
+        return f"{head}: {won}. {verdict_words(self.verdict, self.names)}"
 
 
 def load(path: Path) -> Transcript:
@@ -151,19 +153,17 @@ def check(transcript: Transcript, catalog: Mapping[str, Game]) -> list[GameCheck
             problem = _unfinished(table, play)
         verdict = table.verdict(play)
         if problem is None and verdict is not None:
-            problem = verdict.problem
+            problem = first_problem(verdict, names)
         checks.append(GameCheck(play.number, play.game.title, names,
                                 play.outcome.winners if play.outcome else None, problem, verdict, play))
     return checks
 
 
 def _unfinished(table: Table, play: Play) -> str:
-    owed = table.awaiting() if play is table.play else []
+    names = table.seat_names()
     if play.outcome is not None and table.phase is Phase.AUDITING:
-        missing = [table.name(s) for s in range(play.seats) if s not in play.audits]
-        return f"{' and '.join(missing)} never published their keys for the audit: the game cannot be verified"
-    what = "; ".join(f"{table.name(s)} never {thing}" for s, thing in owed)
-    return "the transcript ends before the game did" + (f" ({what})" if what else "")
+        return unaudited_words([s for s in range(play.seats) if s not in play.audits], names)
+    return unfinished_words(table.awaiting() if play is table.play else [], names)
 
 
 @dataclass(frozen=True)

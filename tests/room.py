@@ -17,8 +17,16 @@ from tabletop import wire
 from tabletop.crypto import Group
 from tabletop.groups import DEFAULT_GROUP
 from tabletop.table import Needs, Post, Strategy, Table, Violation, Wish, Work
+from tabletop.words import verdict_words
 
 Tamper = Callable[[Table, dict], "dict | list[dict] | None"]  # (cheater's table, honest body) -> what to post
+
+
+def summary(table: Table) -> str:
+    """The audit of the table's game on screen, in the words of its log and of the game-over screen."""
+    view = table.view()
+    assert view.verdict is not None
+    return verdict_words(view.verdict, view.names, view.me)
 
 
 @dataclass

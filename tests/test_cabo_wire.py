@@ -11,6 +11,7 @@ from arena import Players
 from games.cabo.game import CaboState
 from games.cabo.strategy import simple
 from processes import finish, run_bot
+from room import summary
 from tabletop.ledger import Event, RelayClient
 from tabletop.table import Phase, Table
 from test_cabo_table import ONE_ROUND, opened, racing
@@ -24,7 +25,7 @@ async def test_three_seats_play_a_whole_game_over_a_relay_and_agree(players, tmp
     tables = [seat.table for seat in table.seats]
     for each in tables:
         assert each.phase is Phase.OVER and each.play.verdict == [], each.play.verdict
-        assert each.view().verdict.summary.startswith("Checked: every shuffle")
+        assert summary(each).startswith("Checked: every shuffle")
     assert tables[0].play.moves == tables[1].play.moves == tables[2].play.moves  # all folded one game
     assert tables[0].play.outcome == tables[1].play.outcome == tables[2].play.outcome
     state = tables[0].play.state

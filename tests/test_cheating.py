@@ -19,13 +19,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from games.discard.game import CantMove, DiscardCard, DiscardState, Draw
 from games.discard.rules import matches
 from games.discard.strategy import simple
-from room import Room
+from room import Room, summary
 from tabletop import wire
 from tabletop.crypto import Group
 from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.modp import MODP_2048
 from tabletop.deck import Show
 from tabletop.table import Phase, Table
+from tabletop.values import Fault, Problem
 from test_crypto import ORDER_2
 from test_table import wrong_sealed_share
 
@@ -169,9 +170,10 @@ def test_a_false_cant_move_claim_is_caught_by_the_audit():
     room = play(Once(claim_when(empty_pile_and_a_match)), honest_strategy=draw_first(1), cheater_strategy=draw_first(2))
     honest = room.tables[HONEST]
     assert HONEST not in room.violations, room.violations
-    assert honest.play.verdict and honest.play.verdict[0].startswith("bo claimed they could not move, but held ")
+    assert honest.play.verdict and honest.play.verdict[0].kind is Fault.ILLEGAL_MOVE
+    assert honest.play.verdict[0].details.startswith("claimed they could not move, but held ")
     assert honest.view().result == "win"
-    assert honest.view().verdict.summary.startswith("Not fair: bo claimed they could not move")
+    assert summary(honest).startswith("Not fair: bo claimed they could not move")
 
 
 def test_a_cant_move_claim_with_cards_left_to_draw():
@@ -575,10 +577,9 @@ def test_an_audit_with_another_seed_is_one_short_finding():
     room = play(Once(other_seed), deck="full")
     honest = room.tables[HONEST]
     assert HONEST not in room.violations, room.violations
-    assert honest.play.verdict == ["bo published a deck seed that is not the one of their hello"]
-    verdict = honest.view().verdict
-    assert verdict.summary == "Not fair: bo published a deck seed that is not the one of their hello"
-    assert honest.log[-1] == verdict.summary
+    assert honest.play.verdict == [Problem(CHEATER, Fault.BAD_SEED)]
+    assert summary(honest) == "Not fair: bo published a deck seed that is not the one of their hello"
+    assert honest.log[-1] == summary(honest)
 
 
 def second_audit(table, body, seed=hashlib.sha256(b"equivocation").hexdigest()):

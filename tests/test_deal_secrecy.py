@@ -27,6 +27,7 @@ from tabletop.ed25519 import Ed25519Group
 from tabletop.groups import GROUPS
 from tabletop.modp import ModpGroup
 from tabletop.table import Phase, Table
+from tabletop.values import Fault, Problem
 
 # SHA-256 of the 52 encodings of card 0..51 as lower-case hex joined by commas (docs/protocol.md).
 TEST_VECTORS = {
@@ -191,4 +192,4 @@ def test_control_related_encodings_let_the_second_shuffler_stack(related_encodin
     [(room, _, _)] = stacked_deals(1, group, play_out=True)
     room.run()
     assert room.violations == {}
-    assert room.tables[0].play.verdict == ["bo's phase-1 shuffle is not the one their seed makes"]
+    assert room.tables[0].play.verdict == [Problem(1, Fault.BAD_SHUFFLE)]

@@ -11,9 +11,10 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from games import GAMES
 from games.discard.strategy import simple
 from peekgame import TARGET, DealsGame, Look, Open, Pass, PeekGame, PeekState, script
-from room import Room
+from room import Room, summary
 from tabletop.deck import _open, seal_key
 from tabletop.table import GameContractError, Phase
+from tabletop.values import Fault, Problem
 
 
 def discard_room(**options) -> Room:
@@ -31,8 +32,8 @@ def test_a_discard_game_is_audited_fair_with_neither_relay_nor_pool():
     assert {v.result for v in views} == {"win", "loss"}
     assert views[0].verdict == views[1].verdict
     moves = len(room.tables[0].play.moves)
-    assert views[0].verdict.summary == ("Checked: every shuffle, deal and move was verified — nobody cheated "
-                                        f"(1 deck of 24 cards, {moves} moves)")
+    assert summary(room.tables[0]) == ("Checked: every shuffle, deal and move was verified — nobody cheated "
+                                      f"(1 deck of 24 cards, {moves} moves)")
     assert views[0].safety == views[1].safety and len(views[0].safety.split()) == 6
     # Both folded the same game: the same moves, in the same order.
     assert room.tables[0].play.moves == room.tables[1].play.moves
@@ -202,7 +203,7 @@ def test_a_shuffle_step_against_its_seed_is_caught_by_the_audit():
     room.tamper = {1: reorder}
     room.run()
     assert 0 not in room.violations
-    assert "bo's phase-1 shuffle is not the one their seed makes" in room.tables[0].play.verdict
+    assert Problem(1, Fault.BAD_SHUFFLE) in room.tables[0].play.verdict
 
 
 def test_two_seats_who_both_saw_a_card_answer_its_showing_to_everyone_at_once_without_a_clash():

@@ -13,6 +13,7 @@ from discard_tui.war_screen import Trick, WarScreenView
 from discard_tui.widgets import DrawPile, StatusBar
 from tabletop import wire
 from tabletop.table import Phase
+from tabletop.words import verdict_words
 from pilot import until
 
 SIZE = (80, 24)
@@ -58,7 +59,7 @@ async def test_space_turns_then_a_plays_to_the_game_over_dialog():
         end = board(app)
         text = {name: app.screen.query_one(f"#{name}").render().plain for name in ("result", "ending", "verdict")}
         summary, kept = text["verdict"].split("\n")
-        assert end.verdict.summary.startswith("Checked: every shuffle") and summary == end.verdict.summary
+        assert summary.startswith("Checked: every shuffle") and summary == verdict_words(end.verdict, end.names, end.me)
         assert kept.startswith("Transcript of every message: ") and str(end.transcript) in kept
         assert end.tricks == 30
         assert text["result"] == "You lose" and end.piles == (38, 14)

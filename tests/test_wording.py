@@ -45,3 +45,37 @@ def test_the_match_score_around_a_bigger_table_names_only_who_has_won():
 
     assert line((0, 0, 0)) == ""
     assert line((0, 2, 1)) == "Computer 2: 2 · ana: 1 games won"
+
+
+def test_every_thing_owed_and_every_fault_has_its_words():
+    from tabletop.values import Fault, Owed
+    from tabletop.words import FAULTS, OWED
+
+    assert set(OWED) == set(Owed) and set(FAULTS) == set(Fault)
+
+
+def test_what_a_silent_seat_owes_is_worded_from_values():
+    from tabletop.values import Awaiting, Owed
+    from tabletop.words import awaiting_words, silence_words, unfinished_words
+
+    names = ("ana", "bo", "cy")
+    owed = [Awaiting(1, Owed.SHUFFLE_STEP, 3, 4), Awaiting(2, Owed.MOVE)]
+    assert awaiting_words(owed, names) == "bo never sent shuffle step 3 of 4; cy never made their move"
+    assert silence_words([], names, 1.5) == "nobody moved (silent for 1.5 s)"
+    assert unfinished_words(owed[1:], names) == "the transcript ends before the game did (cy never made their move)"
+
+
+def test_an_audits_problems_are_worded_from_values_naming_me_you():
+    from tabletop.values import Fault, Problem, Verdict
+    from tabletop.words import problem_words, verdict_words
+
+    names = ("ana", "bo")
+    assert problem_words(Problem(1, Fault.BAD_SEALED_KEY, card=7, to=0), names, me=0) == \
+        "bo's sealed key for card 7 to you was wrong"
+    assert problem_words(Problem(None, Fault.BAD_DEAL, deal=2), names) == "deal 2 does not decrypt to one of each card"
+    unfair = Verdict((Problem(1, Fault.ILLEGAL_MOVE, "drew {twice}"), Problem(1, Fault.BAD_SEED),
+                      Problem(1, Fault.BAD_REKEYING)), 1, 52, 9, ("move", "moves"))
+    assert verdict_words(unfair, names) == "Not fair: bo drew {twice} (and 2 more problems)"
+    fair = Verdict((), 2, 24, 1, ("move", "moves"))
+    assert fair.fair and verdict_words(fair, names) == ("Checked: every shuffle, deal and move was verified — nobody "
+                                                        "cheated (2 decks of 24 cards, 1 move)")

@@ -1,0 +1,106 @@
+"""The words put to the table's values of tabletop/values.py: who owes the game what, and an audit's verdict.
+
+Every sentence about them is written here, once, and read by everyone who shows one: the table's own log,
+the shell's give-up line (discard-bot's, and the reason a transcript keeps), a transcript's check
+(discard-verify, the replay), discard-bot's failure line and the game-over screen. It lives in ``tabletop/``
+because the table and the shell write some of them themselves and must not import ``discard_tui/``; the screens'
+own words for the table's values (a result, the progress) are in discard_tui/words.py, which the first frame
+imports before any of ``tabletop/``.
+
+Seats are named from ``names`` (one per seat, as ``Table.name`` gives them); the seat ``me``, if given, is "you".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .values import Awaiting, Fault, Owed, Problem, Verdict
+
+OWED = {  # each ends "bo never …"
+    Owed.HELLO: "said hello",
+    Owed.REMATCH: "accepted the rematch",
+    Owed.START_COMMITMENT: "sent their commitment for who starts",
+    Owed.START_REVEAL: "revealed their draw for who starts",
+    Owed.SHUFFLE_STEP: "sent shuffle step {step} of {steps}",
+    Owed.HAND_KEYS: "sent the keys to your hand",
+    Owed.CARD_KEY: "sent their key to a card",
+    Owed.AUDIT_KEYS: "sent their keys for the audit: the game cannot be verified",
+    Owed.CHOICE_COMMITMENT: "chose",
+    Owed.CHOICE_REVEAL: "revealed their choice",
+    Owed.MOVE: "made their move",
+}
+
+FAULTS = {
+    Fault.BAD_SEED: "{who} published a deck seed that is not the one of their hello",
+    Fault.UNCOMMITTED_KEY: "{who}'s key for card {card} is not the one they committed to",
+    Fault.BAD_SEALED_KEY: "{who}'s sealed key for card {card} to {to} was wrong",
+    Fault.BAD_SHOWN_KEY: "{who}'s key for card {card} during the game is not their real one",
+    Fault.BAD_SHUFFLE: "{who}'s phase-1 shuffle is not the one their seed makes",
+    Fault.BAD_REKEYING: "{who}'s phase-2 shuffle does not match their keys",
+    Fault.BAD_DEAL: "deal {deal} does not decrypt to one of each card",
+    Fault.ILLEGAL_MOVE: "{who} {details}",
+}
+
+
+def _who(seat: int | None, names: Sequence[str], me: int | None) -> str:
+    return "" if seat is None else "you" if seat == me else names[seat]
+
+
+# -- silence -------------------------------------------------------------------------------------------------
+
+
+def awaiting_words(owed: Sequence[Awaiting], names: Sequence[str]) -> str:
+    """ "bo never made their move", one clause per seat, joined by "; "; empty when nobody owes anything."""
+    return "; ".join(f"{names[a.seat]} never {OWED[a.what].format(step=a.step, steps=a.steps)}" for a in owed)
+
+
+def silence_words(owed: Sequence[Awaiting], names: Sequence[str], waited: float) -> str:
+    """Why a seat gave up waiting: "bo never made their move (silent for 60 s)"."""
+    return f"{awaiting_words(owed, names) or 'nobody moved'} (silent for {waited:g} s)"
+
+
+def empty_room_words(room: str, waited: float) -> str:
+    """Why a seat gave up waiting when nobody else ever joined its room."""
+    return f"nobody came to play in room {room} (waited {waited:g} s)"
+
+
+def unfinished_words(owed: Sequence[Awaiting], names: Sequence[str]) -> str:
+    """Why a transcript's game is not verified although nothing in it broke the rules: it stops early."""
+    what = awaiting_words(owed, names)
+    return "the transcript ends before the game did" + (f" ({what})" if what else "")
+
+
+def unaudited_words(missing: Sequence[int], names: Sequence[str]) -> str:
+    """A transcript's game that ended but whose audit never came: who never published their keys."""
+    return (f"{' and '.join(names[s] for s in missing)} never published their keys for the audit: "
+            "the game cannot be verified")
+
+
+# -- the audit -----------------------------------------------------------------------------------------------
+
+
+def problem_words(problem: Problem, names: Sequence[str], me: int | None = None) -> str:
+    """ "bo's phase-1 shuffle is not the one their seed makes", "bo claimed they could not move, …"."""
+    return FAULTS[problem.kind].format(who=_who(problem.seat, names, me), to=_who(problem.to, names, me),
+                                       card=problem.card, deal=problem.deal, details=problem.details)
+
+
+def first_problem(verdict: Verdict, names: Sequence[str], me: int | None = None) -> str | None:
+    """The first problem, and how many more (the transcript lets anyone find each); None for a fair game."""
+    if not verdict.problems:
+        return None
+    more = len(verdict.problems) - 1
+    return problem_words(verdict.problems[0], names, me) + (
+        f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
+def verdict_words(verdict: Verdict, names: Sequence[str], me: int | None = None) -> str:
+    """The audit in one short line: "Checked: every shuffle, deal and move was verified — …" or "Not fair: …"."""
+    problem = first_problem(verdict, names, me)
+    if problem is not None:
+        return f"Not fair: {problem}"
+    counted = f"{verdict.moves} {verdict.tally[verdict.moves != 1]}"
+    if not verdict.decks:
+        return f"Checked: every {verdict.tally[0]} was verified — nobody cheated ({counted})"
+    decks = f"{verdict.decks} deck{'s' * (verdict.decks > 1)} of {verdict.cards} cards"
+    return f"Checked: every shuffle, deal and move was verified — nobody cheated ({decks}, {counted})"
