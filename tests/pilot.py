@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual import on
 from textual.app import App
 from textual.pilot import Pilot
 
 import discard_tui
-from discard_tui.table_screen import TableScreen
+from discard_tui.table_screen import Intent, TableScreen
 from discard_tui.view import SeatPhase, SeatView
 
 
@@ -37,17 +39,35 @@ def text_of(screen, selector: str) -> str:
 
 
 class TableHarness(App[None]):
-    """One table screen showing one view, with the app's styles: a screen tested without a game, a relay or crypto."""
+    """One table screen showing one view, with the app's styles: a screen tested without a game, a relay or crypto.
+
+    What the screen asks the game for (its :class:`Intent` messages, which the real app hands to the table) is
+    kept in ``intents``: nothing acts on it here.
+    """
 
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
 
     def __init__(self, screen: TableScreen, view: SeatView) -> None:
         super().__init__()
         self.table, self.view = screen, view
+        self.intents: list[Intent] = []
 
-    def on_mount(self) -> None:
-        self.push_screen(self.table)
+    async def on_mount(self) -> None:
+        await self.push_screen(self.table)  # mounted: a view given to a screen still mounting waits for the next
         self.table.update(self.view)
+
+    @on(Intent)
+    def record(self, intent: Intent) -> None:
+        self.intents.append(intent)
+
+    def asked(self) -> list[tuple[str, int | None]]:
+        """The intents so far, as (action, index)."""
+        return [(intent.action, intent.index) for intent in self.intents]
+
+    def show(self, **changes: Any) -> None:
+        """Show the view ``changes`` away from the one shown, as the engine's next change would."""
+        assert self.table.view is not None
+        self.table.update(dataclasses.replace(self.table.view, **changes))
 
 
 def seat_view(kind: type[SeatView] = SeatView, **fields: Any) -> Any:
