@@ -1,19 +1,33 @@
-"""The one way screen tests wait on a Textual app run by Pilot, read what it shows, and show a screen alone."""
+"""The one way screen tests wait on a Textual app run by Pilot, read what it shows, and show a screen alone.
+
+A screen alone (:class:`TableHarness`) shows a view built by hand (:func:`seat_view`), or what a seat of a game
+played on tests/room.py's in-memory ledger sees (:func:`offline_room`, :func:`view_of`): the same tables, rules
+and crypto as the app's, built by the app's own view functions, without a relay, a process pool or Pilot's
+waits for each move.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import App
 from textual.pilot import Pilot
 
 import discard_tui
+from discard_tui.app import DiscardApp
+from discard_tui.config import SCREENS, PlayConfig
 from discard_tui.table_screen import Intent, TableScreen
 from discard_tui.view import SeatPhase, SeatView
+from room import Room
+
+if TYPE_CHECKING:
+    from tabletop.shell import Seat
+    from tabletop.table import Table
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the expected state",
@@ -39,18 +53,27 @@ def text_of(screen, selector: str) -> str:
 
 
 class TableHarness(App[None]):
-    """One table screen showing one view, with the app's styles: a screen tested without a game, a relay or crypto.
+    """One table screen showing one view, with the app's styles, title and keys in the footer: a screen tested
+    without the app's relay, seats and computers.
 
     What the screen asks the game for (its :class:`Intent` messages, which the real app hands to the table) is
     kept in ``intents``: nothing acts on it here.
     """
 
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
+    BINDINGS = DiscardApp.BINDINGS  # shown in the footer as the app shows them (their actions are the app's)
 
-    def __init__(self, screen: TableScreen, view: SeatView) -> None:
+    def __init__(self, screen: TableScreen, view: SeatView, title: str = "discard") -> None:
         super().__init__()
         self.table, self.view = screen, view
+        self.title = title
         self.intents: list[Intent] = []
+
+    @classmethod
+    def of(cls, room: Room, seat: int = -1) -> TableHarness:
+        """The table screen of ``room``'s game, showing what ``seat`` (by default the last: mine) sees now."""
+        ui = SCREENS[room.game].ui()
+        return cls(ui.screen(PlayConfig.leave_grace), view_of(room, seat), title=ui.title)
 
     async def on_mount(self) -> None:
         await self.push_screen(self.table)  # mounted: a view given to a screen still mounting waits for the next
@@ -78,3 +101,36 @@ def seat_view(kind: type[SeatView] = SeatView, **fields: Any) -> Any:
                                 my_turn=False, log=(), progress=None, link=Link.CONNECTED, result=None, verdict=None,
                                 problem=None, transcript=None, rematch_offered=False, waiting_since=None, moves=0)
     return kind(**{**base, **fields})
+
+
+def offline_room(config: PlayConfig) -> Room:
+    """The room the app sets up against its computers for ``config``, on tests/room.py's in-memory ledger instead
+    of an embedded relay: its name, game, options and group; the computers first (they sit down first in the app),
+    named and seeded as the app names and seeds them, each with the game's computer strategy; my seat last, with
+    my seed, moving only when the test says (``room.strategies``)."""
+    from discard_tui.saves import computer_name
+    from games import GAMES
+    from tabletop.groups import GROUPS
+
+    assert config.seeds is not None, "fixed seeds: the same game every run"
+    game, computers = GAMES[config.game], config.computers
+    room = Room(game=config.game, seats=config.seats, options=dict(config.options), group=GROUPS[config.group],
+                name=config.room, seeds=[*config.seeds[1:], config.seeds[0]],
+                names=(*(computer_name(k) for k in range(computers)), config.name))
+    room.strategies = {k: game.computer(None if config.opponent_seed is None else config.opponent_seed + k)
+                       for k in range(computers)}
+    return room
+
+
+def offline_seat(table: Table) -> Seat:
+    """The app's Seat around ``table`` with no relay behind it: connected, caught up, nothing on its way."""
+    from tabletop.ledger import Link
+    from tabletop.shell import Ledger, Seat
+
+    ledger = cast(Ledger, SimpleNamespace(seat=table.me, token=None, link=Link.CONNECTED))
+    return Seat(ledger, table, replaying=False, caught_up=True)
+
+
+def view_of(room: Room, seat: int = -1) -> Any:
+    """What the app's screen for ``room``'s game shows of ``seat`` now, built by that game's own view function."""
+    return SCREENS[room.game].ui().view(offline_seat(room.tables[seat]))
