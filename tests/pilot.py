@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
@@ -21,13 +20,12 @@ from textual.pilot import Pilot
 import discard_tui
 from discard_tui.app import DiscardApp
 from discard_tui.config import SCREENS, PlayConfig
-from discard_tui.table_screen import Intent, TableScreen
+from discard_tui.table_screen import Intent, MoveLog, TableScreen
 from discard_tui.view import SeatPhase, SeatView
 from room import Room
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
-    from tabletop.table import Table
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the expected state",
@@ -68,12 +66,15 @@ class TableHarness(App[None]):
         self.table, self.view = screen, view
         self.title = title
         self.intents: list[Intent] = []
+        self.room: Room | None = None  # the game it shows, if any (of)
 
     @classmethod
     def of(cls, room: Room, seat: int = -1) -> TableHarness:
         """The table screen of ``room``'s game, showing what ``seat`` (by default the last: mine) sees now."""
         ui = SCREENS[room.game].ui()
-        return cls(ui.screen(PlayConfig.leave_grace), view_of(room, seat), title=ui.title)
+        harness = cls(ui.screen(PlayConfig.leave_grace), view_of(room, seat), title=ui.title)
+        harness.room = room
+        return harness
 
     async def on_mount(self) -> None:
         await self.push_screen(self.table)  # mounted: a view given to a screen still mounting waits for the next
@@ -122,15 +123,52 @@ def offline_room(config: PlayConfig) -> Room:
     return room
 
 
-def offline_seat(table: Table) -> Seat:
-    """The app's Seat around ``table`` with no relay behind it: connected, caught up, nothing on its way."""
-    from tabletop.ledger import Link
+class RoomLedger:
+    """A seat's ledger on a Room of tests/room.py, in the relay's place: always connected, and a post lands at once
+    (the room feeds every table; a seat here never reads events)."""
+
+    token = None
+
+    def __init__(self, room: Room, seat: int) -> None:
+        from tabletop.ledger import Link
+
+        self.room, self.seat, self.link = room, seat, Link.CONNECTED
+
+    async def post(self, body: dict) -> bool:
+        self.room.append(self.seat, "post", body)
+        return True
+
+    async def close(self) -> None:
+        pass
+
+
+def offline_seat(room: Room, seat: int = -1) -> Seat:
+    """The app's Seat at ``room``'s table ``seat`` (the last: mine), posting to the room: caught up, nothing on its
+    way."""
     from tabletop.shell import Ledger, Seat
 
-    ledger = cast(Ledger, SimpleNamespace(seat=table.me, token=None, link=Link.CONNECTED))
-    return Seat(ledger, table, replaying=False, caught_up=True)
+    table = room.tables[seat]
+    return Seat(cast(Ledger, RoomLedger(room, table.me)), table, replaying=False, caught_up=True)
 
 
 def view_of(room: Room, seat: int = -1) -> Any:
     """What the app's screen for ``room``'s game shows of ``seat`` now, built by that game's own view function."""
-    return SCREENS[room.game].ui().view(offline_seat(room.tables[seat]))
+    return SCREENS[room.game].ui().view(offline_seat(room, seat))
+
+
+async def carry_out(room: Room, intent: Intent, seat: int = -1) -> str | None:
+    """Make the move ``intent`` asks for as the app does (the game's own ``act``), posted to ``room``; then let the
+    others post what they owe (the keys that show it, the computers' moves). The reason it was refused, or None."""
+    reason = await SCREENS[room.game].ui().act(offline_seat(room, seat), intent)
+    room.run()
+    return reason
+
+
+async def settled(pilot: Pilot) -> None:
+    """A table screen has written its whole log, scrolled it to the last line and shown its keys (for snapshots)."""
+    app = pilot.app
+    assert isinstance(app, TableHarness)
+    log, table = app.table.query_one(MoveLog), app.table
+    await until(pilot, lambda: table.view is not None and log.lines_shown == table.view.log, "the whole log")
+    await until(pilot, lambda: log.scroll_y == log.max_scroll_y, "the log at its last line")
+    await pilot.wait_for_scheduled_animations()

@@ -10,11 +10,11 @@ import dataclasses
 
 from discard_tui.app import GameOverScreen, HelpScreen, PlayConfig
 from discard_tui.discard_screen import HELP
-from discard_tui.table_screen import MoveLog, help_page
+from discard_tui.table_screen import help_page
 from games.cards import FULL_DECK
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches
-from pilot import TableHarness, offline_room, until
+from pilot import TableHarness, offline_room, settled, until
 from tabletop.table import Table
 
 SIZE = (80, 24)
@@ -46,14 +46,6 @@ def at_the_game_over() -> TableHarness:
     # The app's seat writes the transcript where the data directory says; its name is the time and the room.
     app.view = dataclasses.replace(app.view, transcript="data/transcripts/20261125-120000-snapshot-seat1.json")
     return app
-
-
-async def settled(pilot) -> None:
-    """The table has written its log, scrolled it to its last line and shown its keys."""
-    log = pilot.app.table.query_one(MoveLog)
-    await until(pilot, lambda: log.lines_shown == pilot.app.table.view.log, "the whole log")
-    await until(pilot, lambda: log.scroll_y == log.max_scroll_y, "the log at its last line")
-    await pilot.wait_for_scheduled_animations()
 
 
 def test_table(snap_compare):
