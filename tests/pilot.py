@@ -164,6 +164,20 @@ async def carry_out(room: Room, intent: Intent, seat: int = -1) -> str | None:
     return reason
 
 
+async def play_key(pilot: Pilot, key: str) -> Intent:
+    """Press ``key`` on the table of a room (TableHarness.of): make the move it asks for as the app would, and show
+    the table after it and the others' answers. The intent the key posted."""
+    app = pilot.app
+    assert isinstance(app, TableHarness) and app.room is not None
+    asked = len(app.intents)
+    await pilot.press(key)
+    assert len(app.intents) == asked + 1, f"{key} asked for nothing"
+    assert await carry_out(app.room, app.intents[-1]) is None
+    app.table.update(view_of(app.room))
+    await pilot.pause()
+    return app.intents[-1]
+
+
 async def settled(pilot: Pilot) -> None:
     """A table screen has written its whole log, scrolled it to the last line and shown its keys (for snapshots)."""
     app = pilot.app

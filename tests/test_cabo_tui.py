@@ -16,7 +16,7 @@ from discard_tui.table_screen import help_page
 from discard_tui.view import SeatPhase
 from discard_tui.widgets import StatusBar
 from games.cabo.rules import Stage
-from pilot import TableHarness, carry_out, offline_room, settled, text_of, until, view_of
+from pilot import TableHarness, offline_room, play_key, settled, text_of, until
 from room import Room
 
 SIZE = (80, 24)
@@ -43,14 +43,8 @@ def at_my_turn(seed: int) -> Room:
 
 
 async def draw(pilot) -> None:
-    """Press d, make the draw it asks for, and show the table with the card drawn."""
-    app, room = pilot.app, pilot.app.room
-    await pilot.press("d")
-    assert [intent.action for intent in app.intents] == ["draw"]
-    assert await carry_out(room, app.intents[0]) is None
-    app.table.update(view_of(room))
-    await pilot.pause()
-
+    """Press d: the draw it asks for is made, and the table shows the card drawn."""
+    assert (await play_key(pilot, "d")).action == "draw"
 
 
 def my_turn_or_over(app) -> bool:
