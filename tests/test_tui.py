@@ -14,13 +14,17 @@ from discard_tui.view import SeatPhase
 from games.cards import FULL_DECK, Card
 from games.discard.rules import matches
 from discard_tui.widgets import HandView, StatusBar
-from pilot import TableHarness, seat_view, text_of, until
+from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
 
 
+
+
+def computer_config(deck="short", seed=1, seeds=None) -> PlayConfig:
+    return PlayConfig(name="tester", options={"deck": deck}, opponent_seed=seed, think_time=0, seeds=seeds)
 
 
 def computer_game(deck="short", seed=1) -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", options={"deck": deck}, opponent_seed=seed, think_time=0), terminal_profile())
+    return DiscardApp(computer_config(deck, seed), terminal_profile())
 
 
 SAFETY = "12345 67890 13579 24680 11223 34455"
@@ -76,7 +80,9 @@ async def play_to_game_over(pilot, app) -> None:
     await until(pilot, lambda: text_of(app.screen, "#verdict"), "the verdict")
 
 
-async def test_whole_game_by_keys_to_game_over():
+async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(monkeypatch):
+    """A game by keys to its game-over dialog, n for game 2; closed mid-game 2 and started again, the room shows
+    only the game being played (never game 1's result, its audit or its dialog)."""
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
         await play_to_game_over(pilot, app)
@@ -91,6 +97,28 @@ async def test_whole_game_by_keys_to_game_over():
         assert isinstance(app.screen, TableScreen)
         assert text_of(app.screen, StatusBar).startswith(f" {score} · game 2")
         assert "— game 2 —" in app.view.log
+    # the terminal closed mid-game 2; the same command starts again
+    shown, pushed = [], []
+    update, push = TableScreen.update, DiscardApp.push_screen
+
+    def recording_update(self, view, *args, **kwargs):
+        shown.append((view.game, view.result, view.phase))
+        return update(self, view, *args, **kwargs)
+
+    def recording_push(self, screen, *args, **kwargs):
+        pushed.append(type(screen).__name__)
+        return push(self, screen, *args, **kwargs)
+
+    monkeypatch.setattr(TableScreen, "update", recording_update)
+    monkeypatch.setattr(DiscardApp, "push_screen", recording_push)
+    again = computer_game()
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: again.view is not None and again.view.game == 2 and
+                    again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
+                    f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
+        await pilot.pause()
+    assert shown and {game for game, _, _ in shown} == {2}, shown  # never game 1's result or its audit
+    assert "GameOverScreen" not in pushed
 
 
 async def test_leaving_a_finished_game_cleans_the_data_directory(data_dir):
@@ -422,19 +450,19 @@ async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size)
 
 
 async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn_it_is():
-    app = computer_game(seed=3)
+    """My discard (Enter on the card lifted: the first I can play) and the computer's answer, on the app's game
+    played on the in-memory ledger (tests/pilot.py)."""
+    room = offline_room(computer_config(seed=3, seeds=(b"\3" * 32, b"\4" * 32)))
+    room.run(until=lambda: room.tables[-1].view().my_turn and any(room.tables[-1].view().board.playable))
+    app = TableHarness.of(room)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        view = app.view
-        playable = [i for i, ok in enumerate(view.playable) if ok]
-        await discard_screen.act(app.seat, Intent("discard", playable[0]) if playable else Intent("draw"))
-        await until(pilot, lambda: app.view.moves > view.moves + 1 or app.view.phase is not SeatPhase.PLAYING,
-                    "the computer's answer")
-        await until(pilot, lambda: my_turn_or_over(app), "my turn again")
-        if app.view.phase is SeatPhase.PLAYING:
-            line = text_of(app.screen, StatusBar).splitlines()[1]
-            assert "Your turn" in line and ("Computer discarded" in line or "Computer drew a card" in line), line
-        await show(pilot, app, my_turn=False)
+        moves = app.view.moves
+        assert (await play_key(pilot, "enter")).action == "discard"
+        view = app.table.view
+        assert view.my_turn and view.moves >= moves + 2, "the computer answered"
+        line = text_of(app.screen, StatusBar).splitlines()[1]
+        assert "Your turn" in line and ("Computer discarded" in line or "Computer drew a card" in line), line
+        app.show(my_turn=False)
         assert "Computer's turn" in text_of(app.screen, StatusBar).splitlines()[1]
 
 
@@ -669,35 +697,6 @@ def drop_connections(relay, room):
     """Cut every connection to ``room`` at once, as a relay that stops does."""
     for client in list(relay.channels[room].members):
         client.connection.transport.abort()
-
-
-async def test_a_resumed_room_shows_only_the_game_being_played(monkeypatch):
-    first = computer_game(seed=3)
-    async with first.run_test(size=(80, 24)) as pilot:
-        await play_to_game_over(pilot, first)
-        await pilot.press("n")
-        await until(pilot, lambda: first.view.game == 2 and first.view.phase is SeatPhase.PLAYING, "game 2")
-    shown, pushed = [], []
-    update, push = TableScreen.update, DiscardApp.push_screen
-
-    def recording_update(self, view, *args, **kwargs):
-        shown.append((view.game, view.result, view.phase))
-        return update(self, view, *args, **kwargs)
-
-    def recording_push(self, screen, *args, **kwargs):
-        pushed.append(type(screen).__name__)
-        return push(self, screen, *args, **kwargs)
-
-    monkeypatch.setattr(TableScreen, "update", recording_update)
-    monkeypatch.setattr(DiscardApp, "push_screen", recording_push)
-    again = computer_game(seed=3)
-    async with again.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: again.view is not None and again.view.game == 2 and
-                    again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
-                    f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
-        await pilot.pause()
-    assert shown and {game for game, _, _ in shown} == {2}, shown  # never game 1's "You lose" or its audit
-    assert "GameOverScreen" not in pushed
 
 
 async def test_wss_at_a_plain_relay_says_to_use_ws(relay_url):
