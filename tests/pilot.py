@@ -1,17 +1,31 @@
-"""The one way screen tests wait on a Textual app run by Pilot, read what it shows, and show a screen alone."""
+"""The one way screen tests wait on a Textual app run by Pilot, read what it shows, and show a screen alone.
+
+A screen alone (:class:`TableHarness`) shows a view built by hand (:func:`seat_view`), or what a seat of a game
+played on tests/room.py's in-memory ledger sees (:func:`offline_room`, :func:`view_of`): the same tables, rules
+and crypto as the app's, built by the app's own view functions, without a relay, a process pool or Pilot's
+waits for each move.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from textual import on
 from textual.app import App
 from textual.pilot import Pilot
 
 import discard_tui
-from discard_tui.table_screen import TableScreen
+from discard_tui.app import DiscardApp
+from discard_tui.config import SCREENS, PlayConfig
+from discard_tui.table_screen import Intent, MoveLog, TableScreen
 from discard_tui.view import SeatPhase, SeatView
+from room import Room
+
+if TYPE_CHECKING:
+    from tabletop.shell import Seat
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the expected state",
@@ -37,17 +51,47 @@ def text_of(screen, selector: str) -> str:
 
 
 class TableHarness(App[None]):
-    """One table screen showing one view, with the app's styles: a screen tested without a game, a relay or crypto."""
+    """One table screen showing one view, with the app's styles, title and keys in the footer: a screen tested
+    without the app's relay, seats and computers.
+
+    What the screen asks the game for (its :class:`Intent` messages, which the real app hands to the table) is
+    kept in ``intents``: nothing acts on it here.
+    """
 
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
+    BINDINGS = DiscardApp.BINDINGS  # shown in the footer as the app shows them (their actions are the app's)
 
-    def __init__(self, screen: TableScreen, view: SeatView) -> None:
+    def __init__(self, screen: TableScreen, view: SeatView, title: str = "discard") -> None:
         super().__init__()
         self.table, self.view = screen, view
+        self.title = title
+        self.intents: list[Intent] = []
+        self.room: Room | None = None  # the game it shows, if any (of)
 
-    def on_mount(self) -> None:
-        self.push_screen(self.table)
+    @classmethod
+    def of(cls, room: Room, seat: int = -1) -> TableHarness:
+        """The table screen of ``room``'s game, showing what ``seat`` (by default the last: mine) sees now."""
+        ui = SCREENS[room.game].ui()
+        harness = cls(ui.screen(PlayConfig.leave_grace), view_of(room, seat), title=ui.title)
+        harness.room = room
+        return harness
+
+    async def on_mount(self) -> None:
+        await self.push_screen(self.table)  # mounted: a view given to a screen still mounting waits for the next
         self.table.update(self.view)
+
+    @on(Intent)
+    def record(self, intent: Intent) -> None:
+        self.intents.append(intent)
+
+    def asked(self) -> list[tuple[str, int | None]]:
+        """The intents so far, as (action, index)."""
+        return [(intent.action, intent.index) for intent in self.intents]
+
+    def show(self, **changes: Any) -> None:
+        """Show the view ``changes`` away from the one shown, as the engine's next change would."""
+        assert self.table.view is not None
+        self.table.update(dataclasses.replace(self.table.view, **changes))
 
 
 def seat_view(kind: type[SeatView] = SeatView, **fields: Any) -> Any:
@@ -58,3 +102,87 @@ def seat_view(kind: type[SeatView] = SeatView, **fields: Any) -> Any:
                                 my_turn=False, log=(), progress=None, link=Link.CONNECTED, result=None, verdict=None,
                                 problem=None, transcript=None, rematch_offered=False, waiting_since=None, moves=0)
     return kind(**{**base, **fields})
+
+
+def offline_room(config: PlayConfig) -> Room:
+    """The room the app sets up against its computers for ``config``, on tests/room.py's in-memory ledger instead
+    of an embedded relay: its name, game, options and group; the computers first (they sit down first in the app),
+    named and seeded as the app names and seeds them, each with the game's computer strategy; my seat last, with
+    my seed, moving only when the test says (``room.strategies``)."""
+    from discard_tui.saves import computer_name
+    from games import GAMES
+    from tabletop.groups import GROUPS
+
+    assert config.seeds is not None, "fixed seeds: the same game every run"
+    game, computers = GAMES[config.game], config.computers
+    room = Room(game=config.game, seats=config.seats, options=dict(config.options), group=GROUPS[config.group],
+                name=config.room, seeds=[*config.seeds[1:], config.seeds[0]],
+                names=(*(computer_name(k) for k in range(computers)), config.name))
+    room.strategies = {k: game.computer(None if config.opponent_seed is None else config.opponent_seed + k)
+                       for k in range(computers)}
+    return room
+
+
+class RoomLedger:
+    """A seat's ledger on a Room of tests/room.py, in the relay's place: always connected, and a post lands at once
+    (the room feeds every table; a seat here never reads events)."""
+
+    token = None
+
+    def __init__(self, room: Room, seat: int) -> None:
+        from tabletop.ledger import Link
+
+        self.room, self.seat, self.link = room, seat, Link.CONNECTED
+
+    async def post(self, body: dict) -> bool:
+        self.room.append(self.seat, "post", body)
+        return True
+
+    async def close(self) -> None:
+        pass
+
+
+def offline_seat(room: Room, seat: int = -1) -> Seat:
+    """The app's Seat at ``room``'s table ``seat`` (the last: mine), posting to the room: caught up, nothing on its
+    way."""
+    from tabletop.shell import Ledger, Seat
+
+    table = room.tables[seat]
+    return Seat(cast(Ledger, RoomLedger(room, table.me)), table, replaying=False, caught_up=True)
+
+
+def view_of(room: Room, seat: int = -1) -> Any:
+    """What the app's screen for ``room``'s game shows of ``seat`` now, built by that game's own view function."""
+    return SCREENS[room.game].ui().view(offline_seat(room, seat))
+
+
+async def carry_out(room: Room, intent: Intent, seat: int = -1) -> str | None:
+    """Make the move ``intent`` asks for as the app does (the game's own ``act``), posted to ``room``; then let the
+    others post what they owe (the keys that show it, the computers' moves). The reason it was refused, or None."""
+    reason = await SCREENS[room.game].ui().act(offline_seat(room, seat), intent)
+    room.run()
+    return reason
+
+
+async def play_key(pilot: Pilot, key: str) -> Intent:
+    """Press ``key`` on the table of a room (TableHarness.of): make the move it asks for as the app would, and show
+    the table after it and the others' answers. The intent the key posted."""
+    app = pilot.app
+    assert isinstance(app, TableHarness) and app.room is not None
+    asked = len(app.intents)
+    await pilot.press(key)
+    assert len(app.intents) == asked + 1, f"{key} asked for nothing"
+    assert await carry_out(app.room, app.intents[-1]) is None
+    app.table.update(view_of(app.room))
+    await pilot.pause()
+    return app.intents[-1]
+
+
+async def settled(pilot: Pilot) -> None:
+    """A table screen has written its whole log, scrolled it to the last line and shown its keys (for snapshots)."""
+    app = pilot.app
+    assert isinstance(app, TableHarness)
+    log, table = app.table.query_one(MoveLog), app.table
+    await until(pilot, lambda: table.view is not None and log.lines_shown == table.view.log, "the whole log")
+    await until(pilot, lambda: log.scroll_y == log.max_scroll_y, "the log at its last line")
+    await pilot.wait_for_scheduled_animations()

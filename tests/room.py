@@ -56,11 +56,11 @@ class Room:
     ledger: list[Event] = field(default_factory=list)
     violations: dict[int, str] = field(default_factory=dict)
     seeds: list[bytes] | None = None  # each seat's room seed (default: bytes([seat + 1]) * 32)
+    names: tuple[str, ...] = ("ana", "bo", "cy", "di", "ed", "flo")  # each seat's player
 
     def __post_init__(self) -> None:
-        names = ["ana", "bo", "cy", "di", "ed", "flo"]
         for seat in range(self.seats):
-            wish = Wish(names[seat], self.game, self.seats, dict(self.options), self.group)
+            wish = Wish(self.names[seat], self.game, self.seats, dict(self.options), self.group)
             seed = self.seeds[seat] if self.seeds else bytes([seat + 1]) * 32
             self.tables.append(Table(self.name, seat, seed, self.catalog, wish, follow=seat > 0))
         for seat in range(self.seats):

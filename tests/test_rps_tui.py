@@ -1,8 +1,10 @@
 """The rock-paper-scissors table in the app, driven through Pilot: keys, clicks, refusals, help, snapshots.
 
 Deterministic: the computer's throws are seeded, the computer does not pause,
-and the tests wait for game states, not time. Update the snapshots after a
-deliberate change with: uv run pytest tests/test_rps_tui.py --snapshot-update
+and the tests wait for game states, not time. What the table shows of a state is
+tested on the screen alone, showing the app's game against the computer played
+on the in-memory ledger (tests/pilot.py: offline_room). Update the snapshots after
+a deliberate change with: uv run pytest tests/test_rps_tui.py --snapshot-update
 """
 
 from __future__ import annotations
@@ -10,15 +12,32 @@ from __future__ import annotations
 
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
 from discard_tui.profile import terminal_profile
-from discard_tui.rps_screen import KEYS, ThrowButton, ThrowCard
-from discard_tui.table_screen import MoveLog
+from discard_tui.rps_screen import HELP, KEYS, ThrowButton, ThrowCard
+from discard_tui.table_screen import help_page
 from discard_tui.view import SeatPhase
 from discard_tui.widgets import StatusBar
-from pilot import text_of, until
+from pilot import TableHarness, offline_room, play_key, settled, text_of, until
+
+FIXED = PlayConfig(name="tester", game="rps", opponent_seed=5, think_time=0, room="snapshot",
+                   seeds=(b"\x01" * 32, b"\x02" * 32))
 
 
 def computer_game(**config) -> DiscardApp:
     return DiscardApp(PlayConfig(name="tester", game="rps", opponent_seed=5, think_time=0, **config), terminal_profile())
+
+
+def rps_table() -> TableHarness:
+    """The table alone at my first throw of the app's game against the computer, played on the in-memory ledger."""
+    room = offline_room(FIXED)
+    room.run()  # the computer has chosen; I have not
+    return TableHarness.of(room)
+
+
+async def throws(pilot, *keys: str) -> None:
+    """My throws by key, each made and revealed; then the table as it stands at my next throw."""
+    for key in keys:
+        await play_key(pilot, key)
+    await settled(pilot)
 
 
 def my_throw_or_over(app) -> bool:
@@ -108,25 +127,23 @@ async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players,
 
 
 async def test_help_gives_the_rules_and_fits_at_80x24():
-    app = computer_game()
+    app = rps_table()
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_throw_or_over(app), "my throw")
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
+        app.push_screen(HelpScreen(help_page(HELP, app.view.safety, 2)))  # what ? opens
+        await pilot.pause()
         text = str(app.screen.query_one("Static").content)
         assert "the first to win 3 throws wins" in text and "Equal throws are thrown again" in text
         assert f"Safety number  {app.view.safety}" in text
-        await pilot.pause()
         assert app.screen.query_one("#help").max_scroll_y == 0
 
 
 async def test_nothing_on_the_board_is_cut_at_any_size():
     from rich.cells import cell_len
 
-    app = computer_game()
+    app = rps_table()
     async with app.run_test(size=(80, 24)) as pilot:
-        await throw(pilot, "r")
-        await until(pilot, lambda: my_throw_or_over(app), "my throw")
+        await throws(pilot, "r")
+        assert app.table.view.my_turn and len(app.table.view.throws) == 1
         screen = app.screen
         for size in [(60, 20), (80, 24), (120, 40)]:
             await pilot.resize_terminal(*size)
@@ -148,23 +165,14 @@ async def test_nothing_on_the_board_is_cut_at_any_size():
 # -- snapshots -----------------------------------------------------------------------------------------------------
 
 
-def fixed_game() -> DiscardApp:
-    return computer_game(room="snapshot", seeds=(b"\x01" * 32, b"\x02" * 32))
-
-
 async def two_throws(pilot):
-    for key in ("r", "p"):
-        await throw(pilot, key)
-    await until(pilot, lambda: my_throw_or_over(pilot.app), "my throw")
-    log = pilot.app.table.query_one(MoveLog)
-    await until(pilot, lambda: log.scroll_y == log.max_scroll_y, "the log at its end")
-    await pilot.wait_for_scheduled_animations()
+    await throws(pilot, "r", "p")
 
 
 def test_table(snap_compare):
-    assert snap_compare(fixed_game(), terminal_size=(80, 24), run_before=two_throws)
+    assert snap_compare(rps_table(), terminal_size=(80, 24), run_before=two_throws)
 
 
 def test_table_at_60x20_without_colour(snap_compare, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
-    assert snap_compare(fixed_game(), terminal_size=(60, 20), run_before=two_throws)
+    assert snap_compare(rps_table(), terminal_size=(60, 20), run_before=two_throws)

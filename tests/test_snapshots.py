@@ -1,87 +1,72 @@
 """Snapshots of the table, help and game-over screens at 80x24.
 
-Deterministic: both players' crypto seeds and the computer's choices are fixed,
-the computer does not pause, and the test waits for game states, not time.
+Deterministic: both players' crypto seeds and the computer's choices are fixed, and the game is the app's game
+against the computer (tests/pilot.py: offline_room), played on an in-memory ledger; the screens show what the
+app's own view function makes of my seat, and the tests wait for screen states, not time.
 Update after a deliberate change with: uv run pytest tests/test_snapshots.py --snapshot-update
 """
 
-import pytest
-
 import dataclasses
 
-from textual.widgets import Label
-
-from discard_tui import discard_screen
-from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig
-from discard_tui.profile import terminal_profile
-from discard_tui.table_screen import Intent, MoveLog
-from discard_tui.view import SeatPhase
-from tabletop import shell
+from discard_tui.app import GameOverScreen, HelpScreen, PlayConfig
+from discard_tui.discard_screen import HELP
+from discard_tui.table_screen import help_page
 from games.cards import FULL_DECK
+from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches
-from pilot import until
+from pilot import TableHarness, offline_room, settled, until
+from tabletop.table import Table
 
 SIZE = (80, 24)
+FIXED = PlayConfig(name="tester", room="snapshot", options={"deck": "short"}, opponent_seed=5, think_time=0,
+                   seeds=(b"\x01" * 32, b"\x02" * 32))
 
 
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    """A data directory whose shown path and transcript name are the same on every run (the game-over
-    screen shows the transcript's path): relative to a temporary working directory, with a fixed clock."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DISCARD_DATA_DIR", "data")
-    monkeypatch.setattr(shell.time, "strftime", lambda form, when=None: "20261125-120000")
+def at_my_first_turn() -> TableHarness:
+    room = offline_room(FIXED)
+    room.run(until=lambda: room.tables[-1].view().my_turn)
+    return TableHarness.of(room)
 
 
-def fixed_game() -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", room="snapshot", options={"deck": "short"}, opponent_seed=5,
-                                 think_time=0, seeds=(b"\x01" * 32, b"\x02" * 32)), terminal_profile())
+def first_playable_or_draw(table: Table) -> DiscardCard | Draw | None:
+    """My moves: the first card of my hand that can be played, else a draw."""
+    board = table.view().board
+    if board is None or not table.view().my_turn:
+        return None
+    playable = [pos for (pos, _), ok in zip(board.hand, board.playable) if ok]
+    return DiscardCard(pos=playable[0]) if playable else Draw(pos=board.draw_top)
 
 
-
-def my_turn(app) -> bool:
-    return app.view is not None and app.view.my_turn
-
-
-async def to_my_first_turn(pilot):
-    await until(pilot, lambda: my_turn(pilot.app))
-
-
-async def to_game_over(pilot):
-    app = pilot.app
-    while True:
-        await until(pilot, lambda: my_turn(app) or app.view is not None and app.view.verdict is not None)
-        view = app.view
-        if not view.my_turn:
-            break
-        playable = [i for i, ok in enumerate(view.playable) if ok]
-        if playable:
-            await discard_screen.act(app.seat, Intent("discard", playable[0]))
-        else:
-            await discard_screen.act(app.seat, Intent("draw"))
-        await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not SeatPhase.PLAYING)
-    await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.screen.query("#verdict")
-                and str(app.screen.query_one("#verdict", Label).content).startswith("Checked: ")
-                and app.table.query_one(MoveLog).lines_shown[-1].startswith("Checked: "))
-    log = app.table.query_one(MoveLog)
-    await until(pilot, lambda: log.scroll_y == log.max_scroll_y)  # the log scrolls to its last line after a refresh
-    await pilot.wait_for_scheduled_animations()
+def at_the_game_over() -> TableHarness:
+    """The table at the end of the game (the app opens the game-over dialog over it)."""
+    room = offline_room(FIXED)
+    room.strategies[1] = first_playable_or_draw
+    room.run()
+    app = TableHarness.of(room)
+    # The app's seat writes the transcript where the data directory says; its name is the time and the room.
+    app.view = dataclasses.replace(app.view, transcript="data/transcripts/20261125-120000-snapshot-seat1.json")
+    return app
 
 
 def test_table(snap_compare):
-    assert snap_compare(fixed_game(), terminal_size=SIZE, run_before=to_my_first_turn)
+    assert snap_compare(at_my_first_turn(), terminal_size=SIZE, run_before=settled)
 
 
 def test_help(snap_compare):
     async def open_help(pilot):
-        await to_my_first_turn(pilot)
-        await pilot.press("question_mark")
+        await settled(pilot)
+        pilot.app.push_screen(HelpScreen(help_page(HELP, pilot.app.view.safety, 2)))  # what ? opens
 
-    assert snap_compare(fixed_game(), terminal_size=SIZE, run_before=open_help)
+    assert snap_compare(at_my_first_turn(), terminal_size=SIZE, run_before=open_help)
 
 
 def test_game_over(snap_compare):
-    assert snap_compare(fixed_game(), terminal_size=SIZE, run_before=to_game_over)
+    async def over(pilot):
+        await settled(pilot)
+        pilot.app.push_screen(GameOverScreen(pilot.app.view, download=False))
+        await until(pilot, lambda: isinstance(pilot.app.screen, GameOverScreen), "the game-over dialog")
+
+    assert snap_compare(at_the_game_over(), terminal_size=SIZE, run_before=over)
 
 
 def test_big_hand_without_colour(snap_compare, monkeypatch):
@@ -89,15 +74,14 @@ def test_big_hand_without_colour(snap_compare, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
 
     async def forty_cards(pilot):
-        await to_my_first_turn(pilot)
         app = pilot.app
         hand = FULL_DECK[:40]
-        app.view = dataclasses.replace(app.view, hand=hand, opponent_hand=40,
-                                       playable=tuple(matches(card, app.view.discard_top) for card in hand))
+        app.show(hand=hand, opponent_hand=40, playable=tuple(matches(card, app.view.discard_top) for card in hand))
+        await settled(pilot)
         await pilot.press("right", "right")
 
-    assert snap_compare(fixed_game(), terminal_size=(60, 20), run_before=forty_cards)
+    assert snap_compare(at_my_first_turn(), terminal_size=(60, 20), run_before=forty_cards)
 
 
 def test_too_small(snap_compare):
-    assert snap_compare(fixed_game(), terminal_size=(50, 16), run_before=to_my_first_turn)
+    assert snap_compare(at_my_first_turn(), terminal_size=(50, 16), run_before=settled)

@@ -1,23 +1,58 @@
 """The Textual app, driven by key presses through Pilot, against the built-in computer."""
 
+import dataclasses
+
 import pytest
 
 from conftest import seat_dir
 from discard_tui import discard_screen
+from discard_tui.discard_screen import DiscardScreenView, DiscardTable
 from discard_tui.profile import terminal_profile
 from discard_tui.table_screen import Intent
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import SeatPhase
-from games.cards import FULL_DECK
+from games.cards import FULL_DECK, Card
 from games.discard.rules import matches
 from discard_tui.widgets import HandView, StatusBar
-from pilot import text_of, until
+from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
 
 
 
 
-def computer_game(deck="short", seed=1) -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", options={"deck": deck}, opponent_seed=seed, think_time=0), terminal_profile())
+def computer_config(deck="short", seed=1, seeds=None) -> PlayConfig:
+    return PlayConfig(name="tester", options={"deck": deck}, opponent_seed=seed, think_time=0, seeds=seeds)
+
+
+def computer_game(deck="short", seed=1, seeds=None) -> DiscardApp:
+    return DiscardApp(computer_config(deck, seed, seeds), terminal_profile())
+
+
+def fixed(k: int) -> tuple[bytes, bytes]:
+    """Crypto seeds (mine, the computer's) that fix the shuffle, so the game: with fixed(3) or fixed(31) and my
+    moves the first card I can play, else a draw, a game is 9 moves (I win the first, with the computer's seed 1;
+    it wins the second, with seed 3), against 17 for a median game; fixed(31) with seed 2 gives me a card I can
+    play and one I cannot on my first turn."""
+    return bytes([k]) * 32, bytes([k + 100]) * 32
+
+
+SAFETY = "12345 67890 13579 24680 11223 34455"
+TOP = Card("10", "♥")
+
+
+def my_turn_view(**fields) -> DiscardScreenView:
+    """What the table shows on my turn against the computer, 24-card deck, five cards each, one on the discard
+    pile (10♥: 9♥, 10♠ and K♥ of my hand match it); ``fields`` change any of it."""
+    hand = (Card("9", "♥"), Card("10", "♠"), Card("J", "♦"), Card("Q", "♣"), Card("K", "♥"))
+    base = dict(names=("tester", "Computer"), my_turn=True, hand=hand, playable=tuple(matches(c, TOP) for c in hand),
+                opponent_hand=5, draw_pile=13, discard_top=TOP, discard_count=1, deck_size=24, draw_refusal=None,
+                safety=SAFETY, log=("— game 1 —", "Computer discarded 10♥"), last_move="Computer discarded 10♥",
+                moves=1)
+    return seat_view(DiscardScreenView, **{**base, **fields})
+
+
+def discard_table(**fields) -> TableHarness:
+    """Discard's table alone, showing :func:`my_turn_view` (``fields`` change it): no game, relay or crypto."""
+    return TableHarness(DiscardTable(30), my_turn_view(**fields))
 
 
 
@@ -53,8 +88,10 @@ async def play_to_game_over(pilot, app) -> None:
     await until(pilot, lambda: text_of(app.screen, "#verdict"), "the verdict")
 
 
-async def test_whole_game_by_keys_to_game_over():
-    app = computer_game()
+async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(monkeypatch):
+    """A game by keys to its game-over dialog, n for game 2; closed mid-game 2 and started again, the room shows
+    only the game being played (never game 1's result, its audit or its dialog)."""
+    app = computer_game(seeds=fixed(3))
     async with app.run_test(size=(80, 24)) as pilot:
         await play_to_game_over(pilot, app)
         text = text_of(app.screen, "#result") + " " + text_of(app.screen, "#verdict")
@@ -62,11 +99,34 @@ async def test_whole_game_by_keys_to_game_over():
         assert "Checked: every shuffle, deal and move was verified" in text and "(1 deck of 24 cards, " in text
         score = "tester 1 – 0 Computer" if "You win" in text else "tester 0 – 1 Computer"
         assert text_of(app.screen, "#score") == score
+        assert app.view.log[0] == "— game 1 —"  # each game's lines under its heading
         await pilot.press("n")
         await until(pilot, lambda: app.view.game == 2 and app.view.phase in (SeatPhase.PLAYING,), "the rematch")
         assert isinstance(app.screen, TableScreen)
         assert text_of(app.screen, StatusBar).startswith(f" {score} · game 2")
         assert "— game 2 —" in app.view.log
+    # the terminal closed mid-game 2; the same command starts again
+    shown, pushed = [], []
+    update, push = TableScreen.update, DiscardApp.push_screen
+
+    def recording_update(self, view, *args, **kwargs):
+        shown.append((view.game, view.result, view.phase))
+        return update(self, view, *args, **kwargs)
+
+    def recording_push(self, screen, *args, **kwargs):
+        pushed.append(type(screen).__name__)
+        return push(self, screen, *args, **kwargs)
+
+    monkeypatch.setattr(TableScreen, "update", recording_update)
+    monkeypatch.setattr(DiscardApp, "push_screen", recording_push)
+    again = computer_game(seeds=fixed(3))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: again.view is not None and again.view.game == 2 and
+                    again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
+                    f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
+        await pilot.pause()
+    assert shown and {game for game, _, _ in shown} == {2}, shown  # never game 1's result or its audit
+    assert "GameOverScreen" not in pushed
 
 
 async def test_leaving_a_finished_game_cleans_the_data_directory(data_dir):
@@ -74,7 +134,7 @@ async def test_leaving_a_finished_game_cleans_the_data_directory(data_dir):
 
     from discard_tui import saves
 
-    app = computer_game(seed=3)
+    app = computer_game(seed=3, seeds=fixed(31))
     async with app.run_test(size=(80, 24)) as pilot:
         await play_to_game_over(pilot, app)
         room = app.config.room
@@ -87,7 +147,7 @@ async def test_leaving_a_finished_game_cleans_the_data_directory(data_dir):
 
 
 async def test_illegal_discard_is_refused_with_the_reason():
-    app = computer_game(seed=2)
+    app = computer_game(seed=2, seeds=fixed(31))
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(200):
             await until(pilot, lambda: my_turn_or_over(app), "my turn")
@@ -114,15 +174,16 @@ async def test_illegal_discard_is_refused_with_the_reason():
         assert app.view.my_turn and len(app.seat.events) == posted_before  # nothing was sent
 
 
-async def test_help_screen_opens_and_closes():
-    app = computer_game()
+async def test_help_screen_fits_and_closes():
+    """The help page over the table (what ? opens in the app: see the safety-number test, through a relay)."""
+    from discard_tui.table_screen import help_page
+
+    app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        text = str(app.screen.query_one("Static").content)
-        assert "matching the suit" in text and f"Safety number  {app.view.safety}" in text
+        app.push_screen(HelpScreen(help_page(discard_screen.HELP, SAFETY, 2)))
         await pilot.pause()
+        text = str(app.screen.query_one("Static").content)
+        assert "matching the suit" in text and f"Safety number  {SAFETY}" in text
         assert app.screen.query_one("#help").max_scroll_y == 0  # it fits at 80x24
         await pilot.press("escape")
         assert isinstance(app.screen, TableScreen)
@@ -153,18 +214,15 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
 
 
 async def test_clicking_the_draw_pile_draws():
-    app = computer_game(seed=4)
+    app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        view = app.view
         await pilot.click("#draw")
-        await until(pilot, lambda: moved(app, view), "the draw")
-        assert any(line.startswith("you drew ") for line in app.view.log)
+        assert app.asked() == [("draw", None)]  # the app makes the draw ('d' does it through a relay, below)
 
 
 async def test_rematch_offer_from_the_opponent_shows_once():
     """The computer asks for a rematch first; the player sees one dialog saying so, and accepts with n."""
-    app = computer_game(seed=3)
+    app = computer_game(seed=3, seeds=fixed(31))
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.view is not None and app.view.my_turn, "my turn")
         app.computers[0].table.want = 2  # the computer will open game 2 as soon as game 1 is audited
@@ -186,9 +244,9 @@ async def test_rematch_offer_from_the_opponent_shows_once():
 
 @pytest.mark.parametrize("size, large", [((80, 24), False), ((120, 40), True)])
 async def test_cards_grow_when_the_terminal_has_room(size, large):
-    app = computer_game()
+    app = discard_table()
     async with app.run_test(size=size) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        await pilot.pause()
         table = app.screen
         assert isinstance(table, TableScreen) and table.has_class("-large") is large
         rows = text_of(table, HandView).splitlines()
@@ -234,15 +292,12 @@ async def test_status_bar_says_reconnecting_disconnected_and_how_long_we_wait():
 
     from tabletop.ledger import Link
 
-    app = computer_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        table, view = app.screen, app.view
+    app = discard_table()
+    async with app.run_test(size=(80, 24)):
+        table, view = app.table, app.view
         cases = [
             (dict(link=Link.RECONNECTING), "Reconnecting…"),
-            (dict(present=(True, False) if view.me == 0 else (False, True),
-                  left_at=(None, time.time() - 150) if view.me == 0 else (time.time() - 150, None)),
-             "Computer left 2 min ago"),
+            (dict(present=(True, False), left_at=(None, time.time() - 150)), "Computer left 2 min ago"),
             (dict(my_turn=False, waiting_since=time.monotonic() - 42), "waiting for Computer for 4"),
         ]
         for changes, says in cases:
@@ -266,9 +321,22 @@ async def test_closing_mid_game_and_starting_again_goes_back_to_the_same_hand():
 HOSTILE_NAMES = ["[/]bo", "[AFK] bo", "[@click=app.quit]x[/]", "[b]bo"]
 
 
-@pytest.mark.parametrize("name", HOSTILE_NAMES)
-async def test_a_hostile_name_is_shown_literally_and_the_room_stays_playable(relay_url, name):
+async def test_hostile_names_are_shown_literally_and_never_act():
     """Names come from the other side: never markup, never an action, never a crash."""
+    app = discard_table()
+    async with app.run_test(size=(100, 30)) as pilot:
+        for name in HOSTILE_NAMES:
+            app.show(names=("tester", name), my_turn=False)
+            await pilot.pause()
+            assert text_of(app.screen, "#opponent-label").startswith(f"{name}: ")
+            assert f"{name}'s turn" in text_of(app.screen, StatusBar)
+            await pilot.click("#opponent-label")  # a planted [@click=…] would run here
+            await pilot.pause()
+            assert isinstance(app.screen, TableScreen) and app.return_code is None
+
+
+async def test_a_hostile_name_through_a_relay_is_shown_literally_and_the_room_stays_playable(relay_url):
+    """The name that would quit the app if it were markup, sent by the other seat's hello."""
     import asyncio
 
     from discard_tui import saves
@@ -276,6 +344,7 @@ async def test_a_hostile_name_is_shown_literally_and_the_room_stays_playable(rel
     from tabletop.groups import DEFAULT_GROUP
     from tabletop.table import Wish
 
+    name = "[@click=app.quit]x[/]"
     opponent, _ = await saves.resume_or_join(seat_dir(), relay_url, "hostile", Wish(name, "discard", 2, {"deck": "short"}, DEFAULT_GROUP),
                                              autoplay=simple(1))
     runner = asyncio.create_task(opponent.run())
@@ -303,8 +372,6 @@ FULL = FULL_DECK
 
 async def show(pilot, app, **changes):
     """Make the app's view ``changes`` away from the real one (the computer waits while it is my turn)."""
-    import dataclasses
-
     app.view = dataclasses.replace(app.view, **changes)
     await pilot.pause()
 
@@ -316,18 +383,14 @@ def big_hand(count, top=FULL[0]):
 
 
 async def test_every_card_of_a_big_hand_shows_its_rank_and_suit_and_nothing_wraps():
-    """Hands of 12, 17, 25 and 40 cards at every size (a screen alone: no game to play first)."""
-    from discard_tui.discard_screen import DiscardScreenView, DiscardTable
-    from pilot import TableHarness, seat_view
-
+    """Hands of 12, 17, 25 and 40 cards at every size."""
     app = TableHarness(DiscardTable(30), seat_view(DiscardScreenView, **big_hand(12)))
     async with app.run_test(size=(80, 24)) as pilot:
-        for count in (12, 17, 25, 40):
-            app.table.update(seat_view(DiscardScreenView, **big_hand(count)))
-            await pilot.pause()
-            app.screen.query_one(HandView).cursor = count // 2
-            for size in [(60, 20), (80, 24), (120, 40), (200, 50)]:
-                await pilot.resize_terminal(*size)
+        for size in [(60, 20), (80, 24), (120, 40), (200, 50)]:  # a resize takes longer than a new hand
+            await pilot.resize_terminal(*size)
+            for count in (12, 17, 25, 40):
+                app.table.update(seat_view(DiscardScreenView, **big_hand(count)))
+                app.screen.query_one(HandView).cursor = count // 2
                 await pilot.pause()
                 assert_every_card_shows(app)
 
@@ -353,15 +416,15 @@ def assert_every_card_shows(app):
 async def test_playable_cards_and_the_cursor_are_marked_without_colour(monkeypatch):
     """NO_COLOR=1 and colour-blind players: a double frame or an underline, a lift or reverse video."""
     monkeypatch.setenv("NO_COLOR", "1")
-    app = computer_game(deck="full")
+    app = discard_table(**big_hand(5, top=FULL[8]))  # 4♠: the 2♠ and the 4♠ … match
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        await show(pilot, app, **big_hand(5, top=FULL[8]))  # 4♠: the 2♠ and the 4♠ … match
+        await pilot.pause()
         hand = app.screen.query_one(HandView)
         rows = hand.render().plain.splitlines()
         tops = "".join(rows[:2])
         assert tops.count("╔") == sum(hand.playable) and tops.count("┌") == len(hand.cards) - sum(hand.playable)
-        await show(pilot, app, **big_hand(40, top=FULL[8]))
+        app.show(**big_hand(40, top=FULL[8]))
+        await pilot.pause()
         text = hand.render()
         assert hand.layout_advances() is None  # chips
         styles = [str(span.style) for span in text.spans]
@@ -371,7 +434,8 @@ async def test_playable_cards_and_the_cursor_are_marked_without_colour(monkeypat
             return any("reverse" in str(span.style) for span in app.screen.query_one(StatusBar).render().spans)
 
         assert reversed_in_status()  # my turn; theirs is not reversed
-        await show(pilot, app, my_turn=False)
+        app.show(my_turn=False)
+        await pilot.pause()
         assert not reversed_in_status()
 
 
@@ -379,15 +443,10 @@ async def test_playable_cards_and_the_cursor_are_marked_without_colour(monkeypat
 async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size):
     import time
 
-    app = computer_game()
+    long = "Bartholomew-the-Magnificent-IV"
+    app = discard_table(names=("x" * 32, long), present=(True, False), left_at=(None, time.time() - 3600),
+                        last_move=f"{long} discarded 10♥")
     async with app.run_test(size=size) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        long = "Bartholomew-the-Magnificent-IV"
-        me = app.view.me
-        names = ("x" * 32, long) if me == 0 else (long, "x" * 32)
-        left = time.time() - 3600
-        await show(pilot, app, names=names, present=tuple(seat == me for seat in range(2)),
-                   left_at=tuple(None if seat == me else left for seat in range(2)), last_move=f"{long} discarded 10♥")
         status = app.screen.query_one(StatusBar)
         status.notice = "10♥ matches neither ♣ nor 9, and this sentence is long enough to need cutting at eighty"
         await pilot.pause()
@@ -399,72 +458,66 @@ async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size)
 
 
 async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn_it_is():
-    app = computer_game(seed=3)
+    """My discard (Enter on the card lifted: the first I can play) and the computer's answer, on the app's game
+    played on the in-memory ledger (tests/pilot.py)."""
+    room = offline_room(computer_config(seed=3, seeds=(b"\3" * 32, b"\4" * 32)))
+    room.run(until=lambda: room.tables[-1].view().my_turn and any(room.tables[-1].view().board.playable))
+    app = TableHarness.of(room)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        view = app.view
-        playable = [i for i, ok in enumerate(view.playable) if ok]
-        await discard_screen.act(app.seat, Intent("discard", playable[0]) if playable else Intent("draw"))
-        await until(pilot, lambda: app.view.moves > view.moves + 1 or app.view.phase is not SeatPhase.PLAYING,
-                    "the computer's answer")
-        await until(pilot, lambda: my_turn_or_over(app), "my turn again")
-        if app.view.phase is SeatPhase.PLAYING:
-            line = text_of(app.screen, StatusBar).splitlines()[1]
-            assert "Your turn" in line and ("Computer discarded" in line or "Computer drew a card" in line), line
-        await show(pilot, app, my_turn=False)
+        moves = app.view.moves
+        assert (await play_key(pilot, "enter")).action == "discard"
+        view = app.table.view
+        assert view.my_turn and view.moves >= moves + 2, "the computer answered"
+        line = text_of(app.screen, StatusBar).splitlines()[1]
+        assert "Your turn" in line and ("Computer discarded" in line or "Computer drew a card" in line), line
+        app.show(my_turn=False)
         assert "Computer's turn" in text_of(app.screen, StatusBar).splitlines()[1]
 
 
 @pytest.mark.parametrize("key", ["enter", "space", "d"])
 async def test_every_refused_key_says_why(key):
-    app = computer_game()
+    app = discard_table(my_turn=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        await show(pilot, app, my_turn=False)
         await pilot.press(key)
         assert app.screen.query_one(StatusBar).notice == "it is Computer's turn"
         if key != "d":
-            await show(pilot, app, my_turn=True, playable=(False,) * len(app.view.hand), discard_top=FULL[0])
+            app.show(my_turn=True, playable=(False,) * len(app.view.hand), discard_top=FULL[0])
             await pilot.press(key)
             assert app.screen.query_one(StatusBar).notice == "nothing in your hand matches 2♠: press d to draw"
         await pilot.press("n")
         assert app.screen.query_one(StatusBar).notice == "a rematch can start once this game is over"
-        assert app.seat.outbox is None  # nothing was posted
+        assert app.intents == []  # nothing was asked of the game
 
 
 async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
-    app = computer_game()
+    app = discard_table()
     async with app.run_test(size=(50, 16)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
         table = app.screen
         assert table.query_one("#too-small").display and not table.query_one("#table").display
         assert "at least 60×20" in text_of(table, "#too-small") and "50×16" in text_of(table, "#too-small")
-        posted = len(app.seat.events)
         for key in ("d", "enter", "space", "n", "x"):  # no key acts on a table the player cannot see
             await pilot.press(key)
         await pilot.pause()
-        assert app.seat.outbox is None and len(app.seat.events) == posted and app.view.my_turn
+        assert app.intents == [] and not table.query_one(StatusBar).notice
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
         assert not table.query_one("#too-small").display and table.query_one("#table").display
         await pilot.press("d")
-        await until(pilot, lambda: len(app.view.hand) == 6 or not app.view.my_turn, "the draw, once the table shows")
+        assert app.asked() == [("draw", None)]  # once the table shows
 
 
-async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
+async def test_the_log_takes_focus_scrolls_and_rewraps():
     from discard_tui.table_screen import MoveLog
 
-    app = computer_game()
+    app = discard_table(log=tuple(f"line {i}: {'word ' * 12}" for i in range(60)))
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        await show(pilot, app, log=tuple(f"line {i}: {'word ' * 12}" for i in range(60)))
+        await until(pilot, lambda: app.table.query_one(MoveLog).lines_shown, "the log written")
         log = app.screen.query_one(MoveLog)
         await pilot.press("tab")
         assert app.focused is log
-        posted = len(app.seat.events)
         await pilot.press("enter", "d")  # the log has the keys: neither discards nor draws
         await pilot.pause()
-        assert len(app.seat.events) == posted and app.seat.outbox is None and app.view.my_turn
+        assert app.intents == []
         await pilot.press("end")
         bottom = log.scroll_y
         await pilot.press("pageup")
@@ -474,33 +527,31 @@ async def test_the_log_takes_focus_scrolls_rewraps_and_heads_each_game():
         await pilot.pause()
         assert log.scrollable_content_region.width > width
         assert max(strip.cell_length for strip in log.lines) > width  # the lines were laid out again
-        assert app.view.log[0] == "— game 1 —" or app.seat.table.log[0] == "— game 1 —"
 
 
 async def test_one_card_is_one_card():
-    app = computer_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        await show(pilot, app, opponent_hand=1, hand=app.view.hand[:1], playable=app.view.playable[:1])
+    app = discard_table(opponent_hand=1, hand=(TOP,), playable=(True,))
+    async with app.run_test(size=(80, 24)):
         assert text_of(app.screen, "#opponent-label") == "Computer: 1 card"
         assert text_of(app.screen, "#hand-label") == "Your hand: 1 card"
 
 
-@pytest.mark.parametrize("keys", [["ctrl+q"], ["q"], ["palette"]])
-async def test_every_way_to_quit_asks_first_mid_game(keys):
+async def test_every_way_to_quit_asks_first_mid_game():
     from discard_tui.app import ConfirmQuit
 
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
-        if keys == ["palette"]:
-            [quit_command] = [c for c in app.get_system_commands(app.screen) if c.title.startswith("Quit")]
-            await quit_command.callback()
-        else:
-            await pilot.press(*keys)
-        await until(pilot, lambda: isinstance(app.screen, ConfirmQuit), "the question")
-        await pilot.press("n")
-        assert isinstance(app.screen, TableScreen) and app.return_code is None
+        for way in ("ctrl+q", "q", "palette"):
+            if way == "palette":
+                [quit_command] = [c for c in app.get_system_commands(app.screen) if c.title.startswith("Quit")]
+                await quit_command.callback()
+            else:
+                await pilot.press(way)
+            await until(pilot, lambda: isinstance(app.screen, ConfirmQuit), f"the question after {way}")
+            await pilot.press("n")
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), f"the table after {way}")
+            assert app.return_code is None
 
 
 # -- rooms through a relay: a person on the other side (an engine in this process) -------------------------
@@ -554,6 +605,11 @@ async def test_both_players_see_the_same_safety_number_on_the_table_and_in_help(
         assert all(len(group) == 5 and group.isdigit() for group in number.split())
         groups = number.split()
         assert text_of(app.screen, "#safety").splitlines()[1:] == [" ".join(groups[:3]), " ".join(groups[3:])]
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert f"Safety number  {number}" in str(app.screen.query_one("Static").content)
+        await pilot.press("escape")
+        assert isinstance(app.screen, TableScreen)
     keys = ("a" * 64, "b" * 64)
     assert safety_number("r", 1, keys) == safety_number("r", 1, keys)  # deterministic
     assert len({safety_number("r", 1, keys), safety_number("s", 1, keys), safety_number("r", 2, keys),
@@ -649,35 +705,6 @@ def drop_connections(relay, room):
     """Cut every connection to ``room`` at once, as a relay that stops does."""
     for client in list(relay.channels[room].members):
         client.connection.transport.abort()
-
-
-async def test_a_resumed_room_shows_only_the_game_being_played(monkeypatch):
-    first = computer_game(seed=3)
-    async with first.run_test(size=(80, 24)) as pilot:
-        await play_to_game_over(pilot, first)
-        await pilot.press("n")
-        await until(pilot, lambda: first.view.game == 2 and first.view.phase is SeatPhase.PLAYING, "game 2")
-    shown, pushed = [], []
-    update, push = TableScreen.update, DiscardApp.push_screen
-
-    def recording_update(self, view, *args, **kwargs):
-        shown.append((view.game, view.result, view.phase))
-        return update(self, view, *args, **kwargs)
-
-    def recording_push(self, screen, *args, **kwargs):
-        pushed.append(type(screen).__name__)
-        return push(self, screen, *args, **kwargs)
-
-    monkeypatch.setattr(TableScreen, "update", recording_update)
-    monkeypatch.setattr(DiscardApp, "push_screen", recording_push)
-    again = computer_game(seed=3)
-    async with again.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: again.view is not None and again.view.game == 2 and
-                    again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
-                    f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
-        await pilot.pause()
-    assert shown and {game for game, _, _ in shown} == {2}, shown  # never game 1's "You lose" or its audit
-    assert "GameOverScreen" not in pushed
 
 
 async def test_wss_at_a_plain_relay_says_to_use_ws(relay_url):
@@ -832,9 +859,8 @@ def test_leaving_is_offered_without_promising_a_way_back_when_nothing_resumes():
 
 
 async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
-    app = computer_game(deck="full", seed=2)
+    app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app), "my turn")
         hand = app.screen.query_one(HandView)
         view = app.view
         hand.my_turn, hand.cursor = False, 0
@@ -848,13 +874,10 @@ async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
             assert hand.cursor == cursor, (key, hand.cursor)
         hand.cards = ()  # as while the deck is shuffled: the keys find nothing to choose, and nothing breaks
         await pilot.press("end", "home", "right", "3")
-        assert app.crash is None and app.is_running
+        assert app.is_running and app.intents == []
 
 
 async def test_a_big_terminal_centres_the_board_and_shift_l_gives_it_the_log_s_room():
-    from discard_tui.discard_screen import DiscardScreenView, DiscardTable
-    from pilot import TableHarness, seat_view
-
     view = seat_view(DiscardScreenView, hand=FULL_DECK[:3], my_turn=True,
                      playable=(True, False, True), opponent_hand=3, draw_pile=40, discard_count=1)
     app = TableHarness(DiscardTable(30), view)

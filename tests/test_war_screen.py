@@ -1,4 +1,7 @@
-"""War's table screen, driven through Pilot against the built-in computer: keys, auto-play, a violation."""
+"""War's table screen, driven through Pilot against the built-in computer: keys, auto-play, a violation.
+
+What the table shows of a state is tested on the screen alone, showing the app's game against the computer played
+on the in-memory ledger (tests/pilot.py: offline_room)."""
 
 import dataclasses
 
@@ -7,14 +10,14 @@ from arena import TamperingLedger
 from discard_tui import war_screen
 from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig, ViolationScreen
 from discard_tui.profile import terminal_profile
-from discard_tui.table_screen import Intent
 from discard_tui.view import SeatPhase
 from discard_tui.war_screen import Trick, WarScreenView
 from discard_tui.widgets import DrawPile, StatusBar
+from games.war.strategy import turn
 from tabletop import wire
 from tabletop.table import Phase
 from tabletop.words import verdict_words
-from pilot import until
+from pilot import TableHarness, offline_room, settled, until
 
 SIZE = (80, 24)
 SEEDS = (bytes([13]) * 32, bytes([240]) * 32)  # mine, the computer's: the computer starts; turns 9 and 10 tie
@@ -22,10 +25,25 @@ SEEDS = (bytes([13]) * 32, bytes([240]) * 32)  # mine, the computer's: the compu
 
 
 
-def war_game(tricks: int | None = None) -> DiscardApp:
+def war_config(tricks: int | None = None) -> PlayConfig:
     """Against the computer, with both seats' keys fixed: the same shuffle, so the same game, every run."""
     options: dict[str, str | int] = {} if tricks is None else {"tricks": tricks}
-    return DiscardApp(PlayConfig(name="tester", room="war", game="war", options=options, think_time=0, seeds=SEEDS), terminal_profile())
+    return PlayConfig(name="tester", room="war", game="war", options=options, think_time=0, seeds=SEEDS)
+
+
+def war_game(tricks: int | None = None) -> DiscardApp:
+    return DiscardApp(war_config(tricks), terminal_profile())
+
+
+def war_table(moves: int, tricks: int | None = None) -> TableHarness:
+    """War's table alone, showing the app's game against the computer at my turn after ``moves`` turns (mine by
+    the computer's strategy: turning is all there is to it), played on the in-memory ledger."""
+    room = offline_room(war_config(tricks))
+    room.strategies[1] = turn()
+    mine = room.tables[1]
+    room.run(until=lambda: mine.view().my_turn and mine.view().moves == moves)
+    assert mine.view().moves == moves
+    return TableHarness.of(room)
 
 
 
@@ -74,7 +92,7 @@ async def test_a_again_stops_auto_play_mid_game():
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn(app), "my turn")
         app.simulate_key("a")
-        await until(pilot, lambda: board(app).auto and board(app).moves >= 20, "twenty turns of auto-play")
+        await until(pilot, lambda: board(app).auto and board(app).moves >= 6, "three turns of each by auto-play")
         assert "Auto-playing to the end of the game: a stops" in status(app)
         app.simulate_key("a")  # stop: my seat turns no more; the computer finishes its own turn
         await until(pilot, lambda: not board(app).auto, "auto-play to stop")
@@ -123,12 +141,12 @@ async def test_auto_play_stops_cleanly_at_a_violation():
 
 
 async def test_every_refused_key_says_why():
-    app = war_game(tricks=10)
+    app = war_table(moves=1, tricks=10)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: my_turn(app), "my turn")
         await pilot.press("n")
         assert "a rematch can start once this game is over" in status(app)
-        view = board(app)
+        view = app.view
+        assert isinstance(view, WarScreenView)
         screen = app.screen
         assert isinstance(screen, war_screen.WarTable)
         assert screen.refused(view, "turn") is None and screen.refused(view, "autoplay") is None
@@ -139,12 +157,12 @@ async def test_every_refused_key_says_why():
                               "turn") == "your last turn is still on its way"
         over = dataclasses.replace(view, phase=SeatPhase.OVER)
         assert screen.refused(over, "turn") == screen.refused(over, "autoplay") == "the game is not under way"
-        app.view = theirs  # as it looks while the computer thinks: Enter and a click are refused, and say why
+        app.show(my_turn=False)  # as it looks while the computer thinks: Enter and a click are refused, and say why
         await pilot.press("enter")
         assert "it is Computer's turn to turn the cards" in status(app)
         await pilot.click("#my-pile")
         assert "it is Computer's turn to turn the cards" in status(app)
-        assert board(app).moves == view.moves
+        assert app.intents == []
 
 
 def test_table_with_a_double_war_on_it(snap_compare):
@@ -152,18 +170,12 @@ def test_table_with_a_double_war_on_it(snap_compare):
 
     async def double_war(pilot):
         app = pilot.app
-        while True:
-            await until(pilot, lambda: my_turn(app) and app.view.moves % 2 == 1)
-            if app.view.moves == 11:
-                break
-            moves = app.view.moves
-            await war_screen.act(app.seat, Intent("turn"))
-            await until(pilot, lambda: app.view.moves > moves)
+        await settled(pilot)
         assert [len(cards) for cards in board(app).trick] == [5, 5] and board(app).taker is not None
         assert app.screen.query_one("#my-trick", Trick).cards[1] is None
         assert app.screen.query_one("#my-pile", DrawPile).count == board(app).piles[board(app).me]
 
-    assert snap_compare(war_game(), terminal_size=SIZE, run_before=double_war)
+    assert snap_compare(war_table(moves=11), terminal_size=SIZE, run_before=double_war)
 
 
 async def test_joining_a_war_room_without_asking_for_war_shows_the_war_table(players, relay_url):
