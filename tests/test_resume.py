@@ -24,6 +24,10 @@ from tabletop.groups import DEFAULT_GROUP
 from tabletop.table import Phase, Wish
 
 PLAY_STARTS_AT = 14  # two joins and twelve posts: hellos, the draw for who starts, four shuffle steps, deals
+# Where a game is broken mid-play: two moves in. A game of discard lasts 9 moves at the least (whoever starts
+# discards five cards in a row), whatever the deck, so at least seven moves, each after the bots' pause, are
+# still to come.
+MID_PLAY = PLAY_STARTS_AT + 2
 
 
 def wish(name: str) -> Wish:
@@ -31,7 +35,14 @@ def wish(name: str) -> Wish:
 
 
 def bot(url, room, name, *extra):
-    return run_bot(url, room, "--name", name, "--json", "--think", "0.03", "--seed", "7", *extra)
+    """A bot that pauses before each move, so that the game is still under way when a test breaks something. Games
+    are played with the 24-card deck: what is broken and resumed does not depend on the deck's size."""
+    return run_bot(url, room, "--name", name, "--json", "--think", "0.03", "--seed", "7", "--deck", "short", *extra)
+
+
+def quick_bot(url, room, name, *extra):
+    """A bot for a game nothing interrupts: no pause."""
+    return run_bot(url, room, "--name", name, "--json", "--seed", "7", "--deck", "short", *extra)
 
 
 def stop_all(processes):
@@ -55,7 +66,7 @@ def assert_never_posted_twice(frames):
     assert not duplicates, duplicates
 
 
-@pytest.mark.parametrize("kill_at, group", [(8, "modp2048"), (PLAY_STARTS_AT + 6, "ed25519")],
+@pytest.mark.parametrize("kill_at, group", [(8, "modp2048"), (MID_PLAY, "ed25519")],
                          ids=["mid-shuffle", "mid-play"])
 async def test_bot_killed_mid_game_resumes(relay_server, kill_at, group, data_dir, eventually):
     """Mid-shuffle in a MODP room, the killed bot's process pool leaves with it; on the curve there is none."""
@@ -143,7 +154,7 @@ async def test_relay_restart_with_store_mid_game(spawn, tmp_path, eventually):
     relay = spawn("--port", port, "--store", store, "--log-level", "WARNING")
     players = [bot(relay.url, "restart", "a"), bot(relay.url, "restart", "b")]
     try:
-        await eventually(lambda: stored_events(store) >= PLAY_STARTS_AT + 6, "play to start")
+        await eventually(lambda: stored_events(store) >= MID_PLAY, "play to start")
         relay.kill()
         spawn("--port", port, "--store", store, "--log-level", "WARNING")
         for process in players:
@@ -275,7 +286,7 @@ def assert_whole_ledger(frames):
 async def test_bots_on_two_nodes_finish_fair(spawn, shared_redis):
     a_node, b_node = nodes_on(spawn, shared_redis.url)
     room = f"nodes-{os.getpid()}"
-    players = [bot(a_node.url, room, "a"), bot(b_node.url, room, "b")]
+    players = [quick_bot(a_node.url, room, "a"), quick_bot(b_node.url, room, "b")]
     try:
         for process in players:
             assert_fair(*await finish(process))
@@ -289,7 +300,7 @@ async def test_node_killed_mid_game_and_the_game_finishes_fair(spawn, shared_red
     room = f"node-killed-{os.getpid()}"
     players = [bot(f"{a_node.url},{b_node.url}", room, "a"), bot(f"{b_node.url},{a_node.url}", room, "b")]
     try:
-        await eventually(lambda: len(frames_in_redis(shared_redis.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
+        await eventually(lambda: len(frames_in_redis(shared_redis.url, room)) >= MID_PLAY, "play to start")
         a_node.kill()  # SIGKILL: player a's node is gone; a moves on to node b
         for process in players:
             assert_fair(*await finish(process))
@@ -306,7 +317,7 @@ async def test_redis_restarted_mid_game_loses_nothing(spawn, redis_server, event
     room = "redis-restart"
     players = [bot(f"{a_node.url},{b_node.url}", room, "a"), bot(f"{b_node.url},{a_node.url}", room, "b")]
     try:
-        await eventually(lambda: len(frames_in_redis(redis_server.url, room)) >= PLAY_STARTS_AT + 6, "play to start")
+        await eventually(lambda: len(frames_in_redis(redis_server.url, room)) >= MID_PLAY, "play to start")
         before = frames_in_redis(redis_server.url, room)
         redis_server.restart()  # appendonly yes: SIGTERM writes the AOF, the new server reads it back
         assert frames_in_redis(redis_server.url, room)[: len(before)] == before
@@ -321,7 +332,7 @@ async def test_bots_play_over_wss_trusting_the_relays_certificate(spawn, tls_fil
     cert, key = tls_files
     relay = spawn("--tls-cert", cert, "--tls-key", key, "--log-level", "WARNING")
     assert relay.url.startswith("wss://")
-    players = [bot(relay.url, "tls", name, "--relay-ca", str(cert)) for name in ("a", "b")]
+    players = [quick_bot(relay.url, "tls", name, "--relay-ca", str(cert)) for name in ("a", "b")]
     try:
         for process in players:
             assert_fair(*await finish(process))
