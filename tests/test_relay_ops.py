@@ -289,15 +289,28 @@ def test_port_in_use_is_one_line_and_exit_2():
     assert result.stdout == ""
 
 
-@pytest.mark.parametrize("args", [["--no-such-flag"], ["--port", "70000"], ["--port", "-1"], ["--max-frame", "0"],
-                                  ["--log-level", "LOUD"], ["--tls-cert", "cert.pem"], ["--lease", "0"],
+@pytest.mark.parametrize("args", [["--no-such-flag"], ["--tls-cert", "cert.pem"],
                                   ["--tls-cert", "/no/cert.pem", "--tls-key", "/no/key.pem"],
                                   ["--store", "redis://127.0.0.1:1/0"], ["--store", "redis://[bad"]])
 def test_bad_flag_is_one_line_and_exit_2(args):
+    """What the command prints: a flag the parser refuses, and flags only the relay's start can refuse."""
     result = run_cli(*args)
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [["--port", "70000"], ["--port", "-1"], ["--max-frame", "0"], ["--log-level", "LOUD"],
+                                  ["--lease", "0"]])
+def test_a_value_the_parser_refuses_is_one_line_and_exit_2(args, capsys):
+    """Refused before anything else runs (the command's own output is checked above with --no-such-flag)."""
+    from relay import cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(args)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("discard-relay: argument "), err
 
 
 def test_help_mentions_every_flag():

@@ -22,8 +22,9 @@ FIXED = PlayConfig(name="tester", game="rps", opponent_seed=5, think_time=0, roo
                    seeds=(b"\x01" * 32, b"\x02" * 32))
 
 
-def computer_game(**config) -> DiscardApp:
-    return DiscardApp(PlayConfig(name="tester", game="rps", opponent_seed=5, think_time=0, **config), terminal_profile())
+def computer_game(opponent_seed: int = 5, **config) -> DiscardApp:
+    return DiscardApp(PlayConfig(name="tester", game="rps", opponent_seed=opponent_seed, think_time=0, **config),
+                      terminal_profile())
 
 
 def rps_table() -> TableHarness:
@@ -55,7 +56,7 @@ async def throw(pilot, key: str) -> None:
 
 
 async def test_a_whole_match_by_keys_to_the_game_over_dialog():
-    app = computer_game()
+    app = computer_game(opponent_seed=9)  # against my r, p, s, r: a match of four throws (with 5, of eight)
     async with app.run_test(size=(80, 24)) as pilot:
         for number in range(40):  # a match ends within a few throws; equal ones are thrown again
             await until(pilot, lambda: my_throw_or_over(app), "my throw")

@@ -61,7 +61,7 @@ def status(app) -> str:
 
 
 async def test_space_turns_then_a_plays_to_the_game_over_dialog():
-    app = war_game(tricks=30)
+    app = war_game(tricks=10)  # a double war at the 9th to 11th turns, and the end
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn(app), "my turn")
         before = board(app)
@@ -79,9 +79,9 @@ async def test_space_turns_then_a_plays_to_the_game_over_dialog():
         summary, kept = text["verdict"].split("\n")
         assert summary.startswith("Checked: every shuffle") and summary == verdict_words(end.verdict, end.names, end.me)
         assert kept.startswith("Transcript of every message: ") and str(end.transcript) in kept
-        assert end.tricks == 30
-        assert text["result"] == "You lose" and end.piles == (38, 14)
-        assert text["ending"] == "After 30 tricks Computer held 38 cards and you 14: Computer won."
+        assert end.tricks == 10
+        assert text["result"] == "You lose" and end.piles == (28, 24)
+        assert text["ending"] == "After 10 tricks Computer held 28 cards and you 24: Computer won."
         assert mine in end.log and not end.auto  # auto-play ends with the game
 
 
