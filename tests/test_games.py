@@ -96,11 +96,22 @@ def test_bot_unreachable_relay_is_one_line():
     assert result.stderr.count("\n") == 1 and "cannot reach the relay at ws://127.0.0.1:9" in result.stderr
 
 
-@pytest.mark.parametrize("flags", [["--deck", "huge"], ["--seats", "9"], ["--name", "a\tb"]])
-def test_bot_bad_flag_is_one_line(flags):
-    result = subprocess.run([sys.executable, "-m", "discard_tui.bot", "--relay", "ws://x", "--room", "r", *flags],
+def test_bot_bad_flag_is_one_line():
+    result = subprocess.run([sys.executable, "-m", "discard_tui.bot", "--relay", "ws://x", "--room", "r", "--deck", "huge"],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize("flags", [["--seats", "9"], ["--name", "a\tb"]])
+def test_bot_flags_checked_after_parsing_are_one_line_too(flags, capsys):
+    """Refused by main before it starts anything (the command's own output is checked above)."""
+    from discard_tui import bot
+
+    with pytest.raises(SystemExit) as stop:
+        bot.main(["--relay", "ws://x", "--room", "r", *flags])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("discard-bot: "), err
 
 
 async def test_bot_gives_up_on_a_silent_opponent(relay_url):

@@ -89,8 +89,9 @@ async def play_to_game_over(pilot, app) -> None:
 
 
 async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(monkeypatch):
-    """A game by keys to its game-over dialog, n for game 2; closed mid-game 2 and started again, the room shows
-    only the game being played (never game 1's result, its audit or its dialog)."""
+    """A game by keys to its game-over dialog, n for game 2; closed mid-game 2 and started again (the terminal
+    closed without quitting, the same command), the room shows only the game being played (never game 1's
+    result, its audit or its dialog), with the same hand."""
     app = computer_game(seeds=fixed(3))
     async with app.run_test(size=(80, 24)) as pilot:
         await play_to_game_over(pilot, app)
@@ -105,6 +106,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
         assert isinstance(app.screen, TableScreen)
         assert text_of(app.screen, StatusBar).startswith(f" {score} · game 2")
         assert "— game 2 —" in app.view.log
+        hand = app.view.hand
     # the terminal closed mid-game 2; the same command starts again
     shown, pushed = [], []
     update, push = TableScreen.update, DiscardApp.push_screen
@@ -125,6 +127,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
                     again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
                     f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
         await pilot.pause()
+        assert again.view.hand == hand
     assert shown and {game for game, _, _ in shown} == {2}, shown  # never game 1's result or its audit
     assert "GameOverScreen" not in pushed
 
@@ -303,19 +306,6 @@ async def test_status_bar_says_reconnecting_disconnected_and_how_long_we_wait():
         for changes, says in cases:
             table.update(dataclasses.replace(view, **changes))  # what the engine's next change would show
             assert says in text_of(table, StatusBar), (changes, text_of(table, StatusBar))
-
-
-async def test_closing_mid_game_and_starting_again_goes_back_to_the_same_hand():
-    first = computer_game(seed=4)
-    async with first.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(first), "my turn")
-        hand, game = first.view.hand, first.view.game
-        assert first.view.phase is SeatPhase.PLAYING
-    # the terminal closed without quitting; the same command starts again
-    again = computer_game(seed=4)
-    async with again.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(again), "my turn again")
-        assert (again.view.hand, again.view.game, again.view.phase) == (hand, game, SeatPhase.PLAYING)
 
 
 HOSTILE_NAMES = ["[/]bo", "[AFK] bo", "[@click=app.quit]x[/]", "[b]bo"]
