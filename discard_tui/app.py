@@ -395,7 +395,7 @@ class DiscardApp(App[None]):
             if view.replaying and not stopped:  # a resumed room: show only the game being played
                 self.screen.waiting(f"Catching up with room {self.config.room}…")
                 return
-            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.game == 1:
+            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.number == 1:
                 present = view.opponent_present
                 self.screen.waiting(f"{view.opponent_name} is here; starting…" if present
                                     else "Waiting for an opponent…")
@@ -411,8 +411,8 @@ class DiscardApp(App[None]):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
         elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
             self.show_failure(view)
-        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.game:
-            self._over_shown = view.game
+        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.number:
+            self._over_shown = view.number
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
         if isinstance(self.screen, GameOverScreen):
             if view.phase in IN_GAME:

@@ -38,7 +38,7 @@ class SeatView(Generic[Board]):
     """What every game's screen shows of a seat, as one immutable snapshot."""
 
     phase: SeatPhase
-    game: int  # the game on screen: the last one played until every seat has opened the next
+    number: int  # the game on screen: the last one played until every seat has opened the next
     me: int
     names: tuple[str, ...]  # per seat
     present: tuple[bool, ...]

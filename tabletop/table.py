@@ -114,9 +114,9 @@ class Wish:
 
 @dataclass(frozen=True)
 class Post:
-    """A message to sign and post in game ``game``."""
+    """A message to sign and post in game ``number``."""
 
-    game: int
+    number: int
     msg: wire.Message
     shares: wire.Shares | None = None
 
@@ -124,10 +124,10 @@ class Post:
 @dataclass(frozen=True)
 class Work:
     """Exponentiations to run in the pool; ``finish`` turns their results into the post (or, for an audit, the
-    verdict of game ``game``)."""
+    verdict of game ``number``)."""
 
     job: mental.Job[Any]
-    game: int = 0
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class TableView:
     """What a screen needs of the table, as one immutable snapshot."""
 
     phase: Phase
-    game: int  # the game on screen: the last one played until every seat has opened the next
+    number: int  # the game on screen: the last one played until every seat has opened the next
     me: int
     seats: int
     names: tuple[str, ...]
@@ -892,7 +892,7 @@ class Table:
         outcome = p.outcome
         result = Result.of(outcome, self.me) if outcome is not None else None
         return TableView(
-            phase=self.phase, game=p.number, me=self.me, seats=seats,
+            phase=self.phase, number=p.number, me=self.me, seats=seats,
             names=self.seat_names(),
             present=tuple(s in self.present for s in range(seats)),
             my_turn=bool(state is not None and self.phase is Phase.PLAYING and p.pending is None
