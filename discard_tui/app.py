@@ -39,7 +39,8 @@ from .profile import Profile
 from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
-from .words import result_words
+from tabletop.values import Result
+from tabletop.words import result_words, verdict_words
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -190,10 +191,8 @@ class GameOverScreen(ModalScreen[None]):
         result = self.query_one("#result", Label)
         result.update(result_words(view.result, cheer=True) if view.result else "")
         self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
-        result.set_class(view.result == "win", "win")
+        result.set_class(view.result is Result.WIN, "win")
         self.query_one("#score", Label).update(score_line(view))
-        from tabletop.words import verdict_words  # the table is imported by now: a game is over
-
         verdict = verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…"
         if view.verdict and view.transcript:
             verdict += f"\n{transcript_line(str(view.transcript), self.download)}"

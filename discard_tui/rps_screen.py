@@ -27,7 +27,7 @@ from games.rps.about import THROWS
 from .table_screen import Choose, GameUI, TableScreen, capitalized, headline
 from .view import SeatPhase, SeatView
 from .widgets import show_text
-from .words import progress_words
+from tabletop.words import progress_words
 
 if TYPE_CHECKING:
     from games.rps.game import RpsView

@@ -29,7 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatPhase, SeatView
-from .words import result_words
+from tabletop.words import result_words
 from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar, show_text
 
 if TYPE_CHECKING:

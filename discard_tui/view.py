@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from tabletop.ledger import Link
-    from tabletop.table import Progress, Result
+    from tabletop.values import Progress, Result
     from tabletop.values import Verdict
 
 Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop.shell import Seat
-from tabletop.table import Phase, TableView
+from tabletop.table import TableView
+from tabletop.values import Phase
 
 from .view import SeatPhase
 

@@ -25,7 +25,8 @@ from . import wire
 from .crypto import powers, prepare
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
-from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
+from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
+from .values import Phase
 from .words import empty_room_words, silence_words
 
 log = logging.getLogger("tabletop.shell")

@@ -21,7 +21,6 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -33,44 +32,10 @@ from . import wire
 from .crypto import Group, derive_bytes
 from .groups import GROUPS, group_of_prime
 from .game import Game, GameState, Outcome, RuleViolation, Setup
-from .values import Awaiting, Fault, Owed, Problem, Verdict
+from .values import Awaiting, Fault, Owed, Phase, Problem, Progress, Result, Verdict
 from .words import verdict_words
 
 START = "start"  # the label of the draw for who starts
-
-
-class Phase(str, Enum):
-    WAITING = "waiting"  # for every seat's hello
-    STARTING = "starting"  # drawing who starts
-    SHUFFLING = "shuffling"
-    DEALING = "dealing"
-    PLAYING = "playing"
-    AUDITING = "auditing"
-    OVER = "over"
-    VIOLATION = "violation"
-
-
-class Result(str, Enum):
-    """How a game ended for one seat (a value; screens word it)."""
-
-    WIN = "win"
-    LOSS = "loss"
-    DRAW = "draw"
-
-    @classmethod
-    def of(cls, outcome: Outcome, seat: int) -> Result:
-        return cls.DRAW if not outcome.winners else cls.WIN if seat in outcome.winners else cls.LOSS
-
-
-@dataclass(frozen=True)
-class Progress:
-    """How far the work around a game has come: the draw for who starts, the shuffle, the deal or the audit."""
-
-    phase: Phase  # STARTING, SHUFFLING, DEALING or AUDITING
-    done: int  # steps done of ``total``, counting the shuffle's steps one by one
-    total: int
-    step: int = 0  # while shuffling: the step under way (from 1) of ``steps``
-    steps: int = 0
 
 
 class GameContractError(Exception):
@@ -890,7 +855,7 @@ class Table:
         seats = p.seats or self.wish.seats
         state = p.state if p.dealt else None
         outcome = p.outcome
-        result = Result.of(outcome, self.me) if outcome is not None else None
+        result = Result.of(outcome.winners, self.me) if outcome is not None else None
         return TableView(
             phase=self.phase, number=p.number, me=self.me, seats=seats,
             names=self.seat_names(),

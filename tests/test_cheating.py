@@ -25,7 +25,8 @@ from tabletop.crypto import Group
 from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.modp import MODP_2048
 from tabletop.deck import Show
-from tabletop.table import Phase, Table
+from tabletop.table import Table
+from tabletop.values import Phase
 from tabletop.values import Fault, Problem
 from test_crypto import ORDER_2
 from test_table import wrong_sealed_share

@@ -26,7 +26,8 @@ from tabletop.deck import Shuffle
 from tabletop.ed25519 import Ed25519Group
 from tabletop.groups import GROUPS
 from tabletop.modp import ModpGroup
-from tabletop.table import Phase, Table
+from tabletop.table import Table
+from tabletop.values import Phase
 from tabletop.values import Fault, Problem
 
 # SHA-256 of the 52 encodings of card 0..51 as lower-case hex joined by commas (docs/protocol.md).

@@ -15,7 +15,7 @@ from discard_tui.war_screen import Trick, WarScreenView
 from discard_tui.widgets import DrawPile, StatusBar
 from games.war.strategy import turn
 from tabletop import wire
-from tabletop.table import Phase
+from tabletop.values import Phase
 from tabletop.words import verdict_words
 from pilot import TableHarness, offline_room, settled, until
 
