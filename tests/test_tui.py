@@ -7,6 +7,7 @@ import pytest
 from conftest import seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
+from discard_tui.table_screen import MakeMove
 from discard_tui.profile import terminal_profile
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import SeatPhase
@@ -177,6 +178,11 @@ async def test_illegal_discard_is_refused_with_the_reason():
         assert not matches(card, top)
         await pilot.pause()
         assert app.view.my_turn and len(app.seat.events) == posted_before  # nothing was sent
+        # A move the view no longer offers (the draw pile's top has moved on) reaches the table, which refuses it.
+        assert app.view.draw is not None
+        app.screen.post_message(MakeMove(Draw(pos=app.view.draw.pos + 1)))
+        await until(pilot, lambda: "top of the draw pile" in app.screen.query_one(StatusBar).notice, "the table's refusal")
+        assert app.view.my_turn and len(app.seat.events) == posted_before
 
 
 async def test_help_screen_fits_and_closes():
