@@ -46,6 +46,7 @@ from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
 from .ledger import (MAX_SEATS, POLICY, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused, to_json)
 
@@ -55,6 +56,7 @@ ROOM_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 POST_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
 TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
+READ_SLICE = 8192  # bytes of a read parsed before the read budget is checked again (at most 1,365 frames)
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
 
 
@@ -219,6 +221,7 @@ class ReadBudget(ServerConnection):
         self.read_tokens, self.read_refill = self.read_burst, time.monotonic()
         self.read_resume: asyncio.TimerHandle | None = None
         self.flooding = False
+        self.read_after_close = 0  # bytes received since this connection began to close
 
     def process_event(self, event: Any) -> None:
         if isinstance(event, Frame):
@@ -226,22 +229,37 @@ class ReadBudget(ServerConnection):
         super().process_event(event)
 
     def data_received(self, data: bytes) -> None:
+        """Parse ``data`` a slice at a time, so that a read full of tiny frames (a socket read can hold tens of
+        thousands) costs at most one slice beyond the budget before the connection is dropped."""
         now = time.monotonic()
         self.read_tokens = min(self.read_burst, self.read_tokens + (now - self.read_refill) * self.read_rate)
         self.read_refill = now
-        super().data_received(data)
-        if self.read_tokens < -self.read_burst and not self.flooding:
-            self.flooding = True
-            SAMPLED.info("dropped floods", "dropping a connection that sent %d frames beyond its budget at once",
-                         -int(self.read_tokens))
-            self.transport.abort()
-        elif self.read_tokens < 0 and self.read_resume is None and not self.transport.is_closing():
+        for start in range(0, len(data), READ_SLICE):
+            if self.flooding:
+                return  # dropped: the rest is not even parsed
+            if self.protocol.state is State.CONNECTING:  # the handshake's request, in one go
+                super().data_received(data[start:] if start else data)
+                break
+            if self.protocol.state is not State.OPEN:  # closing: only a close frame may still be worth reading
+                self.read_after_close += len(data) - start
+                if self.read_after_close > READ_SLICE:  # a sender that goes on (the rest of a frame too large):
+                    self.transport.pause_reading()  # unread, it waits for TCP while the close times out
+                    return
+                super().data_received(data[start:] if start else data)
+                break
+            super().data_received(data[start:start + READ_SLICE] if len(data) > READ_SLICE else data)
+            if self.read_tokens < -self.read_burst:
+                self.flooding = True
+                SAMPLED.info("dropped floods", "dropping a connection that sent %d frames beyond its budget at once",
+                             -int(self.read_tokens))
+                self.transport.abort()
+        if self.read_tokens < 0 and self.read_resume is None and not self.transport.is_closing():
             self.transport.pause_reading()
             self.read_resume = self.loop.call_later(-self.read_tokens / self.read_rate, self._resume_reading)
 
     def _resume_reading(self) -> None:
         self.read_resume = None
-        if not self.transport.is_closing() and not self.recv_messages.paused:
+        if not self.transport.is_closing() and not self.recv_messages.paused and self.protocol.state is State.OPEN:
             self.transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -1570,11 +1570,11 @@ async def test_compressed_huge_message_does_not_stop_relay(relay):
     await a.join(room, "Alice")
     await a.next_event()
     v0, v1 = await seated_pair(relay)
-    await a.send_text(json.dumps({"type": "post", "body": {"pad": "0" * (20 * 1024 * 1024)}}))
-    try:
+    try:  # the relay may close with 1009, and reset a sender that goes on sending what it will not read
+        await a.send_text(json.dumps({"type": "post", "body": {"pad": "0" * (20 * 1024 * 1024)}}))
         frame = await a.recv_frame(timeout=20)
         assert frame["type"] in ("error", "event"), frame
-    except ConnectionClosed:
+    except (ConnectionClosed, ConnectionError):
         pass
     assert relay.alive()
     await strict_marker(v0, v1)
