@@ -13,6 +13,7 @@ import asyncio
 import collections
 import json
 import math
+import ssl
 import time
 from typing import Any, Callable
 
@@ -53,11 +54,13 @@ class Client:
     in ``pending`` so nothing is lost.
     """
 
-    def __init__(self, ws: Any, label: str) -> None:
+    def __init__(self, ws: Any, label: str, timeout: float = TIMEOUT) -> None:
         self.ws = ws
         self.label = label
+        self.timeout = timeout  # how long to wait for any one frame (and for the close, or an ``until``)
         self.pending: collections.deque[dict] = collections.deque()
         self.events: list[dict] = []
+        self.raw: list[str] = []  # every event frame, exactly as received: for byte-for-byte comparisons
         self.acks: list[dict] = []  # "posted" frames (1.1): acknowledgements of posts sent with an id
         self.last_seq: int | None = None
         self.welcome: dict | None = None
@@ -66,20 +69,52 @@ class Client:
         self.room: str | None = None
 
     @classmethod
-    async def open(cls, url: str, label: str = "?", path: str = "/", compression: str | None = None) -> "Client":
+    async def open(
+        cls,
+        url: str,
+        label: str = "?",
+        path: str = "/",
+        compression: str | None = None,
+        *,
+        timeout: float = TIMEOUT,
+        tls: ssl.SSLContext | None = None,
+    ) -> "Client":
+        """Connect (to a ``wss://`` URL with ``tls``, else the system's trust store); nothing is sent yet."""
+        trust: dict[str, Any] = {} if tls is None else {"ssl": tls}  # ssl=None would mean no TLS, even for wss://
         ws = await connect(
             url + path,
             max_size=None,
             max_queue=None,
-            open_timeout=TIMEOUT,
+            open_timeout=timeout,
             close_timeout=2,
             ping_interval=None,
             compression=compression,
             proxy=None,
+            **trust,
         )
-        client = cls(ws, label)
+        client = cls(ws, label, timeout)
         OPEN_CLIENTS.append((asyncio.get_running_loop(), client))
         return client
+
+    @classmethod
+    async def seated(
+        cls, url: str, room: str, name: str, token: str | None = None, after: int = 0, *, timeout: float = TIMEOUT
+    ) -> "Client":
+        """Connect and join (or resume, with ``token``): a client in its seat, labelled with its name."""
+        client = await cls.open(url, name, timeout=timeout)
+        await client.join(room, name, token, after)
+        return client
+
+    @property
+    def token(self) -> str:
+        assert self.welcome is not None, f"{self.label}: not seated"
+        return self.welcome["token"]
+
+    @property
+    def head(self) -> int:
+        """The room's last seq when the relay welcomed us."""
+        assert self.welcome is not None, f"{self.label}: not seated"
+        return self.welcome["head"]
 
     # -- sending --------------------------------------------------------
 
@@ -94,14 +129,15 @@ class Client:
 
     # -- receiving ------------------------------------------------------
 
-    async def recv_frame(self, timeout: float = TIMEOUT) -> dict:
-        raw = await asyncio.wait_for(self.ws.recv(), timeout)
+    async def recv_frame(self, timeout: float | None = None) -> dict:
+        raw = await asyncio.wait_for(self.ws.recv(), timeout or self.timeout)
         assert isinstance(raw, str), f"{self.label}: relay sent a binary frame: {raw!r:.200}"
         frame = strict_json(raw)
         assert isinstance(frame, dict), f"{self.label}: frame is not a JSON object: {raw:.200}"
         kind = frame.get("type")
         if kind == "event":
             self._check_event(frame)
+            self.raw.append(raw)
         elif kind == "error":
             check_error_frame(frame)
         elif kind == "posted":
@@ -119,13 +155,13 @@ class Client:
         self.last_seq = ev["seq"]
         self.events.append(ev)
 
-    async def _next(self) -> dict:
+    async def _next(self, timeout: float | None = None) -> dict:
         if self.pending:
             return self.pending.popleft()
-        return await self.recv_frame()
+        return await self.recv_frame(timeout)
 
-    async def next_event(self) -> dict:
-        frame = await self._next()
+    async def next_event(self, timeout: float | None = None) -> dict:
+        frame = await self._next(timeout)
         assert frame["type"] == "event", f"{self.label}: expected an event, got {frame}"
         return frame
 
@@ -137,6 +173,17 @@ class Client:
             out.append(ev)
             if pred(ev):
                 return out
+
+    async def until(self, pred: Callable[[dict], bool], timeout: float | None = None) -> dict:
+        """The first event that satisfies ``pred``, within ``timeout`` in all (the ones before it are read past)."""
+        async with asyncio.timeout(timeout or self.timeout):
+            return (await self.events_until(pred))[-1]
+
+    async def until_seq(self, seq: int) -> None:
+        """Read events until event ``seq`` has arrived (at once if it has already)."""
+        assert self.last_seq is not None, f"{self.label}: not seated"
+        if self.last_seq < seq:
+            await self.events_until(lambda e: e["seq"] >= seq)
 
     async def expect_error(self, code: str | set[str]) -> dict:
         """Read until an error frame arrives (buffering events) and check its code."""
@@ -151,8 +198,9 @@ class Client:
             assert frame["type"] == "event", f"{self.label}: expected error {codes}, got {frame}"
             skipped.append(frame)
 
-    async def expect_closed(self, timeout: float = TIMEOUT) -> int | None:
-        """Drain until the relay closes the connection; return the close code."""
+    async def expect_closed(self, timeout: float | None = None) -> int | None:
+        """Drain until the relay closes the connection (or goes away); return the close code."""
+        timeout = timeout or self.timeout
         deadline = time.monotonic() + timeout
         try:
             while True:
@@ -207,9 +255,13 @@ class Client:
         assert reply["type"] == "welcome", f"{self.label}: join refused: {reply}"
         return reply
 
+    async def send_post(self, body: dict) -> None:
+        """Post without waiting for anything."""
+        await self.send({"type": "post", "body": body})
+
     async def post(self, body: dict) -> dict:
         """Post and wait for our own event (other events may come first)."""
-        await self.send({"type": "post", "body": body})
+        await self.send_post(body)
         evs = await self.events_until(lambda e: e["kind"] == "post" and e["seat"] == self.seat and e["body"] == body)
         return evs[-1]
 
