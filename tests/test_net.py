@@ -6,6 +6,8 @@ import socket
 import pytest
 from websockets.asyncio.server import serve
 
+from relay_client import Client
+from relay_client import close_leftover_clients as close_leftover_clients  # autouse
 from tabletop.ledger import FIRST_DELAY, RelayClient, RelayError
 
 
@@ -124,18 +126,17 @@ async def test_a_relay_without_its_store_sends_us_to_the_next(relay_url):
 async def test_posts_keep_to_the_rate_the_relay_states_so_none_is_refused(relay_server):
     """A relay allowing a burst of 3 and 20 frames a second: a raw client sending 12 posts at once is refused,
     ours sends 12 in a row and every one lands, in order (a refused post would leave a gap in its counters)."""
-    from websockets.asyncio.client import connect
-
     from relay.server import Limits
 
     relay, url = relay_server
     relay.limits = Limits(rate=20, burst=3)
-    async with connect(url) as raw:
-        await raw.send(json.dumps({"type": "join", "room": "raw", "name": "a"}))
-        for n in range(12):
-            await raw.send(json.dumps({"type": "post", "body": {"n": n}}))
-        replies = [json.loads(await raw.recv()) for _ in range(14)]  # welcome, join, then one reply per post
-        assert any(r.get("code") == "rate_limited" for r in replies)
+    raw = await Client.open(url, "raw")
+    await raw.join("raw", "a")
+    for n in range(12):
+        await raw.send_post({"n": n})
+    replies = [await raw.recv_frame() for _ in range(13)]  # the join event, then one reply per post
+    assert any(r.get("code") == "rate_limited" for r in replies)
+    await raw.close()
 
     client = RelayClient(url, "paced", "a")
     try:

@@ -1,7 +1,9 @@
 """Operational tests of the relay: durability, shutdown, CLI, logging, limits.
 
 Every test talks to a real relay over real sockets on a free port: either a
-``python -m relay`` subprocess or an in-process :class:`Relay`. Nothing
+``python -m relay`` subprocess or an in-process :class:`Relay`, through the
+conformance tests' client (:class:`relay_client.Client`), so every frame the
+relay sends is checked here too: events gapless, shapes as the protocol says. Nothing
 waits on the wall clock: tests wait for specific frames or log lines (with
 generous timeouts), and the relay's clock is replaced where time matters.
 """
@@ -23,13 +25,14 @@ import time
 from pathlib import Path
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import InvalidStatus
 
 from relay import ledger as ledger_module
 from relay import server as relay_module
 from relay.ledger import SEAT_TAKEN_OVER, MemoryLedger
 from relay.server import Limits, Relay
+from relay_client import Client
+from relay_client import close_leftover_clients as close_leftover_clients  # autouse
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
@@ -38,71 +41,14 @@ WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
 # -- clients ------------------------------------------------------------------
 
 
-class Peer:
-    """One client connection and everything it has received, in order."""
+async def seated(url: str, room: str, name: str, token: str | None = None, after: int = 0) -> Client:
+    """A client in its seat (or back in it, with ``token``), waiting up to ``WAIT`` for any frame."""
+    return await Client.seated(url, room, name, token, after, timeout=WAIT)
 
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-        self.raw: list[str] = []  # every event frame, exactly as received
-        self.events: list[dict] = []
-        self.seat = -1
-        self.token = ""
-        self.head = 0
 
-    @classmethod
-    async def join(cls, url: str, room: str, name: str, token: str | None = None, after: int = 0) -> Peer:
-        peer = cls(await connect(url))
-        await peer.send(type="join", room=room, name=name, token=token, after=after)
-        welcome = await peer.next()
-        assert welcome["type"] == "welcome", welcome
-        assert welcome["room"] == room
-        peer.seat, peer.token, peer.head = welcome["seat"], welcome["token"], welcome["head"]
-        return peer
-
-    async def send(self, **fields: object) -> None:
-        await self.ws.send(json.dumps(fields))
-
-    async def post(self, body: dict) -> None:
-        await self.send(type="post", body=body)
-
-    async def next(self, timeout: float = WAIT) -> dict:
-        raw = await asyncio.wait_for(self.ws.recv(), timeout)
-        message = json.loads(raw)
-        if message["type"] == "event":
-            assert isinstance(raw, str)
-            self.raw.append(raw)
-            self.events.append(message)
-        return message
-
-    async def until(self, predicate, timeout: float = WAIT) -> dict:
-        """Read frames until one matches ``predicate``; return it."""
-        async with asyncio.timeout(timeout):
-            while True:
-                message = await self.next(timeout)
-                if predicate(message):
-                    return message
-
-    async def until_seq(self, seq: int) -> None:
-        if not self.events or self.events[-1]["seq"] < seq:
-            await self.until(lambda m: m["type"] == "event" and m["seq"] >= seq)
-
-    async def error(self) -> str:
-        """Read past events to the next non-event frame, which must be an error; return its code."""
-        message = await self.until(lambda m: m["type"] != "event")
-        assert message["type"] == "error", message
-        assert message["message"], "an error must say why"
-        return message["code"]
-
-    async def drain(self) -> None:
-        """Read until the relay goes away (it was killed)."""
-        with pytest.raises(ConnectionClosed):
-            async with asyncio.timeout(WAIT):
-                while True:
-                    await self.next()
-
-    async def closed(self) -> int | None:
-        await asyncio.wait_for(self.ws.wait_closed(), WAIT)
-        return self.ws.close_code
+async def unseated(url: str, label: str) -> Client:
+    """A client that has connected and sent nothing yet."""
+    return await Client.open(url, label, timeout=WAIT)
 
 
 def kinds(events: list[dict]) -> list[tuple[str, int]]:
@@ -177,9 +123,9 @@ def clock(monkeypatch) -> FakeClock:
 # -- 1. durable store survives SIGKILL -------------------------------------------------
 
 
-async def check_resume(url: str, before: Peer, room: str, name: str) -> Peer:
+async def check_resume(url: str, before: Client, room: str, name: str) -> Client:
     """Resume ``before``'s seat with after=0; its old events must come back byte for byte."""
-    peer = await Peer.join(url, room, name, token=before.token, after=0)
+    peer = await seated(url, room, name, token=before.token, after=0)
     assert (peer.seat, peer.token) == (before.seat, before.token)
     await peer.until_seq(peer.head)
     assert len(peer.events) == peer.head
@@ -191,14 +137,14 @@ async def check_resume(url: str, before: Peer, room: str, name: str) -> Peer:
 async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     store = str(tmp_path / "relay.db")
     first = spawn("--store", store)
-    a = await Peer.join(first.url, "alpha", "ann")
-    b = await Peer.join(first.url, "alpha", "bob")
-    c = await Peer.join(first.url, "beta", "cat")
-    d = await Peer.join(first.url, "beta", "dan")
+    a = await seated(first.url, "alpha", "ann")
+    b = await seated(first.url, "alpha", "bob")
+    c = await seated(first.url, "beta", "cat")
+    d = await seated(first.url, "beta", "dan")
     for i in range(50):
-        await (a, b)[i % 2].post({"i": i})
+        await (a, b)[i % 2].send_post({"i": i})
     for i in range(6):
-        await (c, d)[i % 2].post({"j": i})
+        await (c, d)[i % 2].send_post({"j": i})
     for peer in (a, b):
         await peer.until_seq(52)  # 2 joins + 50 posts
     for peer in (c, d):
@@ -206,10 +152,10 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     # Ten more posts still in flight when the relay dies: whatever a client
     # saw of them must survive too.
     for i in range(50, 60):
-        await a.post({"i": i})
+        await a.send_post({"i": i})
     first.proc.kill()
     for peer in (a, b, c, d):
-        await peer.drain()
+        assert await peer.expect_closed() == 1006  # no close frame: the relay was killed
         check_order(peer.events)
     posts = a.events[2:52]
     assert sorted(e["body"]["i"] for e in posts) == list(range(50))
@@ -229,20 +175,20 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     b2 = await check_resume(second.url, b, "alpha", "bob")
     assert b2.raw[: len(a2.raw)] == a2.raw
     assert kinds(b2.events[len(a2.events):]) == [("join", 1)]
-    join_b = await a2.until(lambda m: m["type"] == "event")
+    join_b = await a2.next_event()
     assert join_b == b2.events[-1]
 
-    await b2.post({"after": "restart"})
+    await b2.send_post({"after": "restart"})
     for peer in (a2, b2):
-        event = await peer.until(lambda m: m["type"] == "event")
+        event = await peer.next_event()
         assert (event["seq"], event["seat"], event["body"]) == (b2.head + 1, 1, {"after": "restart"})
 
     c2 = await check_resume(second.url, c, "beta", "cat")
     assert kinds(c2.events[len(c.events):]) == [("leave", 0), ("leave", 1), ("join", 0)]
     d2 = await check_resume(second.url, d, "beta", "dan")
     assert kinds(d2.events[len(c2.events):]) == [("join", 1)]
-    await c2.post({"beta": "lives"})
-    event = await d2.until(lambda m: m["type"] == "event")
+    await c2.send_post({"beta": "lives"})
+    event = await d2.next_event()
     assert (event["seq"], event["seat"]) == (d2.head + 1, 0)
 
 
@@ -253,14 +199,14 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
 async def test_signal_closes_clients_with_1001_and_keeps_the_ledger(spawn, tmp_path, sig):
     store = str(tmp_path / "relay.db")
     first = spawn("--store", store)
-    a = await Peer.join(first.url, "room", "ann")
+    a = await seated(first.url, "room", "ann")
     for i in range(5):
-        await a.post({"i": i})
+        await a.send_post({"i": i})
     await a.until_seq(6)
     # stop() waits for the exit on a thread: this loop must answer the relay's close frame meanwhile, or the
     # relay waits out its close timeout for a client that cannot reply.
     assert await asyncio.to_thread(first.stop, sig) == 128 + sig  # the shell's status for the signal: quiet
-    assert await a.closed() == 1001
+    assert await a.expect_closed() == 1001
     assert not any("Traceback" in line or "ERROR" in line for line in first.stderr), first.stderr
 
     second = spawn("--store", store)
@@ -326,22 +272,22 @@ def test_help_mentions_every_flag():
 
 async def test_join_leave_and_refusals_are_logged_with_room_and_seat(spawn):
     relay = spawn("--log-level", "INFO")
-    a = await Peer.join(relay.url, "logged", "ann")
+    a = await seated(relay.url, "logged", "ann")
     await relay.log_line("join", "room=logged", "seat=0")
-    await a.send(type="post", body=["not", "an", "object"])
-    assert await a.error() == "bad_request"
+    await a.send({"type": "post", "body": ["not", "an", "object"]})
+    await a.expect_error("bad_request")
     await relay.log_line("refused", "bad_request", "room=logged", "seat=0")
-    stranger = Peer(await connect(relay.url))
-    await stranger.post({"x": 1})
-    assert await stranger.error() == "not_joined"
+    stranger = await unseated(relay.url, "stranger")
+    await stranger.send_post({"x": 1})
+    await stranger.expect_error("not_joined")
     await relay.log_line("refused", "not_joined", "not joined")
     # A resume that takes the seat over logs the old connection's leave too.
-    a2 = await Peer.join(relay.url, "logged", "ann", token=a.token)
+    a2 = await seated(relay.url, "logged", "ann", token=a.token)
     await relay.log_line("leave", "room=logged", "seat=0")
     await relay.log_line("join", "room=logged", "seat=0", "resumed=True")
-    await a2.ws.close()
+    await a2.close()
     await relay.log_line("leave", "room=logged", "seat=0")
-    await stranger.ws.close()
+    await stranger.close()
 
     mentions = [line for line in relay.stderr if "room=logged" in line]
     assert len(mentions) == 5, mentions  # join, refusal, leave + join (resume), leave
@@ -353,48 +299,47 @@ async def test_join_leave_and_refusals_are_logged_with_room_and_seat(spawn):
 
 async def test_rate_limit_refuses_then_refills(in_process_relay, clock):
     running = await in_process_relay(burst=5, rate=0.01)
-    a = await Peer.join(running.url, "rate", "ann")  # frame 1
+    a = await seated(running.url, "rate", "ann")  # frame 1
     for i in range(4):  # frames 2 to 5
-        await a.post({"i": i})
-    await a.post({"i": 4})  # frame 6: over the burst
+        await a.send_post({"i": i})
+    await a.send_post({"i": 4})  # frame 6: over the burst
     await a.until_seq(5)
-    assert await a.error() == "rate_limited"
-    await a.post({"i": 5})  # the bucket does not refill while time stands still
-    assert await a.error() == "rate_limited"
+    await a.expect_error("rate_limited")
+    await a.send_post({"i": 5})  # the bucket does not refill while time stands still
+    await a.expect_error("rate_limited")
     clock.advance(150)  # 1.5 / rate: one more frame, and half a token left over
-    await a.post({"i": 6})
-    event = await a.until(lambda m: m["type"] == "event")
+    await a.send_post({"i": 6})
+    event = await a.next_event()
     assert (event["seq"], event["body"]) == (6, {"i": 6})
-    await a.post({"i": 7})
-    assert await a.error() == "rate_limited"
+    await a.send_post({"i": 7})
+    await a.expect_error("rate_limited")
     assert len(running.relay.ledger.rooms["rate"].frames) == 6  # refused frames changed nothing
 
 
 async def test_max_rooms_gives_relay_full(in_process_relay):
     running = await in_process_relay(max_rooms=1)
-    await Peer.join(running.url, "one", "ann")
-    b = Peer(await connect(running.url))
-    await b.send(type="join", room="two", name="bob")
-    assert await b.error() == "relay_full"
+    await seated(running.url, "one", "ann")
+    b = await unseated(running.url, "bob")
+    refused = await b.try_join("two", "bob")
+    assert (refused["type"], refused["code"]) == ("error", "relay_full")
     assert set(running.relay.ledger.rooms) == {"one"}
-    await b.send(type="join", room="one", name="bob")  # the connection is still usable
-    welcome = await b.next()
+    welcome = await b.try_join("one", "bob")  # the connection is still usable
     assert (welcome["type"], welcome["seat"]) == ("welcome", 1)
 
 
 async def test_max_connections_refuses_the_handshake_with_503(in_process_relay):
     running = await in_process_relay(max_connections=2)
-    await Peer.join(running.url, "r", "ann")  # a welcome: the handler is counting it
-    await Peer.join(running.url, "r", "bob")
+    await seated(running.url, "r", "ann")  # a welcome: the handler is counting it
+    await seated(running.url, "r", "bob")
     with pytest.raises(InvalidStatus) as refused:
-        await connect(running.url)
+        await unseated(running.url, "third")
     assert refused.value.response.status_code == 503
 
 
 async def test_max_frame_gives_too_large_then_1009(in_process_relay):
     running = await in_process_relay(max_frame=1024)
-    a = await Peer.join(running.url, "big", "ann")
-    b = await Peer.join(running.url, "big", "bob")
+    a = await seated(running.url, "big", "ann")
+    b = await seated(running.url, "big", "bob")
 
     def post_of(size: int, char: str = "x") -> str:
         empty = json.dumps({"type": "post", "body": {"p": ""}}, ensure_ascii=False)
@@ -403,22 +348,22 @@ async def test_max_frame_gives_too_large_then_1009(in_process_relay):
 
     exact = post_of(1024)
     assert len(exact.encode()) == 1024
-    await a.ws.send(exact)
-    event = await a.until(lambda m: m["type"] == "event" and m["kind"] == "post")
+    await a.send_text(exact)
+    event = await a.until(lambda e: e["kind"] == "post")
     assert event["seq"] == 3
-    await a.ws.send(post_of(1025))
-    assert await a.error() == "too_large"
+    await a.send_text(post_of(1025))
+    await a.expect_error("too_large")
     wide = post_of(1027, "\N{GRINNING FACE}")  # 256 characters but 1027 bytes
     assert len(wide) < 1024 < len(wide.encode())
-    await a.ws.send(wide)
-    assert await a.error() == "too_large"
-    await a.post({"small": True})  # still usable, and nothing was appended meanwhile
-    event = await a.until(lambda m: m["type"] == "event")
+    await a.send_text(wide)
+    await a.expect_error("too_large")
+    await a.send_post({"small": True})  # still usable, and nothing was appended meanwhile
+    event = await a.next_event()
     assert (event["seq"], event["body"]) == (4, {"small": True})
 
-    await a.ws.send(post_of(4 * 1024 + 1))
-    assert await a.closed() == 1009
-    leave = await b.until(lambda m: m["type"] == "event" and m["kind"] == "leave")
+    await a.send_text(post_of(4 * 1024 + 1))
+    assert await a.expect_closed() == 1009
+    leave = await b.until(lambda e: e["kind"] == "leave")
     assert leave["seat"] == 0
 
 
@@ -427,19 +372,19 @@ async def test_max_frame_gives_too_large_then_1009(in_process_relay):
 
 async def test_stalled_reader_is_dropped_without_delaying_the_room(in_process_relay):
     running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
-    a = await Peer.join(running.url, "slow", "ann")
-    stalled = await Peer.join(running.url, "slow", "bob")
+    a = await seated(running.url, "slow", "ann")
+    stalled = await seated(running.url, "slow", "bob")
     stalled.ws.transport.pause_reading()
-    await a.until(lambda m: m["type"] == "event" and m["kind"] == "join" and m["seat"] == 1)
+    await a.until(lambda e: e["kind"] == "join" and e["seat"] == 1)
 
-    # Incompressible padding: websockets compresses frames, and a stall must
-    # really fill the kernel's buffers and then the relay's.
+    # Incompressible padding: whether or not a connection compresses its
+    # frames, a stall must really fill the kernel's buffers and then the relay's.
     noise = random.Random(6)
     started = time.monotonic()
     try:
         for i in range(2000):
-            await a.post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode(), "i": i})
-            event = await a.until(lambda m: m["type"] == "event", timeout=5)
+            await a.send_post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode(), "i": i})
+            event = await a.next_event(timeout=5)
             if event["kind"] == "leave":
                 break
             assert (event["kind"], event["seat"], event["body"]["i"]) == ("post", 0, i)
@@ -452,34 +397,34 @@ async def test_stalled_reader_is_dropped_without_delaying_the_room(in_process_re
     room = running.relay.ledger.rooms["slow"]
     assert not room.seats[1].present and room.seats[0].present
     assert [k for k in kinds([json.loads(f) for f in room.frames]) if k[1] == 1] == [("join", 1), ("leave", 1)]
-    event = await a.until(lambda m: m["type"] == "event")  # the post in flight as the leave went out
+    event = await a.next_event()  # the post in flight as the leave went out
     assert (event["kind"], event["body"]["i"]) == ("post", i)
 
     # The room goes on, and the dropped player can take its seat back.
-    back = await Peer.join(running.url, "slow", "bob", token=stalled.token, after=room.head)
+    back = await seated(running.url, "slow", "bob", token=stalled.token, after=room.head)
     assert back.seat == 1
-    await a.post({"still": "here"})
+    await a.send_post({"still": "here"})
     for peer in (a, back):
-        event = await peer.until(lambda m: m["type"] == "event" and m["kind"] == "post")
+        event = await peer.until(lambda e: e["kind"] == "post")
         assert event["body"] == {"still": "here"}
 
 
 async def test_client_dropped_during_catch_up_is_dropped_quietly(in_process_relay, caplog):
     running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
-    a = await Peer.join(running.url, "deep", "ann")
+    a = await seated(running.url, "deep", "ann")
     noise = random.Random(7)
     for i in range(300):  # a ledger of some 10 MB: more than the kernel buffers hold
-        await a.post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode()})
+        await a.send_post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode()})
         await a.until_seq(i + 2)  # in step: a is no slow reader itself
-    late = await connect(running.url)
+    late = await unseated(running.url, "bob")
     try:
-        late.transport.pause_reading()
-        await late.send(json.dumps({"type": "join", "room": "deep", "name": "bob"}))
-        await a.until(lambda m: m["type"] == "event" and m["kind"] == "join")
-        leave = await a.until(lambda m: m["type"] == "event")
+        late.ws.transport.pause_reading()
+        await late.send({"type": "join", "room": "deep", "name": "bob"})  # a welcome it will never read
+        await a.until(lambda e: e["kind"] == "join")
+        leave = await a.next_event()
         assert (leave["kind"], leave["seat"]) == ("leave", 1)
     finally:
-        late.transport.abort()
+        late.ws.transport.abort()
     # Once dropped, the relay writes nothing more to it (asyncio would warn).
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
@@ -490,20 +435,20 @@ async def test_client_dropped_during_catch_up_is_dropped_quietly(in_process_rela
 async def test_rooms_expire_only_after_everyone_left_for_retention(in_process_relay, clock):
     running = await in_process_relay(retention=0.05)
     relay, ledger = running.relay, running.relay.ledger
-    a = await Peer.join(running.url, "kept", "ann")
+    a = await seated(running.url, "kept", "ann")
     a_task = running.handler_tasks()
-    b = await Peer.join(running.url, "kept", "bob")
-    await b.ws.close()
-    await a.until(lambda m: m["type"] == "event" and m["kind"] == "leave")
+    b = await seated(running.url, "kept", "bob")
+    await b.close()
+    await a.until(lambda e: e["kind"] == "leave")
 
     clock.advance(3600)  # one seat connected: never expired
     await ledger.expire()
     assert "kept" in ledger.rooms
-    await a.post({"still": "here"})
-    event = await a.until(lambda m: m["type"] == "event")
+    await a.send_post({"still": "here"})
+    event = await a.next_event()
     assert event["seq"] == 4
 
-    await a.ws.close()
+    await a.close()
     await running.settled(a_task)
     assert "kept" not in relay.channels
     await ledger.expire()  # empty, but not for long enough yet
@@ -512,10 +457,10 @@ async def test_rooms_expire_only_after_everyone_left_for_retention(in_process_re
     await ledger.expire()
     assert "kept" not in ledger.rooms
 
-    late = Peer(await connect(running.url))
-    await late.send(type="join", room="kept", name="ann", token=a.token, after=0)
-    assert await late.error() == "bad_token"
-    fresh = await Peer.join(running.url, "kept", "cat")
+    late = await unseated(running.url, "ann")
+    refused = await late.try_join("kept", "ann", token=a.token, after=0)
+    assert (refused["type"], refused["code"]) == ("error", "bad_token")
+    fresh = await seated(running.url, "kept", "cat")
     assert (fresh.seat, fresh.head) == (0, 1)  # a new ledger from seq 1
 
 
@@ -524,14 +469,14 @@ async def test_rooms_expire_only_after_everyone_left_for_retention(in_process_re
 
 async def test_resume_closes_the_old_connection_with_4000(in_process_relay):
     running = await in_process_relay()
-    a = await Peer.join(running.url, "twice", "ann")
+    a = await seated(running.url, "twice", "ann")
     a_task = running.handler_tasks()
-    b = await Peer.join(running.url, "twice", "bob")
+    b = await seated(running.url, "twice", "bob")
     await a.until_seq(2)
 
-    a2 = await Peer.join(running.url, "twice", "ann", token=a.token, after=2)
+    a2 = await seated(running.url, "twice", "ann", token=a.token, after=2)
     assert a2.seat == 0
-    assert await a.closed() == SEAT_TAKEN_OVER
+    assert await a.expect_closed() == SEAT_TAKEN_OVER
     await a2.until_seq(4)
     assert kinds(a2.events) == [("leave", 0), ("join", 0)]
     await b.until_seq(4)
@@ -539,8 +484,8 @@ async def test_resume_closes_the_old_connection_with_4000(in_process_relay):
 
     # The old connection's end adds no second leave.
     await running.settled(a_task)
-    await a2.post({"after": "resume"})
-    event = await b.until(lambda m: m["type"] == "event")
+    await a2.send_post({"after": "resume"})
+    event = await b.next_event()
     assert (event["seq"], event["seat"], event["kind"]) == (5, 0, "post")
     room = running.relay.ledger.rooms["twice"]
     assert kinds([json.loads(f) for f in room.frames]) == [("join", 0), ("join", 1), ("leave", 0), ("join", 0),
@@ -563,23 +508,23 @@ def redis_client(url: str):
 async def test_join_on_one_node_and_resume_on_another(spawn, shared_redis):
     a_node, b_node = (spawn("--store", shared_redis.url) for _ in range(2))
     room = unique("two-nodes")
-    a = await Peer.join(a_node.url, room, "ann")
-    b = await Peer.join(b_node.url, room, "bob")
+    a = await seated(a_node.url, room, "ann")
+    b = await seated(b_node.url, room, "bob")
     await a.until_seq(2)
-    await a.post({"from": "a"})
-    await b.post({"from": "b"})
+    await a.send_post({"from": "a"})
+    await b.send_post({"from": "b"})
     await a.until_seq(4)
     await b.until_seq(4)
     assert a.raw == b.raw  # one order across the nodes
 
-    again = await Peer.join(b_node.url, room, "ann", token=a.token, after=2)
+    again = await seated(b_node.url, room, "ann", token=a.token, after=2)
     assert (again.seat, again.token) == (0, a.token)
-    assert await a.closed() == SEAT_TAKEN_OVER  # node A closed it on seeing the newer join
+    assert await a.expect_closed() == SEAT_TAKEN_OVER  # node A closed it on seeing the newer join
     await again.until_seq(6)
     assert again.raw[:2] == a.raw[2:4] and kinds(again.events[2:]) == [("leave", 0), ("join", 0)]
     await b.until_seq(6)
-    await again.post({"after": "resume"})
-    event = await b.until(lambda m: m["type"] == "event")
+    await again.send_post({"after": "resume"})
+    event = await b.next_event()
     assert (event["seq"], event["seat"], event["body"]) == (7, 0, {"after": "resume"})
 
 
@@ -587,13 +532,13 @@ async def test_a_dead_nodes_seats_get_their_leave_from_another_node(spawn, share
     doomed = spawn("--store", shared_redis.url, "--lease", "1")
     survivor = spawn("--store", shared_redis.url, "--lease", "1")
     room = unique("lease")
-    a = await Peer.join(doomed.url, room, "ann")
-    b = await Peer.join(survivor.url, room, "bob")
+    a = await seated(doomed.url, room, "ann")
+    b = await seated(survivor.url, room, "bob")
     doomed.kill()
-    leave = await b.until(lambda m: m["type"] == "event" and m["kind"] == "leave")  # within a lease and a bit
+    leave = await b.until(lambda e: e["kind"] == "leave")  # within a lease and a bit
     assert (leave["seq"], leave["seat"], leave["name"]) == (3, 0, "ann")
     await survivor.log_line("released the seats of dead node", f"room={room}")
-    back = await Peer.join(survivor.url, room, "ann", token=a.token, after=3)
+    back = await seated(survivor.url, room, "ann", token=a.token, after=3)
     assert back.seat == 0
     await back.until_seq(4)
     assert kinds(back.events) == [("join", 0)]  # no second leave: the seat was free already
@@ -604,12 +549,12 @@ async def test_redis_keeps_a_room_for_its_retention_after_the_last_leave(spawn, 
     room = unique("kept")
     db = redis_client(shared_redis.url)
     keys = [f"discard:{{{room}}}:seats", f"discard:{{{room}}}:log"]
-    a = await Peer.join(node.url, room, "ann")
+    a = await seated(node.url, room, "ann")
     assert [db.pttl(k) for k in keys] == [-1, -1]  # held: no expiry
-    await a.ws.close()
+    await a.close()
     await node.log_line("leave", f"room={room}")
     assert all(0 < db.pttl(k) <= 60_000 for k in keys)
-    back = await Peer.join(node.url, room, "ann", token=a.token)
+    back = await seated(node.url, room, "ann", token=a.token)
     await back.until_seq(3)
     assert [db.pttl(k) for k in keys] == [-1, -1]  # taken again: kept again
 
@@ -647,22 +592,22 @@ def test_unreachable_redis_at_start_is_one_line_and_exit_2():
 async def test_redis_restarted_mid_room_loses_nothing(spawn, redis_server):
     node = spawn("--store", redis_server.url)
     room = unique("restart")
-    a = await Peer.join(node.url, room, "ann")
-    b = await Peer.join(node.url, room, "bob")
+    a = await seated(node.url, room, "ann")
+    b = await seated(node.url, room, "bob")
     for i in range(20):
-        await (a, b)[i % 2].post({"i": i})
+        await (a, b)[i % 2].send_post({"i": i})
     await a.until_seq(22)
     redis_server.stop()  # SIGTERM: Redis writes its append-only file out
-    await a.post({"while": "down"})
-    assert await a.error() == "unavailable"  # refused, so nothing was appended for it
-    assert await a.closed() == 1013  # try again later
+    await a.send_post({"while": "down"})
+    await a.expect_error("unavailable")  # refused, so nothing was appended for it
+    assert await a.expect_closed() == 1013  # try again later
     redis_server.start()
-    a2 = await Peer.join(node.url, room, "ann", token=a.token, after=0)
-    await a2.until(lambda m: m["type"] == "event" and m["kind"] == "join" and m["seq"] > 22)
+    a2 = await seated(node.url, room, "ann", token=a.token, after=0)
+    await a2.until(lambda e: e["kind"] == "join" and e["seq"] > 22)
     assert a2.raw[:22] == a.raw[:22]
     check_order(a2.events)
     assert kinds(a2.events[22:]) == [("leave", 0), ("join", 0)]
-    await a2.post({"after": "restart"})
+    await a2.send_post({"after": "restart"})
     await b.until_seq(25)  # b's connection, on the same node, was followed on across the restart
     assert b.raw == a2.raw + [b.raw[-1]] and b.events[-1]["body"] == {"after": "restart"}
 
@@ -676,12 +621,11 @@ async def test_tls_serves_wss_and_healthz_to_clients_that_trust_its_certificate(
     assert node.url.startswith("wss://127.0.0.1:")
     trusting = ssl.create_default_context(cafile=str(cert))
     assert await http_get(node.host, node.port, "/healthz", trusting) == (200, "OK\n")
-    ws = await connect(node.url, ssl=trusting)
-    await ws.send(json.dumps({"type": "join", "room": "tls", "name": "ann"}))
-    assert json.loads(await ws.recv())["type"] == "welcome"
-    await ws.close()
+    ann = await Client.open(node.url, "ann", timeout=WAIT, tls=trusting)
+    await ann.join("tls", "ann")  # a welcome
+    await ann.close()
     with pytest.raises(ssl.SSLCertVerificationError):  # the system's trust store alone refuses it
-        await connect(node.url)
+        await unseated(node.url, "untrusting")
 
 
 @pytest.mark.parametrize("hard, warned", [(100_000, False), (1024, True)], ids=["raised", "cannot-raise"])
@@ -727,7 +671,7 @@ def masked(opcode: int, payload: bytes) -> bytes:
 
 async def test_a_flood_beyond_the_read_budget_is_dropped_and_the_honest_room_goes_on(in_process_relay, caplog):
     running = await in_process_relay(read_rate=50, read_burst=100)
-    a, b = await Peer.join(running.url, "honest", "ann"), await Peer.join(running.url, "honest", "bob")
+    a, b = await seated(running.url, "honest", "ann"), await seated(running.url, "honest", "bob")
     _, writer = await raw_websocket(running.url)
     with caplog.at_level(logging.INFO, logger="discard.relay"):
         writer.write((masked(0x9, b"p" * 125) + masked(0x1, b"[]")) * 2000)  # pings and junk, never read
@@ -736,38 +680,32 @@ async def test_a_flood_beyond_the_read_budget_is_dropped_and_the_honest_room_goe
                 await writer.drain()
                 writer.write(masked(0x9, b"p") * 100)
                 await asyncio.sleep(0.01)
-    await a.post({"still": "here"})
-    while (message := await b.next())["type"] != "event" or message["kind"] != "post":
-        pass
+    await a.send_post({"still": "here"})
+    message = await b.until(lambda e: e["kind"] == "post")
     assert message["body"] == {"still": "here"}
     lines = [r.getMessage() for r in caplog.records]
     assert any("beyond its budget at once" in line for line in lines)
     assert sum("refused frame" in line for line in lines) <= 5  # sampled: one client cannot fill a disk
     writer.close()
-    await a.ws.close()
-    await b.ws.close()
+    await a.close()
+    await b.close()
 
 
 async def test_a_connection_that_keeps_sending_refused_frames_is_closed_with_1008(in_process_relay):
     running = await in_process_relay(max_refused=20)
-    async with connect(running.url) as ws:
-        for _ in range(30):
-            await ws.send("[]")
-        errors = 0
-        with pytest.raises(ConnectionClosed) as closed:
-            while True:
-                errors += json.loads(await asyncio.wait_for(ws.recv(), WAIT))["type"] == "error"
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
-    assert closed.value.rcvd.reason == "too many refused frames" and errors == 21
+    refused = await unseated(running.url, "refused")
+    for _ in range(30):
+        await refused.send_text("[]")
+    assert await refused.expect_closed() == 1008  # the code of the relay's close frame
+    assert refused.ws.close_reason == "too many refused frames"
+    assert [frame["type"] for frame in refused.pending] == ["error"] * 21
 
 
 async def test_the_sweep_drops_a_connection_whatever_filled_its_buffer(in_process_relay):
     """Pongs are written by websockets itself, past the relay's own write check: the sweep sees them too."""
     running = await in_process_relay(max_buffer=1 << 16, sweep=0.01)
-    stuck = await Peer.join(running.url, "room", "stuck")
+    stuck = await seated(running.url, "room", "stuck")
     [client] = running.relay.clients
     transport = client.connection.transport
     transport.get_write_buffer_size = lambda: 1 << 20  # as if a ping flood's pongs had piled up
-    with pytest.raises(ConnectionClosed):
-        while True:
-            await stuck.next()
+    await stuck.expect_closed()
