@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -36,7 +36,8 @@ from textual.worker import WorkerFailed
 
 from .config import SCREENS, PlayConfig
 from .profile import Profile
-from .table_screen import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, help_page, score_line
+from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
+                           ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
 from .words import result_words
 
@@ -148,7 +149,7 @@ class ViolationScreen(ModalScreen[None]):
         yield Footer()
 
     def action_download(self) -> None:
-        self.post_message(Intent("transcript"))
+        self.post_message(SaveTranscript())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action != "download" or self.transcript is not None
@@ -208,10 +209,10 @@ class GameOverScreen(ModalScreen[None]):
         self.refresh_bindings()
 
     def action_rematch(self) -> None:
-        self.post_message(Intent("rematch"))
+        self.post_message(Rematch())
 
     def action_download(self) -> None:
-        self.post_message(Intent("transcript"))
+        self.post_message(SaveTranscript())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
@@ -437,16 +438,29 @@ class DiscardApp(App[None]):
 
     # -- intents -----------------------------------------------------------------------
 
-    @on(Intent)
-    def intent(self, message: Intent) -> None:
-        if message.action == "leave":
-            self.exit()  # mid-game the seat is kept: the same command comes back
-        elif message.action == "autoplay":
-            self.set_autoplay(self.session is not None and self.session.autoplaying is None)
-        elif message.action == "transcript":
-            self.download_transcript()
-        else:
-            self._intent(message)
+    @on(LeaveTable)
+    def leave(self) -> None:
+        self.exit()  # mid-game the seat is kept: the same command comes back
+
+    @on(ToggleAutoplay)
+    def toggle_autoplay(self) -> None:
+        self.set_autoplay(self.session is not None and self.session.autoplaying is None)
+
+    @on(SaveTranscript)
+    def save_transcript(self) -> None:
+        self.download_transcript()
+
+    @on(MakeMove)
+    def make_move(self, message: MakeMove) -> None:
+        self._ask_table(lambda seat: seat.move(message.move))
+
+    @on(Choose)
+    def choose(self, message: Choose) -> None:
+        self._ask_table(lambda seat: seat.choose(message.value))
+
+    @on(Rematch)
+    def rematch(self) -> None:
+        self._ask_table(lambda seat: seat.rematch())
 
     def set_autoplay(self, on: bool) -> None:
         """Let the game's computer strategy play my seat to the end of this game (``a``), or stop it."""
@@ -474,14 +488,15 @@ class DiscardApp(App[None]):
                               mime_type="application/json")  # text: Textual saves binaries in text mode
 
     @work(group="intents")
-    async def _intent(self, intent: Intent) -> None:
-        session = self.seat
-        if session is None:
+    async def _ask_table(self, ask: Callable[[Seat], Awaitable[str | None]]) -> None:
+        """Make a move, a choice or a rematch on my seat; if the table refuses it (the game moved on since the
+        screen offered it), say why."""
+        seat = self.seat
+        if seat is None:
             return
-        reason = await (session.rematch() if intent.action == "rematch" else self.ui.act(session, intent))
-        table = self.table
-        if table is not None and table.view is not None and reason is not None:  # the game moved on meanwhile
-            table.notice(table.refused(table.view, intent.action, intent.index) or reason)
+        reason = await ask(seat)
+        if reason is not None and self.table is not None:
+            self.table.notice(reason)
 
     # -- app-wide keys ---------------------------------------------------------------------
 

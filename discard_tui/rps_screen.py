@@ -1,10 +1,9 @@
 """Rock-paper-scissors' table: the last throw of each player, the score, the history, and the three throws to choose.
 
-``view(seat)`` and ``act(seat, intent)`` are this game's side of the app (see
-discard_tui/discard_screen.py): the first builds the screen's
-:class:`RpsScreenView`, the second turns an intent (the n-th throw) into the
-player's choice. They import the table when called, so that this module stays
-as light as the screen.
+``view(seat)`` is this game's side of the app (see
+discard_tui/discard_screen.py): it builds the screen's :class:`RpsScreenView`;
+a key or a click chooses one of the game's THROWS. It imports the table when
+called, so that this module stays as light as the screen.
 """
 
 from __future__ import annotations
@@ -23,7 +22,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from .table_screen import GameUI, Intent, TableScreen, capitalized, headline
+from games.rps.about import THROWS
+
+from .table_screen import Choose, GameUI, TableScreen, capitalized, headline
 from .view import SeatPhase, SeatView
 from .widgets import show_text
 from .words import progress_words
@@ -31,8 +32,7 @@ from .words import progress_words
 if TYPE_CHECKING:
     from games.rps.game import RpsView
     from tabletop.shell import Seat
-THROWS = ("rock", "paper", "scissors")  # the order of the keys and buttons; the game's own (tests check it)
-KEYS = ("r", "p", "s")
+KEYS = tuple(throw[0] for throw in THROWS)  # r, p, s
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
 
 
@@ -179,14 +179,14 @@ class RpsTable(TableScreen[RpsScreenView]):
             button.chosen = view.chosen == THROWS[button.index]
 
     def action_throw(self, index: int) -> None:
-        self.post_message(Intent("throw", index))
+        self.post_message(Choose(THROWS[index]))
 
     @on(ThrowButton.Pressed)
     def throw_clicked(self, message: ThrowButton.Pressed) -> None:
         if self.view is not None and (reason := self.refused(self.view, "throw")) is not None:
             self.notice(reason)
         else:
-            self.post_message(Intent("throw", message.index))
+            self.action_throw(message.index)
 
     def headline(self, view: RpsScreenView) -> str:
         if view.phase is SeatPhase.PLAYING:
@@ -297,11 +297,4 @@ def view(seat: Seat) -> RpsScreenView:
     )
 
 
-async def act(seat: Seat, intent: Intent) -> str | None:
-    """Choose the throw ``intent`` asks for; the reason it is refused, or None."""
-    if intent.action != "throw" or intent.index is None or not 0 <= intent.index < len(THROWS):
-        return f"rock-paper-scissors has no move called {intent.action!r}"
-    return await seat.choose(THROWS[intent.index])
-
-
-UI = GameUI(title="rock-paper-scissors", rules=HELP, screen=RpsTable, view=view, act=act)
+UI = GameUI(title="rock-paper-scissors", rules=HELP, screen=RpsTable, view=view)

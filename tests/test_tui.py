@@ -8,11 +8,11 @@ from conftest import seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
 from discard_tui.profile import terminal_profile
-from discard_tui.table_screen import Intent
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import SeatPhase
 from games.cards import FULL_DECK, Card
-from games.discard.rules import matches
+from games.discard.moves import DiscardCard, Draw
+from games.discard.rules import matches, short_mismatch
 from discard_tui.widgets import HandView, StatusBar
 from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
 
@@ -44,6 +44,8 @@ def my_turn_view(**fields) -> DiscardScreenView:
     pile (10♥: 9♥, 10♠ and K♥ of my hand match it); ``fields`` change any of it."""
     hand = (Card("9", "♥"), Card("10", "♠"), Card("J", "♦"), Card("Q", "♣"), Card("K", "♥"))
     base = dict(names=("tester", "Computer"), my_turn=True, hand=hand, playable=tuple(matches(c, TOP) for c in hand),
+                discards=tuple(DiscardCard(pos=pos) for pos in range(5)), draw=Draw(pos=11),
+                discard_refusals=tuple(None if matches(c, TOP) else short_mismatch(c, TOP) for c in hand),
                 opponent_hand=5, draw_pile=13, discard_top=TOP, discard_count=1, deck_size=24, draw_refusal=None,
                 safety=SAFETY, log=("— game 1 —", "Computer discarded 10♥"), last_move="Computer discarded 10♥",
                 moves=1)
@@ -220,7 +222,7 @@ async def test_clicking_the_draw_pile_draws():
     app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.click("#draw")
-        assert app.asked() == [("draw", None)]  # the app makes the draw ('d' does it through a relay, below)
+        assert app.asked() == ["draw"]  # the app makes the draw ('d' does it through a relay, below)
 
 
 async def test_rematch_offer_from_the_opponent_shows_once():
@@ -233,7 +235,7 @@ async def test_rematch_offer_from_the_opponent_shows_once():
             view = app.view
             if view.my_turn:
                 playable = [i for i, ok in enumerate(view.playable) if ok]
-                await discard_screen.act(app.seat, Intent("discard", playable[0]) if playable else Intent("draw"))
+                await app.seat.move(view.discards[playable[0]] if playable else view.draw)
                 await until(pilot, lambda: moved(app, view), "the move")
             else:
                 await pilot.pause(0.01)
@@ -455,7 +457,7 @@ async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn
     app = TableHarness.of(room)
     async with app.run_test(size=(80, 24)) as pilot:
         moves = app.view.moves
-        assert (await play_key(pilot, "enter")).action == "discard"
+        assert await play_key(pilot, "enter") == "discard"
         view = app.table.view
         assert view.my_turn and view.moves >= moves + 2, "the computer answered"
         line = text_of(app.screen, StatusBar).splitlines()[1]
@@ -493,7 +495,7 @@ async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
         await pilot.pause()
         assert not table.query_one("#too-small").display and table.query_one("#table").display
         await pilot.press("d")
-        assert app.asked() == [("draw", None)]  # once the table shows
+        assert app.asked() == ["draw"]  # once the table shows
 
 
 async def test_the_log_takes_focus_scrolls_and_rewraps():
