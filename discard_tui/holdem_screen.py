@@ -52,6 +52,7 @@ chip, or after the last hand: the chip leader wins.
 [b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
       ← → ±1 big blind  ↑ ↓ ±10  digits type it  ⌫ deletes
       h ½ pot  p pot  a all in  Enter send  Esc cancel
+      at showdown: c shows your hand, f mucks it
       n rematch   q quit
 [b]Cues[/b]  ▶ to act (reversed)   D the button   folded · all in · out
       ▚▞ a card you cannot see   bet: chips in front this street
@@ -193,8 +194,10 @@ def amounts(view: HoldemScreenView) -> tuple[int, int, int] | None:
 def hint(view: HoldemScreenView, amount: int | None) -> str:
     """What the player can do now, in one line."""
     board = view.board
-    if board is None or not view.my_turn or board.stage.value != "betting":
+    if board is None or not view.my_turn:
         return ""
+    if board.stage.value == "showdown":
+        return "Showdown: c shows your hand · f mucks it (gives up the pots)"
     bounds = amounts(view)
     if amount is not None and bounds is not None:
         least, most, _ = bounds
@@ -379,7 +382,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
 def view(seat: Seat) -> HoldemScreenView:
     """What the Hold'em table shows of ``seat`` now, with the moves it offers; between hands, the new hand's seats
     while its deck is shuffled."""
-    from games.holdem.moves import Call, Check, Fold, Raise
+    from games.holdem.moves import Call, Check, Fold, Muck, Raise, Show
 
     from .viewmodel import seat_fields
 
@@ -388,11 +391,16 @@ def view(seat: Seat) -> HoldemScreenView:
     if fields["board"] is None and play.state is not None and fields["game"] == play.number:
         fields["board"] = play.state.view(seat.table.me)
     board: HoldemView | None = fields["board"]
-    if board is None or board.stage.value != "betting":
+    if board is None or not (board.stage.value == "betting" or showing(board)):
         fields["my_turn"] = False  # the board and the first hand at showdown are posted by the table itself
     if board is None:
         return HoldemScreenView(**fields, refusal_of=seat.refusal)
     me = board.players[seat.table.me]
+    if showing(board):  # c shows my hand, f mucks it
+        shown, muck = Show(positions=list(me.positions)), Muck()
+        return HoldemScreenView(**fields, fold=muck, fold_refusal=seat.refusal(muck), call=shown,
+                                call_refusal=seat.refusal(shown), raise_refusal="it is the showdown: c shows, f mucks",
+                                all_in_refusal="it is the showdown: c shows, f mucks", refusal_of=seat.refusal)
     call = Call() if board.to_call else Check()
     least = Raise(to=board.raise_bounds[0]) if board.raise_bounds else None
     shove = Raise(to=board.raise_bounds[1]) if board.raise_bounds else Call() if board.to_call else None
@@ -403,6 +411,11 @@ def view(seat: Seat) -> HoldemScreenView:
         f"you have {me.chips} chips behind and nothing to call: check",
         raise_refusal=seat.refusal(least) if least else seat.refusal(call) or
         "the betting is closed to raises: call or fold", raising=lambda to: Raise(to=to), refusal_of=seat.refusal)
+
+
+def showing(board: HoldemView) -> bool:
+    """The showdown waits for my choice: my hand to show or muck, once the first hand is shown."""
+    return board.stage.value == "showdown" and board.me in board.to_move and any(p.shown for p in board.players)
 
 
 UI = GameUI(title="Texas Hold'em", rules=HELP, screen=HoldemTable, view=view)

@@ -8,6 +8,7 @@ from discard_tui.holdem_screen import HELP, HoldemTable, seat_text
 from discard_tui.widgets import StatusBar
 from pilot import TableHarness, offline_room, play_key, view_of
 from room import Room
+from test_holdem_wire import station
 
 SIZES = [(60, 20), (80, 24), (120, 40), (200, 50)]
 
@@ -106,3 +107,27 @@ def test_the_cues_read_without_colour_and_the_help_says_what_the_audit_reveals()
     button = view.board.button
     assert " D" in seat_text(view, button, 30).plain.splitlines()[0]
     assert "every deck seed" in HELP and "folded" in HELP
+
+
+async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
+    """Everyone checks and calls to the river; the first hand is shown for its player; then mine waits for me."""
+    room = offline_room(config(1))
+    room.strategies = {seat: station for seat in range(3)}
+    table = room.tables[-1]
+
+    def my_showdown() -> bool:
+        board = table.view().board
+        return board is not None and table.play.pending is None and board.stage.value == "showdown" and \
+            table.me in board.to_move and any(player.shown for player in board.players)
+
+    room.run(until=my_showdown)
+    assert my_showdown()
+    del room.strategies[table.me]
+    app = TableHarness.of(room)
+    async with app.run_test(size=(80, 24)) as pilot:
+        status = app.table.query_one(StatusBar)
+        assert status.hint == "Showdown: c shows your hand · f mucks it (gives up the pots)"
+        await pilot.press("r")
+        assert status.notice == "it is the showdown: c shows, f mucks"
+        assert await play_key(pilot, "f") == "muck"
+    assert any(line.startswith("you mucked") for line in table.log)
