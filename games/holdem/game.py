@@ -22,7 +22,7 @@ from tabletop.wire import STRICT, Message
 
 from .about import ABOUT, BLINDS, CHIPS, HANDS
 from .moves import MOVES, Board, Call, Check, Fold, HoldemView, Muck, Player, Raise, Show
-from .rules import DECK, STREETS, Hand, Stage, blinds_at, cards_text, hand_name, parse_blinds
+from .rules import DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, hand_name, parse_blinds
 from .strategy import player
 
 VERBS = {Fold: "fold", Check: "check", Call: "call", Raise: "raise"}
@@ -243,7 +243,7 @@ class HoldemState(GameState[str]):
             if seat not in h.players:
                 lines.append(f"{names[seat]}: out")
                 continue
-            hole = " ".join(self.faces[pos] if pos in self.faces else "?" for pos in h.hole(seat))
+            hole = " ".join(card_text(self.faces[pos]) if pos in self.faces else "?" for pos in h.hole(seat))
             state = "" if h.in_hand(seat) else " (folded)"
             lines.append(f"{names[seat]}: {hole} · {h.stack(seat)} chips, bet {h.bet(seat)}{state}")
         return [*lines, f"board: {cards_text(h.board_cards) or 'none'} · pot {h.total()}"]
