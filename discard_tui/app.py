@@ -39,7 +39,8 @@ from .profile import Profile
 from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
-from .words import result_words
+from tabletop.values import Result
+from tabletop.words import result_words, verdict_words
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -190,10 +191,8 @@ class GameOverScreen(ModalScreen[None]):
         result = self.query_one("#result", Label)
         result.update(result_words(view.result, cheer=True) if view.result else "")
         self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
-        result.set_class(view.result == "win", "win")
+        result.set_class(view.result is Result.WIN, "win")
         self.query_one("#score", Label).update(score_line(view))
-        from tabletop.words import verdict_words  # the table is imported by now: a game is over
-
         verdict = verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…"
         if view.verdict and view.transcript:
             verdict += f"\n{transcript_line(str(view.transcript), self.download)}"
@@ -395,7 +394,7 @@ class DiscardApp(App[None]):
             if view.replaying and not stopped:  # a resumed room: show only the game being played
                 self.screen.waiting(f"Catching up with room {self.config.room}…")
                 return
-            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.game == 1:
+            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.number == 1:
                 present = view.opponent_present
                 self.screen.waiting(f"{view.opponent_name} is here; starting…" if present
                                     else "Waiting for an opponent…")
@@ -411,8 +410,8 @@ class DiscardApp(App[None]):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
         elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
             self.show_failure(view)
-        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.game:
-            self._over_shown = view.game
+        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.number:
+            self._over_shown = view.number
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
         if isinstance(self.screen, GameOverScreen):
             if view.phase in IN_GAME:

@@ -586,7 +586,7 @@ def view(seat: Seat) -> CaboScreenView:
 
     fields = seat_fields(seat)
     play = seat.table.play
-    if fields["board"] is None and play.state is not None and fields["game"] == play.number:
+    if fields["board"] is None and play.state is not None and fields["number"] == play.number:
         fields["board"] = play.state.view(seat.table.me)
     board = fields["board"]
     if board is not None and board.stage.value in ("showdown", "over"):

@@ -27,7 +27,7 @@ from games.rps.about import THROWS
 from .table_screen import Choose, GameUI, TableScreen, capitalized, headline
 from .view import SeatPhase, SeatView
 from .widgets import show_text
-from .words import progress_words
+from tabletop.words import progress_words
 
 if TYPE_CHECKING:
     from games.rps.game import RpsView
@@ -58,7 +58,7 @@ class RpsScreenView(SeatView["RpsView"]):
     throws: tuple[tuple[str, str, str], ...] = ()  # every throw revealed: (mine, theirs, "won" | "lost" | "equal")
     scores: tuple[int, int] = (0, 0)  # throws won: (mine, theirs)
     target: int = 3
-    number: int = 0  # the throw under way (or the last one, once the match is over); 0 before the game
+    throw: int = 0  # the throw under way (or the last one, once the match is over); 0 before the game
     chosen: str | None = None  # my throw for the throw under way, hidden from the others until all have chosen
     opponent_chosen: bool = False  # the other player is committed to this throw
     throw_refusal: str | None = "the game is not under way"  # why I cannot choose a throw now, None if I can
@@ -245,11 +245,11 @@ def prompt(view: RpsScreenView) -> str:
     if view.phase is not SeatPhase.PLAYING:
         return "The match is over." if view.result else "Your throws, once the game starts:"
     if view.chosen is not None:
-        return f"Throw {view.number} · " + ("both have chosen: revealing…" if view.opponent_chosen
+        return f"Throw {view.throw} · " + ("both have chosen: revealing…" if view.opponent_chosen
                                             else f"you chose {view.chosen}")
     if view.opponent_chosen:
-        return f"Throw {view.number} · {view.opponent_name} has chosen"
-    return f"Throw {view.number} · nobody has chosen yet"
+        return f"Throw {view.throw} · {view.opponent_name} has chosen"
+    return f"Throw {view.throw} · nobody has chosen yet"
 
 
 def hint(view: RpsScreenView) -> str:
@@ -281,7 +281,7 @@ def view(seat: Seat) -> RpsScreenView:
             name = fields["names"][other]
             fields["last_move"] = f"throw {len(throws)}: {name} threw {throws[-1][1]}"
             fields["moves"] = len(throws)
-    shown = board is not None and fields["game"] == seat.table.play.number  # not a finished game kept on screen
+    shown = board is not None and fields["number"] == seat.table.play.number  # not a finished game kept on screen
     chosen, opponent_chosen = seat.table.my_choice() if shown else (None, False)
     refusal = seat.table.choice_refusal()
     fields["my_turn"] = refusal is None
@@ -290,7 +290,7 @@ def view(seat: Seat) -> RpsScreenView:
         throws=throws,
         scores=(board.scores[me], board.scores[other]) if board else (0, 0),
         target=board.target if board else 3,
-        number=board.number if board else 0,
+        throw=board.number if board else 0,
         chosen=chosen,
         opponent_chosen=opponent_chosen,
         throw_refusal=refusal,

@@ -29,7 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatPhase, SeatView
-from .words import result_words
+from tabletop.words import result_words
 from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar, show_text
 
 if TYPE_CHECKING:
@@ -196,9 +196,9 @@ class TableScreen(Screen[None], Generic[V]):
         if not self.is_mounted or not self.query(StatusBar):
             return
         status = self.query_one(StatusBar)
-        if old is None or (old.moves, old.phase, old.game) != (view.moves, view.phase, view.game):
+        if old is None or (old.moves, old.phase, old.number) != (view.moves, view.phase, view.number):
             status.notice = ""  # a refusal stands until something happens
-        status.match = " · ".join(part for part in (score_line(view), f"game {view.game}") if part)
+        status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
         status.headline, status.my_turn = self.headline(view), view.my_turn
         status.event = capitalized(view.last_move or "", view.names)
@@ -402,7 +402,7 @@ def headline(view: SeatView) -> str:
         return f"{' and '.join(waiting) or view.opponent_name}'s turn"
     if view.phase in (SeatPhase.OVER, SeatPhase.AUDITING) and view.result:
         return result_words(view.result)
-    if view.phase is SeatPhase.WAITING and view.game > 1:
+    if view.phase is SeatPhase.WAITING and view.number > 1:
         return f"Waiting for {view.opponent_name}"
     return {
         SeatPhase.CONNECTING: "Connecting",

@@ -21,10 +21,10 @@ from textual.widgets import Label, ProgressBar, Static
 
 from games.cards import Card
 
-from .words import progress_words
+from tabletop.words import progress_words
 
 if TYPE_CHECKING:
-    from tabletop.table import Progress
+    from tabletop.values import Progress
 
 BACK = "▚▞"
 LARGE_SCREEN = (100, 34)  # columns, rows from which the table uses large cards

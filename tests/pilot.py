@@ -100,7 +100,7 @@ def seat_view(kind: type[SeatView] = SeatView, **fields: Any) -> Any:
     """A view of seat 0 of two ("ana", "bo"), both present, in play: ``fields`` change any of it."""
     from tabletop.ledger import Link
 
-    base: dict[str, Any] = dict(phase=SeatPhase.PLAYING, game=1, me=0, names=("ana", "bo"), present=(True, True),
+    base: dict[str, Any] = dict(phase=SeatPhase.PLAYING, number=1, me=0, names=("ana", "bo"), present=(True, True),
                                 my_turn=False, log=(), progress=None, link=Link.CONNECTED, result=None, verdict=None,
                                 problem=None, transcript=None, rematch_offered=False, waiting_since=None, moves=0)
     return kind(**{**base, **fields})

@@ -17,7 +17,8 @@ from games.rps.strategy import random_throws
 from room import Room, summary
 from tabletop.commit import Commit, Reveal, make_commit, make_reveal
 from tabletop.game import RuleViolation, Setup
-from tabletop.table import Needs, Phase
+from tabletop.table import Needs
+from tabletop.values import Phase
 from test_cheating import Once, caught, reseal
 
 # -- the rules -------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 from conftest import seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
+from discard_tui.table_screen import MakeMove
 from discard_tui.profile import terminal_profile
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import SeatPhase
@@ -104,7 +105,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
         assert text_of(app.screen, "#score") == score
         assert app.view.log[0] == "— game 1 —"  # each game's lines under its heading
         await pilot.press("n")
-        await until(pilot, lambda: app.view.game == 2 and app.view.phase in (SeatPhase.PLAYING,), "the rematch")
+        await until(pilot, lambda: app.view.number == 2 and app.view.phase in (SeatPhase.PLAYING,), "the rematch")
         assert isinstance(app.screen, TableScreen)
         assert text_of(app.screen, StatusBar).startswith(f" {score} · game 2")
         assert "— game 2 —" in app.view.log
@@ -114,7 +115,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
     update, push = TableScreen.update, DiscardApp.push_screen
 
     def recording_update(self, view, *args, **kwargs):
-        shown.append((view.game, view.result, view.phase))
+        shown.append((view.number, view.result, view.phase))
         return update(self, view, *args, **kwargs)
 
     def recording_push(self, screen, *args, **kwargs):
@@ -125,7 +126,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
     monkeypatch.setattr(DiscardApp, "push_screen", recording_push)
     again = computer_game(seeds=fixed(3))
     async with again.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: again.view is not None and again.view.game == 2 and
+        await until(pilot, lambda: again.view is not None and again.view.number == 2 and
                     again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
                     f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
         await pilot.pause()
@@ -177,6 +178,11 @@ async def test_illegal_discard_is_refused_with_the_reason():
         assert not matches(card, top)
         await pilot.pause()
         assert app.view.my_turn and len(app.seat.events) == posted_before  # nothing was sent
+        # A move the view no longer offers (the draw pile's top has moved on) reaches the table, which refuses it.
+        assert app.view.draw is not None
+        app.screen.post_message(MakeMove(Draw(pos=app.view.draw.pos + 1)))
+        await until(pilot, lambda: "top of the draw pile" in app.screen.query_one(StatusBar).notice, "the table's refusal")
+        assert app.view.my_turn and len(app.seat.events) == posted_before
 
 
 async def test_help_screen_fits_and_closes():
@@ -243,7 +249,7 @@ async def test_rematch_offer_from_the_opponent_shows_once():
         assert sum(isinstance(s, GameOverScreen) for s in app.screen_stack) == 1
         assert "Computer wants a rematch" in text_of(app.screen, "#offer")
         await pilot.press("n")
-        await until(pilot, lambda: app.view.game == 2 and app.view.phase is SeatPhase.PLAYING, "game 2")
+        await until(pilot, lambda: app.view.number == 2 and app.view.phase is SeatPhase.PLAYING, "game 2")
         assert isinstance(app.screen, TableScreen)
 
 
@@ -688,7 +694,7 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
         assert saves.load(seat_dir(), url, "lost", "tester") is None  # not in --games any more
         await opponent.leave()
         await pilot.press("r")
-        await until(pilot, lambda: app.view is not None and app.view.game == 1 and
+        await until(pilot, lambda: app.view is not None and app.view.number == 1 and
                     app.view.phase is SeatPhase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
                     "a new seat in the room")
 
