@@ -93,7 +93,7 @@ def card(text: str | None) -> Text:
 def cards(texts: Sequence[str | None], slots: int = 0) -> Text:
     """Cards side by side, and "··" for each of ``slots`` not dealt yet."""
     line = Text()
-    for k, text in enumerate(texts):
+    for text in texts:
         line.append_text(card(text))
         line.append(" ")
     for _ in range(slots - len(texts)):
