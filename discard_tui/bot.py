@@ -61,7 +61,8 @@ def game_record(seat: Seat, number: int) -> dict:
             "shuffle_s": round(timing.dealt - timing.started, 3), "game_s": round(timing.ended - timing.started, 3),
             "moves": len(play.moves), "players": play.seats, "scores": list(play.outcome.scores),
             "match": dict(zip((table.name(s) for s in range(play.seats)), table.wins(number), strict=True)),
-            "transcript": str(seat.transcript_path) if seat.transcript_path else None}
+            "transcript": str(seat.transcript_path) if seat.transcript_path else None,
+            **(play.state.record(table.seat_names()) if play.state is not None else {})}
 
 
 async def next_game(seat: Seat, timeout: float) -> int | None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from games.cabo.about import ABOUT as CABO
 from games.discard.about import ABOUT as DISCARD
+from games.holdem.about import ABOUT as HOLDEM
 from games.rps.about import ABOUT as RPS
 from games.war.about import ABOUT as WAR
 from tabletop.about import About
@@ -50,8 +51,14 @@ def _cabo() -> GameUI[Any]:
     return UI
 
 
+def _holdem() -> GameUI[Any]:
+    from .holdem_screen import UI
+    return UI
+
+
 SCREENS = {entry.about.name: entry for entry in (
-    ScreenEntry(DISCARD, _discard), ScreenEntry(RPS, _rps), ScreenEntry(WAR, _war), ScreenEntry(CABO, _cabo))}
+    ScreenEntry(DISCARD, _discard), ScreenEntry(RPS, _rps), ScreenEntry(WAR, _war), ScreenEntry(CABO, _cabo),
+    ScreenEntry(HOLDEM, _holdem))}
 DEFAULT_GAME = next(iter(SCREENS))  # the first one
 
 # The groups a new room's deck can be encrypted in (tabletop/groups.py; tests/test_cli.py checks they agree),

@@ -20,10 +20,11 @@ if TYPE_CHECKING:
 def _registry() -> dict[str, Game]:
     from .cabo.game import Cabo
     from .discard.game import Discard
+    from .holdem.game import Holdem
     from .rps.game import Rps
     from .war.game import War
 
-    return {game.name: game for game in (Discard(), Rps(), War(), Cabo())}
+    return {game.name: game for game in (Discard(), Rps(), War(), Cabo(), Holdem())}
 
 
 def __getattr__(name: str) -> object:

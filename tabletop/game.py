@@ -167,6 +167,10 @@ class GameState(ABC, Generic[Face]):
         game shows after each move (``names``: one per seat)."""
         return []
 
+    def record(self, names: Sequence[str]) -> dict[str, Any]:
+        """The game's own figures for ``discard-bot --json`` (a poker game's chips by name, say); none by default."""
+        return {}
+
     @abstractmethod
     def view(self, seat: int) -> Any:
         """The game as ``seat`` sees it, for its screen and its computer player (an immutable snapshot)."""

@@ -1,0 +1,421 @@
+"""Texas Hold'em's table: every seat (name, chips, bet, button, cards, markers), the board and the pots; the betting keys.
+
+``f`` folds, ``c`` checks or calls, ``a`` goes all in, ``r`` opens the raise:
+←/→ change the amount by a big blind, ↑/↓ by ten, digits type it, ``h`` half
+the pot, ``p`` the pot, ``a`` all in, Enter sends it, Esc puts it away. Every
+cue has a word or a glyph beside its style, so ``NO_COLOR=1`` loses nothing:
+"▶" and "to act" for the seat to act, "D" for the button, "folded", "all in",
+"out".
+
+``view(seat)`` is this game's side of the app: it builds the screen's
+:class:`HoldemScreenView` with the moves it offers and the table's refusal
+of each; it imports the game when called, so that this module stays as light
+as the screen. The table judges every move again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid
+from textual.widgets import Static
+
+from .table_screen import GameUI, MakeMove, TableScreen
+from .view import SeatPhase, SeatView
+from .widgets import ProgressBox, show_text
+
+if TYPE_CHECKING:
+    from games.holdem.moves import HoldemView, Player
+    from tabletop.shell import Seat
+    from tabletop.wire import Message as Move
+
+SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+RED = {"d", "h"}
+SPARKS = "▁▂▃▄▅▆▇█"
+
+# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+HELP = """\
+[b]No-limit Texas Hold'em[/b], a sit-and-go: everyone starts with the
+same chips; the blinds double every 10 hands. Two hole cards each,
+five on the board; the best five of seven win. The minimum raise is
+the last bet or raise; all-ins make side pots. At showdown the last
+bettor shows first (else the first seat left of the button); a
+losing hand may be mucked. The game ends when one player has every
+chip, or after the last hand: the chip leader wins.
+
+[b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
+      ← → ±1 big blind  ↑ ↓ ±10  digits type it  ⌫ deletes
+      h ½ pot  p pot  a all in  Enter send  Esc cancel
+      at showdown: c shows your hand, f mucks it
+      n rematch   q quit
+[b]Cues[/b]  ▶ to act (reversed)   D the button   folded · all in · out
+      ▚▞ a card you cannot see   bet: chips in front this street
+
+[b]Secrecy[/b]  Your hole cards are shown to you alone, the board to
+everyone, and at showdown only the hands shown. [b]The audit after the
+game publishes every deck seed: then every card of the game, folded
+and mucked hands too, is readable by anyone with the transcript.[/b]"""
+
+
+@dataclass(frozen=True)
+class HoldemScreenView(SeatView["HoldemView"]):
+    """Hold'em's screen: the table's view, the betting moves it offers and the table's refusal of each."""
+
+    fold: Move | None = None
+    fold_refusal: str | None = "the game is not under way"
+    call: Move | None = None  # a check, or a call
+    call_refusal: str | None = "the game is not under way"
+    all_in: Move | None = None  # the raise to all my chips, or a call of all of them
+    all_in_refusal: str | None = "the game is not under way"
+    raise_refusal: str | None = "the game is not under way"  # the refusal of the smallest raise
+    raising: Callable[[int], Move] | None = field(default=None, compare=False, repr=False)  # a raise to an amount
+    refusal_of: Callable[[Move], str | None] = field(default=lambda move: "the game is not under way",
+                                                     compare=False, repr=False)
+
+
+# -- words and cards ----------------------------------------------------------------------------------------
+
+
+def card(text: str | None) -> Text:
+    """A card: "A♠", red suits in red (the suit's glyph says it without colour); "▚▞" for one I cannot see."""
+    if text is None:
+        return Text("▚▞", "dim")
+    rank = "10" if text[0] == "T" else text[0]
+    return Text(rank + SUITS[text[1]], "bold red" if text[1] in RED else "bold")
+
+
+def cards(texts: Sequence[str | None], slots: int = 0) -> Text:
+    """Cards side by side, and "··" for each of ``slots`` not dealt yet."""
+    line = Text()
+    for text in texts:
+        line.append_text(card(text))
+        line.append(" ")
+    for _ in range(slots - len(texts)):
+        line.append("·· ", "dim")
+    line.rstrip()
+    return line
+
+
+def name(view: HoldemScreenView, seat: int) -> str:
+    return "You" if seat == view.me else view.names[seat]
+
+
+def markers(player: Player, board: HoldemView) -> list[str]:
+    """What a seat is, in words: "to act", "folded", "all in", "out"."""
+    if not player.dealt:
+        return ["out"]
+    words = []
+    if player.seat in board.to_move and board.stage.value == "betting":
+        words.append("to act")
+    if player.folded or player.mucked:
+        words.append("mucked" if player.mucked else "folded")
+    if player.all_in:
+        words.append("all in")
+    return words
+
+
+def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
+    """A seat's three lines: "▶ bo D", "980 · bet 20", its cards and markers."""
+    board = view.board
+    assert board is not None
+    player = board.players[seat]
+    acting = player.seat in board.to_move and view.phase is SeatPhase.PLAYING
+    top = Text(no_wrap=True, overflow="ellipsis")
+    top.append("▶ " if acting else "  ", "bold")
+    top.append(name(view, seat), "reverse bold" if acting else "bold")
+    if seat == board.button:
+        top.append(" D", "bold")
+    middle = Text(f"  {player.chips}" + (f" · bet {player.bet}" if player.bet else ""), no_wrap=True,
+                  overflow="ellipsis")
+    bottom = Text("  ", no_wrap=True, overflow="ellipsis")
+    if player.dealt and not player.folded and not player.mucked:
+        bottom.append_text(cards(player.hole))
+    words = markers(player, board)
+    if words:
+        bottom.append(("  " if len(bottom) > 2 else "") + " · ".join(words), "italic")
+    lines = Text("\n", no_wrap=True).join([top, middle, bottom])
+    lines.truncate(width * 3, overflow="ellipsis")
+    return lines
+
+
+def pots_line(view: HoldemScreenView) -> str:
+    """ "Pot 180 · side pot 60 (bo, cy)": every chip in the middle, and the pots that not everyone can win."""
+    board = view.board
+    if board is None:
+        return ""
+    line = f"Pot {board.total}"
+    if len(board.pots) > 1:
+        for k, (amount, seats) in enumerate(board.pots[1:], start=1):
+            label = "side pot" if len(board.pots) == 2 else f"side pot {k}"
+            line += f" · {label} {amount} ({', '.join(name(view, s) for s in seats)})"
+    return line
+
+
+def spark(values: Sequence[int], top: int) -> str:
+    """A chip graph in one line: a block per hand, as high as the chips."""
+    return "".join(SPARKS[min(len(SPARKS) - 1, value * len(SPARKS) // (top + 1))] for value in values)
+
+
+def info(view: HoldemScreenView, width: int) -> str:
+    """The hand and the blinds, the last hand's result; at the end of the game a chip graph of every player."""
+    board = view.board
+    if board is None:
+        return ""
+    small, big = board.blinds
+    lines = [f"Hand {board.hand} of {board.hands} · blinds {small}/{big}"]
+    if board.last_result:
+        lines.append(board.last_result.format(*(name(view, s).lower() if s == view.me else view.names[s]
+                                                for s in range(len(view.names)))))
+    if board.over and board.history:
+        top = max(max(chips) for chips in board.history)
+        room = max(width - 20, 5)
+        for seat in range(len(view.names)):
+            series = [chips[seat] for chips in board.history][-room:]
+            lines.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]}")
+    return "\n".join(lines)
+
+
+def amounts(view: HoldemScreenView) -> tuple[int, int, int] | None:
+    """(least, most, the pot) for a raise now: the legal bounds, and a pot-sized raise's total."""
+    board = view.board
+    if board is None or board.raise_bounds is None:
+        return None
+    least, most = board.raise_bounds
+    call_to = board.players[view.me].bet + board.to_call
+    return least, most, call_to + board.total + board.to_call
+
+
+def hint(view: HoldemScreenView, amount: int | None) -> str:
+    """What the player can do now, in one line."""
+    board = view.board
+    if board is None or not view.my_turn:
+        return ""
+    if board.stage.value == "showdown":
+        return "Showdown: c shows your hand · f mucks it (gives up the pots)"
+    bounds = amounts(view)
+    if amount is not None and bounds is not None:
+        least, most, _ = bounds
+        return f"Raise to {amount} · min {least} max {most} · ←→↑↓ 0-9 h p a · Enter sends"
+    call = f"c calls {min(board.to_call, board.players[view.me].chips)}" if board.to_call else "c checks"
+    raise_ = f" · r raises ({bounds[0]}–{bounds[1]})" if bounds is not None else ""
+    return f"f folds · {call}{raise_} · a all in"
+
+
+# -- the screen -------------------------------------------------------------------------------------------
+
+
+class HoldemTable(TableScreen[HoldemScreenView]):
+    """Hold'em's board: the seats, the board and the pots, the hand and the blinds."""
+
+    CSS_PATH = "holdem.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f", "fold", "Fold"),
+        Binding("c", "call", "Check/Call"),
+        Binding("r", "raise", "Raise"),
+        Binding("a", "all_in", "All in"),
+        Binding("enter", "send", "Send raise"),
+        Binding("escape", "cancel", "Cancel", show=False),
+        Binding("left", "step(-1)", show=False),
+        Binding("right", "step(1)", show=False),
+        Binding("down", "step(-10)", show=False),
+        Binding("up", "step(10)", show=False),
+        Binding("h", "share(0.5)", "½ pot", show=False),
+        Binding("p", "share(1)", "Pot", show=False),
+        Binding("backspace", "digit(-1)", show=False),
+        *(Binding(str(n), f"digit({n})", show=False) for n in range(10)),
+        # The same keys while what they do is refused (greyed out above): say why instead of doing nothing.
+        Binding("f", "refuse('fold')", show=False),
+        Binding("c", "refuse('call')", show=False),
+        Binding("r", "refuse('raise')", show=False),
+        Binding("a", "refuse('all_in')", show=False),
+        Binding("enter", "refuse('send')", show=False),
+        *(Binding(key, "refuse('amount')", show=False) for key in ("h", "p", "left", "right", "up", "down")),
+        *(Binding(str(n), "refuse('amount')", show=False) for n in range(10)),
+    ]
+    actions = ("fold", "call", "raise", "all_in", "send", "step", "share", "digit", "rematch")
+
+    def __init__(self, leave_grace: float, resumes: bool = True) -> None:
+        super().__init__(leave_grace, resumes)
+        self.amount: int | None = None  # the raise being chosen, None when no raise is open
+        self.typed = False  # the amount was typed: the next digit goes on its end
+        self.seats_shown = 0
+
+    def compose_board(self) -> ComposeResult:
+        yield Grid(id="seats")
+        yield Static("", id="board", markup=False)
+        yield Static("", id="pots", markup=False)
+        yield Static("", id="info", markup=False)
+        yield ProgressBox(id="progress-box")
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        self.set_class(event.size.width < 90, "-narrow")
+        if self.view is not None:
+            self.call_after_refresh(self.show_board, self.view)
+
+    def show_board(self, view: HoldemScreenView) -> None:
+        seats = len(view.names)
+        grid = self.query_one("#seats", Grid)
+        if seats != self.seats_shown:
+            self.seats_shown = seats
+            grid.remove_children()
+            grid.mount_all(Static("", classes="seat", markup=False) for _ in range(seats))
+            self.call_after_refresh(self.show_board, view)
+            return
+        board = view.board
+        if board is None or not board.my_turn or board.raise_bounds is None:
+            self.amount = None
+        for seat, widget in enumerate(self.query(".seat").results(Static)):
+            order = (view.me + seat) % seats  # I sit first, the others round the table after me
+            widget.set_class(board is not None and order in board.to_move, "-acting")
+            widget.update(seat_text(view, order, widget.size.width or 20) if board is not None else
+                          Text(name(view, order), "bold"))
+        community = Text("Board  ")
+        community.append_text(cards(board.board, 5) if board is not None else Text(""))
+        self.query_one("#board", Static).update(community)
+        show_text(self.query_one("#pots", Static), pots_line(view))
+        show_text(self.query_one("#info", Static), info(view, self.query_one("#info").size.width or 40))
+        self.query_one(ProgressBox).show(view.progress)
+
+    # -- keys -------------------------------------------------------------------------------------------
+
+    def post(self, move: Move | None, refusal: str | None) -> None:
+        if move is None or refusal is not None:
+            self.notice(refusal or "")
+            return
+        self.amount = None
+        self.post_message(MakeMove(move))
+
+    def action_fold(self) -> None:
+        if self.view is not None:
+            self.post(self.view.fold, self.view.fold_refusal)
+
+    def action_call(self) -> None:
+        if self.view is not None:
+            self.post(self.view.call, self.view.call_refusal)
+
+    def action_all_in(self) -> None:
+        if self.view is None:
+            return
+        if self.amount is not None and (bounds := amounts(self.view)) is not None:
+            self.set_amount(bounds[1])
+            return
+        self.post(self.view.all_in, self.view.all_in_refusal)
+
+    def action_raise(self) -> None:
+        bounds = amounts(self.view) if self.view is not None else None
+        if bounds is not None:
+            self.set_amount(bounds[0])
+
+    def set_amount(self, amount: int, typed: bool = False) -> None:
+        bounds = amounts(self.view) if self.view is not None else None
+        if bounds is None or self.view is None:
+            return
+        least, most, _ = bounds
+        self.amount, self.typed = (amount if typed else max(least, min(most, amount))), typed
+        self.update(self.view)
+        self.refresh_bindings()
+
+    def action_step(self, big_blinds: int) -> None:
+        if self.amount is not None and self.view is not None and self.view.board is not None:
+            self.set_amount(self.amount + big_blinds * self.view.board.blinds[1])
+
+    def action_share(self, fraction: float) -> None:
+        bounds = amounts(self.view) if self.view is not None else None
+        if self.amount is not None and bounds is not None and self.view is not None and self.view.board is not None:
+            board = self.view.board
+            call_to = board.players[self.view.me].bet + board.to_call
+            self.set_amount(call_to + int(fraction * (bounds[2] - call_to)))
+
+    def action_digit(self, digit: int) -> None:
+        if self.amount is None:
+            return
+        text = str(self.amount) if self.typed else ""
+        text = text[:-1] if digit < 0 else (text + str(digit))[:12]
+        self.set_amount(int(text or 0), typed=True)
+
+    def action_send(self) -> None:
+        view = self.view
+        if view is None or self.amount is None or view.raising is None:
+            return
+        move = view.raising(self.amount)
+        self.post(move, view.refusal_of(move))
+
+    def action_cancel(self) -> None:
+        if self.amount is not None and self.view is not None:
+            self.amount = None
+            self.update(self.view)
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("send", "step", "share", "digit", "cancel"):
+            return self.amount is not None and super().check_action("raise" if action == "cancel" else action,
+                                                                    parameters)
+        if action == "refuse" and parameters and parameters[0] in ("send", "amount"):
+            return self.amount is None and self.view is not None
+        return super().check_action(action, parameters)
+
+    # -- words ------------------------------------------------------------------------------------------------
+
+    def hint(self, view: HoldemScreenView) -> str:
+        return hint(view, self.amount)
+
+    def refusal(self, view: HoldemScreenView, action: str, index: int | None = None) -> str | None:
+        if action in ("send", "amount"):
+            return None if self.amount is not None else "press r to raise first" if view.raise_refusal is None \
+                else view.raise_refusal
+        if action in ("step", "share", "digit"):
+            return None if self.amount is not None else "press r to raise first"
+        return {"fold": view.fold_refusal, "call": view.call_refusal, "raise": view.raise_refusal,
+                "all_in": view.all_in_refusal}.get(action, super().refusal(view, action, index))
+
+
+# -- this game's side of the app (imports the table when called) -------------------------------------------
+
+
+def view(seat: Seat) -> HoldemScreenView:
+    """What the Hold'em table shows of ``seat`` now, with the moves it offers; between hands, the new hand's seats
+    while its deck is shuffled."""
+    from games.holdem.moves import Call, Check, Fold, Muck, Raise, Show
+
+    from .viewmodel import seat_fields
+
+    fields = seat_fields(seat)
+    play = seat.table.play
+    if fields["board"] is None and play.state is not None and fields["game"] == play.number:
+        fields["board"] = play.state.view(seat.table.me)
+    board: HoldemView | None = fields["board"]
+    if board is None or not (board.stage.value == "betting" or showing(board)):
+        fields["my_turn"] = False  # the board and the first hand at showdown are posted by the table itself
+    if board is None:
+        return HoldemScreenView(**fields, refusal_of=seat.refusal)
+    me = board.players[seat.table.me]
+    if showing(board):  # c shows my hand, f mucks it
+        shown, muck = Show(positions=list(me.positions)), Muck()
+        return HoldemScreenView(**fields, fold=muck, fold_refusal=seat.refusal(muck), call=shown,
+                                call_refusal=seat.refusal(shown), raise_refusal="it is the showdown: c shows, f mucks",
+                                all_in_refusal="it is the showdown: c shows, f mucks", refusal_of=seat.refusal)
+    call = Call() if board.to_call else Check()
+    least = Raise(to=board.raise_bounds[0]) if board.raise_bounds else None
+    shove = Raise(to=board.raise_bounds[1]) if board.raise_bounds else Call() if board.to_call else None
+    fold = Fold()
+    return HoldemScreenView(
+        **fields, fold=fold, fold_refusal=seat.refusal(fold), call=call, call_refusal=seat.refusal(call),
+        all_in=shove, all_in_refusal=seat.refusal(shove) if shove else seat.refusal(least or call) or
+        f"you have {me.chips} chips behind and nothing to call: check",
+        raise_refusal=seat.refusal(least) if least else seat.refusal(call) or
+        "the betting is closed to raises: call or fold", raising=lambda to: Raise(to=to), refusal_of=seat.refusal)
+
+
+def showing(board: HoldemView) -> bool:
+    """The showdown waits for my choice: my hand to show or muck, once the first hand is shown."""
+    return board.stage.value == "showdown" and board.me in board.to_move and any(p.shown for p in board.players)
+
+
+UI = GameUI(title="Texas Hold'em", rules=HELP, screen=HoldemTable, view=view)

@@ -1,0 +1,294 @@
+"""No-limit Texas Hold'em on the table: a sit-and-go of hands (its moves and views are in ``moves``).
+
+Each hand is one deal of the 52-card deck (the table shuffles a new deck for
+every hand: ``deals()``). The betting, the pots and the showdown are
+PokerKit's (``rules.Hand``); this module checks each move in the table's
+words before PokerKit sees it, says what each move shows and to whom, and
+keeps the chips from hand to hand. docs/games.md states every rule choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pokerkit import ChipsPushing
+from pydantic import BaseModel
+
+from tabletop.deck import Show as Reveal
+from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
+from tabletop.wire import STRICT, Message
+
+from .about import ABOUT, BLINDS, CHIPS, HANDS
+from .moves import MOVES, Board, Call, Check, Fold, HoldemView, Muck, Player, Raise, Show
+from .rules import DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, hand_name, parse_blinds
+from .strategy import player
+
+VERBS = {Fold: "fold", Check: "check", Call: "call", Raise: "raise"}
+
+
+class HoldemOptions(BaseModel):
+    model_config = STRICT
+    chips: int = option_field(CHIPS)
+    blinds: Literal["5/10", "10/20", "25/50", "50/100"] = option_field(BLINDS)
+    hands: int = option_field(HANDS)
+
+
+@dataclass
+class HoldemState(GameState[str]):
+    chips: list[int] = field(init=False)  # every seat's chips as the current hand began (at the end: the final ones)
+    hand: Hand = field(init=False)
+    history: list[tuple[int, ...]] = field(default_factory=list)  # every seat's chips after each finished hand
+    last_result: str = ""  # the last finished hand in words
+    said: str = ""  # the last move in words, for describe
+
+    def __post_init__(self) -> None:
+        self.chips = [self.options.chips] * self.setup.seats
+        self.hand = self._new_hand(0, self.setup.starter)
+
+    @property
+    def options(self) -> HoldemOptions:
+        options: HoldemOptions = self.setup.options
+        return options
+
+    def _new_hand(self, number: int, button: int) -> Hand:
+        """Hand ``number`` with the button at ``button``: every seat with chips is dealt in, left of the button first."""
+        n = self.setup.seats
+        players = tuple(seat for k in range(1, n + 1) if self.chips[seat := (button + k) % n] > 0)
+        return Hand(number, players, tuple(self.chips[seat] for seat in players),
+                    blinds_at(parse_blinds(self.options.blinds), number))
+
+    @property
+    def over(self) -> bool:
+        """The game is over: one seat holds every chip, or the last hand is played."""
+        return self.hand.stage is Stage.OVER and (
+            sum(chips > 0 for chips in self.chips) < 2 or self.hand.number + 1 >= self.options.hands)
+
+    # -- the table's side ------------------------------------------------------------------------------
+
+    def deal(self) -> list[Reveal]:
+        h = self.hand
+        return [Reveal(pos, seat) for seat in h.players for pos in h.hole(seat)]
+
+    def deals(self) -> int:
+        return self.hand.number + 1
+
+    def to_move(self) -> tuple[int, ...]:
+        seat = self.hand.to_move()
+        return () if seat is None else (seat,)
+
+    def check(self, seat: int, move: Message) -> None:
+        h = self.hand
+        stage = h.stage
+        if stage is Stage.OVER:
+            raise RuleViolation(f"sent {move.type!r} after the game ended")
+        if isinstance(move, (Fold, Check, Call, Raise)):
+            self._check_bet(seat, move, stage)
+        elif isinstance(move, Board):
+            if stage is not Stage.BOARD or seat != h.button:
+                raise RuleViolation("showed board cards out of turn", rule="the board is the button's to show")
+            expected = list(h.next_street())
+            if move.positions != expected:
+                street = STREETS[h.street_dealt()]
+                raise RuleViolation(f"showed cards {move.positions} as the {street}, which is cards {expected}")
+        elif isinstance(move, (Show, Muck)):
+            what = "showed a hand" if isinstance(move, Show) else "mucked"
+            if stage is not Stage.SHOWDOWN or seat != h.to_move():
+                raise RuleViolation(f"{what} out of turn", rule="it is not your turn at showdown")
+            if isinstance(move, Show) and sorted(move.positions) != sorted(h.hole(seat)):
+                raise RuleViolation(f"showed cards {move.positions} at showdown, which are not the hole cards dealt "
+                                    f"to them ({list(h.hole(seat))})", rule="show your own hole cards")
+            if isinstance(move, Muck) and not h.shown:
+                raise RuleViolation("mucked, but the first hand at showdown must be shown",
+                                    rule="the first hand at showdown must be shown")
+        else:
+            raise RuleViolation(f"sent {move.type!r}, which is no Hold'em move")
+
+    def _check_bet(self, seat: int, move: Fold | Check | Call | Raise, stage: Stage) -> None:
+        h = self.hand
+        verb = VERBS[type(move)]
+        if stage is not Stage.BETTING or seat != h.to_move():
+            raise RuleViolation(f"tried to {verb} out of turn", rule="it is not your turn to bet")
+        owe = h.to_call()
+        if isinstance(move, Check) and owe:
+            raise RuleViolation(f"checked with {owe} to call", rule=f"there is {owe} to call: call, raise or fold")
+        if isinstance(move, Call) and not owe:
+            raise RuleViolation("called with nothing to call", rule="there is nothing to call: check")
+        if isinstance(move, Raise):
+            bounds = h.raise_bounds()
+            if bounds is None:
+                raise RuleViolation("raised, but the betting is not open to a raise",
+                                    rule="the betting is closed to raises: call or fold")
+            least, most = bounds
+            if move.to > most:
+                raise RuleViolation(f"bet to {move.to}, beyond their stack: all in is a bet to {most}",
+                                    rule=f"the most you can bet is to {most} (all in)")
+            if move.to < least:
+                raise RuleViolation(f"raised to {move.to}, under the minimum raise to {least}",
+                                    rule=f"the smallest raise is to {least}")
+
+    def shows(self, seat: int, move: Message) -> list[Reveal]:
+        if isinstance(move, (Board, Show)):
+            return [Reveal(pos) for pos in move.positions]
+        return []
+
+    def push(self, seat: int, move: Message) -> None:
+        h = self.hand
+        self.said = self._describe_before(seat, move)
+        if isinstance(move, Fold):
+            h.fold()
+        elif isinstance(move, (Check, Call)):
+            h.check_or_call()
+        elif isinstance(move, Raise):
+            h.raise_to(move.to)
+        elif isinstance(move, Board):
+            h.deal_board([self.faces[pos] for pos in move.positions])
+        elif isinstance(move, Show):
+            first, second = (self.faces[pos] for pos in h.hole(seat))
+            h.show(seat, (first, second))
+        else:
+            h.muck(seat)
+        if isinstance(move, Raise) and h.stack(seat) == 0:
+            self.said += ", all in"
+        if h.stage is Stage.OVER:
+            self._finish_hand()
+
+    def _describe_before(self, seat: int, move: Message) -> str:
+        """The move in words, from the state before it is applied."""
+        h = self.hand
+        if isinstance(move, Call):
+            return f"called {min(h.to_call(), h.stack(seat))}" + (", all in" if h.to_call() >= h.stack(seat) else "")
+        if isinstance(move, Raise):
+            opened = h.stage is Stage.BETTING and h.street_dealt() > 0 and not any(h.poker.bets)
+            return f"bet {move.to}" if opened else f"raised to {move.to}"
+        if isinstance(move, Board):
+            cards = [self.faces[pos] for pos in move.positions]
+            return f"dealt the {STREETS[h.street_dealt()]}: {cards_text(cards)}"
+        if isinstance(move, Show):
+            cards = [self.faces[pos] for pos in h.hole(seat)]
+            return f"showed {cards_text(cards)}: {hand_name(cards, h.board_cards)}" if len(h.board_cards) == 5 \
+                else f"showed {cards_text(cards)}"
+        return {Fold: "folded", Check: "checked", Muck: "mucked"}[type(move)]
+
+    def _finish_hand(self) -> None:
+        """The pots are pushed: the chips move on, and the next hand begins unless the game is over."""
+        h = self.hand
+        won = [0] * self.setup.seats
+        for operation in h.poker.operations:
+            if isinstance(operation, ChipsPushing):
+                for i, amount in enumerate(operation.amounts):
+                    won[h.players[i]] += int(amount)
+        for seat, chips in h.chips().items():
+            self.chips[seat] = chips
+        self.history.append(tuple(self.chips))
+        board = f" on {cards_text(h.board_cards)}" if h.board_cards else ""
+        winners = " and ".join(f"{{{seat}}} won {amount}" for seat, amount in enumerate(won) if amount)
+        self.last_result = f"hand {h.number + 1}{board}: {winners}"
+        self.said += f". H{self.last_result[1:]}"
+        if not self.over:
+            n = self.setup.seats
+            button = next(seat for k in range(1, n + 1) if self.chips[seat := (h.button + k) % n] > 0)
+            self.hand = self._new_hand(h.number + 1, button)
+            small, big = self.hand.blinds
+            self.said += f". Hand {h.number + 2}: the button goes to {{{button}}}, blinds {small}/{big}"
+
+    def describe(self, seat: int, move: Message) -> str:
+        return self.said
+
+    def owed(self, seat: int) -> Message | None:
+        """The forced moves: the button shows the next street; the first hand at showdown is shown."""
+        h = self.hand
+        if h.to_move() != seat:
+            return None
+        if h.stage is Stage.BOARD:
+            return Board(positions=list(h.next_street()))
+        if h.stage is Stage.SHOWDOWN and not h.shown:
+            return Show(positions=list(h.hole(seat)))
+        return None
+
+    def legal_moves(self, seat: int) -> list[Message]:
+        h = self.hand
+        if h.to_move() != seat:
+            return []
+        if h.stage is Stage.BOARD:
+            return [Board(positions=list(h.next_street()))]
+        if h.stage is Stage.SHOWDOWN:
+            return [Show(positions=list(h.hole(seat))), *([Muck()] if h.shown else [])]
+        moves: list[Message] = [Fold(), Call() if h.to_call() else Check()]
+        bounds = h.raise_bounds()
+        if bounds is not None:
+            moves += [Raise(to=amount) for amount in sorted(set(bounds))]
+        return moves
+
+    def outcome(self) -> Outcome | None:
+        if not self.over:
+            return None
+        best = max(self.chips)
+        leaders = tuple(seat for seat, chips in enumerate(self.chips) if chips == best)
+        winners = () if len(leaders) == len(self.chips) else leaders
+        hands = self.hand.number + 1
+        chips = " · ".join(f"{{{seat}}} {amount}" for seat, amount in enumerate(self.chips))
+        if len(leaders) == 1 and best == sum(self.chips):
+            why = f"{{{leaders[0]}}} holds every chip after {hands} hand{'s' * (hands > 1)}"
+        else:
+            why = f"{hands} hands were played; the chip lead wins"
+            why += f": {' and '.join(f'{{{seat}}}' for seat in leaders)}" if winners else ", and it is shared by all"
+        return Outcome(winners, tuple(self.chips), f"{why} ({chips})")
+
+    def table_lines(self, names: Sequence[str]) -> list[str]:
+        h = self.hand
+        lines = [f"hand {h.number + 1}, blinds {h.blinds[0]}/{h.blinds[1]}, {names[h.button]} on the button"]
+        for seat in range(self.setup.seats):
+            if seat not in h.players:
+                lines.append(f"{names[seat]}: out")
+                continue
+            hole = " ".join(card_text(self.faces[pos]) if pos in self.faces else "?" for pos in h.hole(seat))
+            state = "" if h.in_hand(seat) else " (folded)"
+            lines.append(f"{names[seat]}: {hole} · {h.stack(seat)} chips, bet {h.bet(seat)}{state}")
+        return [*lines, f"board: {cards_text(h.board_cards) or 'none'} · pot {h.total()}"]
+
+    def record(self, names: Sequence[str]) -> dict[str, Any]:
+        """For ``discard-bot --json``: every player's chips, and the hands played."""
+        chips = self.chips if self.hand.stage is Stage.OVER else [self.hand.stack(s) for s in range(self.setup.seats)]
+        return {"chips": dict(zip(names, chips, strict=True)), "hands": self.hand.number + 1}
+
+    def view(self, seat: int) -> HoldemView:
+        h = self.hand
+        over = h.stage is Stage.OVER
+
+        def player(s: int) -> Player:
+            dealt = s in h.players
+            return Player(
+                seat=s, chips=h.stack(s) if dealt and not over else self.chips[s], bet=0 if over else h.bet(s),
+                dealt=dealt, folded=dealt and not h.in_hand(s) and s not in h.mucked, all_in=not over and h.all_in(s),
+                hole=tuple(self.faces.get(pos) for pos in h.hole(s)) if dealt else (),
+                positions=h.hole(s) if dealt else (), shown=s in h.shown,
+                mucked=s in h.mucked)
+
+        acting = h.to_move() if h.stage is Stage.BETTING else None
+        return HoldemView(
+            me=seat, hand=h.number + 1, hands=self.options.hands, button=h.button, blinds=h.blinds,
+            players=tuple(player(s) for s in range(self.setup.seats)), board=tuple(h.board_cards),
+            pots=tuple(h.pots()), total=h.total(), stage=h.stage, to_move=self.to_move(),
+            to_call=h.to_call() if acting is not None else 0,
+            raise_bounds=h.raise_bounds() if acting is not None else None, history=tuple(self.history),
+            last_result=self.last_result, over=self.over)
+
+
+class Holdem(Game[str]):
+    """No-limit Texas Hold'em for two to six players, a sit-and-go: the last player with chips, or the chip leader
+    after the last hand, wins."""
+
+    about = ABOUT
+    messages: ClassVar[tuple[type[Message], ...]] = MOVES
+    Options = HoldemOptions
+
+    def faces(self, options: Any, seats: int) -> tuple[str, ...]:
+        return DECK
+
+    def new(self, setup: Setup[str]) -> HoldemState:
+        return HoldemState(setup)
+
+    def computer(self, seed: int | None) -> Callable[[Any], Message | str | None]:
+        return player(seed)

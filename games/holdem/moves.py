@@ -1,0 +1,109 @@
+"""Hold'em's moves and what a seat sees of the game: what its screen and its computer player need of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from tabletop.wire import Message, Position
+
+from .rules import Stage
+
+
+class Fold(Message):
+    """I give up the hand and every chip I have put in."""
+
+    type: Literal["fold"] = "fold"
+
+
+class Check(Message):
+    """Nothing to call: I pass the action on."""
+
+    type: Literal["check"] = "check"
+
+
+class Call(Message):
+    """I match the bet (all I have, if it is less)."""
+
+    type: Literal["call"] = "call"
+
+
+class Raise(Message):
+    """I bet, or raise, to ``to`` chips in front of me this street (all I have is always allowed)."""
+
+    type: Literal["raise"] = "raise"
+    to: Annotated[int, Field(ge=1, le=10**12)]
+
+
+class Board(Message):
+    """The betting of a street is over: the next street's cards (``positions``) are shown to everyone.
+
+    The button sends it, as a forced move: it carries no choice.
+    """
+
+    type: Literal["board"] = "board"
+    positions: Annotated[list[Position], Field(min_length=1, max_length=3)]
+
+
+class Show(Message):
+    """At showdown: my hole cards (``positions``) are shown to everyone."""
+
+    type: Literal["show"] = "show"
+    positions: Annotated[list[Position], Field(min_length=2, max_length=2)]
+
+
+class Muck(Message):
+    """At showdown: I give up my claim to the pots without showing my cards."""
+
+    type: Literal["muck"] = "muck"
+
+
+MOVES: tuple[type[Message], ...] = (Fold, Check, Call, Raise, Board, Show, Muck)
+
+
+@dataclass(frozen=True)
+class Player:
+    """One seat as one seat sees it."""
+
+    seat: int
+    chips: int  # behind, not counting the bet in front
+    bet: int  # in front, this street
+    dealt: bool  # in this hand (a seat without chips is out of the game)
+    folded: bool
+    all_in: bool
+    hole: tuple[str | None, ...]  # its two cards, None where unseen; () when not dealt in
+    positions: tuple[int, ...]  # their deck positions
+    shown: bool  # shown at showdown
+    mucked: bool
+
+
+@dataclass(frozen=True)
+class HoldemView:
+    """What a screen or a computer player needs of the game, for one seat."""
+
+    me: int
+    hand: int  # from 1
+    hands: int  # the most the game plays
+    button: int
+    blinds: tuple[int, int]
+    players: tuple[Player, ...]  # every seat, in seat order
+    board: tuple[str, ...]
+    pots: tuple[tuple[int, tuple[int, ...]], ...]  # collected pots (main first) and who can win each
+    total: int  # every chip in the middle
+    stage: Stage
+    to_move: tuple[int, ...]
+    to_call: int  # for the seat to act
+    raise_bounds: tuple[int, int] | None  # the smallest and largest "raise to" for the seat to act
+    history: tuple[tuple[int, ...], ...]  # every seat's chips after each finished hand
+    last_result: str  # the last finished hand in words, with {0}, {1}… for seats
+    over: bool
+
+    @property
+    def my_turn(self) -> bool:
+        return self.me in self.to_move
+
+    @property
+    def mine(self) -> Player:
+        return self.players[self.me]

@@ -1,0 +1,301 @@
+"""Hold'em's rules as pure unit tests on states: hand ranking, blinds, raises, side pots, showdown and the end of
+the game. Faces are "shown" by writing them into the state, as the table does once a showing completes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import eval7
+import pytest
+
+from games.holdem.game import HoldemOptions, HoldemState
+from games.holdem.moves import Board, Call, Check, Fold, Muck, Raise, Show
+from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, hand_name
+from games.holdem.strategy import equity, player, tier
+from tabletop.deck import Show as Reveal
+from tabletop.game import RuleViolation, Setup
+from tabletop.wire import Message
+
+
+def new(seats: int = 3, starter: int = 0, **options: object) -> HoldemState:
+    return HoldemState(Setup(seats, starter, HoldemOptions(**options), DECK))  # type: ignore[arg-type]
+
+
+def stack(state: HoldemState, cards: dict[int, str]) -> None:
+    """The current hand's deck, as far as the test says: seat -> its two hole cards "AsKs", and -1 -> the board."""
+    h = state.hand
+    for seat, text in cards.items():
+        positions = h.board_positions() if seat == -1 else h.hole(seat)
+        state.faces.update({pos: text[2 * k:2 * k + 2] for k, pos in enumerate(positions)})
+
+
+def play(state: HoldemState, seat: int, move: Message) -> str:
+    state.check(seat, move)
+    state.push(seat, move)
+    return state.describe(seat, move)
+
+
+def board(state: HoldemState) -> list[str]:
+    """The button shows every street still owed (the forced move), as the table posts it."""
+    lines = []
+    while state.hand.stage is Stage.BOARD:
+        seat = state.hand.button
+        owed = state.owed(seat)
+        assert isinstance(owed, Board)
+        lines.append(play(state, seat, owed))
+    return lines
+
+
+def refused(state: HoldemState, seat: int, move: Message) -> RuleViolation:
+    with pytest.raises(RuleViolation) as error:
+        state.check(seat, move)
+    return error.value
+
+
+# -- hand ranking -----------------------------------------------------------------------------------------
+
+CATEGORIES = [  # one hand of each category, weakest first, as published (Wikipedia, "List of poker hands")
+    ("high card", "AsJd", "9c7h4s3d2c"),
+    ("one pair", "AsAd", "9c7h4s3d2c"),
+    ("two pair", "AsAd", "9c9h4s3d2c"),
+    ("three of a kind", "AsAd", "Ac7h4s3d2c"),
+    ("a straight", "6s5d", "9c8h7s3d2c"),
+    ("a flush", "As2s", "9s7s4s3d2c"),
+    ("a full house", "AsAd", "Ac7h7s3d2c"),
+    ("four of a kind", "AsAd", "AcAh4s3d2c"),
+    ("a straight flush", "6s5s", "9s8s7s3d2c"),
+]
+
+
+def test_every_category_ranks_as_published_and_is_named():
+    hands = [best_hand([hole[:2], hole[2:]], [board[i:i + 2] for i in range(0, 10, 2)]) for _, hole, board in CATEGORIES]
+    assert hands == sorted(hands) and len(set(hands)) == len(hands)
+    for name, hole, board in CATEGORIES:
+        assert hand_name([hole[:2], hole[2:]], [board[i:i + 2] for i in range(0, 10, 2)]) == name
+
+
+def cards(text: str) -> list[str]:
+    return [text[i:i + 2] for i in range(0, len(text), 2)]
+
+
+def test_the_wheel_is_the_lowest_straight_and_kickers_decide():
+    board_ = cards("5c4d3h9sKc")
+    wheel = best_hand(cards("As2d"), board_)
+    six_high = best_hand(cards("6s2d"), board_)
+    assert hand_name(cards("As2d"), board_) == "a straight" and wheel < six_high
+    assert best_hand(cards("AhAd"), board_) < wheel  # a pair of aces is no straight
+    pairs = cards("KdQc"), cards("KsJc")  # kings, a queen kicker against a jack
+    assert best_hand(pairs[0], board_) > best_hand(pairs[1], board_)
+    plays = cards("2c2d"), cards("2h2s")  # the board plays for both: a tie
+    assert best_hand(cards("7c7d"), cards("AsAhKsKh9c")) == best_hand(cards("6c6d"), cards("AsAhKsKh9c"))
+    assert best_hand(plays[0], cards("AsKsQsJsTs")) == best_hand(plays[1], cards("AsKsQsJsTs"))
+
+
+def test_pokerkit_and_eval7_order_random_hands_alike():
+    """The rules' evaluator (PokerKit) and the computer's (eval7) agree on 300 random pairs of seven-card hands."""
+    rng = random.Random(7)
+    for _ in range(300):
+        dealt = rng.sample(DECK, 9)
+        a, b, shared = dealt[:2], dealt[2:4], dealt[4:]
+        pk = (best_hand(a, shared) > best_hand(b, shared)) - (best_hand(a, shared) < best_hand(b, shared))
+        ev = [eval7.evaluate([eval7.Card(c) for c in [*h, *shared]]) for h in (a, b)]
+        assert pk == (ev[0] > ev[1]) - (ev[0] < ev[1]), (a, b, shared)
+
+
+# -- blinds, turns and raises ----------------------------------------------------------------------------
+
+
+def test_heads_up_the_button_posts_the_small_blind_and_acts_first_before_the_flop():
+    state = new(seats=2, starter=1)
+    h = state.hand
+    assert h.button == 1 and (h.bet(1), h.bet(0)) == (10, 20)
+    assert state.to_move() == (1,)
+    play(state, 1, Call())
+    play(state, 0, Check())
+    stack(state, {-1: "2c7d9hJsKs"})
+    assert board(state) == ["dealt the flop: 2♣ 7♦ 9♥"]
+    assert state.to_move() == (0,)  # after the flop the big blind acts first
+
+
+def test_three_players_blinds_left_of_the_button_and_the_deal_shows_each_hole_to_its_owner():
+    state = new(seats=3, starter=2)
+    h = state.hand
+    assert h.players == (0, 1, 2) and (h.bet(0), h.bet(1), h.bet(2)) == (10, 20, 0)
+    assert state.to_move() == (2,)  # under the gun is the button, three-handed
+    assert state.deal() == [Reveal(0, 0), Reveal(3, 0), Reveal(1, 1), Reveal(4, 1), Reveal(2, 2), Reveal(5, 2)]
+    assert h.board_positions() == (6, 7, 8, 9, 10)
+
+
+def test_the_blinds_double_every_ten_hands():
+    assert [blinds_at((10, 20), hand) for hand in (0, 9, 10, 19, 20, 35)] == [
+        (10, 20), (10, 20), (20, 40), (20, 40), (40, 80), (80, 160)]
+
+
+def test_the_minimum_raise_is_the_last_bet_or_raise_size():
+    state = new(seats=3, starter=2)
+    assert str(refused(state, 2, Raise(to=30))) == "raised to 30, under the minimum raise to 40"
+    play(state, 2, Raise(to=70))  # a raise of 50
+    error = refused(state, 0, Raise(to=110))
+    assert str(error) == "raised to 110, under the minimum raise to 120" and error.rule == "the smallest raise is to 120"
+    play(state, 0, Raise(to=120))
+
+
+def test_a_bet_beyond_the_stack_a_check_facing_a_bet_and_a_call_of_nothing_are_refused():
+    state = new(seats=2, starter=0, chips=500)
+    assert str(refused(state, 0, Raise(to=501))) == "bet to 501, beyond their stack: all in is a bet to 500"
+    assert str(refused(state, 0, Check())) == "checked with 10 to call"
+    assert str(refused(state, 1, Fold())) == "tried to fold out of turn"
+    play(state, 0, Call())
+    assert str(refused(state, 1, Call())) == "called with nothing to call"
+    assert play(state, 1, Raise(to=500)) == "raised to 500, all in"
+    assert refused(state, 0, Raise(to=500)).rule == "the betting is closed to raises: call or fold"
+
+
+def test_a_short_all_in_raise_does_not_reopen_the_betting():
+    state = new(seats=3, starter=2, chips=1000)
+    state.chips = [1000, 130, 1000]  # the big blind is short
+    state.hand = state._new_hand(0, 2)
+    play(state, 2, Raise(to=100))
+    play(state, 0, Call())
+    play(state, 1, Raise(to=130))  # all in: 30 more, under a full raise
+    assert state.hand.raise_bounds() is None  # the button faced no full raise: it may only call or fold
+    assert refused(state, 2, Raise(to=300)).rule == "the betting is closed to raises: call or fold"
+
+
+# -- pots and showdown ------------------------------------------------------------------------------------
+
+
+def test_side_pots_with_three_all_ins_of_different_sizes():
+    """ana 100, bo 200, cy 300 all in, di covers: the main pot of 400 and side pots of 300 and 200, each won by
+    the best hand among those who can win it."""
+    hand = Hand(0, (0, 1, 2, 3), (100, 200, 300, 1000), (5, 10))
+    for seat, to in ((2, 300), (3, 300), (0, 100), (1, 200)):  # under the gun is cy (seat 2): cy, di, ana, bo
+        assert hand.to_move() == seat
+        hand.raise_to(to) if hand.raise_bounds() and to > hand.to_call() + hand.bet(seat) else hand.check_or_call()
+    assert hand.stage is Stage.SHOWDOWN and all(hand.all_in(seat) for seat in (0, 1, 2))
+    holes = {0: ("As", "Ad"), 1: ("Ks", "Kd"), 2: ("Qs", "Qd"), 3: ("2c", "7h")}
+    while hand.stage is Stage.SHOWDOWN:
+        seat = hand.to_move()
+        assert seat is not None
+        hand.show(seat, holes[seat])
+    assert hand.pots() == [(400, (0, 1, 2, 3)), (300, (1, 2, 3)), (200, (2, 3))]
+    for street in (("3c", "8d", "9h"), ("Js",), ("4d",)):
+        hand.deal_board(street)
+    assert hand.stage is Stage.OVER
+    assert hand.chips() == {0: 400, 1: 300, 2: 200, 3: 700}  # aces, kings, queens; di keeps what nobody matched
+    assert sum(hand.chips().values()) == 100 + 200 + 300 + 1000
+
+
+def test_a_split_pot_gives_the_odd_chip_to_the_first_seat_left_of_the_button():
+    state = new(seats=3, starter=2, blinds="5/10")  # ana small blind, bo big blind, cy the button
+    stack(state, {0: "2c3c", 1: "2d3d", 2: "2h3h", -1: "AsKsQsJs9d"})
+    play(state, 2, Call())
+    play(state, 0, Fold())  # 5 dead: the pot is 25
+    play(state, 1, Check())
+    for _ in range(3):
+        board(state)
+        play(state, 1, Check())
+        play(state, 2, Check())
+    line = play(state, 1, Show(positions=list(state.hand.hole(1))))  # nobody bet: left of the button shows first
+    assert line == "showed 2♦ 3♦: high card" and state.to_move() == (2,)
+    play(state, 2, Show(positions=list(state.hand.hole(2))))
+    assert state.chips == [995, 1003, 1002]  # 25 split: bo, first left of the button among the winners, gets 13
+
+
+def test_the_last_aggressor_shows_first_and_a_loser_may_muck():
+    state = new(seats=3, starter=2)
+    stack(state, {0: "AsAd", 1: "KsKd", 2: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 2, Fold())
+    play(state, 0, Call())
+    play(state, 1, Check())
+    board(state)
+    play(state, 0, Check())
+    play(state, 1, Check())
+    board(state)
+    play(state, 0, Check())
+    play(state, 1, Check())
+    board(state)
+    play(state, 0, Check())
+    play(state, 1, Raise(to=40))  # bo bets the river: bo shows first
+    play(state, 0, Call())
+    assert state.to_move() == (1,) and state.owed(1) == Show(positions=[1, 4])
+    assert str(refused(state, 1, Muck())) == "mucked, but the first hand at showdown must be shown"
+    error = refused(state, 1, Show(positions=[0, 3]))
+    assert str(error) == "showed cards [0, 3] at showdown, which are not the hole cards dealt to them ([1, 4])"
+    play(state, 1, Show(positions=[1, 4]))
+    assert play(state, 0, Muck()).startswith("mucked. Hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 120")
+    assert state.chips == [940, 1060, 1000] and state.hand.number == 1
+
+
+# -- the end of the game ----------------------------------------------------------------------------------
+
+
+def test_the_last_player_with_chips_wins():
+    state = new(seats=2, starter=0, chips=100)
+    stack(state, {0: "AsAd", 1: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 0, Raise(to=100))
+    play(state, 1, Call())
+    play(state, 0, Show(positions=list(state.hand.hole(0))))
+    play(state, 1, Show(positions=list(state.hand.hole(1))))
+    board(state)
+    outcome = state.outcome()
+    assert outcome is not None and outcome.winners == (0,) and outcome.scores == (200, 0)
+    assert outcome.reason == "{0} holds every chip after 1 hand ({0} 200 · {1} 0)"
+    assert state.to_move() == () and state.deals() == 1
+
+
+def test_after_the_last_hand_the_chip_leader_wins_and_equal_stacks_draw():
+    state = new(seats=2, starter=0, hands=2)
+    play(state, 0, Fold())
+    play(state, 1, Fold())  # the button moves: seat 1's small blind is lost too
+    outcome = state.outcome()
+    assert outcome is not None and outcome.winners == () and outcome.scores == (1000, 1000)
+    assert outcome.reason == "2 hands were played; the chip lead wins, and it is shared by all ({0} 1000 · {1} 1000)"
+
+
+# -- the computer -----------------------------------------------------------------------------------------
+
+
+def test_preflop_tiers():
+    assert [tier(cards(h)) for h in ("AsAd", "AsKc", "9s9d", "AsQc", "KsQs", "5s5d", "KdTc", "7s6s", "7c2d")] == [
+        1, 1, 2, 2, 2, 3, 3, 3, 4]
+
+
+def test_equity_is_seeded_and_sensible():
+    aces = equity(cards("AsAd"), [], 1, random.Random(1))
+    assert aces == equity(cards("AsAd"), [], 1, random.Random(1)) and 0.78 < aces < 0.92
+    assert equity(cards("7c2d"), cards("AhKhQh"), 2, random.Random(1)) < 0.2
+
+
+def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed():
+    """Every decision of 20 seeded three-player hands is among the legal moves, and deterministic."""
+
+    class Seat:
+        def __init__(self, state: HoldemState, me: int) -> None:
+            self.me, self.play = me, type("Play", (), {"state": state})()
+
+    rng = random.Random(3)
+    state = new(seats=3, starter=0, hands=20)
+    bots = [player(seat) for seat in range(3)]
+    while state.outcome() is None:
+        order = rng.sample(DECK, 52)
+        h = state.hand
+        state.faces.update({h.offset + k: card for k, card in enumerate(order)})
+        while state.hand is h and state.outcome() is None:
+            [seat] = state.to_move()
+            move = state.owed(seat) or bots[seat](Seat(state, seat))  # type: ignore[arg-type]
+            assert move == bots[seat](Seat(state, seat)) or state.owed(seat) is not None  # type: ignore[arg-type]
+            state.check(seat, move)
+            state.push(seat, move)
+    assert sum(state.chips) == 3000 and len(state.history) == 20
+
+
+@pytest.mark.parametrize("seats", [2, 6])
+def test_every_position_of_a_hand_is_in_its_own_deal(seats):
+    state = new(seats=seats)
+    h = state.hand
+    positions = [pos for seat in h.players for pos in h.hole(seat)] + list(h.board_positions())
+    assert sorted(positions) == list(range(2 * seats + 5))
+    assert all(len(set(p)) == len(p) for p in itertools.combinations(positions, 2))

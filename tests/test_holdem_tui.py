@@ -1,0 +1,133 @@
+"""Hold'em's table screen alone, showing the app's game against two computers played on the in-memory ledger
+(tests/pilot.py): the betting keys, the raise's amount, refused keys, the cues without colour, every size."""
+
+from __future__ import annotations
+
+from discard_tui.app import PlayConfig
+from discard_tui.holdem_screen import HELP, HoldemTable, seat_text
+from discard_tui.widgets import StatusBar
+from pilot import TableHarness, offline_room, play_key, view_of
+from room import Room
+from test_holdem_wire import station
+
+SIZES = [(60, 20), (80, 24), (120, 40), (200, 50)]
+
+
+def config(seed: int = 1) -> PlayConfig:
+    seeds = tuple(bytes([seed + 10 * k]) * 32 for k in range(3))
+    return PlayConfig(name="tester", room=f"holdem-{seed}", game="holdem", seats=3, options={"hands": 2},
+                      opponent_seed=seed, think_time=0, seeds=seeds)
+
+
+def room_at(mine: bool, seed: int = 1) -> Room:
+    """The app's game of ``seed`` on the in-memory ledger at my first turn to bet; or, not ``mine``, just after I
+    called there (another player's turn)."""
+    from games.holdem.moves import Call, Check
+
+    room = offline_room(config(seed))
+    table = room.tables[-1]
+    room.run()
+    board = table.view().board
+    assert board is not None and table.view().my_turn and board.stage.value == "betting"
+    if not mine:
+        room.post(table.me, table.prepare(Call() if board.to_call else Check()))
+    return room
+
+
+async def test_the_raise_is_chosen_by_keys_and_a_raise_under_the_minimum_is_refused_with_the_rule():
+    app = TableHarness.of(room_at(mine=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.table
+        assert isinstance(screen, HoldemTable)
+        status = screen.query_one(StatusBar)
+        board = screen.view.board
+        least, most = board.raise_bounds
+        assert f"r raises ({least}–{most})" in status.hint
+        await pilot.press("r")
+        assert screen.amount == least and f"min {least} max {most}" in status.hint
+        await pilot.press("right")
+        assert screen.amount == least + board.blinds[1]
+        await pilot.press("1", "5")  # typed: 15, under the minimum
+        assert screen.amount == 15
+        await pilot.press("enter")
+        assert status.notice == f"the smallest raise is to {least}" and app.asked() == []
+        await pilot.press("0", "0", "0")  # 15000: beyond my stack
+        await pilot.press("enter")
+        assert status.notice == f"the most you can bet is to {most} (all in)" and app.asked() == []
+        await pilot.press("escape")
+        assert screen.amount is None and "f folds" in status.hint
+        await pilot.press("r", "a")  # all in, in the raise
+        assert screen.amount == most
+        await pilot.press("escape", "enter")
+        assert status.notice == "press r to raise first"
+        assert await play_key(pilot, "c") in ("call", "check")
+
+
+async def test_keys_out_of_turn_say_whose_turn_it_is_and_send_nothing():
+    room = room_at(mine=False)
+    app = TableHarness.of(room)
+    async with app.run_test(size=(80, 24)) as pilot:
+        status = app.table.query_one(StatusBar)
+        for key, action in (("f", "fold"), ("c", "call"), ("a", "all in"), ("r", "raise")):
+            await pilot.press(key)
+            assert status.notice.startswith("it is Computer"), (action, status.notice)
+        assert app.asked() == []
+
+
+async def test_the_all_in_key_bets_every_chip():
+    room = room_at(mine=True, seed=2)
+    app = TableHarness.of(room)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await play_key(pilot, "a") == "raise"
+    log = room.tables[-1].log
+    assert any(line.startswith("you raised to ") and line.endswith(", all in") for line in log), log[-4:]
+
+
+async def test_every_seat_board_and_pot_are_readable_at_every_size():
+    app = TableHarness.of(room_at(mine=True))
+    async with app.run_test(size=SIZES[0]) as pilot:
+        for size in SIZES:
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            screen = app.table
+            assert not screen.has_class("-too-small")
+            seats = [widget.render().plain for widget in screen.query(".seat")]
+            assert len(seats) == 3 and seats[0].startswith("▶ You") and "to act" in seats[0], (size, seats)
+            assert all(widget.region.height == 3 and widget.region.width >= 15 for widget in screen.query(".seat"))
+            assert sum("Computer" in text for text in seats) == 2
+            board = str(screen.query_one("#board").render())
+            assert board.startswith("Board  ") and "··" in board
+            assert str(screen.query_one("#pots").render()).startswith("Pot ")
+
+
+def test_the_cues_read_without_colour_and_the_help_says_what_the_audit_reveals():
+    view = view_of(room_at(mine=True))
+    me = seat_text(view, view.me, 30).plain
+    assert me.startswith("▶ You") and "to act" in me
+    button = view.board.button
+    assert " D" in seat_text(view, button, 30).plain.splitlines()[0]
+    assert "every deck seed" in HELP and "folded" in HELP
+
+
+async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
+    """Everyone checks and calls to the river; the first hand is shown for its player; then mine waits for me."""
+    room = offline_room(config(1))
+    room.strategies = {seat: station for seat in range(3)}
+    table = room.tables[-1]
+
+    def my_showdown() -> bool:
+        board = table.view().board
+        return board is not None and table.play.pending is None and board.stage.value == "showdown" and \
+            table.me in board.to_move and any(player.shown for player in board.players)
+
+    room.run(until=my_showdown)
+    assert my_showdown()
+    del room.strategies[table.me]
+    app = TableHarness.of(room)
+    async with app.run_test(size=(80, 24)) as pilot:
+        status = app.table.query_one(StatusBar)
+        assert status.hint == "Showdown: c shows your hand · f mucks it (gives up the pots)"
+        await pilot.press("r")
+        assert status.notice == "it is the showdown: c shows, f mucks"
+        assert await play_key(pilot, "f") == "muck"
+    assert any(line.startswith("you mucked") for line in table.log)
