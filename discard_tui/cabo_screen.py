@@ -285,13 +285,17 @@ class CaboTable(TableScreen[CaboScreenView]):
         dealing = view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING)  # the round's cards are not dealt yet
         scale = scale_for(self.size.width, self.size.height)
         for seat, hand in [*hands.items(), (view.me, mine)]:
-            hand.scale = scale
             hand.compact = crowded and hand is not mine
             hand.values = () if dealing else hand_values(view, seat)
             hand.positions = () if dealing or board is None else tuple(slot.pos for slot in board.hands[seat])
             hand.cursor = self.target[1] if choosing and self.target[0] == seat else None
             hand.marks = frozenset(i for i, s in enumerate(board.hands[seat]) if s.pos in self.marks) \
                 if board and seat == view.me else frozenset()
+        fits = [fitting_fan(len(hand.values), hand.size.width, scale, hand.cursor) for hand in hands.values()]
+        theirs = min((fit[0] for fit in fits if fit is not None), default=scale)  # one size for all the others'
+        for hand in hands.values():
+            hand.scale = theirs
+        mine.scale = scale
         for name, seat in zip(self.query(".seat-label").results(Label), others):
             show_text(name, seat_label(view, seat, name.content_size.width or None))
         show_text(self.query_one("#hand-label", Label), seat_label(view, view.me))
