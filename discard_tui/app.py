@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -37,9 +37,11 @@ from textual.worker import WorkerFailed
 from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_title, turn_words
 from .config import SCREENS, PlayConfig
 from .profile import Profile
-from .table_screen import IN_GAME, Intent, SeatChanged, TableScreen, absence, capitalized, help_page, score_line
+from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
+                           ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
-from .words import result_words
+from tabletop.values import Result
+from tabletop.words import result_words, verdict_words
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -149,7 +151,7 @@ class ViolationScreen(ModalScreen[None]):
         yield Footer()
 
     def action_download(self) -> None:
-        self.post_message(Intent("transcript"))
+        self.post_message(SaveTranscript())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action != "download" or self.transcript is not None
@@ -190,10 +192,8 @@ class GameOverScreen(ModalScreen[None]):
         result = self.query_one("#result", Label)
         result.update(result_words(view.result, cheer=True) if view.result else "")
         self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
-        result.set_class(view.result == "win", "win")
+        result.set_class(view.result is Result.WIN, "win")
         self.query_one("#score", Label).update(score_line(view))
-        from tabletop.words import verdict_words  # the table is imported by now: a game is over
-
         verdict = verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…"
         if view.verdict and view.transcript:
             verdict += f"\n{transcript_line(str(view.transcript), self.download)}"
@@ -209,10 +209,10 @@ class GameOverScreen(ModalScreen[None]):
         self.refresh_bindings()
 
     def action_rematch(self) -> None:
-        self.post_message(Intent("rematch"))
+        self.post_message(Rematch())
 
     def action_download(self) -> None:
-        self.post_message(Intent("transcript"))
+        self.post_message(SaveTranscript())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
@@ -399,7 +399,7 @@ class DiscardApp(App[None]):
             if view.replaying and not stopped:  # a resumed room: show only the game being played
                 self.screen.waiting(f"Catching up with room {self.config.room}…")
                 return
-            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.game == 1:
+            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.number == 1:
                 present = view.opponent_present
                 self.screen.waiting(f"{view.opponent_name} is here; starting…" if present
                                     else "Waiting for an opponent…")
@@ -416,8 +416,8 @@ class DiscardApp(App[None]):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
         elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
             self.show_failure(view)
-        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.game:
-            self._over_shown = view.game
+        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.number:
+            self._over_shown = view.number
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
         if isinstance(self.screen, GameOverScreen):
             if view.phase in IN_GAME:
@@ -462,16 +462,29 @@ class DiscardApp(App[None]):
 
     # -- intents -----------------------------------------------------------------------
 
-    @on(Intent)
-    def intent(self, message: Intent) -> None:
-        if message.action == "leave":
-            self.exit()  # mid-game the seat is kept: the same command comes back
-        elif message.action == "autoplay":
-            self.set_autoplay(self.session is not None and self.session.autoplaying is None)
-        elif message.action == "transcript":
-            self.download_transcript()
-        else:
-            self._intent(message)
+    @on(LeaveTable)
+    def leave(self) -> None:
+        self.exit()  # mid-game the seat is kept: the same command comes back
+
+    @on(ToggleAutoplay)
+    def toggle_autoplay(self) -> None:
+        self.set_autoplay(self.session is not None and self.session.autoplaying is None)
+
+    @on(SaveTranscript)
+    def save_transcript(self) -> None:
+        self.download_transcript()
+
+    @on(MakeMove)
+    def make_move(self, message: MakeMove) -> None:
+        self._ask_table(lambda seat: seat.move(message.move))
+
+    @on(Choose)
+    def choose(self, message: Choose) -> None:
+        self._ask_table(lambda seat: seat.choose(message.value))
+
+    @on(Rematch)
+    def rematch(self) -> None:
+        self._ask_table(lambda seat: seat.rematch())
 
     def set_autoplay(self, on: bool) -> None:
         """Let the game's computer strategy play my seat to the end of this game (``a``), or stop it."""
@@ -499,14 +512,15 @@ class DiscardApp(App[None]):
                               mime_type="application/json")  # text: Textual saves binaries in text mode
 
     @work(group="intents")
-    async def _intent(self, intent: Intent) -> None:
-        session = self.seat
-        if session is None:
+    async def _ask_table(self, ask: Callable[[Seat], Awaitable[str | None]]) -> None:
+        """Make a move, a choice or a rematch on my seat; if the table refuses it (the game moved on since the
+        screen offered it), say why."""
+        seat = self.seat
+        if seat is None:
             return
-        reason = await (session.rematch() if intent.action == "rematch" else self.ui.act(session, intent))
-        table = self.table
-        if table is not None and table.view is not None and reason is not None:  # the game moved on meanwhile
-            table.notice(table.refused(table.view, intent.action, intent.index) or reason)
+        reason = await ask(seat)
+        if reason is not None and self.table is not None:
+            self.table.notice(reason)
 
     # -- app-wide keys ---------------------------------------------------------------------
 

@@ -15,7 +15,8 @@ from tabletop import crypto
 from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.ledger import RelayError
 from tabletop.shell import Seat
-from tabletop.table import Result, Strategy
+from tabletop.table import Strategy
+from tabletop.values import Result
 from tabletop.words import verdict_words
 
 from . import saves
@@ -55,7 +56,7 @@ def game_record(seat: Seat, number: int) -> dict:
     timing = seat.timings[number]
     assert play.outcome is not None and timing.started is not None and timing.dealt is not None
     assert timing.ended is not None
-    return {"game": number, "result": Result.of(play.outcome, table.me).value,
+    return {"game": number, "result": Result.of(play.outcome.winners, table.me).value,
             "audit": "fair" if play.verdict == [] else "violation", "deck": play.deck.size if play.deck else 0,
             "shuffle_s": round(timing.dealt - timing.started, 3), "game_s": round(timing.ended - timing.started, 3),
             "moves": len(play.moves), "players": play.seats, "scores": list(play.outcome.scores),

@@ -8,8 +8,9 @@ or discards the card drawn; ``t`` takes the discard; ``s`` stops the round.
 Each key's footer label follows what it does now, greyed out while it is
 refused (and pressing it says why).
 
-``view(seat)`` and ``act(seat, intent)`` are this game's side of the app; they
-import the table when called, so that this module stays as light as the screen.
+``view(seat)`` is this game's side of the app, and :func:`move_for` makes the
+move a key asks for on the chosen card; both import the game when called, so
+that this module stays as light as the screen. The table judges every move.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
 
-from .table_screen import GameUI, Intent, TableScreen
+from .table_screen import GameUI, MakeMove, TableScreen
 from .view import SeatPhase, SeatView
 from .widgets import BACK_STYLE, LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, Scale, back_rows, card_at, card_size, \
     corner_rows, empty_rows, fan, fitting_fan, framed_rows, inside, scale_for, show_text
@@ -372,7 +373,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         if move is None:
             self.notice(self.refused(self.view, action) or "")
         else:
-            self.post_message(Intent(action, value=move))
+            self.post_message(MakeMove(move))
 
     def action_draw(self) -> None:
         self.play("draw")
@@ -616,7 +617,7 @@ def view(seat: Seat) -> CaboScreenView:
 
     fields = seat_fields(seat)
     play = seat.table.play
-    if fields["board"] is None and play.state is not None and fields["game"] == play.number:
+    if fields["board"] is None and play.state is not None and fields["number"] == play.number:
         fields["board"] = play.state.view(seat.table.me)
     board = fields["board"]
     if board is not None and board.stage.value in ("showdown", "over"):
@@ -624,13 +625,4 @@ def view(seat: Seat) -> CaboScreenView:
     return CaboScreenView(**fields, refusal_of=seat.refusal)
 
 
-async def act(seat: Seat, intent: Intent) -> str | None:
-    """Make the move ``intent`` carries (the screen built it with :func:`move_for`); the reason it is refused."""
-    from tabletop.wire import Message as Move
-
-    if not isinstance(intent.value, Move):
-        return f"cabo has no move called {intent.action!r}"
-    return await seat.move(intent.value)
-
-
-UI = GameUI(title="cabo", rules=HELP, screen=CaboTable, view=view, act=act)
+UI = GameUI(title="cabo", rules=HELP, screen=CaboTable, view=view)

@@ -1,9 +1,9 @@
 """Discard's table: the other player's hand, the piles, my hand; its keys, hints and refusals.
 
 ``UI`` is this game's side of the app: ``view(seat)`` builds the screen's
-:class:`DiscardScreenView`, ``act(seat, intent)`` turns an intent (the n-th
-card, the draw pile) into a move. They import the table when called, so that
-this module stays as light as the screen.
+:class:`DiscardScreenView`, with the moves it offers (the draw, a discard of
+each card) and the table's refusal of each. It imports the table when called,
+so that this module stays as light as the screen.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from textual.widgets import Label, Static
 
 from games.cards import Card
 
-from .table_screen import GameUI, Intent, TableScreen
+from .table_screen import GameUI, MakeMove, TableScreen
 from .view import SeatPhase, SeatView
 from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural, show_text
 
 if TYPE_CHECKING:
-    from games.discard.moves import DiscardView
+    from games.discard.moves import DiscardCard, DiscardView, Draw
     from tabletop.shell import Seat
 
 
@@ -55,6 +55,9 @@ class DiscardScreenView(SeatView["DiscardView"]):
     discard_count: int = 0
     deck_size: int = 52
     draw_refusal: str | None = "the game is not under way"  # why I cannot draw now, None if I can
+    draw: Draw | None = None  # the draw the pile offers (None: nothing to draw)
+    discards: tuple[DiscardCard, ...] = ()  # the discard of each card of my hand
+    discard_refusals: tuple[str | None, ...] = ()  # the table's refusal of each of those discards, None if allowed
 
 
 class DiscardTable(TableScreen[DiscardScreenView]):
@@ -114,10 +117,16 @@ class DiscardTable(TableScreen[DiscardScreenView]):
             hand.cursor = index % len(hand.cards)
 
     def action_discard(self) -> None:
-        self.post_message(Intent("discard", self.query_one(HandView).cursor))
+        self.discard(self.query_one(HandView).cursor)
 
     def action_draw(self) -> None:
-        self.post_message(Intent("draw"))
+        if self.view is not None and self.view.draw is not None:
+            self.post_message(MakeMove(self.view.draw))
+
+    def discard(self, index: int) -> None:
+        """Discard the ``index``-th card of my hand, if the view offers it."""
+        if self.view is not None and 0 <= index < len(self.view.discards):
+            self.post_message(MakeMove(self.view.discards[index]))
 
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
@@ -125,11 +134,11 @@ class DiscardTable(TableScreen[DiscardScreenView]):
 
     @on(HandView.CardChosen)
     def card_clicked(self, message: HandView.CardChosen) -> None:
-        self.post_message(Intent("discard", message.index))
+        self.discard(message.index)
 
     @on(DrawPile.Pressed)
     def draw_clicked(self) -> None:
-        self.post_message(Intent("draw"))
+        self.action_draw()
 
     def hint(self, view: DiscardScreenView) -> str:
         return hint(view)
@@ -171,11 +180,8 @@ def refusal(view: DiscardScreenView, action: str, index: int | None = None) -> s
         assert top is not None  # anything goes on an empty pile
         return f"nothing in your hand matches {top}: press d to draw" if view.draw_pile else \
             f"nothing in your hand matches {top}, and the draw pile is empty"
-    if index is not None and 0 <= index < len(view.hand) and not view.playable[index]:
-        from games.discard.rules import short_mismatch  # loaded with the table, which made this view
-
-        assert top is not None
-        return short_mismatch(view.hand[index], top)
+    if index is not None and 0 <= index < len(view.discard_refusals):
+        return view.discard_refusals[index]  # the table's words: "7♣ matches neither ♦ nor 9"
     return None
 
 
@@ -183,11 +189,14 @@ def refusal(view: DiscardScreenView, action: str, index: int | None = None) -> s
 
 
 def view(seat: Seat) -> DiscardScreenView:
-    """What the discard table shows of ``seat`` now."""
+    """What the discard table shows of ``seat`` now, with the moves it offers."""
+    from games.discard.moves import DiscardCard, Draw
+
     from .viewmodel import room_choices, seat_fields
 
     fields = seat_fields(seat)
     board: DiscardView | None = fields["board"]
+    discards = tuple(DiscardCard(pos=pos) for pos, _ in board.hand) if board else ()
     play = seat.table.play
     deck = "full" if play.options is None else play.options.deck
     size = board.deck_size if board else (52 if deck == "full" else 24)
@@ -205,6 +214,9 @@ def view(seat: Seat) -> DiscardScreenView:
         discard_count=board.discard_count if board else 0,
         deck_size=size,
         draw_refusal=draw_refusal(seat, board),
+        draw=Draw(pos=board.draw_top) if board is not None and board.draw_top is not None else None,
+        discards=discards,
+        discard_refusals=tuple(seat.refusal(move) for move in discards),
     )
 
 
@@ -219,21 +231,4 @@ def draw_refusal(seat: Seat, board: object) -> str | None:
     return seat.refusal(Draw(pos=top))
 
 
-async def act(seat: Seat, intent: Intent) -> str | None:
-    """Make the move ``intent`` asks for; the reason it is refused, or None."""
-    from games.discard.moves import DiscardCard, Draw
-
-    board = seat.table.view().board
-    if intent.action == "discard":
-        index = intent.index or 0
-        if board is None or not 0 <= index < len(board.hand):
-            return "no such card in your hand"
-        return await seat.move(DiscardCard(pos=board.hand[index][0]))
-    if intent.action == "draw":
-        if board is None or board.draw_top is None:
-            return draw_refusal(seat, board)
-        return await seat.move(Draw(pos=board.draw_top))
-    return f"discard has no move called {intent.action!r}"
-
-
-UI = GameUI(title="discard", rules=HELP, screen=DiscardTable, view=view, act=act)
+UI = GameUI(title="discard", rules=HELP, screen=DiscardTable, view=view)

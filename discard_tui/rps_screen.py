@@ -1,10 +1,9 @@
 """Rock-paper-scissors' table: the last throw of each player, the score, the history, and the three throws to choose.
 
-``view(seat)`` and ``act(seat, intent)`` are this game's side of the app (see
-discard_tui/discard_screen.py): the first builds the screen's
-:class:`RpsScreenView`, the second turns an intent (the n-th throw) into the
-player's choice. They import the table when called, so that this module stays
-as light as the screen.
+``view(seat)`` is this game's side of the app (see
+discard_tui/discard_screen.py): it builds the screen's :class:`RpsScreenView`;
+a key or a click chooses one of the game's THROWS. It imports the table when
+called, so that this module stays as light as the screen.
 """
 
 from __future__ import annotations
@@ -23,16 +22,17 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from .table_screen import GameUI, Intent, TableScreen, capitalized, headline
+from games.rps.about import THROWS
+
+from .table_screen import Choose, GameUI, TableScreen, capitalized, headline
 from .view import SeatPhase, SeatView
 from .widgets import show_text
-from .words import progress_words
+from tabletop.words import progress_words
 
 if TYPE_CHECKING:
     from games.rps.game import RpsView
     from tabletop.shell import Seat
-THROWS = ("rock", "paper", "scissors")  # the order of the keys and buttons; the game's own (tests check it)
-KEYS = ("r", "p", "s")
+KEYS = tuple(throw[0] for throw in THROWS)  # r, p, s
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
 
 
@@ -58,7 +58,7 @@ class RpsScreenView(SeatView["RpsView"]):
     throws: tuple[tuple[str, str, str], ...] = ()  # every throw revealed: (mine, theirs, "won" | "lost" | "equal")
     scores: tuple[int, int] = (0, 0)  # throws won: (mine, theirs)
     target: int = 3
-    number: int = 0  # the throw under way (or the last one, once the match is over); 0 before the game
+    throw: int = 0  # the throw under way (or the last one, once the match is over); 0 before the game
     chosen: str | None = None  # my throw for the throw under way, hidden from the others until all have chosen
     opponent_chosen: bool = False  # the other player is committed to this throw
     throw_refusal: str | None = "the game is not under way"  # why I cannot choose a throw now, None if I can
@@ -179,14 +179,14 @@ class RpsTable(TableScreen[RpsScreenView]):
             button.chosen = view.chosen == THROWS[button.index]
 
     def action_throw(self, index: int) -> None:
-        self.post_message(Intent("throw", index))
+        self.post_message(Choose(THROWS[index]))
 
     @on(ThrowButton.Pressed)
     def throw_clicked(self, message: ThrowButton.Pressed) -> None:
         if self.view is not None and (reason := self.refused(self.view, "throw")) is not None:
             self.notice(reason)
         else:
-            self.post_message(Intent("throw", message.index))
+            self.action_throw(message.index)
 
     def headline(self, view: RpsScreenView) -> str:
         if view.phase is SeatPhase.PLAYING:
@@ -245,11 +245,11 @@ def prompt(view: RpsScreenView) -> str:
     if view.phase is not SeatPhase.PLAYING:
         return "The match is over." if view.result else "Your throws, once the game starts:"
     if view.chosen is not None:
-        return f"Throw {view.number} · " + ("both have chosen: revealing…" if view.opponent_chosen
+        return f"Throw {view.throw} · " + ("both have chosen: revealing…" if view.opponent_chosen
                                             else f"you chose {view.chosen}")
     if view.opponent_chosen:
-        return f"Throw {view.number} · {view.opponent_name} has chosen"
-    return f"Throw {view.number} · nobody has chosen yet"
+        return f"Throw {view.throw} · {view.opponent_name} has chosen"
+    return f"Throw {view.throw} · nobody has chosen yet"
 
 
 def hint(view: RpsScreenView) -> str:
@@ -281,7 +281,7 @@ def view(seat: Seat) -> RpsScreenView:
             name = fields["names"][other]
             fields["last_move"] = f"throw {len(throws)}: {name} threw {throws[-1][1]}"
             fields["moves"] = len(throws)
-    shown = board is not None and fields["game"] == seat.table.play.number  # not a finished game kept on screen
+    shown = board is not None and fields["number"] == seat.table.play.number  # not a finished game kept on screen
     chosen, opponent_chosen = seat.table.my_choice() if shown else (None, False)
     refusal = seat.table.choice_refusal()
     fields["my_turn"] = refusal is None
@@ -290,18 +290,11 @@ def view(seat: Seat) -> RpsScreenView:
         throws=throws,
         scores=(board.scores[me], board.scores[other]) if board else (0, 0),
         target=board.target if board else 3,
-        number=board.number if board else 0,
+        throw=board.number if board else 0,
         chosen=chosen,
         opponent_chosen=opponent_chosen,
         throw_refusal=refusal,
     )
 
 
-async def act(seat: Seat, intent: Intent) -> str | None:
-    """Choose the throw ``intent`` asks for; the reason it is refused, or None."""
-    if intent.action != "throw" or intent.index is None or not 0 <= intent.index < len(THROWS):
-        return f"rock-paper-scissors has no move called {intent.action!r}"
-    return await seat.choose(THROWS[intent.index])
-
-
-UI = GameUI(title="rock-paper-scissors", rules=HELP, screen=RpsTable, view=view, act=act)
+UI = GameUI(title="rock-paper-scissors", rules=HELP, screen=RpsTable, view=view)

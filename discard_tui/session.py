@@ -229,7 +229,7 @@ class Session:
 
 def room_stage(seat: Seat) -> str | None:
     """How far the room got, for the saved seat: "waiting", "playing" or "over" (None: not known yet)."""
-    from tabletop.table import Phase
+    from tabletop.values import Phase
 
     if seat.replaying or seat.failure:
         return None

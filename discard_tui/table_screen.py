@@ -5,14 +5,16 @@ discard_tui/config.py. Its screen (discard_tui/discard_screen.py, …)
 subclasses :class:`TableScreen` over the game's view (a :class:`SeatView`):
 it composes its own board in ``compose_board``, draws it in ``show_board``,
 and says in ``hint`` and ``refusal`` what the player can do and why a key
-does nothing. The screen never talks to the table: it posts :class:`Intent`
-messages, which the app hands to the game's ``act``.
+does nothing. The screen never talks to the table and holds no rules: it posts
+typed messages (:class:`MakeMove` with a move its view offered, built by the
+game's ``view`` with the table loaded; :class:`Choose`, :class:`Rematch`,
+:class:`LeaveTable`…), which the app hands to the seat, where the table checks them.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -27,11 +29,12 @@ from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatPhase, SeatView
-from .words import result_words
+from tabletop.words import result_words
 from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
+    from tabletop.wire import Message as Move
 
 LOG_AFTER = 0.05  # seconds the move log waits, so that a move's own frame goes out first
 FOOTER_SETTLES = 0.25  # seconds without a change before the footer shows which keys act
@@ -42,12 +45,36 @@ class SeatChanged(Message):
     """The seat took in a ledger event, changed its link, or finished an audit."""
 
 
-class Intent(Message):
-    """The player asks for a move, a rematch or to leave; the app checks it with the table."""
+class MakeMove(Message):
+    """The player makes ``move``, one of the game's own moves that the screen's view offered; the table checks it."""
 
-    def __init__(self, action: str, index: int | None = None, value: Any = None) -> None:
+    def __init__(self, move: Move) -> None:
         super().__init__()
-        self.action, self.index, self.value = action, index, value
+        self.move = move
+
+
+class Choose(Message):
+    """The player commits to ``value`` in the simultaneous choice under way (a throw of rock-paper-scissors)."""
+
+    def __init__(self, value: str) -> None:
+        super().__init__()
+        self.value = value
+
+
+class Rematch(Message):
+    """The player offers (or accepts) another game in the same room."""
+
+
+class LeaveTable(Message):
+    """The player leaves the table; mid-game the seat is kept, and the same command comes back to it."""
+
+
+class ToggleAutoplay(Message):
+    """The player lets the game's computer strategy play their seat to the end of this game, or stops it."""
+
+
+class SaveTranscript(Message):
+    """The player wants the game's transcript: a download in a browser, its path copied in a terminal."""
 
 
 class MoveLog(RichLog):
@@ -95,15 +122,14 @@ V = TypeVar("V", bound=SeatView[Any])  # a game's screen view
 class GameUI(Generic[V]):
     """A game's side of the app: everything the app asks of it (registered in discard_tui/config.py).
 
-    ``view`` and ``act`` are called with the seat's table loaded; they import the game's own modules when called,
-    so that registering a game costs the first frame nothing.
+    ``view`` is called with the seat's table loaded; it imports the game's own modules when called, so that
+    registering a game costs the first frame nothing. The moves the screen can make are in the view it builds.
     """
 
     title: str  # the app's title while the game is played
     rules: str  # the help page's rules, keys and cues, in markup (help_page adds the safety number)
     screen: type[TableScreen[V]]
-    view: Callable[[Seat], V]  # what the screen shows of the seat now
-    act: Callable[[Seat, Intent], Awaitable[str | None]]  # make the move an intent asks for: why not, or None
+    view: Callable[[Seat], V]  # what the screen shows of the seat now, with the moves it offers
 
 
 class TableScreen(Screen[None], Generic[V]):
@@ -171,9 +197,9 @@ class TableScreen(Screen[None], Generic[V]):
         if not self.is_mounted or not self.query(StatusBar):
             return
         status = self.query_one(StatusBar)
-        if old is None or (old.moves, old.phase, old.game) != (view.moves, view.phase, view.game):
+        if old is None or (old.moves, old.phase, old.number) != (view.moves, view.phase, view.number):
             status.notice = ""  # a refusal stands until something happens
-        status.match = " · ".join(part for part in (score_line(view), f"game {view.game}") if part)
+        status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
         status.headline, status.my_turn = self.headline(view), view.my_turn
         status.event = capitalized(view.last_move or "", view.names)
@@ -228,7 +254,7 @@ class TableScreen(Screen[None], Generic[V]):
             self.query_one(StatusBar).notice = text
 
     def action_rematch(self) -> None:
-        self.post_message(Intent("rematch"))
+        self.post_message(Rematch())
 
     def action_toggle_log(self) -> None:
         """Show or hide the safety number and the move log (the board takes their room)."""
@@ -237,7 +263,7 @@ class TableScreen(Screen[None], Generic[V]):
             self.set_focus(None)
 
     def action_leave(self) -> None:
-        self.post_message(Intent("leave"))
+        self.post_message(LeaveTable())
 
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
@@ -380,7 +406,7 @@ def headline(view: SeatView) -> str:
         return f"{' and '.join(waiting) or view.opponent_name}'s turn"
     if view.phase in (SeatPhase.OVER, SeatPhase.AUDITING) and view.result:
         return result_words(view.result)
-    if view.phase is SeatPhase.WAITING and view.game > 1:
+    if view.phase is SeatPhase.WAITING and view.number > 1:
         return f"Waiting for {view.opponent_name}"
     return {
         SeatPhase.CONNECTING: "Connecting",

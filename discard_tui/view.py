@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from tabletop.ledger import Link
-    from tabletop.table import Progress, Result
+    from tabletop.values import Progress, Result
     from tabletop.values import Verdict
 
 Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)
@@ -38,7 +38,7 @@ class SeatView(Generic[Board]):
     """What every game's screen shows of a seat, as one immutable snapshot."""
 
     phase: SeatPhase
-    game: int  # the game on screen: the last one played until every seat has opened the next
+    number: int  # the game on screen: the last one played until every seat has opened the next
     me: int
     names: tuple[str, ...]  # per seat
     present: tuple[bool, ...]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop.shell import Seat
-from tabletop.table import Phase, TableView
+from tabletop.table import TableView
+from tabletop.values import Phase
 
 from .view import SeatPhase
 
@@ -27,7 +28,7 @@ def seat_fields(seat: Seat, view: TableView | None = None) -> dict[str, Any]:
     view = view or table.view()
     return dict(
         phase=SeatPhase.FAILED if seat.failure else PHASES[view.phase],
-        game=view.game,
+        number=view.number,
         me=table.me,
         names=tuple(name if s in table.names else "opponent" for s, name in enumerate(view.names)),
         present=view.present,

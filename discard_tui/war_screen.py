@@ -23,13 +23,13 @@ from textual.widgets import Label, Static
 from games.cards import Card
 from games.war.about import TRICKS
 
-from .table_screen import GameUI, Intent, TableScreen
+from .table_screen import GameUI, MakeMove, TableScreen, ToggleAutoplay
 from .view import SeatPhase, SeatView
 from .widgets import (CardWidget, DrawPile, ProgressBox, back_rows, face_rows, fan, fitting_fan,
                       plural, show_text)
 
 if TYPE_CHECKING:
-    from games.war.game import WarView
+    from games.war.game import Turn, WarView
     from tabletop.shell import Seat
 
 
@@ -60,6 +60,7 @@ class WarScreenView(SeatView["WarView"]):
     limit: int = TRICKS.default
     auto: bool = False  # this program is playing my seat to the end of the game
     turn_refusal: str | None = "the game is not under way"  # why I cannot turn now, None if I can
+    turn: Turn | None = None  # the move that turns my top cards (None: the game is not under way)
 
 
 class Trick(CardWidget):
@@ -135,17 +136,18 @@ class WarTable(TableScreen[WarScreenView]):
         self.query_one(ProgressBox).show(view.progress)
 
     def action_turn(self) -> None:
-        self.post_message(Intent("turn"))
+        if self.view is not None and self.view.turn is not None:
+            self.post_message(MakeMove(self.view.turn))
 
     def action_autoplay(self) -> None:
-        self.post_message(Intent("autoplay"))
+        self.post_message(ToggleAutoplay())
 
     @on(DrawPile.Pressed, "#my-pile")
     def pile_clicked(self) -> None:
         if self.view is not None and (reason := self.refused(self.view, "turn")) is not None:
             self.notice(reason)
         else:
-            self.post_message(Intent("turn"))
+            self.action_turn()
 
     def hint(self, view: WarScreenView) -> str:
         return hint(view)
@@ -200,7 +202,9 @@ def refusal(view: WarScreenView, action: str) -> str | None:
 
 
 def view(seat: Seat) -> WarScreenView:
-    """What the war table shows of ``seat`` now."""
+    """What the war table shows of ``seat`` now, with the turn it offers."""
+    from games.war.game import Turn
+
     from .viewmodel import seat_fields
 
     fields = seat_fields(seat)
@@ -209,31 +213,18 @@ def view(seat: Seat) -> WarScreenView:
     limit = play.options.tricks if play.options is not None else TRICKS.default
     if board is None:
         return WarScreenView(**fields, limit=limit, auto=seat.autoplay is not None)
+    turn = None if board.over else Turn(up=list(board.up), down=list(board.down))
     return WarScreenView(**fields, piles=board.piles, trick=board.trick, taker=board.taker, war=board.war,
                          tricks=board.tricks, limit=board.limit, auto=seat.autoplay is not None,
-                         turn_refusal=turn_refusal(seat, board))
+                         turn_refusal=turn_refusal(seat, turn), turn=turn)
 
 
-def turn_refusal(seat: Seat, board: object) -> str | None:
-    from games.war.game import Turn, WarView
-
-    if not isinstance(board, WarView) or board.over:
+def turn_refusal(seat: Seat, turn: Turn | None) -> str | None:
+    if turn is None:
         return "the game is not under way"
     if seat.outbox is not None:
         return "your last turn is still on its way"
-    return seat.table.refusal(Turn(up=list(board.up), down=list(board.down)))
+    return seat.table.refusal(turn)
 
 
-async def act(seat: Seat, intent: Intent) -> str | None:
-    """Make the move ``intent`` asks for; the reason it is refused, or None."""
-    from games.war.game import Turn, WarView
-
-    if intent.action != "turn":
-        return f"war has no move called {intent.action!r}"
-    board = seat.table.view().board
-    if not isinstance(board, WarView) or board.over:
-        return "the game is not under way"
-    return await seat.move(Turn(up=list(board.up), down=list(board.down)))
-
-
-UI = GameUI(title="war", rules=HELP, screen=WarTable, view=view, act=act)
+UI = GameUI(title="war", rules=HELP, screen=WarTable, view=view)

@@ -25,10 +25,10 @@ from textual.widgets import Label, ProgressBar, Static
 
 from games.cards import Card
 
-from .words import progress_words
+from tabletop.words import progress_words
 
 if TYPE_CHECKING:
-    from tabletop.table import Progress
+    from tabletop.values import Progress
 
 BACK = "▚▞"
 BACK_STYLE = "bright_white on dark_blue"  # a face-down card

@@ -7,8 +7,6 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from discard_tui import discard_screen
-from discard_tui.table_screen import Intent
 from discard_tui.app import DiscardApp, PlayConfig
 from discard_tui.profile import Profile
 from discard_tui.discard_screen import DiscardScreenView
@@ -29,7 +27,9 @@ async def main() -> None:
             playable = [i for i, ok in enumerate(app.view.playable) if ok]
             moves = app.view.moves
             assert app.seat is not None
-            await discard_screen.act(app.seat, Intent("discard", playable[-1]) if playable else Intent("draw"))
+            move = app.view.discards[playable[-1]] if playable else app.view.draw
+            assert move is not None
+            await app.seat.move(move)
             while (app.view.moves == moves or not app.view.my_turn) and app.view.phase is not SeatPhase.OVER:
                 await pilot.pause(0.02)
         await pilot.pause()

@@ -25,7 +25,8 @@ from . import wire
 from .crypto import powers, prepare
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
-from .table import Needs, Phase, Post, Strategy, Table, Violation, Wish, Work
+from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
+from .values import Phase
 from .words import empty_room_words, silence_words
 
 log = logging.getLogger("tabletop.shell")
@@ -184,8 +185,8 @@ class Seat:
         while (work := table.audit_work()) is not None:
             results = await powers(work.job.group, work.job.bases, work.job.exponents)
             work.job.finish(results)
-            self.transcript_path = self.write_transcript(f"game {work.game} over")
-            self.completed.put_nowait(work.game)
+            self.transcript_path = self.write_transcript(f"game {work.number} over")
+            self.completed.put_nowait(work.number)
             self._changed()
         owed = table.owed()
         if isinstance(owed, Work):
@@ -222,8 +223,8 @@ class Seat:
         """Seal and send; the message counts once it comes back from the ledger."""
         table = self.table
         p = table.play
-        n = 1 if post.game > p.number else p.counters.get(table.me, 0) + 1
-        self.outbox = wire.seal(table.identity(post.game), table.room, table.me, post.game, n, post.msg, post.shares)
+        n = 1 if post.number > p.number else p.counters.get(table.me, 0) + 1
+        self.outbox = wire.seal(table.identity(post.number), table.room, table.me, post.number, n, post.msg, post.shares)
         await self.ledger.post(self.outbox)
 
     # -- intents (from a screen or a strategy) -------------------------------------------------------------

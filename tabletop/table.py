@@ -21,7 +21,6 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -33,44 +32,10 @@ from . import wire
 from .crypto import Group, derive_bytes
 from .groups import GROUPS, group_of_prime
 from .game import Game, GameState, Outcome, RuleViolation, Setup
-from .values import Awaiting, Fault, Owed, Problem, Verdict
+from .values import Awaiting, Fault, Owed, Phase, Problem, Progress, Result, Verdict
 from .words import verdict_words
 
 START = "start"  # the label of the draw for who starts
-
-
-class Phase(str, Enum):
-    WAITING = "waiting"  # for every seat's hello
-    STARTING = "starting"  # drawing who starts
-    SHUFFLING = "shuffling"
-    DEALING = "dealing"
-    PLAYING = "playing"
-    AUDITING = "auditing"
-    OVER = "over"
-    VIOLATION = "violation"
-
-
-class Result(str, Enum):
-    """How a game ended for one seat (a value; screens word it)."""
-
-    WIN = "win"
-    LOSS = "loss"
-    DRAW = "draw"
-
-    @classmethod
-    def of(cls, outcome: Outcome, seat: int) -> Result:
-        return cls.DRAW if not outcome.winners else cls.WIN if seat in outcome.winners else cls.LOSS
-
-
-@dataclass(frozen=True)
-class Progress:
-    """How far the work around a game has come: the draw for who starts, the shuffle, the deal or the audit."""
-
-    phase: Phase  # STARTING, SHUFFLING, DEALING or AUDITING
-    done: int  # steps done of ``total``, counting the shuffle's steps one by one
-    total: int
-    step: int = 0  # while shuffling: the step under way (from 1) of ``steps``
-    steps: int = 0
 
 
 class GameContractError(Exception):
@@ -114,9 +79,9 @@ class Wish:
 
 @dataclass(frozen=True)
 class Post:
-    """A message to sign and post in game ``game``."""
+    """A message to sign and post in game ``number``."""
 
-    game: int
+    number: int
     msg: wire.Message
     shares: wire.Shares | None = None
 
@@ -124,10 +89,10 @@ class Post:
 @dataclass(frozen=True)
 class Work:
     """Exponentiations to run in the pool; ``finish`` turns their results into the post (or, for an audit, the
-    verdict of game ``game``)."""
+    verdict of game ``number``)."""
 
     job: mental.Job[Any]
-    game: int = 0
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -181,7 +146,7 @@ class TableView:
     """What a screen needs of the table, as one immutable snapshot."""
 
     phase: Phase
-    game: int  # the game on screen: the last one played until every seat has opened the next
+    number: int  # the game on screen: the last one played until every seat has opened the next
     me: int
     seats: int
     names: tuple[str, ...]
@@ -890,9 +855,9 @@ class Table:
         seats = p.seats or self.wish.seats
         state = p.state if p.dealt else None
         outcome = p.outcome
-        result = Result.of(outcome, self.me) if outcome is not None else None
+        result = Result.of(outcome.winners, self.me) if outcome is not None else None
         return TableView(
-            phase=self.phase, game=p.number, me=self.me, seats=seats,
+            phase=self.phase, number=p.number, me=self.me, seats=seats,
             names=self.seat_names(),
             present=tuple(s in self.present for s in range(seats)),
             my_turn=bool(state is not None and self.phase is Phase.PLAYING and p.pending is None

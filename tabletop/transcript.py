@@ -21,7 +21,8 @@ from typing import Any
 from .groups import DEFAULT_GROUP
 from .game import Game, GameState
 from .ledger import Event
-from .table import OBSERVER, Phase, Play, Table, Violation, Wish
+from .table import OBSERVER, Play, Table, Violation, Wish
+from .values import Phase
 from .values import Verdict
 from .words import first_problem, unaudited_words, unfinished_words, verdict_words
 

@@ -1,15 +1,51 @@
-"""What the table tells about silence and about an audit, as values: who owes the game what (:class:`Awaiting`), and
+"""What the table tells, as values: its phase and the progress of the work around a game (:class:`Phase`,
+:class:`Progress`), how a game ended for a seat (:class:`Result`), who owes the game what (:class:`Awaiting`), and
 what an audit found (:class:`Problem`, :class:`Verdict`).
 
 Nothing here is a sentence: tabletop/words.py words these values, once, for the table's log, a give-up line, a
 transcript's check and the screens. They live below tabletop/table.py so that the words module, which the table
-imports, can name them without an import cycle.
+imports, can name them without an import cycle, and the first frame can import both (plain dataclasses and enums).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+
+
+class Phase(str, Enum):
+    WAITING = "waiting"  # for every seat's hello
+    STARTING = "starting"  # drawing who starts
+    SHUFFLING = "shuffling"
+    DEALING = "dealing"
+    PLAYING = "playing"
+    AUDITING = "auditing"
+    OVER = "over"
+    VIOLATION = "violation"
+
+
+class Result(str, Enum):
+    """How a game ended for one seat."""
+
+    WIN = "win"
+    LOSS = "loss"
+    DRAW = "draw"
+
+    @classmethod
+    def of(cls, winners: tuple[int, ...], seat: int) -> Result:
+        """The result for ``seat`` of a game that ``winners`` won (nobody: a draw)."""
+        return cls.DRAW if not winners else cls.WIN if seat in winners else cls.LOSS
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the work around a game has come: the draw for who starts, the shuffle, the deal or the audit."""
+
+    phase: Phase  # STARTING, SHUFFLING, DEALING or AUDITING
+    done: int  # steps done of ``total``, counting the shuffle's steps one by one
+    total: int
+    step: int = 0  # while shuffling: the step under way (from 1) of ``steps``
+    steps: int = 0
 
 
 class Owed(str, Enum):

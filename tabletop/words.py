@@ -1,11 +1,11 @@
-"""The words put to the table's values of tabletop/values.py: who owes the game what, and an audit's verdict.
+"""The words put to the table's values of tabletop/values.py: a result, the progress of the work around a game,
+who owes the game what, and an audit's verdict.
 
-Every sentence about them is written here, once, and read by everyone who shows one: the table's own log,
-the shell's give-up line (discard-bot's, and the reason a transcript keeps), a transcript's check
+Every sentence about them is written here, once, and read by everyone who shows one: the screens, the table's
+own log, the shell's give-up line (discard-bot's, and the reason a transcript keeps), a transcript's check
 (discard-verify, the replay), discard-bot's failure line and the game-over screen. It lives in ``tabletop/``
-because the table and the shell write some of them themselves and must not import ``discard_tui/``; the screens'
-own words for the table's values (a result, the progress) are in discard_tui/words.py, which the first frame
-imports before any of ``tabletop/``.
+because the table and the shell write some of them themselves and must not import ``discard_tui/``; it imports
+only the values, so that the first frame can import it before the table, the crypto and the network.
 
 Seats are named from ``names`` (one per seat, as ``Table.name`` gives them); the seat ``me``, if given, is "you".
 """
@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .values import Awaiting, Fault, Owed, Problem, Verdict
+from .values import Awaiting, Fault, Owed, Problem, Progress, Result, Verdict
+
+RESULTS = {Result.WIN: "You win", Result.LOSS: "You lose", Result.DRAW: "A draw"}
+PROGRESS = {
+    "starting": "Drawing who starts",
+    "shuffling": "Shuffling: step {step} of {steps}",
+    "dealing": "Dealing",
+    "auditing": "Auditing the game",
+}
 
 OWED = {  # each ends "bo never …"
     Owed.HELLO: "said hello",
@@ -104,3 +112,13 @@ def verdict_words(verdict: Verdict, names: Sequence[str], me: int | None = None)
         return f"Checked: every {verdict.tally[0]} was verified — nobody cheated ({counted})"
     decks = f"{verdict.decks} deck{'s' * (verdict.decks > 1)} of {verdict.cards} cards"
     return f"Checked: every shuffle, deal and move was verified — nobody cheated ({decks}, {counted})"
+
+
+def result_words(result: Result, cheer: bool = False) -> str:
+    """ "You win" (with ``cheer``: "You win!"), "You lose", "A draw"."""
+    return RESULTS[result] + ("!" if cheer and result is Result.WIN else "")
+
+
+def progress_words(progress: Progress) -> str:
+    """ "Shuffling: step 3 of 4", "Dealing", …"""
+    return PROGRESS[progress.phase.value].format(step=progress.step, steps=progress.steps)

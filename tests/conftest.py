@@ -21,6 +21,8 @@ import pytest
 from discard_tui.profile import terminal_profile
 from relay.ledger import MemoryLedger
 from relay.server import Limits, Relay
+from tabletop.crypto import Group
+from tabletop.groups import GROUPS
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
@@ -32,6 +34,13 @@ def data_dir(tmp_path, monkeypatch):
     """Saved seats and transcripts go to the test's own directory, for this process and its children."""
     monkeypatch.setenv("DISCARD_DATA_DIR", str(tmp_path / "data"))
     return tmp_path / "data"
+
+
+@pytest.fixture(params=list(GROUPS.values()), ids=list(GROUPS))
+def group(request) -> Group:
+    """Each group a deck can be encrypted in (tabletop/groups.py): a test that takes ``group`` runs in every one,
+    and a group added there is tested at once."""
+    return request.param
 
 
 def seat_dir() -> Path:

@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 import discard_tui
 from discard_tui.app import DiscardApp
 from discard_tui.config import SCREENS, PlayConfig
-from discard_tui.table_screen import Intent, MoveLog, TableScreen
+from discard_tui.table_screen import Choose, MakeMove, MoveLog, Rematch, TableScreen
 from discard_tui.view import SeatPhase, SeatView
 from room import Room
 
@@ -54,8 +54,8 @@ class TableHarness(App[None]):
     """One table screen showing one view, with the app's styles, title and keys in the footer: a screen tested
     without the app's relay, seats and computers.
 
-    What the screen asks the game for (its :class:`Intent` messages, which the real app hands to the table) is
-    kept in ``intents``: nothing acts on it here.
+    What the screen asks of the game (its :class:`MakeMove`, :class:`Choose` and :class:`Rematch` messages, which
+    the real app hands to the seat) is kept in ``intents``: nothing acts on it here.
     """
 
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
@@ -65,7 +65,7 @@ class TableHarness(App[None]):
         super().__init__()
         self.table, self.view = screen, view
         self.title = title
-        self.intents: list[Intent] = []
+        self.intents: list[MakeMove | Choose | Rematch] = []
         self.room: Room | None = None  # the game it shows, if any (of)
 
     @classmethod
@@ -80,13 +80,15 @@ class TableHarness(App[None]):
         await self.push_screen(self.table)  # mounted: a view given to a screen still mounting waits for the next
         self.table.update(self.view)
 
-    @on(Intent)
-    def record(self, intent: Intent) -> None:
+    @on(MakeMove)
+    @on(Choose)
+    @on(Rematch)
+    def record(self, intent: MakeMove | Choose | Rematch) -> None:
         self.intents.append(intent)
 
-    def asked(self) -> list[tuple[str, int | None]]:
-        """The intents so far, as (action, index)."""
-        return [(intent.action, intent.index) for intent in self.intents]
+    def asked(self) -> list[str]:
+        """What the screen asked for so far, in short: each move's type ("draw"), each choice, "rematch"."""
+        return [asked(intent) for intent in self.intents]
 
     def show(self, **changes: Any) -> None:
         """Show the view ``changes`` away from the one shown, as the engine's next change would."""
@@ -98,7 +100,7 @@ def seat_view(kind: type[SeatView] = SeatView, **fields: Any) -> Any:
     """A view of seat 0 of two ("ana", "bo"), both present, in play: ``fields`` change any of it."""
     from tabletop.ledger import Link
 
-    base: dict[str, Any] = dict(phase=SeatPhase.PLAYING, game=1, me=0, names=("ana", "bo"), present=(True, True),
+    base: dict[str, Any] = dict(phase=SeatPhase.PLAYING, number=1, me=0, names=("ana", "bo"), present=(True, True),
                                 my_turn=False, log=(), progress=None, link=Link.CONNECTED, result=None, verdict=None,
                                 problem=None, transcript=None, rematch_offered=False, waiting_since=None, moves=0)
     return kind(**{**base, **fields})
@@ -156,26 +158,37 @@ def view_of(room: Room, seat: int = -1) -> Any:
     return SCREENS[room.game].ui().view(offline_seat(room, seat))
 
 
-async def carry_out(room: Room, intent: Intent, seat: int = -1) -> str | None:
-    """Make the move ``intent`` asks for as the app does (the game's own ``act``), posted to ``room``; then let the
-    others post what they owe (the keys that show it, the computers' moves). The reason it was refused, or None."""
-    reason = await SCREENS[room.game].ui().act(offline_seat(room, seat), intent)
+def asked(intent: MakeMove | Choose | Rematch) -> str:
+    """What a screen's message asks for, in short: the move's type ("draw"), the choice ("rock"), "rematch"."""
+    if isinstance(intent, MakeMove):
+        return intent.move.type
+    return intent.value if isinstance(intent, Choose) else "rematch"
+
+
+async def carry_out(room: Room, intent: MakeMove | Choose | Rematch, seat: int = -1) -> str | None:
+    """Carry out what a screen asked for as the app does (on the seat), posted to ``room``; then let the others post
+    what they owe (the keys that show it, the computers' moves). The reason it was refused, or None."""
+    mine = offline_seat(room, seat)
+    if isinstance(intent, MakeMove):
+        reason = await mine.move(intent.move)
+    else:
+        reason = await (mine.choose(intent.value) if isinstance(intent, Choose) else mine.rematch())
     room.run()
     return reason
 
 
-async def play_key(pilot: Pilot, key: str) -> Intent:
+async def play_key(pilot: Pilot, key: str) -> str:
     """Press ``key`` on the table of a room (TableHarness.of): make the move it asks for as the app would, and show
-    the table after it and the others' answers. The intent the key posted."""
+    the table after it and the others' answers. What the key asked for, in short (:func:`asked`)."""
     app = pilot.app
     assert isinstance(app, TableHarness) and app.room is not None
-    asked = len(app.intents)
+    before = len(app.intents)
     await pilot.press(key)
-    assert len(app.intents) == asked + 1, f"{key} asked for nothing"
+    assert len(app.intents) == before + 1, f"{key} asked for nothing"
     assert await carry_out(app.room, app.intents[-1]) is None
     app.table.update(view_of(app.room))
     await pilot.pause()
-    return app.intents[-1]
+    return asked(app.intents[-1])
 
 
 async def settled(pilot: Pilot) -> None:

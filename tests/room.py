@@ -89,8 +89,8 @@ class Room:
         """
         table = self.tables[seat]
         p = table.play
-        n = 1 if post.game > p.number else p.counters.get(seat, 0) + 1
-        body = wire.seal(table.identity(post.game), self.name, seat, post.game, n, post.msg, post.shares)
+        n = 1 if post.number > p.number else p.counters.get(seat, 0) + 1
+        body = wire.seal(table.identity(post.number), self.name, seat, post.number, n, post.msg, post.shares)
         bodies = self.tamper[seat](table, body) if seat in self.tamper else None
         return [body] if bodies is None else [bodies] if isinstance(bodies, dict) else bodies
 

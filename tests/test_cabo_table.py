@@ -17,7 +17,8 @@ from room import Event, Room, summary
 from tabletop import wire
 from tabletop.groups import DEFAULT_GROUP
 from tabletop.deck import key_commitment
-from tabletop.table import Phase, Table
+from tabletop.table import Table
+from tabletop.values import Phase
 from test_cheating import Once, reseal
 from test_table import wrong_sealed_share
 

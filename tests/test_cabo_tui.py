@@ -44,7 +44,7 @@ def at_my_turn(seed: int) -> Room:
 
 async def draw(pilot) -> None:
     """Press d: the draw it asks for is made, and the table shows the card drawn."""
-    assert (await play_key(pilot, "d")).action == "draw"
+    assert await play_key(pilot, "d") == "draw"
 
 
 def my_turn_or_over(app) -> bool:

@@ -13,7 +13,8 @@ from games.cabo.strategy import simple
 from processes import finish, run_bot
 from room import summary
 from tabletop.ledger import Event, RelayClient
-from tabletop.table import Phase, Table
+from tabletop.table import Table
+from tabletop.values import Phase
 from test_cabo_table import ONE_ROUND, opened, racing
 from test_cheating import Once
 

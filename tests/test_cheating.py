@@ -25,13 +25,13 @@ from tabletop.crypto import Group
 from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.modp import MODP_2048
 from tabletop.deck import Show
-from tabletop.table import Phase, Table
+from tabletop.table import Table
+from tabletop.values import Phase
 from tabletop.values import Fault, Problem
 from test_crypto import ORDER_2
 from test_table import wrong_sealed_share
 
 HONEST, CHEATER = 0, 1
-EVERY_GROUP = pytest.mark.parametrize("group", list(GROUPS.values()), ids=list(GROUPS))
 
 
 def draw_first(seed: int):
@@ -194,7 +194,6 @@ def wrong_own_key(table, body):
     return reseal(table, body, shares=wire.Shares(open=opened, sealed=shares.sealed))
 
 
-@EVERY_GROUP
 def test_a_discard_with_a_wrong_key_is_named_at_once(group):
     problem = caught(play(Once(wrong_own_key), group=group), "sent a wrong key for card", "not their committed key")
     assert room_verdict_none(problem)
@@ -265,7 +264,6 @@ def shuffle_tamper(change: Callable[[dict], None], phase: int = 1):
     return act
 
 
-@EVERY_GROUP
 def test_a_duplicated_card_in_a_shuffle_step(group):
     caught(play(Once(shuffle_tamper(lambda m: m["deck"].__setitem__(1, m["deck"][0]))), group=group),
            "duplicated card")

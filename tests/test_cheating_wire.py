@@ -14,7 +14,8 @@ from games.discard.strategy import simple
 from processes import finish, run_bot
 from tabletop import wire
 from tabletop.ledger import Event, RelayClient
-from tabletop.table import Phase, Table
+from tabletop.table import Table
+from tabletop.values import Phase
 from test_cheating import ORDER_2, Once, draw_first, mismatch, reused_keys, shuffle_tamper
 
 

@@ -12,7 +12,7 @@ import pytest
 from discard_tui import verify
 from games.discard.strategy import simple
 from processes import finish, run_bot
-from tabletop.table import Phase
+from tabletop.values import Phase
 
 
 @pytest.mark.parametrize("deck", ["full", "short"])

@@ -25,8 +25,9 @@ def imported_by(*modules: str) -> list[str]:
     return json.loads(result.stdout)
 
 
-# what the first frame may import of those packages: playing cards and each game's facts (plain dataclasses)
-LIGHT = re.compile(r"tabletop|tabletop\.about|games|games\.cards|games\.\w+|games\.\w+\.about")
+# what the first frame may import of those packages: playing cards, each game's facts, the table's values and their
+# words (plain dataclasses, enums and strings)
+LIGHT = re.compile(r"tabletop|tabletop\.(about|values|words)|games|games\.cards|games\.\w+|games\.\w+\.about")
 
 
 def test_the_first_frame_imports_no_rules_crypto_or_network():

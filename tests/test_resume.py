@@ -21,7 +21,8 @@ from games.discard.strategy import simple
 from processes import finish, run_bot
 from relay.redis_ledger import entries_of, keys
 from tabletop.groups import DEFAULT_GROUP
-from tabletop.table import Phase, Wish
+from tabletop.table import Wish
+from tabletop.values import Phase
 
 PLAY_STARTS_AT = 14  # two joins and twelve posts: hellos, the draw for who starts, four shuffle steps, deals
 # Where a game is broken mid-play: two moves in. A game of discard lasts 9 moves at the least (whoever starts

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from games.rps.strategy import random_throws
 from processes import finish, run_bot
-from tabletop.table import Phase
+from tabletop.values import Phase
 
 
 async def test_two_seats_play_a_fair_match_and_agree(players, tmp_path):

@@ -13,7 +13,8 @@ from games.discard.strategy import simple
 from peekgame import TARGET, DealsGame, Look, Open, Pass, PeekGame, PeekState, script
 from room import Room, summary
 from tabletop.deck import _open, seal_key
-from tabletop.table import GameContractError, Phase
+from tabletop.table import GameContractError
+from tabletop.values import Phase
 from tabletop.values import Fault, Problem
 
 

@@ -7,12 +7,13 @@ import pytest
 from conftest import seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
+from discard_tui.table_screen import MakeMove
 from discard_tui.profile import terminal_profile
-from discard_tui.table_screen import Intent
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import SeatPhase
 from games.cards import FULL_DECK, Card
-from games.discard.rules import matches
+from games.discard.moves import DiscardCard, Draw
+from games.discard.rules import matches, short_mismatch
 from discard_tui.widgets import HandView, Scale, StatusBar, card_size
 from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
 
@@ -44,6 +45,8 @@ def my_turn_view(**fields) -> DiscardScreenView:
     pile (10♥: 9♥, 10♠ and K♥ of my hand match it); ``fields`` change any of it."""
     hand = (Card("9", "♥"), Card("10", "♠"), Card("J", "♦"), Card("Q", "♣"), Card("K", "♥"))
     base = dict(names=("tester", "Computer"), my_turn=True, hand=hand, playable=tuple(matches(c, TOP) for c in hand),
+                discards=tuple(DiscardCard(pos=pos) for pos in range(5)), draw=Draw(pos=11),
+                discard_refusals=tuple(None if matches(c, TOP) else short_mismatch(c, TOP) for c in hand),
                 opponent_hand=5, draw_pile=13, discard_top=TOP, discard_count=1, deck_size=24, draw_refusal=None,
                 safety=SAFETY, log=("— game 1 —", "Computer discarded 10♥"), last_move="Computer discarded 10♥",
                 moves=1)
@@ -102,7 +105,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
         assert text_of(app.screen, "#score") == score
         assert app.view.log[0] == "— game 1 —"  # each game's lines under its heading
         await pilot.press("n")
-        await until(pilot, lambda: app.view.game == 2 and app.view.phase in (SeatPhase.PLAYING,), "the rematch")
+        await until(pilot, lambda: app.view.number == 2 and app.view.phase in (SeatPhase.PLAYING,), "the rematch")
         assert isinstance(app.screen, TableScreen)
         assert text_of(app.screen, StatusBar).startswith(f" {score} · game 2")
         assert "— game 2 —" in app.view.log
@@ -112,7 +115,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
     update, push = TableScreen.update, DiscardApp.push_screen
 
     def recording_update(self, view, *args, **kwargs):
-        shown.append((view.game, view.result, view.phase))
+        shown.append((view.number, view.result, view.phase))
         return update(self, view, *args, **kwargs)
 
     def recording_push(self, screen, *args, **kwargs):
@@ -123,7 +126,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
     monkeypatch.setattr(DiscardApp, "push_screen", recording_push)
     again = computer_game(seeds=fixed(3))
     async with again.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: again.view is not None and again.view.game == 2 and
+        await until(pilot, lambda: again.view is not None and again.view.number == 2 and
                     again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
                     f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
         await pilot.pause()
@@ -175,6 +178,11 @@ async def test_illegal_discard_is_refused_with_the_reason():
         assert not matches(card, top)
         await pilot.pause()
         assert app.view.my_turn and len(app.seat.events) == posted_before  # nothing was sent
+        # A move the view no longer offers (the draw pile's top has moved on) reaches the table, which refuses it.
+        assert app.view.draw is not None
+        app.screen.post_message(MakeMove(Draw(pos=app.view.draw.pos + 1)))
+        await until(pilot, lambda: "top of the draw pile" in app.screen.query_one(StatusBar).notice, "the table's refusal")
+        assert app.view.my_turn and len(app.seat.events) == posted_before
 
 
 async def test_help_screen_fits_and_closes():
@@ -220,7 +228,7 @@ async def test_clicking_the_draw_pile_draws():
     app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.click("#draw")
-        assert app.asked() == [("draw", None)]  # the app makes the draw ('d' does it through a relay, below)
+        assert app.asked() == ["draw"]  # the app makes the draw ('d' does it through a relay, below)
 
 
 async def test_rematch_offer_from_the_opponent_shows_once():
@@ -233,7 +241,7 @@ async def test_rematch_offer_from_the_opponent_shows_once():
             view = app.view
             if view.my_turn:
                 playable = [i for i, ok in enumerate(view.playable) if ok]
-                await discard_screen.act(app.seat, Intent("discard", playable[0]) if playable else Intent("draw"))
+                await app.seat.move(view.discards[playable[0]] if playable else view.draw)
                 await until(pilot, lambda: moved(app, view), "the move")
             else:
                 await pilot.pause(0.01)
@@ -241,7 +249,7 @@ async def test_rematch_offer_from_the_opponent_shows_once():
         assert sum(isinstance(s, GameOverScreen) for s in app.screen_stack) == 1
         assert "Computer wants a rematch" in text_of(app.screen, "#offer")
         await pilot.press("n")
-        await until(pilot, lambda: app.view.game == 2 and app.view.phase is SeatPhase.PLAYING, "game 2")
+        await until(pilot, lambda: app.view.number == 2 and app.view.phase is SeatPhase.PLAYING, "game 2")
         assert isinstance(app.screen, TableScreen)
 
 
@@ -261,7 +269,7 @@ async def test_cards_grow_when_the_terminal_has_room(size, scale):
         left = (hand.size.width - len(rows[0])) // 2
         assert left >= 10 and hand.render_line(0).text == " " * left + rows[0] + " " * (hand.size.width - left - len(rows[0]))
         await pilot.click(HandView, offset=(left + 2 * (width + 1) + 1, height))
-        assert app.asked()[-1] == ("discard", 2)
+        assert app.intents[-1].move == app.view.discards[2]  # the third card, J♦
         await pilot.resize_terminal(*((120, 40) if scale is Scale.SMALL else (80, 24)))
         await until(pilot, lambda: table.has_class("-large") is (scale is Scale.SMALL), "the layout to follow the resize")
 
@@ -462,7 +470,7 @@ async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn
     app = TableHarness.of(room)
     async with app.run_test(size=(80, 24)) as pilot:
         moves = app.view.moves
-        assert (await play_key(pilot, "enter")).action == "discard"
+        assert await play_key(pilot, "enter") == "discard"
         view = app.table.view
         assert view.my_turn and view.moves >= moves + 2, "the computer answered"
         line = text_of(app.screen, StatusBar).splitlines()[1]
@@ -500,7 +508,7 @@ async def test_a_terminal_too_small_for_the_table_says_how_big_it_must_be():
         await pilot.pause()
         assert not table.query_one("#too-small").display and table.query_one("#table").display
         await pilot.press("d")
-        assert app.asked() == [("draw", None)]  # once the table shows
+        assert app.asked() == ["draw"]  # once the table shows
 
 
 async def test_the_log_takes_focus_scrolls_and_rewraps():
@@ -693,7 +701,7 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
         assert saves.load(seat_dir(), url, "lost", "tester") is None  # not in --games any more
         await opponent.leave()
         await pilot.press("r")
-        await until(pilot, lambda: app.view is not None and app.view.game == 1 and
+        await until(pilot, lambda: app.view is not None and app.view.number == 1 and
                     app.view.phase is SeatPhase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
                     "a new seat in the room")
 

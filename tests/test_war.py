@@ -16,7 +16,8 @@ from games.war.strategy import turn
 from processes import finish, run_bot
 from room import Room, summary
 from tabletop import wire
-from tabletop.table import Phase, Table
+from tabletop.table import Table
+from tabletop.values import Phase
 from tabletop.values import Fault, Problem
 from test_cheating import Once, caught, reseal
 

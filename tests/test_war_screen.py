@@ -15,7 +15,7 @@ from discard_tui.war_screen import Trick, WarScreenView
 from discard_tui.widgets import DrawPile, StatusBar
 from games.war.strategy import turn
 from tabletop import wire
-from tabletop.table import Phase
+from tabletop.values import Phase
 from tabletop.words import verdict_words
 from pilot import TableHarness, offline_room, settled, until
 
@@ -204,7 +204,7 @@ async def test_help_open_while_joining_a_war_room_then_the_war_table(players, re
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        await until(pilot, lambda: app.view is not None and app.view.game == 1 and app.config.game == "war",
+        await until(pilot, lambda: app.view is not None and app.view.number == 1 and app.config.game == "war",
                     "the room's game")
         await until(pilot, lambda: app.view.phase is SeatPhase.PLAYING, "the cards dealt")
         for _ in range(3):

@@ -15,7 +15,7 @@ from tabletop.wire import STRICT, Message
 
 from .about import ABOUT, DECK
 from .moves import CantMove, DiscardCard, DiscardView, Draw
-from .rules import Board, matches
+from .rules import Board, matches, short_mismatch
 from .strategy import simple
 
 
@@ -46,7 +46,8 @@ class DiscardState(GameState[Card]):
             top = self.board.top
             if move.pos in self.faces and not matches(card := self.faces[move.pos], top):  # my own card
                 assert top is not None
-                raise RuleViolation(f"discarded {card}, which matches neither the suit nor the value of {top}")
+                raise RuleViolation(f"discarded {card}, which matches neither the suit nor the value of {top}",
+                                    rule=short_mismatch(card, top))
         elif isinstance(move, CantMove):
             self.board.check_cant_move(seat)
         else:

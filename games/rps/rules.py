@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from tabletop.game import RuleViolation
 
-THROWS = ("rock", "paper", "scissors")
+from .about import THROWS
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}  # each throw and the one it beats
 VERBS = {"rock": "blunts", "paper": "covers", "scissors": "cut"}  # "rock blunts scissors"
 TARGET = 3  # won throws that win the match
