@@ -34,6 +34,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, LoadingIndicator, Static
 from textual.worker import WorkerFailed
 
+from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_title, turn_words
 from .config import SCREENS, PlayConfig
 from .profile import Profile
 from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
@@ -246,6 +247,7 @@ class DiscardApp(App[None]):
         self.session: Session | None = None  # everything but the screen: relay, seats, saves
         self._over_shown = 0  # the game whose game-over dialog was shown
         self._view_due = False  # a SeatChanged message is on its way
+        self.turn_bell = TurnBell()
 
     @property
     def seat(self) -> Seat | None:
@@ -275,6 +277,9 @@ class DiscardApp(App[None]):
     # -- start-up ------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(SAVE_TITLE)  # put back on leaving (on_unmount)
+            self.show_terminal_title()
         if not self.is_headless and hasattr(signal, "SIGINT"):  # SIGINT from outside the keyboard: as Ctrl-C
             with contextlib.suppress(NotImplementedError):  # no such handlers on Windows' loop
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
@@ -406,6 +411,7 @@ class DiscardApp(App[None]):
         if table is None:
             return  # another game's table under a screen the player opened (help): replaced once it is on top
         table.update(view)
+        self.attend(view, table.headline(view))
         if view.phase is SeatPhase.VIOLATION and not isinstance(self.screen, ViolationScreen):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
         elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
@@ -434,6 +440,25 @@ class DiscardApp(App[None]):
                 "Press r to start a new game in the same room, or q to quit.")
         else:
             self.switch_to_problem(view.problem or "the relay connection was lost")
+
+    # -- attention: the terminal's title and bell (discard_tui/attention.py) --------------------------
+
+    def attend(self, view: SeatView, headline: str) -> None:
+        """Whose turn it is in the sub-title (and so in the terminal's title); the bell when my turn comes after a
+        wait, if people elsewhere play (never the computer) and ``--no-bell`` did not silence it."""
+        self.sub_title = turn_words(headline, view.my_turn)
+        if self.turn_bell.due(view) and self.config.bell and not self.config.against_computer:
+            self.bell()
+
+    def watch_title(self) -> None:
+        self.show_terminal_title()
+
+    def watch_sub_title(self) -> None:
+        self.show_terminal_title()
+
+    def show_terminal_title(self) -> None:
+        if self._driver is not None and not self.is_headless:  # the driver, as App.copy_to_clipboard writes it
+            self._driver.write(osc_title(terminal_title(self.title, self.sub_title)))
 
     # -- intents -----------------------------------------------------------------------
 
@@ -534,6 +559,8 @@ class DiscardApp(App[None]):
         self.exit()
 
     async def on_unmount(self) -> None:
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(RESTORE_TITLE)
         if self.session is not None:
             await self.session.close()
 

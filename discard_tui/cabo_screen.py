@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.style import StyleType
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -30,8 +31,8 @@ from textual.widgets import Label, Static
 
 from .table_screen import GameUI, MakeMove, TableScreen
 from .view import SeatPhase, SeatView
-from .widgets import LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, back_rows, framed_rows, card_at, card_size, empty_rows, fan, \
-    fan_advances, min_step, show_text
+from .widgets import BACK_STYLE, LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, Scale, back_rows, card_at, card_size, \
+    corner_rows, empty_rows, fan, fitting_fan, framed_rows, inside, scale_for, show_text
 
 if TYPE_CHECKING:
     from games.cabo.moves import CaboView, Slot
@@ -64,19 +65,21 @@ Rounds add up until a total passes 66 (or --points).
 # -- drawing cards -----------------------------------------------------------------------------------------
 
 
-def value_rows(value: int, border: str, large: bool = False, double: bool = False) -> Rows:
+def value_rows(value: int, border: StyleType, scale: Scale = Scale.SMALL, double: bool = False) -> Rows:
     """A card whose value is known: the value, and its power if it has one; a double frame when marked."""
-    inner = 5 if large else 3
     power = POWER_NAMES.get(value, "")
-    middle = [f"{value:<{inner}}", " " * inner, f"{power:^{inner}}"] if large else \
-        [f"{value:<{inner}}", f"{power:^{inner}}"]
+    inner = inside(scale)[0]
+    middle = [f"{value:<{inner}}", " " * inner, f"{power:^{inner}}"] if scale is Scale.LARGE else \
+        corner_rows(str(value), power, str(value), scale)
     return framed_rows(middle, border, "bold black on white", double)
 
 
-def unseen_rows(large: bool = False, double: bool = False) -> Rows:
+def unseen_rows(scale: Scale = Scale.SMALL, double: bool = False, border: StyleType | None = None) -> Rows:
     """A face-down card; a double frame when marked."""
-    rows = back_rows(large)
-    return framed_rows([text[1:-1] for text, _ in rows[1:-1]], rows[0][1], rows[0][1], double) if double else rows
+    rows = back_rows(scale)
+    if not double and border in (None, BACK_STYLE):
+        return rows
+    return framed_rows([text[1:-1] for text, _ in rows[1:-1]], border or BACK_STYLE, BACK_STYLE, double)
 
 
 def chip(value: int | None) -> str:
@@ -90,6 +93,7 @@ class CaboHand(CardWidget, can_focus=True):
     """
 
     values: reactive[tuple[int | None, ...]] = reactive(())
+    positions: reactive[tuple[int, ...]] = reactive(())  # each card's place in the deck: which card it is
     cursor: reactive[int | None] = reactive(None)
     marks: reactive[frozenset[int]] = reactive(frozenset())  # slots marked for a claim or a swap
     compact: reactive[bool] = reactive(False)
@@ -109,28 +113,45 @@ class CaboHand(CardWidget, can_focus=True):
     def layout_advances(self) -> list[int] | None:
         if self.compact:
             return None
-        width, _ = card_size(self.large)
-        return fan_advances(len(self.values), self.size.width, width, min_step(self.large), self.cursor)
+        fitted = self.fitted_fan()
+        return None if fitted is None else fitted[1]
+
+    def fitted_fan(self) -> tuple[Scale, list[int]] | None:
+        """The size of the cards and the fan of whole cards that fit the width, or None when only chips fit."""
+        return None if self.compact else fitting_fan(len(self.values), self.size.width, self.scale, self.cursor)
 
     def render(self) -> Text:
         if not self.values:
             return Text("(no cards)", style="dim")
-        advances = self.layout_advances()
-        if advances is None:
+        fitted = self.fitted_fan()
+        if fitted is None:
             line = Text(no_wrap=True)
             for slot, value in enumerate(self.values):
                 style = ("reverse " if slot == self.cursor else "") + ("underline" if slot in self.marks else "")
                 line.append(chip(value), style.strip() or "bold")
                 line.append(" ")
             return line
-        cards = [unseen_rows(self.large, slot in self.marks) if value is None else
-                 value_rows(value, "black on white", self.large, slot in self.marks)
+        scale, advances = fitted
+        cards = [unseen_rows(scale, slot in self.marks, self.border(slot, BACK_STYLE)) if value is None else
+                 value_rows(value, self.border(slot, "black on white"), scale, slot in self.marks)
                  for slot, value in enumerate(self.values)]
         lifts = [slot == self.cursor for slot in range(len(self.values))]
-        return fan(cards, advances, lifts, self.large)
+        return fan(cards, advances, lifts, scale)
+
+    def watch_positions(self, old: tuple[int, ...], new: tuple[int, ...]) -> None:
+        """A card replaced or swapped (by anyone) is marked for a moment; so is one just seen."""
+        self._changed(old, new)
+
+    def watch_values(self, old: tuple[int | None, ...], new: tuple[int | None, ...]) -> None:
+        self._changed(old, new)
+
+    def _changed(self, old: tuple[object, ...], new: tuple[object, ...]) -> None:
+        if old and len(old) == len(new) and (slots := [i for i, (a, b) in enumerate(zip(old, new)) if a != b]):
+            self.flash(slots)
 
     def on_click(self, event: events.Click) -> None:
-        slot = card_at(self.layout_advances() or [VALUE_CHIP] * len(self.values), event.x)
+        advances = self.layout_advances() or [VALUE_CHIP] * len(self.values)
+        slot = card_at(advances, self.content_x(event.x, sum(advances)))
         if slot is not None:
             self.post_message(self.Chosen(self.seat, slot))
 
@@ -153,14 +174,18 @@ class CardPile(CardWidget):
         def control(self) -> CardPile:
             return self.pile
 
+    def watch_value(self, old: int | None, new: int | None) -> None:
+        if new is not None and new != old:
+            self.flash()
+
     def render(self) -> Text:
         if not self.present:
-            rows = empty_rows(self.large)
+            rows = empty_rows(self.scale)
         elif self.value is None:
-            rows = back_rows(self.large)
+            rows = back_rows(self.scale)
         else:
-            rows = value_rows(self.value, "black on white", self.large)
-        text = fan([rows], [card_size(self.large)[0]], large=self.large)
+            rows = value_rows(self.value, self.border(0, "black on white"), self.scale)
+        text = fan([rows], [card_size(self.scale)[0]], scale=self.scale)
         text.append(f"\n{self.caption}", "bold")
         return text
 
@@ -218,6 +243,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         yield Horizontal(id="opponents")
         yield Static(classes="spacer")
         with Horizontal(id="middle"):
+            yield Static(id="balance")
             yield DrawPile(id="draw")
             yield CardPile(id="discard")
             yield CardPile(id="taken")
@@ -251,7 +277,6 @@ class CaboTable(TableScreen[CaboScreenView]):
             self.call_after_refresh(self.show_board, view)
             return
         self._place_cursor(view)
-        large = self.has_class("-large")
         crowded = len(others) > 2 and not (self.size.height >= LARGE_SCREEN[1] and len(others) <= 4)
         self.set_class(crowded, "-crowded")
         hands = {hand.seat: hand for hand in self.query(CaboHand) if hand.id != "hand"}
@@ -259,13 +284,19 @@ class CaboTable(TableScreen[CaboScreenView]):
         mine.seat = view.me
         choosing = my_stage(view) in ("taken", "peek", "spy", "swap")  # a card to raise; else none is lifted
         dealing = view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING)  # the round's cards are not dealt yet
+        scale = scale_for(self.size.width, self.size.height)
         for seat, hand in [*hands.items(), (view.me, mine)]:
             hand.compact = crowded and hand is not mine
-            hand.large = large
             hand.values = () if dealing else hand_values(view, seat)
+            hand.positions = () if dealing or board is None else tuple(slot.pos for slot in board.hands[seat])
             hand.cursor = self.target[1] if choosing and self.target[0] == seat else None
             hand.marks = frozenset(i for i, s in enumerate(board.hands[seat]) if s.pos in self.marks) \
                 if board and seat == view.me else frozenset()
+        fits = [fitting_fan(len(hand.values), hand.size.width, scale, hand.cursor) for hand in hands.values()]
+        theirs = min((fit[0] for fit in fits if fit is not None), default=scale)  # one size for all the others'
+        for hand in hands.values():
+            hand.scale = theirs
+        mine.scale = scale
         for name, seat in zip(self.query(".seat-label").results(Label), others):
             show_text(name, seat_label(view, seat, name.content_size.width or None))
         show_text(self.query_one("#hand-label", Label), seat_label(view, view.me))

@@ -49,6 +49,9 @@ def parser() -> argparse.ArgumentParser:
                    help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP}; a room keeps its own)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     add_think(p, THINK)
+    p.add_argument("--no-bell", dest="bell", action="store_false",
+                   help="do not ring the terminal's bell when your turn comes after the others kept you waiting "
+                   "(it rings only in a game with people at other terminals)")
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     p.add_argument("--replay", metavar="FILE", help="step through the games of a saved transcript, every card "
                    "face up (only games that discard-verify accepts)")
@@ -97,7 +100,8 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     # hello fixed them (the table would follow it anyway), and the same command must bring the player back.
     game_name, seats = saved or (flagged, about.default_seats if args.seats is None else args.seats)
     terms = PlayConfig(name=name, room=room, game=game_name, seats=seats,
-                       options=options if game_name == flagged else {}, group=args.group, think_time=args.think)
+                       options=options if game_name == flagged else {}, group=args.group, think_time=args.think,
+                       bell=args.bell)
     if args.host:
         return dataclasses.replace(terms, host="0.0.0.0", port=port)
     if args.relay:

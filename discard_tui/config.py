@@ -89,6 +89,7 @@ class PlayConfig:
     think_time: float = THINK  # seconds a computer player waits before each move
     seeds: tuple[bytes, ...] | None = None  # fixed crypto seeds (mine, then each computer's), for tests only
     leave_grace: float = 30.0  # seconds an opponent (or the relay) may be gone before leaving is offered
+    bell: bool = True  # ring the terminal's bell when my turn comes after a wait, in a game with people elsewhere
 
     @property
     def against_computer(self) -> bool:

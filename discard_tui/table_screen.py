@@ -30,7 +30,7 @@ from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatPhase, SeatView
 from tabletop.words import result_words
-from .widgets import LARGE_SCREEN, MIN_SCREEN, CardWidget, StatusBar, show_text
+from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -168,12 +168,13 @@ class TableScreen(Screen[None], Generic[V]):
         yield from ()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Large cards when the terminal has room; a plain request when it is too small for the table."""
+        """Larger cards when the terminal has room; a plain request when it is too small for the table."""
         width, height = event.size
-        large = width >= LARGE_SCREEN[0] and height >= LARGE_SCREEN[1]
-        self.set_class(large, "-large")
+        scale = scale_for(width, height)
+        self.set_class(scale >= Scale.LARGE, "-large")
+        self.set_class(scale >= Scale.HUGE, "-huge")
         for widget in self.query(CardWidget):
-            widget.large = large
+            widget.scale = scale
         self.set_class(height < MIN_SCREEN[1] + 2, "-short")  # no room to spare between the rows of cards
         small = width < MIN_SCREEN[0] or height < MIN_SCREEN[1]
         if small != self.has_class("-too-small"):
@@ -224,9 +225,12 @@ class TableScreen(Screen[None], Generic[V]):
 
     def settle(self) -> None:
         """Show now what the last view asked for but holds back until the board's frame is out: the move log's
-        new lines and the footer's keys (for tests and snapshots, which read the screen at once)."""
+        new lines and the footer's keys (for tests and snapshots, which read the screen at once); a card that just
+        changed is no longer marked (a snapshot shows the steady table)."""
         for log in self.query(MoveLog):
             log.write_new()
+        for widget in self.query(CardWidget):
+            widget.unflash()
         if self._footer_timer is not None:
             self._refresh_footer()
 

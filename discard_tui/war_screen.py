@@ -25,7 +25,7 @@ from games.war.about import TRICKS
 
 from .table_screen import GameUI, MakeMove, TableScreen, ToggleAutoplay
 from .view import SeatPhase, SeatView
-from .widgets import (CardWidget, DrawPile, ProgressBox, back_rows, card_size, face_rows, fan, fan_advances, min_step,
+from .widgets import (CardWidget, DrawPile, ProgressBox, back_rows, face_rows, fan, fitting_fan,
                       plural, show_text)
 
 if TYPE_CHECKING:
@@ -76,10 +76,9 @@ class Trick(CardWidget):
     def render(self) -> Text:
         if not self.cards:
             return Text("")
-        width, _ = card_size(self.large)
         last = len(self.cards) - 1
-        advances = fan_advances(len(self.cards), self.size.width, width, min_step(self.large))
-        if advances is None:
+        fitted = fitting_fan(len(self.cards), self.size.width, self.scale)
+        if fitted is None:
             line = Text(no_wrap=True)
             for index, card in enumerate(self.cards):
                 if index:
@@ -90,10 +89,11 @@ class Trick(CardWidget):
                     style = "bold red on white" if card.red else "bold black on white"
                     line.append(str(card), style + (" underline" if self.took and index == last else ""))
             return line
-        rows = [back_rows(self.large) if card is None else
-                face_rows(card, "black on white", self.large, double=self.took and index == last)
+        scale, advances = fitted
+        rows = [back_rows(scale) if card is None else
+                face_rows(card, "black on white", scale, double=self.took and index == last)
                 for index, card in enumerate(self.cards)]
-        return fan(rows, advances, large=self.large)
+        return fan(rows, advances, scale=scale)
 
 
 class WarTable(TableScreen[WarScreenView]):

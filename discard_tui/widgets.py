@@ -8,14 +8,18 @@ is lifted (reversed, as a chip), and whose turn it is shows in reverse video.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.style import Style, StyleType
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Label, ProgressBar, Static
 
@@ -27,14 +31,34 @@ if TYPE_CHECKING:
     from tabletop.values import Progress
 
 BACK = "▚▞"
-LARGE_SCREEN = (100, 34)  # columns, rows from which the table uses large cards
+BACK_STYLE = "bright_white on dark_blue"  # a face-down card
 MIN_SCREEN = (60, 20)  # columns, rows below which the table cannot be shown whole
 CHIP = 4  # cells per card in the compact chip layout: "10♥" and a space
 
-Rows = list[tuple[str, str]]  # one (text, style) pair per row of a card
+Rows = list[tuple[str, StyleType]]  # one (text, style) pair per row of a card
+FLASH = 0.8  # seconds a card that just changed stays marked (CardWidget.flash)
 
 
-def framed_rows(middle: list[str], border: str, ink: str, double: bool = False) -> Rows:
+class Scale(IntEnum):
+    """How big a card is drawn: the screen chooses the largest its size allows (:func:`scale_for`), and a hand
+    too long for its width steps down before it turns into chips."""
+
+    SMALL = 0  # 5x4: rank, suit
+    LARGE = 1  # 7x5: rank, suit, rank
+    HUGE = 2  # 9x7: rank, suit in the middle, rank, with room around the suit
+
+
+LARGE_SCREEN = (100, 34)  # columns, rows from which the table uses large cards
+HUGE_SCREEN = (120, 40)  # and huge ones
+SCREENS = {Scale.HUGE: HUGE_SCREEN, Scale.LARGE: LARGE_SCREEN}
+
+
+def scale_for(width: int, height: int) -> Scale:
+    """The card size a ``width`` x ``height`` terminal has room for."""
+    return next((scale for scale, (w, h) in SCREENS.items() if width >= w and height >= h), Scale.SMALL)
+
+
+def framed_rows(middle: list[str], border: StyleType, ink: StyleType, double: bool = False) -> Rows:
     """A card's rows: ``middle`` (each as wide as the inside) in ``ink``, in a single or double frame."""
     inner = len(middle[0])
     if double:
@@ -42,39 +66,53 @@ def framed_rows(middle: list[str], border: str, ink: str, double: bool = False) 
     return [(f"┌{'─' * inner}┐", border), *((f"│{row}│", ink) for row in middle), (f"└{'─' * inner}┘", border)]
 
 
-def face_rows(card: Card, border: str, large: bool = False, double: bool = False) -> Rows:
+def card_size(scale: Scale) -> tuple[int, int]:
+    """(width, height) of one card."""
+    return ((5, 4), (7, 5), (9, 7))[scale]
+
+
+def inside(scale: Scale) -> tuple[int, int]:
+    """(width, height) of a card inside its frame."""
+    width, height = card_size(scale)
+    return width - 2, height - 2
+
+
+def corner_rows(top: str, middle: str, bottom: str, scale: Scale) -> list[str]:
+    """The inside of a card: ``top`` at the top left, ``middle`` centred, ``bottom`` at the bottom right (a
+    small card has room for the first two only)."""
+    width, height = inside(scale)
+    if scale is Scale.SMALL:
+        return [f"{top:<{width}}", f"{middle:^{width}}"]
+    blank = [" " * width] * (height - 3)
+    return [f"{top:<{width}}", *blank[:len(blank) // 2], f"{middle:^{width}}", *blank[len(blank) // 2:],
+            f"{bottom:>{width}}"]
+
+
+def face_rows(card: Card, border: StyleType, scale: Scale = Scale.SMALL, double: bool = False) -> Rows:
     """A face-up card: rank and suit, in red or black on white; a double frame marks it playable."""
     ink = "bold red on white" if card.red else "bold black on white"
-    inner = 5 if large else 3
-    rank, suit = card.rank, card.suit
-    middle = [f"{rank:<{inner}}", f"{suit:^{inner}}"] + ([f"{rank:>{inner}}"] if large else [])
-    return framed_rows(middle, border, ink, double)
+    return framed_rows(corner_rows(card.rank, card.suit, card.rank, scale), border, ink, double)
 
 
-def back_rows(large: bool = False) -> Rows:
+def back_rows(scale: Scale = Scale.SMALL) -> Rows:
     """A face-down card with a woven pattern."""
-    style = "bright_white on dark_blue"
-    inner = 5 if large else 3
-    weave = [(BACK * inner)[i % 2:][:inner] for i in range(3)] if large else ["▚▞▚", "▚▞▚"]
+    style = BACK_STYLE
+    width, height = inside(scale)
+    weave = ["▚▞▚", "▚▞▚"] if scale is Scale.SMALL else [(BACK * width)[i % 2:][:width] for i in range(height)]
     return framed_rows(weave, style, style)
 
 
-def empty_rows(large: bool = False) -> Rows:
+def empty_rows(scale: Scale = Scale.SMALL) -> Rows:
     """The outline of an empty pile."""
     style = "grey50"
-    if large:
-        return [("┌ ─ ─ ┐", style), *(("       ", style) for _ in range(3)), ("└ ─ ─ ┘", style)]
-    return [("┌ ─ ┐", style), ("     ", style), ("     ", style), ("└ ─ ┘", style)]
+    width, height = inside(scale)
+    dashes = " ".join("─" * ((width - 1) // 2))
+    return [(f"┌ {dashes} ┐", style), *((" " * (width + 2), style) for _ in range(height)), (f"└ {dashes} ┘", style)]
 
 
-def card_size(large: bool) -> tuple[int, int]:
-    """(width, height) of one card."""
-    return (7, 5) if large else (5, 4)
-
-
-def min_step(large: bool) -> int:
+def min_step(scale: Scale) -> int:
     """The narrowest slice of an overlapped face that still shows its whole rank and suit ("│10", "│ ♥")."""
-    return 4 if large else 3
+    return 3 if scale is Scale.SMALL else 4
 
 
 def fan_advances(count: int, width: int, card_width: int, least: int, whole: int | None = None) -> list[int] | None:
@@ -96,9 +134,19 @@ def fan_advances(count: int, width: int, card_width: int, least: int, whole: int
     return [card_width if i == count - 1 else card_width + 1 if i in uncovered else step for i in range(count)]
 
 
-def fan(cards: list[Rows], advances: list[int], lifts: list[bool] | None = None, large: bool = False) -> Text:
+def fitting_fan(count: int, width: int, scale: Scale, whole: int | None = None) -> tuple[Scale, list[int]] | None:
+    """The largest cards, up to ``scale``, whose fan fits ``width`` with every rank showing, and its advances;
+    None when only chips fit."""
+    for smaller in sorted((s for s in Scale if s <= scale), reverse=True):
+        advances = fan_advances(count, width, card_size(smaller)[0], min_step(smaller), whole)
+        if advances is not None:
+            return smaller, advances
+    return None
+
+
+def fan(cards: list[Rows], advances: list[int], lifts: list[bool] | None = None, scale: Scale = Scale.SMALL) -> Text:
     """Lay cards side by side, each reaching ``advances[i]`` cells; a lifted card sits one row higher."""
-    card_width, card_height = card_size(large)
+    card_width, card_height = card_size(scale)
     lifts = lifts or [False] * len(cards)
     height = card_height + any(lifts)
     rows = [Text(no_wrap=True) for _ in range(height)]
@@ -150,16 +198,64 @@ def plural(count: int, noun: str) -> str:
 
 
 class CardWidget(Widget):
-    """A widget that draws cards, large when the screen has room for them."""
+    """A widget that draws cards, as big as the screen has room for (``scale``).
 
-    large: reactive[bool] = reactive(False)
+    Its cards are placed as its CSS says (``content-align-horizontal``: :meth:`content_x` reads a click in the
+    cards' own columns), and a card that just changed is marked for a moment (:meth:`flash`): its frame in
+    the ``card--fresh`` style, and the widget has the ``-flash`` class.
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"card--fresh"}
+
+    scale: reactive[Scale] = reactive(Scale.SMALL)
+    fresh: reactive[frozenset[int]] = reactive(frozenset())  # the cards (by index) that just changed
+    _flash_timer: Timer | None = None
+
+    def flash(self, cards: Iterable[int] = (0,)) -> None:
+        """Mark ``cards`` as just changed, for :data:`FLASH` seconds."""
+        if not self.is_mounted:
+            return
+        self.fresh = frozenset(cards)
+        self.add_class("-flash")
+        if self._flash_timer is not None:
+            self._flash_timer.stop()
+        self._flash_timer = self.set_timer(FLASH, self.unflash)
+
+    def unflash(self) -> None:
+        """The marked cards are plain again."""
+        if self._flash_timer is not None:
+            self._flash_timer.stop()
+            self._flash_timer = None
+        self.fresh = frozenset()
+        self.remove_class("-flash")
+
+    def border(self, index: int, style: str) -> StyleType:
+        """The frame of card ``index`` in ``style``, or, while the card is marked, in the ``card--fresh`` style."""
+        if index not in self.fresh:
+            return style
+        return Style.parse(style) + self.get_component_rich_style("card--fresh", partial=True)
+
+    def content_x(self, x: int, shape_width: int) -> int:
+        """Column ``x`` of the widget in the columns of the cards it drew, ``shape_width`` wide and placed by its
+        CSS (centred, say)."""
+        spare = max(0, self.size.width - shape_width)
+        align = self.styles.content_align_horizontal
+        return x - (spare // 2 if align == "center" else spare if align == "right" else 0)
+
+
+def added(old: tuple[Any, ...], new: tuple[Any, ...]) -> list[int]:
+    """Where ``new`` has the one item ``old`` did not (a card drawn), or [] for any other change (a deal)."""
+    if not old or len(new) != len(old) + 1:
+        return []
+    return [next((i for i, (was, now) in enumerate(zip(old, new)) if was != now), len(old))]
 
 
 class HandView(CardWidget, can_focus=True):
-    """My hand, face up: overlapping cards while every rank and suit shows, compact chips beyond.
+    """My hand, face up: overlapping cards while every rank and suit shows (smaller cards before), chips beyond.
 
     On my turn the chosen card is lifted and drawn whole, and the playable ones
     have a double frame (as chips: the chosen one reversed, playable underlined).
+    A card drawn is marked for a moment.
     """
 
     cards: reactive[tuple[Card, ...]] = reactive(())
@@ -177,8 +273,10 @@ class HandView(CardWidget, can_focus=True):
     def validate_cursor(self, cursor: int) -> int:
         return max(0, min(cursor, len(self.cards) - 1))
 
-    def watch_cards(self) -> None:
+    def watch_cards(self, old: tuple[Card, ...], new: tuple[Card, ...]) -> None:
         self.cursor = self.cursor  # clamp to the new hand size
+        if fresh := added(old, new):
+            self.flash(fresh)
 
     def watch_playable(self) -> None:
         self._raise_playable()
@@ -194,17 +292,19 @@ class HandView(CardWidget, can_focus=True):
     def is_playable(self, index: int) -> bool:
         return self.my_turn and index < len(self.playable) and self.playable[index]
 
+    def fitted_fan(self) -> tuple[Scale, list[int]] | None:
+        """The size of the cards and the fan of whole cards that fit the width, or None when only chips fit."""
+        return fitting_fan(len(self.cards), self.size.width, self.scale, self.cursor if self.my_turn else None)
+
     def layout_advances(self) -> list[int] | None:
-        """The fan of whole cards that fits the width, or None when only chips fit."""
-        card_width, _ = card_size(self.large)
-        whole = self.cursor if self.my_turn else None
-        return fan_advances(len(self.cards), self.size.width, card_width, min_step(self.large), whole)
+        fitted = self.fitted_fan()
+        return None if fitted is None else fitted[1]
 
     def render(self) -> Text:
         if not self.cards:
             return Text("(no cards)", style="dim")
-        advances = self.layout_advances()
-        if advances is None:
+        fitted = self.fitted_fan()
+        if fitted is None:
             styles = []
             for index, card in enumerate(self.cards):
                 style = "bold red on white" if card.red else "bold black on white"
@@ -216,22 +316,25 @@ class HandView(CardWidget, can_focus=True):
             text, self._per_row, self._first_row = chips(self.cards, styles, self.size.width, self.size.height,
                                                          self.cursor)
             return text
+        scale, advances = fitted
         frames = []
         for index, card in enumerate(self.cards):
             border = "bold #007000 on white" if self.is_playable(index) else "grey62 on white" if self.my_turn \
                 else "black on white"
-            frames.append(face_rows(card, border, self.large, double=self.is_playable(index)))
+            frames.append(face_rows(card, self.border(index, border), scale, double=self.is_playable(index)))
         lifts = [self.my_turn and i == self.cursor for i in range(len(self.cards))]
-        return fan(frames, advances, lifts, self.large)
+        return fan(frames, advances, lifts, scale)
 
     def index_at(self, x: int, y: int) -> int | None:
         """The card under the cell (x, y) of this widget, if any."""
         advances = self.layout_advances()
         if advances is None:
             per_row, first = getattr(self, "_per_row", 1), getattr(self, "_first_row", 0)
+            x = self.content_x(x, min(per_row, len(self.cards)) * CHIP - 1)
             index = (first + y) * per_row + x // CHIP
-            return index if x % CHIP < CHIP - 1 and 0 <= index < len(self.cards) else None
-        return card_at(advances, x)
+            return index if 0 <= x and x % CHIP < CHIP - 1 and 0 <= index < len(self.cards) else None
+        x = self.content_x(x, sum(advances))
+        return card_at(advances, x) if x >= 0 else None
 
     def on_click(self, event: events.Click) -> None:
         index = self.index_at(event.x, event.y)
@@ -246,14 +349,14 @@ class OpponentHand(CardWidget):
     count: reactive[int] = reactive(0)
 
     def render(self) -> Text:
-        card_width, card_height = card_size(self.large)
-        back = back_rows(self.large)
+        card_width, card_height = card_size(self.scale)
+        back = back_rows(self.scale)
         advances = fan_advances(self.count, self.size.width, card_width, 2)
         if advances is not None:
-            return fan([back] * self.count, advances, large=self.large)
+            return fan([back] * self.count, advances, scale=self.scale)
         more = f" +{self.count}"
         shown = max(1, (self.size.width - len(more) - card_width) // 2 + 1)
-        text = fan([back] * shown, [2] * (shown - 1) + [card_width], large=self.large)
+        text = fan([back] * shown, [2] * (shown - 1) + [card_width], scale=self.scale)
         lines = text.split("\n")
         middle = card_height // 2
         lines[middle].append(f" +{self.count - shown}", "bold")
@@ -281,8 +384,8 @@ class DrawPile(CardWidget):
         self.caption = caption  # "" for none
 
     def render(self) -> Text:
-        rows = back_rows(self.large) if self.count else empty_rows(self.large)
-        text = fan([rows], [card_size(self.large)[0]], large=self.large)
+        rows = back_rows(self.scale) if self.count else empty_rows(self.scale)
+        text = fan([rows], [card_size(self.scale)[0]], scale=self.scale)
         if self.caption:
             text.append(f"\n{self.caption} {self.count}", "bold")
         return text
@@ -292,14 +395,19 @@ class DrawPile(CardWidget):
 
 
 class DiscardPile(CardWidget):
-    """The discard pile: its top card face up."""
+    """The discard pile: its top card face up, marked for a moment when it changes."""
 
     top: reactive[Card | None] = reactive(None)
     count: reactive[int] = reactive(0)
 
+    def watch_top(self, old: Card | None, new: Card | None) -> None:
+        if new is not None and new != old:
+            self.flash()
+
     def render(self) -> Text:
-        rows = face_rows(self.top, "black on white", self.large) if self.top else empty_rows(self.large)
-        text = fan([rows], [card_size(self.large)[0]], large=self.large)
+        rows = face_rows(self.top, self.border(0, "black on white"), self.scale) if self.top else \
+            empty_rows(self.scale)
+        text = fan([rows], [card_size(self.scale)[0]], scale=self.scale)
         text.append(f"\nDiscard {self.count}", "bold")
         return text
 

@@ -36,6 +36,12 @@ def test_the_computer_pauses_as_long_as_think_says():
     assert (default.think_time, quick.think_time) == (0.6, 0.0)
 
 
+def test_no_bell_silences_the_turn_bell():
+    ringing = cli.config_from(cli.parser().parse_args([]), cli.parser(), terminal_profile())
+    silent = cli.config_from(cli.parser().parse_args(["--no-bell"]), cli.parser(), terminal_profile())
+    assert (ringing.bell, silent.bell) == (True, False)
+
+
 def test_relay_takes_a_comma_separated_list_of_nodes():
     argv = ["--relay", "ws://a:8765, wss://b.example:443/x", "--room", "r", "--name", "ana"]
     config = cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())

@@ -14,7 +14,7 @@ from discard_tui.view import SeatPhase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches, short_mismatch
-from discard_tui.widgets import HandView, StatusBar
+from discard_tui.widgets import HandView, Scale, StatusBar, card_size
 from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
 
 
@@ -253,19 +253,25 @@ async def test_rematch_offer_from_the_opponent_shows_once():
         assert isinstance(app.screen, TableScreen)
 
 
-@pytest.mark.parametrize("size, large", [((80, 24), False), ((120, 40), True)])
-async def test_cards_grow_when_the_terminal_has_room(size, large):
+@pytest.mark.parametrize("size, scale", [((80, 24), Scale.SMALL), ((100, 34), Scale.LARGE), ((120, 40), Scale.HUGE)])
+async def test_cards_grow_when_the_terminal_has_room(size, scale):
     app = discard_table()
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         table = app.screen
-        assert isinstance(table, TableScreen) and table.has_class("-large") is large
+        assert isinstance(table, TableScreen) and table.has_class("-large") is (scale >= Scale.LARGE)
+        assert table.has_class("-huge") is (scale is Scale.HUGE)
         rows = text_of(table, HandView).splitlines()
-        corners = ("┌─────┐", "╔═════╗") if large else ("┌───┐", "╔═══╗")  # a double frame: playable
-        assert any(corner in "".join(rows) for corner in corners)
-        assert len(rows) == (6 if large else 5)  # the cursor card is lifted by one row
-        await pilot.resize_terminal(*((80, 24) if large else (120, 40)))
-        await until(pilot, lambda: table.has_class("-large") is not large, "the layout to follow the resize")
+        width, height = card_size(scale)
+        assert "╔" + "═" * (width - 2) + "╗" in "".join(rows)  # a double frame: playable
+        assert len(rows) == height + 1  # the cursor card is lifted by one row
+        hand = table.query_one(HandView)  # in the middle of the board, and a click finds the card under it
+        left = (hand.size.width - len(rows[0])) // 2
+        assert left >= 10 and hand.render_line(0).text == " " * left + rows[0] + " " * (hand.size.width - left - len(rows[0]))
+        await pilot.click(HandView, offset=(left + 2 * (width + 1) + 1, height))
+        assert app.intents[-1].move == app.view.discards[2]  # the third card, J♦
+        await pilot.resize_terminal(*((120, 40) if scale is Scale.SMALL else (80, 24)))
+        await until(pilot, lambda: table.has_class("-large") is (scale is Scale.SMALL), "the layout to follow the resize")
 
 
 async def test_damaged_store_of_the_computer_game_is_named(data_dir):
@@ -395,17 +401,18 @@ async def test_every_card_of_a_big_hand_shows_its_rank_and_suit_and_nothing_wrap
 
 def assert_every_card_shows(app):
     """Within the hand's box; as chips every card written out, overlapped each slice shows "│10" and "│ ♥"."""
-    from discard_tui.widgets import CHIP, OpponentHand, card_size, min_step
+    from discard_tui.widgets import CHIP, OpponentHand, min_step
 
     hand = app.screen.query_one(HandView)
     lines = hand.render().plain.splitlines()
     assert len(lines) <= hand.size.height and all(len(line) <= hand.size.width for line in lines), lines
-    advances = hand.layout_advances()
-    if advances is None:
+    fitted = hand.fitted_fan()
+    if fitted is None:
         text = hand.render().plain
         assert all(f"{card.rank}{card.suit}".rjust(CHIP - 1) in text for card in hand.cards)
     else:  # and the chosen card is whole
-        assert min(advances) >= min_step(hand.large) and advances[hand.cursor] >= card_size(hand.large)[0]
+        scale, advances = fitted
+        assert min(advances) >= min_step(scale) and advances[hand.cursor] >= card_size(scale)[0]
         assert sum(advances) <= hand.size.width
     backs = app.screen.query_one(OpponentHand)
     assert all(len(line) <= backs.size.width for line in backs.render().plain.splitlines())
