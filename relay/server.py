@@ -78,6 +78,7 @@ class Limits:
     sweep: float = 0.1  # seconds between two checks of every connection's write buffer
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
+    close_timeout: float = 2.0  # seconds a closing connection may take before it is reset
 
 
 @dataclass(eq=False)
@@ -243,7 +244,10 @@ class ReadBudget(ServerConnection):
             if self.protocol.state is not State.OPEN:  # closing: only a close frame may still be worth reading
                 self.read_after_close += len(data) - start
                 if self.read_after_close > READ_SLICE:  # a sender that goes on (the rest of a frame too large):
-                    self.transport.pause_reading()  # unread, it waits for TCP while the close times out
+                    self.transport.pause_reading()  # unread, it waits on TCP until the close times out
+                    if self.read_resume is not None:
+                        self.read_resume.cancel()
+                    self.read_resume = self.loop.call_later(self.close_timeout or 0, self.transport.abort)
                     return
                 super().data_received(data[start:] if start else data)
                 break
@@ -576,7 +580,7 @@ class Relay:
             create_connection=self._connection_class(),
             max_size=4 * self.limits.max_frame,
             compression=None,  # deflate state per connection costs memory and CPU; bodies are mostly hex
-            close_timeout=2,  # shutdown waits at most this long for a client's closing handshake
+            close_timeout=self.limits.close_timeout,  # a closing handshake (and shutdown) waits no longer
             ping_interval=self.limits.ping_interval,
             ping_timeout=self.limits.ping_timeout,
         )

@@ -11,6 +11,7 @@ generous timeouts), and the relay's clock is replaced where time matters.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 import base64
 import json
@@ -25,6 +26,7 @@ import time
 from pathlib import Path
 
 import pytest
+from websockets.asyncio.connection import Connection
 from websockets.exceptions import InvalidStatus
 
 from relay import ledger as ledger_module
@@ -689,6 +691,59 @@ async def test_a_flood_beyond_the_read_budget_is_dropped_and_the_honest_room_goe
     writer.close()
     await a.close()
     await b.close()
+
+
+def frames_parsed(monkeypatch) -> list[int]:
+    """Record what the relay's connections hand websockets to parse: the size of each piece of a read."""
+    fed: list[int] = []
+    parse = Connection.data_received
+
+    def counting(self: Connection, data: bytes) -> None:
+        fed.append(len(data))
+        parse(self, data)
+
+    monkeypatch.setattr(Connection, "data_received", counting)
+    return fed
+
+
+async def until_dropped(reader: asyncio.StreamReader) -> None:
+    """Read what the relay sends until it ends the connection (closed or reset)."""
+    with contextlib.suppress(ConnectionError):
+        async with asyncio.timeout(WAIT):
+            while await reader.read(1 << 16):
+                pass
+
+
+async def test_a_read_full_of_tiny_frames_is_dropped_one_slice_past_the_budget(in_process_relay, monkeypatch):
+    """A socket read can hold tens of thousands of 8-byte frames, which would stall every room of the node while
+    websockets parses them: the relay parses a read a slice at a time and drops the sender one slice past its
+    budget, without parsing the rest."""
+    fed = frames_parsed(monkeypatch)
+    running = await in_process_relay(read_rate=50, read_burst=100)
+    reader, writer = await raw_websocket(running.url)
+    handshake = len(fed)
+    writer.write(masked(0x1, b"[]") * 20_000)  # 160 KB of junk frames, in as few reads as the kernel makes
+    await until_dropped(reader)
+    writer.close()
+    assert sum(fed[handshake:]) <= relay_module.READ_SLICE  # one slice, 1,024 frames, then the connection went
+
+
+async def test_a_frame_too_large_is_not_read_on_once_the_connection_closes(in_process_relay, monkeypatch):
+    """After refusing a frame over four times --max-frame (1009), the relay reads no more of it: a sender that
+    goes on is held back by TCP until the close times out, instead of costing the relay a read of every byte."""
+    fed = frames_parsed(monkeypatch)
+    running = await in_process_relay(max_frame=1024, close_timeout=0.2)
+    reader, writer = await raw_websocket(running.url)
+    size = 64 << 20
+    writer.write(bytes([0x81, 0x80 | 127]) + size.to_bytes(8, "big") + bytes(4))  # a 64 MiB text frame's header
+    assert await reader.readexactly(1) == b"\x88"  # the relay's close frame (1009) comes at once
+    handshake = sum(fed)
+    writer.write(bytes(size))  # the frame's payload, more than TCP's buffers hold: the relay will not read it
+    with pytest.raises(ConnectionError):
+        async with asyncio.timeout(WAIT):
+            await writer.drain()  # held back by TCP until the relay resets the connection at its close timeout
+    writer.close()
+    assert sum(fed) - handshake <= 2 * relay_module.READ_SLICE
 
 
 async def test_a_connection_that_keeps_sending_refused_frames_is_closed_with_1008(in_process_relay):
