@@ -388,7 +388,7 @@ def view(seat: Seat) -> HoldemScreenView:
 
     fields = seat_fields(seat)
     play = seat.table.play
-    if fields["board"] is None and play.state is not None and fields["game"] == play.number:
+    if fields["board"] is None and play.state is not None and fields["number"] == play.number:
         fields["board"] = play.state.view(seat.table.me)
     board: HoldemView | None = fields["board"]
     if board is None or not (board.stage.value == "betting" or showing(board)):

@@ -131,3 +131,20 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
         assert status.notice == "it is the showdown: c shows, f mucks"
         assert await play_key(pilot, "f") == "muck"
     assert any(line.startswith("you mucked") for line in table.log)
+
+
+def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
+    """Before a hand is dealt the board is the table's own state, not yet the seat's view: the screen's view is
+    built from every state on the way to my first bet, through the shuffle and the deal."""
+    from discard_tui.view import SeatPhase
+
+    room = offline_room(config(2))
+    table = room.tables[-1]
+    phases: list[SeatPhase] = []
+
+    def shown() -> bool:
+        phases.append(view_of(room).phase)
+        return table.view().my_turn
+
+    room.run(until=shown)
+    assert {SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING} <= set(phases)
