@@ -280,20 +280,31 @@ class DiscardApp(App[None]):
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
         self.set_interval(1.0, self._tick)
         if self.pick:
-            from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
-
-            self.push_screen(StartScreen(self.config, self.profile), self.begin)
+            self.show_start()
         else:
             self.begin(self.config)
+
+    def show_start(self) -> None:
+        from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
+
+        self.push_screen(StartScreen(self.config, self.profile), self.begin)
 
     def new_table(self) -> TableScreen:
         """The table screen of the game being played."""
         return self.ui.screen(self.config.leave_grace, resumes=self.profile.resumes)
 
     def begin(self, config: PlayConfig | None) -> None:
-        """Sit down at the table ``config`` describes."""
-        assert config is not None  # the start screen leaves by quitting, never empty-handed
+        """Sit down at the table ``config`` describes; on a relay with no room named, pick one in its lobby first.
+        None: the player left the lobby (back to the start screen, if they came from it)."""
+        if config is None:
+            self.show_start() if self.pick else self.exit()
+            return
         self.config = config
+        if config.relay and not config.room:
+            from .lobby_screen import LobbyScreen  # imported only when it is shown (start-up time)
+
+            self.push_screen(LobbyScreen(config), self.begin)
+            return
         self.ui = SCREENS[config.game].ui()
         self.title = self.ui.title
         self.push_screen(self.new_table())

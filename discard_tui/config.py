@@ -82,6 +82,7 @@ class PlayConfig:
     think_time: float = THINK  # seconds a computer player waits before each move
     seeds: tuple[bytes, ...] | None = None  # fixed crypto seeds (mine, then each computer's), for tests only
     leave_grace: float = 30.0  # seconds an opponent (or the relay) may be gone before leaving is offered
+    public: bool = False  # a room this player creates on the relay is listed in its lobby (discard_tui/lobby.py)
 
     @property
     def against_computer(self) -> bool:
