@@ -30,19 +30,17 @@ Fetch = Callable[[str | None, int], Awaitable[Page]]  # a page after a cursor (N
 REFRESH = 5.0  # seconds between two readings of the page shown
 FIXED = 7 + 8 + 12 + 8  # the players, waiting and game columns, and the cells' padding
 
-HELP = """[b]The lobby[/b]  rooms on this relay waiting for players
+HELP = """[b]The lobby[/b]: rooms on this relay waiting for players.
 
-Each row is a room somebody created as public: its game, the seats
-taken and how many it has, who sits there, and how long it has waited.
-A room leaves the list once it is full (its game starts) or empty.
+Each row is a room somebody created as public: its game, the seats taken and how many it has, who sits there, and how long it has waited. A room leaves the list once it is full (its game starts) or empty.
 
-[b]Enter[/b]  join the highlighted room (its game is the room's own)
-[b]c[/b]      create a room: game, players, options; it is listed here
-[b]n / p[/b]  next / previous page      [b]r[/b]  read the list again now
+[b]Enter[/b]  join the highlighted room
+[b]c[/b]      create a room, listed here
+[b]n p[/b]    next page, previous page
+[b]r[/b]      read the list again now
 [b]Esc[/b]    leave the lobby
 
-The list is read again every few seconds. Names and games are typed by
-other players: discard shows them as they are."""
+The list is read again every few seconds. Names and games are typed by other players: discard shows them as they are."""
 
 
 def waited_words(seconds: int) -> str:
@@ -74,14 +72,14 @@ class LobbyScreen(Screen[PlayConfig | None]):
     """The rooms waiting on ``config.relay``, a page at a time; Enter joins one, ``c`` creates one."""
 
     CSS_PATH = "lobby.tcss"
-    BINDINGS = [
-        Binding("enter", "join", "Join"),
+    BINDINGS = [  # Enter before the table's own (which only says "selected"); r and Esc are in the help
+        Binding("enter", "join", "Join", priority=True),
         Binding("c", "create", "Create"),
-        Binding("n", "next_page", "Next page"),
+        Binding("n", "next_page", "Next"),
         Binding("p", "previous_page", "Previous"),
-        Binding("r", "reload", "Refresh"),
+        Binding("r", "reload", "Refresh", show=False),
         Binding("question_mark", "help", "Help"),
-        Binding("escape", "leave", "Back"),
+        Binding("escape", "leave", "Leave", show=False),
     ]
 
     def __init__(self, config: PlayConfig, fetch: Fetch | None = None, refresh: float | None = REFRESH) -> None:
@@ -138,9 +136,8 @@ class LobbyScreen(Screen[PlayConfig | None]):
             table.move_cursor(row=rooms.index(keep.room))
         number = len(self.cursors)
         if page.rooms:
-            more = " n: next page." if page.next else ""
             self.say(f"{len(page.rooms)} room{'s' * (len(page.rooms) != 1)} waiting (page {number}). "
-                     f"Enter joins, c creates one.{more}")
+                     "Enter joins, c creates one.")
         elif number > 1:
             self.say(f"No more rooms (page {number}). p goes back, c creates one.")
         else:
