@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Label, LoadingIndicator, Static
+from textual.widgets import Footer, Label, LoadingIndicator
 from textual.worker import WorkerFailed
 
 from .config import SCREENS, PlayConfig
@@ -39,6 +39,7 @@ from .profile import Profile
 from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
+from .widgets import HelpScreen
 from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
@@ -57,19 +58,6 @@ def load_engine() -> None:
     from . import saves, viewmodel  # noqa: F401
 
     assert GAMES
-
-
-class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close")]
-
-    def __init__(self, text: Content) -> None:
-        super().__init__()
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help", classes="dialog"):
-            yield Static(self.text)
-        yield Footer()
 
 
 class ConfirmQuit(ModalScreen[bool]):

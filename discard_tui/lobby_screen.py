@@ -24,6 +24,7 @@ from tabletop.about import OneOf
 
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room
 from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining
+from .widgets import HelpScreen
 
 Fetch = Callable[[str | None, int], Awaitable[Page]]  # a page after a cursor (None: the first), at most n rooms
 
@@ -203,8 +204,6 @@ class LobbyScreen(Screen[PlayConfig | None]):
         self.load()
 
     def action_help(self) -> None:
-        from .app import HelpScreen
-
         self.app.push_screen(HelpScreen(Content.from_markup(HELP)))
 
     @work(exclusive=True, group="create")
