@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Label, LoadingIndicator, Static
+from textual.widgets import Footer, Label, LoadingIndicator
 from textual.worker import WorkerFailed
 
 from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_title, turn_words
@@ -40,6 +40,7 @@ from .profile import Profile
 from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
+from .widgets import HelpScreen
 from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
@@ -58,19 +59,6 @@ def load_engine() -> None:
     from . import saves, viewmodel  # noqa: F401
 
     assert GAMES
-
-
-class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close")]
-
-    def __init__(self, text: Content) -> None:
-        super().__init__()
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help", classes="dialog"):
-            yield Static(self.text)
-        yield Footer()
 
 
 class ConfirmQuit(ModalScreen[bool]):
@@ -285,20 +273,31 @@ class DiscardApp(App[None]):
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
         self.set_interval(1.0, self._tick)
         if self.pick:
-            from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
-
-            self.push_screen(StartScreen(self.config, self.profile), self.begin)
+            self.show_start()
         else:
             self.begin(self.config)
+
+    def show_start(self) -> None:
+        from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
+
+        self.push_screen(StartScreen(self.config, self.profile), self.begin)
 
     def new_table(self) -> TableScreen:
         """The table screen of the game being played."""
         return self.ui.screen(self.config.leave_grace, resumes=self.profile.resumes)
 
     def begin(self, config: PlayConfig | None) -> None:
-        """Sit down at the table ``config`` describes."""
-        assert config is not None  # the start screen leaves by quitting, never empty-handed
+        """Sit down at the table ``config`` describes; on a relay with no room named, pick one in its lobby first.
+        None: the player left the lobby (back to the start screen, if they came from it)."""
+        if config is None:
+            self.show_start() if self.pick else self.exit()
+            return
         self.config = config
+        if config.relay and not config.room:
+            from .lobby_screen import LobbyScreen  # imported only when it is shown (start-up time)
+
+            self.push_screen(LobbyScreen(config), self.begin)
+            return
         self.ui = SCREENS[config.game].ui()
         self.title = self.ui.title
         self.push_screen(self.new_table())

@@ -33,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
                    "several nodes of one relay separated by commas")
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
     p.add_argument("--room", required=True, help="room name (1-64 of A-Z a-z 0-9 . _ -)")
+    p.add_argument("--public", action="store_true", help="list the room in the relay's lobby, if this bot opens it")
     p.add_argument("--name", default="bot", help="name shown to the other players, up to 32 characters (default bot)")
     p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)),
                    help=f"the game, if this bot opens the room (default {next(iter(GAMES))})")
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
     config = PlayConfig(relay=args.relay, room=args.room, name=args.name, game=game.name, seats=seats,
                         options=game_options(args, game.about, (each.about for each in GAMES.values()), p), group=args.group,
-                        think_time=args.think)
+                        think_time=args.think, public=args.public)
     trust_relay(p, args.relay, args.relay_ca)
 
     def stop(signum: int, frame: object) -> None:

@@ -34,7 +34,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--relay", metavar="URL", help="play a person through this relay, e.g. ws://host:8765 "
                    "(several nodes of one relay: separate them with commas)")
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
-    p.add_argument("--room", metavar="NAME", help="the room to meet in (1-64 of A-Z a-z 0-9 . _ -)")
+    p.add_argument("--room", metavar="NAME", help="the room to meet in (1-64 of A-Z a-z 0-9 . _ -); with --relay "
+                   "and no --room, the relay's lobby lists the rooms waiting for players")
+    p.add_argument("--public", action="store_true", help="list the room you create in the relay's lobby (rooms are "
+                   "private by default: only who knows the name joins)")
     p.add_argument("--name", default=None, help="your name at the table, up to 32 characters (default: your login name)")
     p.add_argument("--host", action="store_true", help="run a relay here for a friend and show what they type")
     p.add_argument("--port", type=int, default=None, help="with --host: the port to listen on (default 8765)")
@@ -65,8 +68,8 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
         p.error("--relay and --host do not go together: either join a relay or host one")
     if args.pick and args.host:
         p.error("--pick and --host do not go together: the start screen plays the computer or a room on --relay")
-    if args.relay and not args.room and not args.pick:
-        p.error("--relay needs --room NAME, the room your opponent joins too")
+    if args.public and not (args.relay or args.host):
+        p.error("--public lists a room in a relay's lobby: give --relay URL (or --host)")
     if args.room is not None and (problem := room_problem(args.room)):
         p.error(f"--room {args.room!r}: {problem}")
     if args.relay or args.relay_ca:  # the network client is imported only when it is needed (start-up time)
@@ -103,9 +106,9 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
                        options=options if game_name == flagged else {}, group=args.group, think_time=args.think,
                        bell=args.bell)
     if args.host:
-        return dataclasses.replace(terms, host="0.0.0.0", port=port)
+        return dataclasses.replace(terms, host="0.0.0.0", port=port, public=args.public)
     if args.relay:
-        return dataclasses.replace(terms, relay=args.relay, opponent_seed=args.seed)
+        return dataclasses.replace(terms, relay=args.relay, opponent_seed=args.seed, public=args.public)
     return dataclasses.replace(terms, opponent_seed=args.seed)
 
 

@@ -90,6 +90,7 @@ class PlayConfig:
     seeds: tuple[bytes, ...] | None = None  # fixed crypto seeds (mine, then each computer's), for tests only
     leave_grace: float = 30.0  # seconds an opponent (or the relay) may be gone before leaving is offered
     bell: bool = True  # ring the terminal's bell when my turn comes after a wait, in a game with people elsewhere
+    public: bool = False  # a room this player creates on the relay is listed in its lobby (discard_tui/lobby.py)
 
     @property
     def against_computer(self) -> bool:

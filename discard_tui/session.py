@@ -114,6 +114,7 @@ class Session:
         from tabletop.table import Wish
 
         from . import saves
+        from .lobby import public_fields
 
         c = self.config
         game = GAMES[c.game]
@@ -135,7 +136,8 @@ class Session:
         self.seat, resumed = await saves.resume_or_join(
             self.profile.games_dir, url, c.room, wish(c.name), relay_key=self.relay_key,
             seed=c.seeds[0] if c.seeds else None, autoplay=self.strategy,
-            think_time=c.think_time if self.strategy else 0.0, transcript_dir=transcripts)
+            think_time=c.think_time if self.strategy else 0.0, transcript_dir=transcripts,
+            public=public_fields(c) if c.public else None)
         return resumed
 
     async def run(self) -> None:

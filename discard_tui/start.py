@@ -2,7 +2,8 @@
 
 A browser visitor always starts here (discard-web); in the terminal
 ``discard-tui --pick`` does. Whom to play: the computer, or, when a relay is
-on offer (``--relay``), a person in a room there. What is typed is checked
+on offer (``--relay``), people there: the rooms waiting in its lobby (the
+default), or a room named here, listed in the lobby or not (private, the default). What is typed is checked
 when Play is pressed; a bad field costs one line and keeps everything typed.
 """
 
@@ -16,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select
 
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile
@@ -44,11 +45,14 @@ class StartScreen(Screen[PlayConfig]):
                              compact=True)
                 if self.relay is not None:
                     yield Label("Opponent")
-                    yield Select([("the computer", "computer"), ("a person, in a room on the relay", "person")],
-                                 value="person" if c.room else "computer", allow_blank=False, id="opponent",
+                    yield Select([("the computer", "computer"), ("people: the rooms in the relay's lobby", "lobby"),
+                                  ("a person, in a room on the relay", "person")],
+                                 value="person" if c.room else "lobby", allow_blank=False, id="opponent",
                                  compact=True)
                     yield Label("Room", id="room-label")
                     yield Input(c.room or fresh_room("table"), max_length=64, id="room", compact=True)
+                    yield Label("", id="public-label")
+                    yield Checkbox("list it in the lobby", c.public, id="public", compact=True)
                 yield Label("Encryption")
                 yield Select([(title, name) for name, title in GROUPS.items()], value=c.group, allow_blank=False,
                              id="group", compact=True)
@@ -68,12 +72,16 @@ class StartScreen(Screen[PlayConfig]):
     def through_relay(self) -> bool:
         return self.relay is not None and self.query_one("#opponent", Select).value == "person"
 
+    @property
+    def to_lobby(self) -> bool:
+        return self.relay is not None and self.query_one("#opponent", Select).value == "lobby"
+
     @on(Select.Changed, "#opponent")
     @on(Input.Changed, "#room")
     def show_room(self) -> None:
         """The room and the command a friend in a terminal types only matter when meeting a person."""
         through = self.through_relay
-        for widget in self.query("#room-label, #room"):
+        for widget in self.query("#room-label, #room, #public-label, #public"):
             widget.display = through
         invite = self.query_one("#invite", Label)
         invite.display = through
@@ -93,9 +101,14 @@ class StartScreen(Screen[PlayConfig]):
         if problem is not None:
             self.query_one("#problem", Label).update(problem)
             return
-        chosen = choose(self.config, self.profile, name, str(self.query_one("#game", Select).value),
-                        self.relay if room is not None else None, room)
-        self.dismiss(dataclasses.replace(chosen, group=str(self.query_one("#group", Select).value)))
+        game, group = str(self.query_one("#game", Select).value), str(self.query_one("#group", Select).value)
+        if self.to_lobby:  # the app shows the lobby: a room is joined or created there
+            self.dismiss(dataclasses.replace(self.config, name=name, game=game, group=group, relay=self.relay,
+                                             host=None, room=""))
+            return
+        chosen = choose(self.config, self.profile, name, game, self.relay if room is not None else None, room)
+        public = room is not None and self.query_one("#public", Checkbox).value
+        self.dismiss(dataclasses.replace(chosen, group=group, public=public))
 
 
 def choose(base: PlayConfig, profile: Profile, name: str, game: str, relay: str | None, room: str | None

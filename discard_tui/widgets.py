@@ -16,12 +16,15 @@ from rich.style import Style, StyleType
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Label, ProgressBar, Static
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, ProgressBar, Static
 
 from games.cards import Card
 
@@ -475,3 +478,18 @@ def show_text(widget: Static, text: str) -> None:
         width, height = widget.styles.width, widget.styles.height
         fixed = width is not None and height is not None and not (width.is_auto or height.is_auto)
         widget.update(text, layout=not fixed)
+
+
+class HelpScreen(ModalScreen[None]):
+    """A page of help over the screen that opened it (a game's rules and keys, the lobby's); ?, q or Esc closes it."""
+
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close")]
+
+    def __init__(self, text: Content) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help", classes="dialog"):
+            yield Static(self.text)
+        yield Footer()

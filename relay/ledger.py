@@ -17,6 +17,7 @@ Guarantees every backend gives:
 
 from __future__ import annotations
 
+import bisect
 import json
 import secrets
 import sqlite3
@@ -125,11 +126,14 @@ class Ledger(ABC):
         """Connect (and check the backend answers); called once before serving."""
 
     @abstractmethod
-    async def claim(self, room: str, name: str, token: str | None, seats: int | None) -> Claim:
+    async def claim(self, room: str, name: str, token: str | None, seats: int | None,
+                    public: str | None = None) -> Claim:
         """Take a free seat (``token`` None) or take back the seat of ``token``, appending its ``join``.
 
         A seat still held by a connection gets a ``leave`` first. ``seats`` is the room's size when
         this creates it; a different size for an existing room is refused with ``bad_request``.
+        ``public`` (JSON, checked by relay/lobby.py) lists the room in the lobby when this claim creates it;
+        a later claim's is ignored.
         """
 
     @abstractmethod
@@ -155,6 +159,12 @@ class Ledger(ABC):
         """The holder of (seat, epoch) has gone: append its ``leave``; False (and nothing) if the epoch is stale."""
 
     @abstractmethod
+    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
+        """The lobby's open rooms after the cursor ``after`` (None: from the first), at most ``limit`` of them,
+        oldest listed first; and whether more may follow. Only a room whose creator made it public, that is not
+        full and where a seat is held, is open."""
+
+    @abstractmethod
     async def expire(self) -> None:
         """Housekeeping, every ``interval`` seconds: drop rooms idle past their retention."""
 
@@ -164,6 +174,45 @@ class Ledger(ABC):
 
     async def close(self) -> None:
         """Flush and disconnect."""
+
+
+# -- the lobby (protocol 1.2: relay/lobby.py) ------------------------------------
+
+
+class Listing(NamedTuple):
+    """One open room as a backend stores it; :func:`row` makes it what a client sees."""
+
+    key: str  # "MS:ROOM": its place in the lobby (the cursor of the page that ends with it)
+    room: str
+    seats: int
+    names: list[str]  # the names of the seats given out, in seat order
+    public_json: str  # the object its creator chose to show, as JSON
+
+
+def lobby_key(listed_ms: int, room: str) -> str:
+    return f"{listed_ms:013d}:{room}"
+
+
+
+class Lobby:
+    """The open rooms of one process's ledger, as their sorted keys: a page is a binary search and a slice."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+
+    def show(self, key: str, shown: bool) -> None:
+        """List ``key`` (``shown``), or stop listing it; either may already be so."""
+        at = bisect.bisect_left(self.keys, key)
+        present = at < len(self.keys) and self.keys[at] == key
+        if shown and not present:
+            self.keys.insert(at, key)
+        elif present and not shown:
+            del self.keys[at]
+
+    def page(self, after: str | None, limit: int) -> list[str]:
+        """Up to ``limit`` + 1 keys after ``after`` (one more than asked: whether another page follows)."""
+        start = 0 if after is None else bisect.bisect_right(self.keys, after)
+        return self.keys[start:start + limit + 1]
 
 
 # -- in this process ---------------------------------------------------------------
@@ -196,6 +245,8 @@ class MemoryRoom:
     marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
     seats: dict[int, SeatRecord] = field(default_factory=dict)
     ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
+    public: str | None = None  # what its creator chose to show in the lobby (JSON), if it is listed
+    listed: str = ""  # its key in the lobby (lobby_key)
     idle_since: float = field(default_factory=time.monotonic)
     followers: list[Deliver] = field(default_factory=list)
 
@@ -237,8 +288,10 @@ class MemoryLedger(Ledger):
         self.retention = retention
         self.interval = min(60.0, max(retention / 4, 0.05))
         self.rooms: dict[str, MemoryRoom] = {}
+        self.lobby = Lobby()
 
-    async def claim(self, room: str, name: str, token: str | None, seats: int | None) -> Claim:
+    async def claim(self, room: str, name: str, token: str | None, seats: int | None,
+                    public: str | None = None) -> Claim:
         held = self.rooms.get(room)
         if token is not None:
             number = held.seat_for_token(token) if held else None
@@ -248,7 +301,9 @@ class MemoryLedger(Ledger):
         else:
             if held is None:
                 held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
-                self._created(room, held.size)
+                if public is not None:
+                    held.public, held.listed = public, lobby_key(int(time.time() * 1000), room)
+                self._created(room, held)
             check_seats(room, held.size, seats)
             if len(held.seats) >= held.size:
                 raise room_full(room, held.size)
@@ -261,6 +316,7 @@ class MemoryLedger(Ledger):
         record.name_json, record.present = to_json(name), True
         self._seated(room, number, record.token, name)
         seq = self._add(room, held, number, "join", "null")
+        self._relist(held)
         return Claim(number, record.token, record.epoch, seq, held.size)
 
     async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
@@ -292,7 +348,24 @@ class MemoryLedger(Ledger):
         self._add(room, held, seat, "leave", "null")
         if not any(s.present for s in held.seats.values()):
             held.idle_since = time.monotonic()
+        self._relist(held)
         return True
+
+    def _relist(self, held: MemoryRoom) -> None:
+        """Show a public room in the lobby while it is open (not full, somebody there), and only then."""
+        if held.public is not None:
+            self.lobby.show(held.listed, len(held.seats) < held.size and any(s.present for s in held.seats.values()))
+
+    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
+        keys = self.lobby.page(after, limit)
+        listings = []
+        for key in keys[:limit]:
+            room = key.split(":", 1)[1]
+            held = self.rooms[room]
+            assert held.public is not None
+            names = [json.loads(held.seats[n].name_json) for n in sorted(held.seats)]
+            listings.append(Listing(key, room, held.size, names, held.public))
+        return listings, len(keys) > limit
 
     async def expire(self) -> None:
         deadline = time.monotonic() - self.retention
@@ -302,7 +375,9 @@ class MemoryLedger(Ledger):
 
     def drop(self, room: str) -> None:
         """Forget a room at once (the TUI's embedded relay drops finished games)."""
-        self.rooms.pop(room, None)
+        held = self.rooms.pop(room, None)
+        if held is not None and held.public is not None:
+            self.lobby.show(held.listed, False)
 
     def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None
              ) -> int:
@@ -325,7 +400,7 @@ class MemoryLedger(Ledger):
     def _entries(self, room: str, held: MemoryRoom, after: int) -> list[Entry]:
         return held.entries(after)
 
-    def _created(self, room: str, seats: int) -> None:
+    def _created(self, room: str, held: MemoryRoom) -> None:
         pass
 
     def _seated(self, room: str, seat: int, token: str, name: str) -> None:
@@ -359,10 +434,18 @@ class SQLiteLedger(MemoryLedger):
             CREATE TABLE IF NOT EXISTS rooms (room TEXT PRIMARY KEY, seats INTEGER NOT NULL) WITHOUT ROWID;
             """
         )
+        if "public" not in {row[1] for row in self.db.execute("PRAGMA table_info(rooms)")}:  # files from before 1.2
+            self.db.execute("ALTER TABLE rooms ADD COLUMN public TEXT")
+            self.db.execute("ALTER TABLE rooms ADD COLUMN listed TEXT NOT NULL DEFAULT ''")
         self._load()
 
     def _load(self) -> None:
-        sizes = dict(self.db.execute("SELECT room, seats FROM rooms"))  # files from before N seats: 2
+        sizes = {}  # files from before N seats: 2
+        for room, seats, public, listed in self.db.execute("SELECT room, seats, public, listed FROM rooms"):
+            sizes[room] = seats
+            if public is not None:  # listed again once a seat is taken back (nobody is there after a restart)
+                held = self.rooms[room] = self._room(seats)
+                held.public, held.listed = public, listed
         for room, seat, token, name in self.db.execute("SELECT room, seat, token, name FROM seats ORDER BY room, seat"):
             held = self.rooms.setdefault(room, self._room(sizes.get(room, DEFAULT_SEATS)))
             held.seats[seat] = SeatRecord(token, to_json(name), epoch=1)
@@ -394,8 +477,8 @@ class SQLiteLedger(MemoryLedger):
         rows = self.db.execute("SELECT seq, frame FROM events WHERE room = ? AND seq > ? ORDER BY seq", (room, after))
         return [Entry(seq, held.marks[seq - 1] >> 2, KINDS[held.marks[seq - 1] & 3], frame) for seq, frame in rows]
 
-    def _created(self, room: str, seats: int) -> None:
-        self.db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?)", (room, seats))
+    def _created(self, room: str, held: MemoryRoom) -> None:
+        self.db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?, ?, ?)", (room, held.size, held.public, held.listed))
 
     def _seated(self, room: str, seat: int, token: str, name: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?)", (room, seat, token, name))

@@ -10,7 +10,10 @@ Layout, per room (one Redis Cluster hash slot per room, thanks to the ``{room}``
   ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored).
 
 Every change of a room is one Lua script over those two keys, so seq is gapless and
-one order holds for all nodes. Node liveness: each node renews a lease in the sorted
+one order holds for all nodes. A public room (protocol 1.2) also has ``pub`` (what it
+shows) and ``lk`` (its member of the sorted set ``discard:lobby``, ``MS:ROOM``, all at
+score 0 so that it is ordered by listing time); the same scripts add it to that set while
+it is open and take it out when it fills or empties. Node liveness: each node renews a lease in the sorted
 set ``discard:nodes`` and lists the rooms where it holds seats in
 ``discard:node:ID:rooms``; any node finding a lease run out appends the ``leave``
 events of that node's seats. A room with no seat held expires after the retention
@@ -22,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import hashlib
+import json
 import logging
 import secrets
 import time
@@ -32,14 +36,15 @@ from typing import Any, cast
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError, RedisError
 
-from .ledger import (SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Refused,
-                     Unavailable, bad_token, check_seats, event_frame, now_stamp, room_full, to_json)
+from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
+                     Unavailable, bad_token, check_seats, event_frame, lobby_key, now_stamp, room_full, to_json)
 
 log = logging.getLogger("discard.relay")
 
 PAGE = 1000  # entries per XRANGE / XREAD reply
 BLOCK_MS = 5000  # a follower's blocking XREAD returns empty after this long, and is sent again
 NODES = "discard:nodes"
+LOBBY = "discard:lobby"  # the open public rooms, members "MS:ROOM" at score 0 (ordered by listing time)
 COMMAND_CONNECTIONS = 32  # connections for claims, appends and reads (followers have their own)
 
 ADD = """
@@ -55,8 +60,25 @@ local function add(seats, events, seat, name, kind, body, stamp, id)
 end
 """
 
-# ARGV: token hash ('' for a new seat), new token's hash, name (JSON), seats wanted ('' any), node, time
-CLAIM = ADD + """
+# KEYS[3]: the lobby. Lists a public room while it is open: not full, and a seat held.
+RELIST = """
+local function relist(seats, lobby)
+  local state = redis.call('HMGET', seats, 'lk', 'size', 'count')
+  if not state[1] then return end
+  local count = tonumber(state[3] or '0')
+  for s = 0, count - 1 do
+    if count < tonumber(state[2]) and redis.call('HEXISTS', seats, 'h:' .. s) == 1 then
+      redis.call('ZADD', lobby, 0, state[1])
+      return
+    end
+  end
+  redis.call('ZREM', lobby, state[1])
+end
+"""
+
+# ARGV: token hash ('' for a new seat), new token's hash, name (JSON), seats wanted ('' any), node, time,
+# public (JSON, '' for a private room), its lobby member
+CLAIM = ADD + RELIST + """
 local seats, events = KEYS[1], KEYS[2]
 local size = tonumber(redis.call('HGET', seats, 'size'))
 local seat
@@ -69,6 +91,7 @@ else
   if not size then
     size = tonumber(ARGV[4] ~= '' and ARGV[4] or '2')
     redis.call('HSET', seats, 'size', size)
+    if ARGV[7] ~= '' then redis.call('HSET', seats, 'pub', ARGV[7], 'lk', ARGV[8]) end
   elseif ARGV[4] ~= '' and tonumber(ARGV[4]) ~= size then
     return {'seats', size}
   end
@@ -85,6 +108,7 @@ redis.call('HSET', seats, 'n:' .. seat, ARGV[3], 'h:' .. seat, ARGV[5])
 local seq = add(seats, events, seat, ARGV[3], 'join', 'null', ARGV[6])
 redis.call('PERSIST', seats)
 redis.call('PERSIST', events)
+relist(seats, KEYS[3])
 return {'ok', tonumber(seat), epoch, seq, size}
 """
 
@@ -102,7 +126,7 @@ return add(KEYS[1], KEYS[2], ARGV[1], state[3], 'post', ARGV[4], ARGV[5], ARGV[6
 """
 
 # ARGV: node, seat ('' for every seat the node holds), epoch, time, retention in ms. Returns the leaves added.
-RELEASE = ADD + """
+RELEASE = ADD + RELIST + """
 local seats, events = KEYS[1], KEYS[2]
 local count = tonumber(redis.call('HGET', seats, 'count') or '0')
 local anyone, left = false, 0
@@ -120,12 +144,18 @@ if count > 0 and not anyone then
   redis.call('PEXPIRE', seats, ARGV[5])
   redis.call('PEXPIRE', events, ARGV[5])
 end
+relist(seats, KEYS[3])
 return left
 """
 
 
 def keys(room: str) -> list[str]:
     return [f"discard:{{{room}}}:seats", f"discard:{{{room}}}:log"]
+
+
+def with_lobby(room: str) -> list[str]:
+    """A room's keys and the lobby's, for the scripts that may list or unlist it (a cross-slot key for Cluster)."""
+    return [*keys(room), LOBBY]
 
 
 def token_hash(token: str) -> str:
@@ -292,16 +322,18 @@ class RedisLedger(Ledger):
             raise Unavailable(f"cannot reach {self.url}: {describe(error)}") from None
         await self._renew()
 
-    async def claim(self, room: str, name: str, token: str | None, seats: int | None) -> Claim:
+    async def claim(self, room: str, name: str, token: str | None, seats: int | None,
+                    public: str | None = None) -> Claim:
         new_token = secrets.token_urlsafe(24) if token is None else ""
         async with self._talking():
             if not self._holding[room]:  # before the claim: a reaper must find the room if this node dies
                 await self.client.sadd(f"discard:node:{self.node}:rooms", room)
             self._holding[room] += 1
             try:
-                result = await self._claim(keys(room), [
+                result = await self._claim(with_lobby(room), [
                     token_hash(token) if token is not None else "", token_hash(new_token), to_json(name),
-                    "" if seats is None else seats, self.node, now_stamp()])
+                    "" if seats is None else seats, self.node, now_stamp(), public or "",
+                    lobby_key(int(time.time() * 1000), room)])
             except BaseException:
                 await self._let_go(room)
                 raise
@@ -377,9 +409,26 @@ class RedisLedger(Ledger):
         self._spawn(self.streams.wake_up())
         return follower
 
+    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
+        """One ``ZRANGE BYLEX`` for the page's members, then one pipeline reading each room's hash."""
+        async with self._talking():
+            members = cast(list[str], await self.client.zrangebylex(
+                LOBBY, f"({after}" if after else "-", "+", start=0, num=limit + 1))
+            fields = ["size", "pub", *(f"n:{seat}" for seat in range(MAX_SEATS))]
+            async with self.client.pipeline(transaction=False) as pipe:
+                for member in members[:limit]:
+                    pipe.hmget(keys(member.split(":", 1)[1])[0], fields)
+                states = await pipe.execute()
+        listings = []
+        for member, (size, public, *names) in zip(members, states):
+            if size is not None and public is not None:  # else expired since the range was read
+                listings.append(Listing(member, member.split(":", 1)[1], int(size), [json.loads(n) for n in names
+                                                                                     if n is not None], public))
+        return listings, len(members) > limit
+
     async def release(self, room: str, seat: int, epoch: int) -> bool:
         async with self._talking():
-            left = await self._release(keys(room), [self.node, seat, epoch, now_stamp(), self._retention_ms])
+            left = await self._release(with_lobby(room), [self.node, seat, epoch, now_stamp(), self._retention_ms])
         await self._let_go(room)
         return bool(left)
 
@@ -403,7 +452,7 @@ class RedisLedger(Ledger):
                 rooms = f"discard:node:{node}:rooms"
                 held = cast(set[str], await self.client.smembers(rooms))
                 for room in held:
-                    await self._release(keys(room), [node, "", "", now_stamp(), self._retention_ms])
+                    await self._release(with_lobby(room), [node, "", "", now_stamp(), self._retention_ms])
                     log.info("released the seats of dead node %s in room=%s", node, room)
                 await self.client.delete(rooms, f"discard:node:{node}:wake")
                 await self.client.zrem(NODES, node)

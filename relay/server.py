@@ -26,6 +26,8 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   first one's seq.
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
+* A ``list`` is answered with one page of the lobby (:mod:`relay.lobby`): rooms created public that are
+  open, and only what they chose to show; any connection may ask, joined or not, within its rate limit.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from websockets.frames import Frame
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
+from . import lobby
 from .ledger import (MAX_SEATS, POLICY, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused, to_json)
 
 log = logging.getLogger("discard.relay")
@@ -325,6 +328,8 @@ class Relay:
             request = self._parse(message)
             if request["type"] == "join":
                 await self._join(client, request)
+            elif request["type"] == "list":
+                await self._list(client, request)
             else:
                 await self._post(client, request)
         except Refused as refused:
@@ -367,8 +372,8 @@ class Relay:
             raise Refused("bad_request", "frame has a lone surrogate escape (\\ud800 to \\udfff), which is no character")
         if not isinstance(request, dict):
             raise Refused("bad_request", "frame must be a JSON object")
-        if request.get("type") not in ("join", "post"):
-            raise Refused("bad_request", 'unknown "type"; expected "join" or "post"')
+        if request.get("type") not in ("join", "post", "list"):
+            raise Refused("bad_request", 'unknown "type"; expected "join", "post" or "list"')
         return request
 
     # -- join, post, leave ---------------------------------------------------
@@ -391,10 +396,11 @@ class Relay:
             raise Refused("bad_request", '"after" must be a whole number, 0 or more')
         if seats is not None and (type(seats) is not int or not 2 <= seats <= MAX_SEATS):
             raise Refused("bad_request", f'"seats" must be a whole number from 2 to {MAX_SEATS}')
+        public = None if request.get("public") is None else lobby.public_json(request["public"])
         if room not in self.channels and len(self.channels) >= self.limits.max_rooms:
             raise Refused("relay_full", "the relay holds its maximum number of rooms; try again later")
 
-        claim = await self.ledger.claim(room, name, token, seats)
+        claim = await self.ledger.claim(room, name, token, seats, public)
         client.room, client.seat, client.epoch, client.joined_at = room, claim.seat, claim.epoch, claim.seq
         client.cursor = min(after, claim.seq)
         channel = self.channels.get(room)
@@ -421,6 +427,12 @@ class Relay:
             elif not entries:
                 raise AssertionError(f"ledger of room {channel.room} ends at {client.cursor} "
                                      f"but its follower is at {channel.position}")
+
+    async def _list(self, client: Client, request: dict) -> None:
+        """One page of the lobby, to this connection only."""
+        after, limit = lobby.page_request(request)
+        listings, more = await self.ledger.lobby_page(after, limit)
+        self._send(client, lobby.rooms_frame(listings, more, int(time.time() * 1000)))
 
     async def _post(self, client: Client, request: dict) -> None:
         if client.channel is None or client.room is None:

@@ -130,8 +130,10 @@ class RelayClient:
     """One seat in one relay room, through any of one or more relay nodes."""
 
     def __init__(self, url: str, room: str, name: str, token: str | None = None, after: int = 0,
-                 on_link: Callable[[Link], None] | None = None, max_backoff: float = 5.0, seats: int = 2) -> None:
+                 on_link: Callable[[Link], None] | None = None, max_backoff: float = 5.0, seats: int = 2,
+                 public: dict[str, str | int | bool] | None = None) -> None:
         self.address, self.room, self.name, self.seats = url, room, name, seats
+        self.public = public  # what the room shows in the relay's lobby, if this join creates it listed
         self.urls = [url]
         self._current = 0  # index in urls of the node in use (or tried next)
         self.token, self.last_seq = token, after
@@ -248,9 +250,11 @@ class RelayClient:
             self._delay = min(self.max_backoff, self._delay * 2)
 
     async def _session(self, connection: ClientConnection) -> None:
-        join = {"type": "join", "room": self.room, "name": self.name, "token": self.token, "after": self.last_seq}
+        join: dict[str, object] = {"type": "join", "room": self.room, "name": self.name, "token": self.token, "after": self.last_seq}
         if self.seats != 2:
             join["seats"] = self.seats  # the room's size, when this join creates it (docs/relay-protocol.md)
+        if self.public is not None:
+            join["public"] = self.public  # listed in the lobby, when this join creates the room (protocol 1.2)
         await connection.send(json.dumps(join))
         try:
             welcome = self._frame(await asyncio.wait_for(connection.recv(), WELCOME_TIMEOUT))

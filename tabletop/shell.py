@@ -313,15 +313,16 @@ def prune(directory: Path, keep: int) -> None:
 
 async def join(url: str, room: str, wish: Wish, catalog: dict[str, Game], *, seed: bytes, token: str | None = None,
                follow: bool = False, autoplay: Strategy | None = None, think_time: float = 0.0,
-               transcript_dir: Path | None = None) -> Seat:
-    """Take a seat (or take it back with ``token``) in ``room``; raises RelayError with a one-line reason."""
+               transcript_dir: Path | None = None, public: dict[str, str | int | bool] | None = None) -> Seat:
+    """Take a seat (or take it back with ``token``) in ``room``; raises RelayError with a one-line reason.
+    ``public``: what the room shows in the relay's lobby, if this seat creates it (none: it is not listed)."""
     seat: Seat | None = None
 
     def link_changed(link: Link) -> None:
         if seat is not None:
             seat.link_changed(link)
 
-    client = RelayClient(url, room, wish.name, token=token, on_link=link_changed, seats=wish.seats)
+    client = RelayClient(url, room, wish.name, token=token, on_link=link_changed, seats=wish.seats, public=public)
     await client.open()
     assert client.seat is not None
     table = Table(room, client.seat, seed, catalog, wish, follow=follow)

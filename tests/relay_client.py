@@ -13,6 +13,7 @@ import asyncio
 import collections
 import json
 import math
+import re
 import ssl
 import time
 from typing import Any, Callable
@@ -144,6 +145,8 @@ class Client:
             assert set(frame) == {"type", "id", "seq"} and isinstance(frame["id"], str), frame
             assert isinstance(frame["seq"], int) and not isinstance(frame["seq"], bool), frame
             self.acks.append(frame)
+        elif kind == "rooms":
+            check_rooms_frame(frame)
         elif kind != "welcome":
             pytest.fail(f"{self.label}: unknown frame type from relay: {raw:.200}")
         return frame
@@ -226,13 +229,16 @@ class Client:
         *,
         send_after: bool = True,
         seats: int | None = None,
+        public: Any = None,
     ) -> dict:
-        """Send a join (with ``"seats"`` if given); return the welcome or error frame."""
+        """Send a join (with ``"seats"`` and ``"public"`` if given); return the welcome or error frame."""
         frame: dict[str, Any] = {"type": "join", "room": room, "name": name, "token": token}
         if send_after:
             frame["after"] = after
         if seats is not None:
             frame["seats"] = seats
+        if public is not None:
+            frame["public"] = public
         await self.send(frame)
         while True:
             reply = await self.recv_frame()
@@ -254,6 +260,20 @@ class Client:
         reply = await self.try_join(room, name, token, after, **kw)
         assert reply["type"] == "welcome", f"{self.label}: join refused: {reply}"
         return reply
+
+    async def list_rooms(self, after: str | None = None, limit: int | None = None) -> dict:
+        """Ask for one page of the lobby (1.2); the ``rooms`` frame, or the error (events read meanwhile are kept)."""
+        frame: dict[str, Any] = {"type": "list"}
+        if after is not None:
+            frame["after"] = after
+        if limit is not None:
+            frame["limit"] = limit
+        await self.send(frame)
+        while True:
+            reply = await self.recv_frame()
+            if reply["type"] in ("rooms", "error"):
+                return reply
+            self.pending.append(reply)
 
     async def send_post(self, body: dict) -> None:
         """Post without waiting for anything."""
@@ -295,6 +315,25 @@ def check_error_frame(frame: dict) -> None:
     assert set(frame) >= {"type", "code", "message"}, frame
     assert isinstance(frame["code"], str) and frame["code"], frame
     assert isinstance(frame["message"], str) and frame["message"].strip(), f"error without a human message: {frame}"
+
+
+ROW_KEYS = {"room", "seats", "taken", "names", "waited", "public"}
+
+
+def check_rooms_frame(frame: dict) -> None:
+    """A lobby page (1.2): rows of exactly the listed fields, a few of them, and a cursor or null."""
+    assert set(frame) == {"type", "rooms", "next"}, frame
+    assert frame["next"] is None or (isinstance(frame["next"], str) and frame["next"]), frame
+    assert isinstance(frame["rooms"], list) and len(frame["rooms"]) <= 50, frame
+    for row in frame["rooms"]:
+        assert set(row) == ROW_KEYS, row
+        assert isinstance(row["room"], str) and re.fullmatch(r"[A-Za-z0-9._-]{1,64}", row["room"]), row
+        assert row["seats"] in range(2, MAX_SEATS + 1) and not isinstance(row["seats"], bool), row
+        assert row["taken"] in range(1, row["seats"]) and not isinstance(row["taken"], bool), row
+        assert isinstance(row["names"], list) and len(row["names"]) == row["taken"], row
+        assert all(isinstance(n, str) and 1 <= len(n) <= 32 for n in row["names"]), row
+        assert isinstance(row["waited"], int) and not isinstance(row["waited"], bool) and row["waited"] >= 0, row
+        assert isinstance(row["public"], dict) and 1 <= len(row["public"]) <= 8, row
 
 
 def check_welcome_shape(w: dict) -> None:

@@ -11,7 +11,7 @@ from discard_tui.profile import terminal_profile
 
 @pytest.mark.parametrize("argv, says", [
     (["--deck", "huge"], "invalid choice: 'huge'"),
-    (["--relay", "ws://127.0.0.1:8765"], "--relay needs --room"),
+    (["--public", "--room", "r"], "--public lists a room in a relay's lobby: give --relay URL"),
     (["--relay", "127.0.0.1:8765", "--room", "r"], "is not a relay address; use ws://HOST:PORT"),
     (["--relay", "ws://a:1,b:2", "--room", "r"], "'b:2' is not a relay address"),
     (["--relay", "wss://a:1", "--room", "r", "--relay-ca", "/no/such.pem"], "--relay-ca: cannot use /no/such.pem"),
@@ -304,6 +304,16 @@ def test_pick_with_a_relay_leaves_the_room_to_the_start_screen():
     argv = ["--pick", "--relay", "ws://127.0.0.1:8765", "--name", "ana"]
     config = cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
     assert (config.relay, config.room, config.name) == ("ws://127.0.0.1:8765", "", "ana")
+
+
+def test_a_relay_with_no_room_opens_the_lobby_and_rooms_are_private_unless_public():
+    def config_of(*argv: str):
+        return cli.config_from(cli.parser().parse_args(list(argv)), cli.parser(), terminal_profile())
+
+    lobby = config_of("--relay", "ws://127.0.0.1:8765", "--name", "ana")
+    assert (lobby.relay, lobby.room, lobby.public) == ("ws://127.0.0.1:8765", "", False)  # the app shows the lobby
+    assert not config_of("--relay", "ws://h:1", "--room", "r").public
+    assert config_of("--relay", "ws://h:1", "--room", "r", "--public").public
 
 
 def test_help_says_how_long_a_name_may_be():

@@ -1,4 +1,4 @@
-"""Independent conformance tests for the relay wire protocol, version 1.1 (docs/relay-protocol.md).
+"""Independent conformance tests for the relay wire protocol, version 1.2 (docs/relay-protocol.md).
 
 Written from the contract alone (``shared/relay-protocol.md`` version 1 and
 the project's N-seat extension): a client that knows the contract and
@@ -27,6 +27,7 @@ import itertools
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from relay_client import (
     Client,
     abort_clients_of_this_loop,
     check_error_frame,
+    check_rooms_frame,
     check_welcome_shape,
     close_leftover_clients as close_leftover_clients,  # autouse
 )
@@ -557,6 +559,206 @@ async def test_bad_request_seats_out_of_range_or_not_a_whole_number(relay, seats
     assert (w["seat"], w["seats"]) == (0, 2)
     assert (await c.next_event())["seq"] == 1
     await c.close()
+
+
+# --------------------------------------------------------------------------
+# the lobby: public rooms listed (extension, docs/relay-protocol.md version 1.2)
+# --------------------------------------------------------------------------
+
+LOBBY_POLLS = 500  # list requests while waiting for a change the test cannot be told about (a leave)
+
+
+def public_of(label: str) -> dict:
+    return {"game": "cabo", "deck": "short", "rounds": 3, "fast": False, "note": label}
+
+
+async def lobby(lister: Client, limit: int = 50) -> dict[str, dict]:
+    """Every listed room, paging through the whole lobby (other tests' public rooms included)."""
+    rows: dict[str, dict] = {}
+    after = None
+    for _ in range(1000):
+        page = await lister.list_rooms(after, limit)
+        assert page["type"] == "rooms", page
+        assert len(page["rooms"]) <= limit, page
+        for row in page["rooms"]:
+            assert row["room"] not in rows, f"room listed twice across pages: {row}"
+            rows[row["room"]] = row
+        after = page["next"]
+        if after is None:
+            return rows
+    pytest.fail("the lobby never ended")
+
+
+async def lobby_until(lister: Client, room: str, condition: Callable[[dict | None], bool]) -> dict | None:
+    """Poll the lobby until ``room``'s row (None: not listed) meets ``condition``: for a leave, which the relay
+    records after the connection has closed (a bounded number of requests, within the rate limit)."""
+    row = None
+    for _ in range(LOBBY_POLLS):
+        row = (await lobby(lister)).get(room)
+        if condition(row):
+            return row
+        await asyncio.sleep(0.02)
+    pytest.fail(f"room {room} never reached the expected listing; last seen: {row}")
+
+
+async def public_room(relay: Target, seats: int = 3, name: str = "Alice") -> tuple[Client, dict]:
+    """``name`` alone in a new room of ``seats`` seats, created public."""
+    a = await Client.open(relay.url, "A")
+    room = new_room("pub")
+    public = public_of(room)
+    await a.join(room, name, seats=seats, public=public)
+    await a.events_until(lambda e: is_event(e, "join", 0))
+    return a, public
+
+
+async def test_public_room_is_listed_with_only_what_it_chose_to_show(relay):
+    a, public = await public_room(relay)
+    await a.post({"secret": "a post is never listed"})
+    lister = await Client.open(relay.url, "L")
+    await lister.send({"type": "list"})
+    raw = await asyncio.wait_for(lister.ws.recv(), TIMEOUT)
+    assert a.welcome is not None and a.welcome["token"] not in raw and "secret" not in raw, raw
+    check_rooms_frame(json.loads(raw))
+    row = (await lobby(lister))[a.room]
+    assert row["seats"] == 3 and row["taken"] == 1 and row["names"] == ["Alice"], row
+    assert row["public"] == public, row
+    assert 0 <= row["waited"] < 60, row
+    await close_all(a, lister)
+
+
+async def test_private_room_is_not_listed(relay):
+    a = await alone_in_room(relay)
+    b = await Client.open(relay.url, "B")
+    await b.join(a.room, "Bob", seats=2)
+    lister = await Client.open(relay.url, "L")
+    assert a.room not in await lobby(lister)
+    await close_all(a, b, lister)
+
+
+async def test_listed_room_shows_each_seat_taken_and_goes_when_full(relay):
+    a, _ = await public_room(relay, seats=3)
+    b = await Client.open(relay.url, "B")
+    await b.join(a.room, "Bob")  # no "public": the room's listing stays as its creator set it
+    lister = await Client.open(relay.url, "L")
+    row = (await lobby(lister))[a.room]
+    assert row["taken"] == 2 and row["names"] == ["Alice", "Bob"], row
+    c = await Client.open(relay.url, "C")
+    await c.join(a.room, "Cy", public={"game": "war"})  # a later join's "public" changes nothing
+    assert a.room not in await lobby(lister), "a full room is still listed"
+    await close_all(a, b, c, lister)
+
+
+async def test_listed_room_goes_when_everyone_left_and_comes_back_with_its_player(relay):
+    a, public = await public_room(relay, seats=2)
+    token = a.welcome["token"] if a.welcome else None
+    lister = await Client.open(relay.url, "L")
+    assert a.room in await lobby(lister)
+    await a.close()
+    await lobby_until(lister, a.room, lambda row: row is None)
+    again = await Client.open(relay.url, "A2")
+    await again.join(a.room, "Alice", token)
+    row = (await lobby(lister))[a.room]
+    assert row["taken"] == 1 and row["public"] == public, row
+    await close_all(again, lister)
+
+
+async def test_lobby_pages_are_bounded_and_follow_one_another(relay):
+    made = [await public_room(relay, seats=2) for _ in range(5)]
+    lister = await Client.open(relay.url, "L")
+    seen: list[str] = []
+    after = None
+    while True:
+        page = await lister.list_rooms(after, limit=2)
+        assert len(page["rooms"]) <= 2, page
+        seen += [row["room"] for row in page["rooms"]]
+        if page["next"] is None:
+            break
+        assert page["rooms"], "a page with a next cursor but no room"
+        after = page["next"]
+    mine = [a.room for a, _ in made]
+    assert [room for room in seen if room in mine] == mine, "pages are not in the order the rooms were listed"
+    assert len(seen) == len(set(seen)), seen
+    default = await lister.list_rooms()
+    assert len(default["rooms"]) <= 20, default
+    await close_all(lister, *(a for a, _ in made))
+
+
+async def test_a_joined_connection_may_list_too(relay):
+    a, _ = await public_room(relay)
+    assert a.room in await lobby(a)
+    await strict_marker(a)
+    await close_all(a)
+
+
+BAD_PUBLIC = [
+    {}, [], "cabo", 3, True,
+    {f"k{i}": 1 for i in range(9)},
+    {"": 1}, {"k" * 33: 1}, {"bad key": 1}, {"é": 1},
+    {"game": "x" * 65}, {"game": "tab\there"}, {"game": "nul\x00"},
+    {"game": None}, {"game": 1.5}, {"game": 2**53 + 1}, {"game": [1]}, {"game": {"nested": 1}},
+]
+
+
+@pytest.mark.parametrize("public", BAD_PUBLIC, ids=repr)
+async def test_bad_request_malformed_public_creates_nothing(relay, public):
+    c = await Client.open(relay.url, "C")
+    room = new_room("pub")
+    reply = await c.try_join(room, "Alice", public=public)
+    assert reply["type"] == "error" and reply["code"] == "bad_request", reply
+    lister = await Client.open(relay.url, "L")
+    assert room not in await lobby(lister)
+    w = await c.join(room, "Alice")  # the refused join took no seat and made no room
+    assert w["seat"] == 0 and w["head"] == 1, w
+    await close_all(c, lister)
+
+
+@pytest.mark.parametrize("public", [{"g": ""}, {"k" * 32: "v" * 64, "n": -(2**53), "b": True},
+                                   {f"k{i}": "\u2603" * 64 for i in range(8)}], ids=["empty", "edges", "max"])
+async def test_public_edges_are_accepted_and_shown_as_given(relay, public):
+    c = await Client.open(relay.url, "C")
+    room = new_room("pub")
+    await c.join(room, "Alice", public=public)
+    lister = await Client.open(relay.url, "L")
+    assert (await lobby(lister))[room]["public"] == public
+    await close_all(c, lister)
+
+
+@pytest.mark.parametrize("frame", [
+    {"type": "list", "limit": 0}, {"type": "list", "limit": 51}, {"type": "list", "limit": "5"},
+    {"type": "list", "limit": 2.5}, {"type": "list", "limit": True},
+    {"type": "list", "after": 5}, {"type": "list", "after": ""}, {"type": "list", "after": "x" * 200},
+    {"type": "list", "after": "not a cursor"}, {"type": "list", "after": ["0000000000000:r"]},
+], ids=repr)
+async def test_bad_request_malformed_list_and_the_connection_stays(relay, frame):
+    c = await alone_in_room(relay)
+    await c.next_event()
+    await c.send(frame)
+    await c.expect_error("bad_request")
+    await strict_marker(c)
+    await close_all(c)
+
+
+async def test_a_store_keeps_the_listing_across_sigkill(backend, relay_with_flags):
+    if backend != "sqlite":
+        pytest.skip("the file store's own test: memory keeps nothing, and Redis keeps the room as any other key")
+    r1 = relay_with_flags(durable=True)
+    a, public = await public_room(r1, seats=2)
+    token = a.welcome["token"] if a.welcome else None
+    r1.kill()
+    r2 = relay_with_flags(durable=True)
+    again = await Client.open(r2.url, "A2")
+    await again.join(a.room, "Alice", token=token)
+    lister = await Client.open(r2.url, "L")
+    row = (await lobby(lister))[a.room]
+    assert row["public"] == public and row["names"] == ["Alice"], row
+    await close_all(again, lister)
+
+
+async def test_a_cursor_past_every_room_gives_an_empty_last_page(relay):
+    lister = await Client.open(relay.url, "L")
+    page = await lister.list_rooms("9999999999999:zzz")
+    assert page == {"type": "rooms", "rooms": [], "next": None}
+    await close_all(lister)
 
 
 # --------------------------------------------------------------------------
@@ -1469,7 +1671,7 @@ def fuzz():
 
 
 def is_valid_frame_shape(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("type") in ("join", "post")
+    return isinstance(value, dict) and value.get("type") in ("join", "post", "list")
 
 
 json_scalars = (

@@ -1,0 +1,303 @@
+"""The lobby screen: the rooms waiting for players on a relay, to join one or create one that is listed there.
+
+Guarantees: the rooms come from strangers through the relay, so every text of theirs (room names, player names,
+options) is shown literally, never read as markup; a page is read by a worker, never on the screen's own time,
+and a relay that cannot be read costs one line on the screen, which then tries again at the next refresh. The
+screen dismisses itself with the table to open (a listed room to join, or a new public room), or None (Escape).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Footer, Input, Label, Select
+
+from tabletop.about import OneOf
+
+from .config import GROUPS, SCREENS, PlayConfig, fresh_room
+from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining
+from .widgets import HelpScreen
+
+Fetch = Callable[[str | None, int], Awaitable[Page]]  # a page after a cursor (None: the first), at most n rooms
+
+REFRESH = 5.0  # seconds between two readings of the page shown
+FIXED = 7 + 8 + 12 + 8  # the players, waiting and game columns, and the cells' padding
+
+HELP = """[b]The lobby[/b]: rooms on this relay waiting for players.
+
+Each row is a room somebody created as public: its game, the seats taken and how many it has, who sits there, and how long it has waited. A room leaves the list once it is full (its game starts) or empty.
+
+[b]Enter[/b]  join the highlighted room
+[b]c[/b]      create a room, listed here
+[b]n p[/b]    next page, previous page
+[b]r[/b]      read the list again now
+[b]Esc[/b]    leave the lobby
+
+The list is read again every few seconds. Names and games are typed by other players: discard shows them as they are."""
+
+
+def waited_words(seconds: int) -> str:
+    """How long a room has waited, in a few characters: "40 s", "12 min", "3 h", "2 d"."""
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    if seconds < 86400:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} d"
+
+
+def cell(text: str, width: int) -> Text:
+    """A table cell showing ``text`` literally, cut with an ellipsis to ``width`` columns."""
+    shown = Text(text, no_wrap=True, overflow="ellipsis")
+    shown.truncate(max(width, 1), overflow="ellipsis")
+    return shown
+
+
+def detail_line(room: Waiting) -> str:
+    """What the highlighted room says of itself beyond the row: its name and options."""
+    shown = [f"{key}: {value}" for key, value in room.options.items()]
+    where = f"Room {room.room}" + (f" · {' · '.join(shown)}" if shown else "")
+    return where if room.known else f"{where} · this discard cannot play {room.game or 'an unnamed game'!r}"
+
+
+class LobbyScreen(Screen[PlayConfig | None]):
+    """The rooms waiting on ``config.relay``, a page at a time; Enter joins one, ``c`` creates one."""
+
+    CSS_PATH = "lobby.tcss"
+    BINDINGS = [  # Enter before the table's own (which only says "selected"); r and Esc are in the help
+        Binding("enter", "join", "Join", priority=True),
+        Binding("c", "create", "Create"),
+        Binding("n", "next_page", "Next"),
+        Binding("p", "previous_page", "Previous"),
+        Binding("r", "reload", "Refresh", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("escape", "leave", "Leave", show=False),
+    ]
+
+    def __init__(self, config: PlayConfig, fetch: Fetch | None = None, refresh: float | None = REFRESH) -> None:
+        super().__init__()
+        self.config = config
+        self.link = LobbyLink(config.relay or "") if fetch is None else None
+        self.fetch: Fetch = fetch or self.link.page  # type: ignore[union-attr]
+        self.refresh_every = refresh
+        self.cursors: list[str | None] = [None]  # the cursor of each page up to the one shown
+        self.page: Page | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="lobby"):
+            yield Label(f"Rooms waiting on {self.config.relay} · you play as {self.config.name}", id="where",
+                        markup=False)
+            yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+            yield Label("", id="detail", markup=False)
+            yield Label("Reading the lobby…", id="status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#rooms", DataTable)
+        for label, key in (("Game", "game"), ("Players", "players"), ("Names", "names"), ("Waiting", "waited")):
+            table.add_column(label, key=key)
+        table.focus()
+        self.load()
+        if self.refresh_every:
+            self.set_interval(self.refresh_every, self.load)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="lobby")
+    async def load(self) -> None:
+        """Read the page shown (the first at the start) and show it; a relay that fails costs one line."""
+        try:
+            page = await self.fetch(self.cursors[-1], PAGE)
+        except LobbyError as error:
+            self.say(f"Cannot read the lobby: {error}")
+            return
+        self.show(page)
+
+    def show(self, page: Page) -> None:
+        """Show ``page`` in the table, keeping the highlighted room highlighted if it is still there."""
+        self.page = page
+        table = self.query_one("#rooms", DataTable)
+        keep = self.highlighted
+        table.clear()
+        names_width = max(10, self.size.width - FIXED)
+        for room in page.rooms:
+            table.add_row(cell(room.game or "?", 12), f"{len(room.names)}/{room.seats}",
+                          cell(", ".join(room.names), names_width), waited_words(room.waited), key=room.room)
+        rooms = [room.room for room in page.rooms]
+        if keep is not None and keep.room in rooms:
+            table.move_cursor(row=rooms.index(keep.room))
+        number = len(self.cursors)
+        if page.rooms:
+            self.say(f"{len(page.rooms)} room{'s' * (len(page.rooms) != 1)} waiting (page {number}). "
+                     "Enter joins, c creates one.")
+        elif number > 1:
+            self.say(f"No more rooms (page {number}). p goes back, c creates one.")
+        else:
+            self.say("No room is waiting on this relay. c creates one, which is listed here.")
+        self.show_detail()
+        self.refresh_bindings()
+
+    def on_resize(self) -> None:
+        if self.page is not None:
+            self.show(self.page)
+
+    def say(self, text: str) -> None:
+        self.query_one("#status", Label).update(text)
+
+    @property
+    def highlighted(self) -> Waiting | None:
+        table = self.query_one("#rooms", DataTable)
+        if self.page is None or not self.page.rooms or table.row_count == 0:
+            return None
+        return self.page.rooms[min(table.cursor_row, len(self.page.rooms) - 1)]
+
+    @on(DataTable.RowHighlighted)
+    def show_detail(self) -> None:
+        room = self.highlighted
+        self.query_one("#detail", Label).update(detail_line(room) if room is not None else "")
+
+    # -- keys ---------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that do nothing now are not offered: False leaves them out of the footer (None would dim them)."""
+        if action == "join":
+            return self.highlighted is not None
+        if action == "next_page":
+            return self.page is not None and self.page.next is not None
+        if action == "previous_page":
+            return len(self.cursors) > 1
+        return True
+
+    @on(DataTable.RowSelected)
+    def action_join(self) -> None:
+        room = self.highlighted
+        if room is None:
+            return
+        if not room.known:
+            self.say(f"This discard cannot play {room.game or 'an unnamed game'!r}: pick another room.")
+            return
+        self.dismiss(joining(self.config, room))
+
+    def action_next_page(self) -> None:
+        if self.page is not None and self.page.next:
+            self.cursors.append(self.page.next)
+            self.query_one("#rooms", DataTable).move_cursor(row=0)
+            self.load()
+
+    def action_previous_page(self) -> None:
+        if len(self.cursors) > 1:
+            self.cursors.pop()
+            self.query_one("#rooms", DataTable).move_cursor(row=0)
+            self.load()
+
+    def action_reload(self) -> None:
+        self.say("Reading the lobby…")
+        self.load()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(Content.from_markup(HELP)))
+
+    @work(exclusive=True, group="create")
+    async def action_create(self) -> None:
+        config = await self.app.push_screen_wait(CreateRoom(self.config))
+        if config is not None:
+            self.dismiss(config)
+
+    def action_leave(self) -> None:
+        self.dismiss(None)
+
+    async def on_unmount(self) -> None:
+        if self.link is not None:
+            await self.link.close()
+
+
+class CreateRoom(ModalScreen[PlayConfig | None]):
+    """A new public room: its game, players, the game's options and the cards' encryption (as the start screen
+    and the command line offer them). Create (Enter) dismisses with the room's table; Escape with None."""
+
+    CSS_PATH = "lobby.tcss"
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, config: PlayConfig) -> None:
+        super().__init__()
+        self.config = config
+
+    def compose(self) -> ComposeResult:
+        c = self.config
+        with Vertical(id="create", classes="dialog"):
+            yield Label("[b]A new room, listed in the lobby[/b]")
+            with Grid(id="create-form"):
+                yield Label("Game")
+                yield Select([(entry.about.title, name) for name, entry in SCREENS.items()], value=c.game,
+                             allow_blank=False, id="game", compact=True)
+                yield Label("Players")
+                yield Select(self.seat_choices(c.game), value=self.default_seats(c.game), allow_blank=False,
+                             id="seats", compact=True)
+                for name, entry in SCREENS.items():
+                    for option in entry.about.options:
+                        classes = f"option game-{name}"
+                        yield Label(option.name.capitalize(), classes=classes)
+                        if isinstance(option, OneOf):
+                            yield Select([(choice, choice) for choice in option.choices], value=option.default,
+                                         allow_blank=False, id=f"{name}-{option.name}", classes=classes,
+                                         compact=True)
+                        else:
+                            yield Input(str(option.default), type="integer", id=f"{name}-{option.name}",
+                                        classes=classes, compact=True, tooltip=option.help)
+                yield Label("Encryption")
+                yield Select([(title, name) for name, title in GROUPS.items()], value=c.group, allow_blank=False,
+                             id="group", compact=True)
+            yield Label("", id="problem", markup=False)
+            yield Button("Create", id="create-room", variant="primary", compact=True)
+        yield Footer()
+
+    def seat_choices(self, game: str) -> list[tuple[str, int]]:
+        return [(str(n), n) for n in SCREENS[game].about.seats]
+
+    def default_seats(self, game: str) -> int:
+        about = SCREENS[game].about
+        return self.config.seats if game == self.config.game and self.config.seats in about.seats \
+            else about.default_seats
+
+    def on_mount(self) -> None:
+        self.show_options()
+        self.query_one("#game", Select).focus()
+
+    @property
+    def game(self) -> str:
+        return str(self.query_one("#game", Select).value)
+
+    @on(Select.Changed, "#game")
+    def show_options(self) -> None:
+        game = self.game
+        for widget in self.query(".option"):
+            widget.display = widget.has_class(f"game-{game}")
+        seats = self.query_one("#seats", Select)
+        seats.set_options(self.seat_choices(game))
+        seats.value = self.default_seats(game)
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#create-room")
+    def create(self) -> None:
+        game = self.game
+        options: dict[str, str | int] = {}
+        for option in SCREENS[game].about.options:
+            widget = self.query_one(f"#{game}-{option.name}")
+            text = str(widget.value) if isinstance(widget, (Select, Input)) else ""
+            try:
+                options[option.name] = option.parse(text)
+            except ValueError as error:
+                self.query_one("#problem", Label).update(f"{option.name.capitalize()}: {error}")
+                return
+        self.dismiss(dataclasses.replace(
+            self.config, room=fresh_room("table"), game=game, seats=int(str(self.query_one("#seats", Select).value)),
+            options=options, group=str(self.query_one("#group", Select).value), public=True))

@@ -1,0 +1,216 @@
+"""The lobby: the screen fed with listings by hand (a harness, no relay), what it makes of a relay's pages,
+and one walk through a real in-process relay (create a public room from the lobby, see it listed, fill it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.widgets import DataTable, Input, Select
+
+import discard_tui
+from discard_tui.app import DiscardApp, HelpScreen
+from discard_tui.config import PlayConfig
+from discard_tui.lobby import LobbyError, LobbyLink, Page, Waiting, parse_page, public_fields
+from discard_tui.lobby_screen import CreateRoom, LobbyScreen, waited_words
+from discard_tui.profile import Profile
+from pilot import text_of, until
+
+RELAY = "ws://relay.example:8765"
+
+
+def waiting(n: int, game: str = "cabo", names: tuple[str, ...] = ("ana",), seats: int = 3, **options) -> Waiting:
+    return Waiting(f"table-{n:04d}", seats, names, 75 * n, game, dict(options))
+
+
+class LobbyHarness(App[None]):
+    """The lobby screen alone, fed pages by hand: ``fetched`` keeps the cursors it asked for, ``chosen`` what
+    it dismissed with."""
+
+    CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
+
+    def __init__(self, pages: dict[str | None, Page | LobbyError]) -> None:
+        super().__init__()
+        self.pages = pages
+        self.fetched: list[str | None] = []
+        self.chosen: list[PlayConfig | None] = []
+
+    async def fetch(self, after: str | None, limit: int) -> Page:
+        self.fetched.append(after)
+        page = self.pages[after]
+        if isinstance(page, LobbyError):
+            raise page
+        return page
+
+    def on_mount(self) -> None:
+        config = PlayConfig(relay=RELAY, room="", name="me", game="discard")
+        self.push_screen(LobbyScreen(config, self.fetch, refresh=None), self.chosen.append)
+
+
+def offered(app: App) -> set[str]:
+    """The keys the footer shows."""
+    return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
+
+
+def rows(app: App) -> list[list[str]]:
+    table = app.screen.query_one("#rooms", DataTable)
+    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_the_lobby_lists_rooms_literally_and_pages_through_them():
+    long = "x" * 32
+    first = Page((waiting(1, names=("[b]ana[/b]", "bo")), waiting(2, game="war", names=(long, long), seats=2),
+                  waiting(3, names=(long,) * 5, seats=6)), "cursor-1")
+    second = Page((waiting(4, game="discard", names=("cy",), seats=2, deck="short"),), None)
+    app = LobbyHarness({None: first, "cursor-1": second})
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: rows(app), "the first page")
+        shown = rows(app)
+        assert shown[0] == ["cabo", "2/3", "[b]ana[/b], bo", "1 min"]  # markup from a stranger stays text
+        assert shown[2][2].endswith("…") and len(shown[2][2]) <= 60  # long names are cut, not wrapped
+        assert "3 rooms waiting (page 1)" in text_of(app.screen, "#status")
+        assert text_of(app.screen, "#detail") == "Room table-0001"
+        assert "n" in offered(app) and "p" not in offered(app)  # no previous page to go back to
+        await pilot.press("n")
+        await until(pilot, lambda: rows(app) and rows(app)[0][0] == "discard", "the second page")
+        assert app.fetched == [None, "cursor-1"]
+        assert text_of(app.screen, "#detail") == "Room table-0004 · deck: short"
+        assert "p" in offered(app) and "n" not in offered(app)
+        await pilot.press("p")
+        await until(pilot, lambda: rows(app) and rows(app)[0][0] == "cabo", "the first page again")
+
+
+async def test_enter_joins_the_highlighted_room_with_its_game_and_seats():
+    app = LobbyHarness({None: Page((waiting(1), waiting(2, game="war", seats=2)), None)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: rows(app), "the rooms")
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: app.chosen, "the choice")
+    [chosen] = app.chosen
+    assert chosen is not None
+    assert (chosen.room, chosen.game, chosen.seats, chosen.public, chosen.relay) == ("table-0002", "war", 2, False,
+                                                                                     RELAY)
+
+
+async def test_a_room_of_a_game_this_discard_cannot_play_is_refused_in_one_line():
+    app = LobbyHarness({None: Page((waiting(1, game="[red]poker"),), None)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: rows(app), "the room")
+        assert "cannot play '[red]poker'" in text_of(app.screen, "#detail")
+        await pilot.press("enter")
+        assert text_of(app.screen, "#status") == "This discard cannot play '[red]poker': pick another room."
+        assert app.chosen == []
+
+
+async def test_an_empty_lobby_offers_only_to_create_and_a_relay_that_fails_costs_one_line():
+    app = LobbyHarness({None: Page((), None)})
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: "No room is waiting" in text_of(app.screen, "#status"), "the empty lobby")
+        assert "enter" not in offered(app) and "c" in offered(app)
+        app.pages[None] = LobbyError("cannot reach the relay at ws://x (connection refused)")
+        await pilot.press("r")
+        await until(pilot, lambda: text_of(app.screen, "#status").startswith("Cannot read"), "the problem")
+        assert text_of(app.screen, "#status") == ("Cannot read the lobby: cannot reach the relay at ws://x "
+                                                  "(connection refused)")
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: app.chosen == [None], "leaving the lobby")
+
+
+async def test_c_creates_a_public_room_with_the_game_its_players_and_options():
+    app = LobbyHarness({None: Page((), None)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "No room" in text_of(app.screen, "#status"), "the lobby")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
+        dialog = app.screen
+        dialog.query_one("#game", Select).value = "war"
+        await pilot.pause()
+        assert dialog.query_one("#war-tricks", Input).display and not dialog.query_one("#discard-deck").display
+        tricks = dialog.query_one("#war-tricks", Input)
+        tricks.value = "0"
+        await pilot.click("#create-room")
+        assert text_of(dialog, "#problem").startswith("Tricks: ")
+        tricks.value = "50"
+        tricks.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: app.chosen, "the new room")
+    [chosen] = app.chosen
+    assert chosen is not None and chosen.public and chosen.room.startswith("table-")
+    assert (chosen.game, chosen.seats, chosen.options) == ("war", 2, {"tricks": 50})
+    assert public_fields(chosen) == {"game": "war", "group": "ed25519", "tricks": 50}
+
+
+@pytest.mark.parametrize("frame", [
+    None, [], {"type": "welcome"}, {"type": "rooms", "rooms": {}, "next": None},
+    {"type": "rooms", "rooms": [{"room": "r"}], "next": None},
+    {"type": "rooms", "rooms": [], "next": 5},
+    {"type": "rooms", "rooms": [{"room": "r", "seats": 2, "taken": 2, "names": ["a", "b"], "waited": 1,
+                                 "public": {}}], "next": None},
+    {"type": "rooms", "rooms": [{"room": "r", "seats": 2, "taken": 1, "names": ["a\x1b[31m"], "waited": 1,
+                                 "public": {}}], "next": None},
+    {"type": "rooms", "rooms": [{"room": "../x", "seats": 2, "taken": 1, "names": ["a"], "waited": 1,
+                                 "public": {}}], "next": None},
+], ids=repr)
+def test_a_page_that_is_not_what_the_protocol_says_is_refused_in_one_line(frame):
+    with pytest.raises(LobbyError) as refused:
+        parse_page(frame)
+    assert "\n" not in str(refused.value)
+
+
+def test_waiting_times_are_short():
+    assert [waited_words(s) for s in (0, 59, 60, 3599, 3600, 86400 * 3)] == ["0 s", "59 s", "1 min", "59 min", "1 h",
+                                                                             "3 d"]
+
+
+async def test_a_room_created_in_the_lobby_is_listed_on_a_real_relay_until_it_is_full(relay_url, tmp_path):
+    from websockets.asyncio.client import connect
+
+    profile = Profile(tmp_path / "data", "ana")
+    app = DiscardApp(PlayConfig(relay=relay_url, room="", name="ana", game="discard"), profile)
+    link = LobbyLink(relay_url)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and "No room is waiting" in text_of(app.screen, "#status"), "the empty lobby")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
+        await pilot.click("#create-room")
+        await until(pilot, lambda: app.seat is not None, "my seat in the new room")
+        room = app.config.room
+        [listed] = (await link.page(None)).rooms
+        assert (listed.room, listed.game, listed.names, listed.seats) == (room, "discard", ("ana",), 2)
+        assert listed.options == {"group": "ed25519", "deck": "full"}
+        async with connect(relay_url) as other:  # a second player takes the last seat: the room is full
+            await other.send('{"type": "join", "room": "%s", "name": "bo", "token": null}' % room)
+            await other.recv()
+            assert (await link.page(None)).rooms == ()
+    await link.close()
+
+
+async def test_the_start_screen_goes_to_the_lobby_by_default_and_escape_comes_back(relay_url, tmp_path):
+    from textual.widgets import Checkbox
+
+    from discard_tui.start import StartScreen
+
+    app = DiscardApp(PlayConfig(relay=relay_url, room="", name="ana"), Profile(tmp_path / "data", "ana"), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        assert app.screen.query_one("#opponent", Select).value == "lobby"
+        assert not app.screen.query_one("#public", Checkbox).display  # only for a room named there
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen again")
+        screen = app.screen
+        screen.query_one("#opponent", Select).value = "person"
+        await pilot.pause()
+        screen.query_one("#public", Checkbox).value = True
+        screen.query_one("#room", Input).value = "named-public"
+        await pilot.click("#play")
+        await until(pilot, lambda: app.seat is not None, "my seat")
+        assert (app.config.room, app.config.public) == ("named-public", True)
+        link = LobbyLink(relay_url)
+        assert [room.room for room in (await link.page(None)).rooms] == ["named-public"]
+        await link.close()
