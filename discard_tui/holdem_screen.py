@@ -26,7 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.widgets import Static
 
-from .table_screen import GameUI, MakeMove, TableScreen
+from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatPhase, SeatView
 from .widgets import ProgressBox, show_text
 
@@ -162,16 +162,39 @@ def spark(values: Sequence[int], top: int) -> str:
     return "".join(SPARKS[min(len(SPARKS) - 1, value * len(SPARKS) // (top + 1))] for value in values)
 
 
+def plain_cards(texts: Sequence[str]) -> str:
+    return " ".join(card(text).plain for text in texts)
+
+
+def last_hand(view: HoldemScreenView) -> list[str]:
+    """The last finished hand, while the next is played: one line when nobody had to show; after a showdown, every
+    hand shown with its name and what it won, who mucked, and an uncalled bet returned."""
+    board = view.board
+    if board is None or board.last is None:
+        return []
+    last = board.last
+    words = [name(view, s).lower() if s == view.me else view.names[s] for s in range(len(view.names))]
+    if not last.shown:
+        return [capitalized(board.last_result.format(*words))]
+    width = min(max(len(name(view, shown.seat)) for shown in last.shown), 14)
+    lines = [f"Hand {last.number} on {plain_cards(last.board)}:"]
+    for shown in last.shown:
+        took = last.took(shown.seat)
+        lines.append(f"  {name(view, shown.seat)[:width]:<{width}}  {plain_cards(shown.cards)}  {shown.name}"
+                     + (f" · won {took}" if took else ""))
+    lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]
+    lines += [f"  {amount} uncalled returned to {words[seat]}" for seat, amount in last.returned]
+    return lines
+
+
 def info(view: HoldemScreenView, width: int) -> str:
-    """The hand and the blinds, the last hand's result; at the end of the game a chip graph of every player."""
+    """The hand and the blinds, the last hand (:func:`last_hand`); at the end of the game a chip graph of every
+    player."""
     board = view.board
     if board is None:
         return ""
     small, big = board.blinds
-    lines = [f"Hand {board.hand} of {board.hands} · blinds {small}/{big}"]
-    if board.last_result:
-        lines.append(board.last_result.format(*(name(view, s).lower() if s == view.me else view.names[s]
-                                                for s in range(len(view.names)))))
+    lines = [f"Hand {board.hand} of {board.hands} · blinds {small}/{big}", *last_hand(view)]
     if board.over and board.history:
         top = max(max(chips) for chips in board.history)
         room = max(width - 20, 5)

@@ -11,7 +11,7 @@ import eval7
 import pytest
 
 from games.holdem.game import HoldemOptions, HoldemState
-from games.holdem.moves import Board, Call, Check, Fold, Muck, Raise, Show
+from games.holdem.moves import Board, Call, Check, Fold, Muck, Raise, Show, Shown
 from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, hand_name
 from games.holdem.strategy import equity, player, tier
 from tabletop.deck import Show as Reveal
@@ -225,8 +225,40 @@ def test_the_last_aggressor_shows_first_and_a_loser_may_muck():
     error = refused(state, 1, Show(positions=[0, 3]))
     assert str(error) == "showed cards [0, 3] at showdown, which are not the hole cards dealt to them ([1, 4])"
     play(state, 1, Show(positions=[1, 4]))
-    assert play(state, 0, Muck()).startswith("mucked. Hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 120")
+    assert play(state, 0, Muck()).startswith("mucked. Hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 120 with one pair")
     assert state.chips == [940, 1060, 1000] and state.hand.number == 1
+    last = state.view(2).last  # the next hand is dealt: what was shown stays in every seat's view
+    assert last is not None and last.shown == (Shown(1, ("Ks", "Kd"), "one pair"),) and last.mucked == (0,)
+    assert last.won == ((1, 120),) and last.returned == ()
+
+
+def test_an_uncalled_bet_is_returned_and_said_so_and_the_chips_agree():
+    """cy raises to 100, ana folds, bo re-raises to 300 from the big blind, cy folds: bo won 210 (10 + 100 + the
+    100 of his bet cy matched) and his other 200 come back; bo's chips go from 1000 to 1110."""
+    state = new(seats=3, starter=2)  # ana small blind, bo big blind, cy the button, first to act
+    play(state, 2, Raise(to=100))
+    play(state, 0, Fold())
+    play(state, 1, Raise(to=300))
+    line = play(state, 2, Fold())
+    assert line == ("folded. Hand 1: {1} won 210; 200 uncalled returned to {1}. Hand 2: the button goes to {0}, "
+                    "blinds 10/20")
+    assert state.chips == [990, 1110, 900]
+    assert state.last is not None and state.last.won == ((1, 210),) and state.last.returned == ((1, 200),)
+
+
+def test_a_bet_is_capped_at_what_the_others_can_call_so_an_all_in_called_leaves_nothing_uncalled():
+    state = new(seats=2, starter=0)
+    state.chips = [1000, 300]
+    state.hand = state._new_hand(0, 0)
+    stack(state, {0: "7c2d", 1: "AsAd", -1: "3c8d9hJs4d"})
+    play(state, 0, Raise(to=300))  # the most: bo has 300
+    play(state, 1, Call())
+    play(state, 0, Show(positions=list(state.hand.hole(0))))
+    play(state, 1, Show(positions=list(state.hand.hole(1))))
+    board(state)
+    assert state.last is not None and state.last.won == ((1, 600),) and state.last.returned == ()
+    assert state.last_result == "hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 600 with one pair"
+    assert state.chips == [700, 600]
 
 
 # -- the end of the game ----------------------------------------------------------------------------------
@@ -242,7 +274,7 @@ def test_the_last_player_with_chips_wins():
     board(state)
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == (0,) and outcome.scores == (200, 0)
-    assert outcome.reason == "{0} holds every chip after 1 hand ({0} 200 · {1} 0)"
+    assert outcome.reason == "chips after 1 hand:\n200 ▄█ {0}\n  0 ▄▁ {1}\n{0} holds every chip after 1 hand"
     assert state.to_move() == () and state.deals() == 1
 
 
@@ -252,7 +284,8 @@ def test_after_the_last_hand_the_chip_leader_wins_and_equal_stacks_draw():
     play(state, 1, Fold())  # the button moves: seat 1's small blind is lost too
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == () and outcome.scores == (1000, 1000)
-    assert outcome.reason == "2 hands were played; the chip lead wins, and it is shared by all ({0} 1000 · {1} 1000)"
+    assert outcome.reason == ("chips after 2 hands:\n1000 ███ {0}\n1000 ███ {1}\n"
+                              "2 hands were played; the chip lead wins, and it is shared by all")
 
 
 # -- the computer -----------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pokerkit import ChipsPushing
+from pokerkit import ChipsPulling
 from pydantic import BaseModel
 
 from tabletop.deck import Show as Reveal
@@ -21,11 +21,53 @@ from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option
 from tabletop.wire import STRICT, Message
 
 from .about import ABOUT, BLINDS, CHIPS, HANDS
-from .moves import MOVES, Board, Call, Check, Fold, HoldemView, Muck, Player, Raise, Show
+from .moves import MOVES, Board, Call, Check, Fold, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
 from .rules import DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, hand_name, parse_blinds
 from .strategy import player
 
 VERBS = {Fold: "fold", Check: "check", Call: "call", Raise: "raise"}
+
+
+SPARK = "▁▂▃▄▅▆▇█"
+SPARK_POINTS = 12  # the most points of a chip graph in the game's ending
+
+
+def settle(h: Hand) -> LastHand:
+    """What a finished hand gave each seat, as a dealer says it: an uncalled bet (the part of a player's chips in
+    the hand that nobody matched) is returned; the rest of what a seat took back was won from the pots.
+
+    PokerKit's own split differs when everyone folds (it hands the last bettor's whole bet back): the words here
+    are the usual ones, and either way a seat's chips after the hand are its chips before it, less what it put
+    in, plus what it won and what was returned."""
+    pulled = dict.fromkeys(h.players, 0)
+    for operation in h.poker.operations:
+        if isinstance(operation, ChipsPulling):
+            pulled[h.players[operation.player_index]] += int(operation.amount)
+    final = h.chips()
+    put_in = {seat: start - (final[seat] - pulled[seat]) for seat, start in zip(h.players, h.stacks, strict=True)}
+    returned = {seat: max(0, amount - max((put_in[s] for s in h.players if s != seat), default=0))
+                for seat, amount in put_in.items()}
+    names = {seat: hand_name(cards, h.board_cards) if len(h.board_cards) == 5 else "" for seat, cards in h.shown.items()}
+    return LastHand(
+        number=h.number + 1, board=tuple(h.board_cards),
+        shown=tuple(Shown(seat, cards, names[seat]) for seat, cards in h.shown.items()), mucked=tuple(sorted(h.mucked)),
+        won=tuple((seat, pulled[seat] - returned[seat]) for seat in sorted(h.players) if pulled[seat] > returned[seat]),
+        returned=tuple((seat, amount) for seat, amount in sorted(returned.items()) if amount))
+
+
+def result_words(last: LastHand) -> str:
+    """ "hand 3 on A♠ K♦ 7♣ 2♥ 9♠: {1} won 210 with two pair; 200 uncalled returned to {1}": seats as {0}, {1}…"""
+    names = {shown.seat: shown.name for shown in last.shown}
+    board = f" on {cards_text(last.board)}" if last.board else ""
+    won = " and ".join(f"{{{seat}}} won {amount}" + (f" with {names[seat]}" if names.get(seat) else "")
+                       for seat, amount in last.won)
+    returned = "".join(f"; {amount} uncalled returned to {{{seat}}}" for seat, amount in last.returned)
+    return f"hand {last.number}{board}: {won}{returned}"
+
+
+def spark(values: Sequence[int], top: int) -> str:
+    """A chip graph in one line: a block per point, as high as the chips (of ``top``)."""
+    return "".join(SPARK[min(len(SPARK) - 1, value * len(SPARK) // (top + 1))] for value in values)
 
 
 class HoldemOptions(BaseModel):
@@ -41,6 +83,8 @@ class HoldemState(GameState[str]):
     hand: Hand = field(init=False)
     history: list[tuple[int, ...]] = field(default_factory=list)  # every seat's chips after each finished hand
     last_result: str = ""  # the last finished hand in words
+    last: LastHand | None = None  # the last finished hand: what was shown, who took what
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERBS.values(), 0))  # bet moves made, by kind
     said: str = ""  # the last move in words, for describe
 
     def __post_init__(self) -> None:
@@ -136,6 +180,8 @@ class HoldemState(GameState[str]):
     def push(self, seat: int, move: Message) -> None:
         h = self.hand
         self.said = self._describe_before(seat, move)
+        if type(move) in VERBS:
+            self.counts[VERBS[type(move)]] += 1
         if isinstance(move, Fold):
             h.fold()
         elif isinstance(move, (Check, Call)):
@@ -174,17 +220,11 @@ class HoldemState(GameState[str]):
     def _finish_hand(self) -> None:
         """The pots are pushed: the chips move on, and the next hand begins unless the game is over."""
         h = self.hand
-        won = [0] * self.setup.seats
-        for operation in h.poker.operations:
-            if isinstance(operation, ChipsPushing):
-                for i, amount in enumerate(operation.amounts):
-                    won[h.players[i]] += int(amount)
+        self.last = settle(h)
         for seat, chips in h.chips().items():
             self.chips[seat] = chips
         self.history.append(tuple(self.chips))
-        board = f" on {cards_text(h.board_cards)}" if h.board_cards else ""
-        winners = " and ".join(f"{{{seat}}} won {amount}" for seat, amount in enumerate(won) if amount)
-        self.last_result = f"hand {h.number + 1}{board}: {winners}"
+        self.last_result = result_words(self.last)
         self.said += f". H{self.last_result[1:]}"
         if not self.over:
             n = self.setup.seats
@@ -222,19 +262,26 @@ class HoldemState(GameState[str]):
         return moves
 
     def outcome(self) -> Outcome | None:
+        """Every player's chips, most first, each with a chip graph of the game; then who won and why."""
         if not self.over:
             return None
         best = max(self.chips)
         leaders = tuple(seat for seat, chips in enumerate(self.chips) if chips == best)
         winners = () if len(leaders) == len(self.chips) else leaders
         hands = self.hand.number + 1
-        chips = " · ".join(f"{{{seat}}} {amount}" for seat, amount in enumerate(self.chips))
         if len(leaders) == 1 and best == sum(self.chips):
             why = f"{{{leaders[0]}}} holds every chip after {hands} hand{'s' * (hands > 1)}"
         else:
             why = f"{hands} hands were played; the chip lead wins"
             why += f": {' and '.join(f'{{{seat}}}' for seat in leaders)}" if winners else ", and it is shared by all"
-        return Outcome(winners, tuple(self.chips), f"{why} ({chips})")
+        series = [tuple(self.options.chips for _ in self.chips), *self.history]
+        if len(series) > SPARK_POINTS:  # evenly spaced points, the first and the last among them
+            series = [series[round(k * (len(series) - 1) / (SPARK_POINTS - 1))] for k in range(SPARK_POINTS)]
+        top, width = max(max(chips) for chips in series), len(str(best))
+        table = [f"{chips:>{width}} {spark([point[seat] for point in series], top)} {{{seat}}}"
+                 for seat, chips in sorted(enumerate(self.chips), key=lambda item: -item[1])]
+        return Outcome(winners, tuple(self.chips), "\n".join([f"chips after {hands} hand{'s' * (hands > 1)}:",
+                                                              *table, why[:1].upper() + why[1:]]))
 
     def table_lines(self, names: Sequence[str]) -> list[str]:
         h = self.hand
@@ -249,9 +296,10 @@ class HoldemState(GameState[str]):
         return [*lines, f"board: {cards_text(h.board_cards) or 'none'} · pot {h.total()}"]
 
     def record(self, names: Sequence[str]) -> dict[str, Any]:
-        """For ``discard-bot --json``: every player's chips, and the hands played."""
+        """For ``discard-bot --json``: every player's chips, the hands played, and how often each bet move was
+        made (every seat's: ``benchmarks/holdem.py`` prints them)."""
         chips = self.chips if self.hand.stage is Stage.OVER else [self.hand.stack(s) for s in range(self.setup.seats)]
-        return {"chips": dict(zip(names, chips, strict=True)), "hands": self.hand.number + 1}
+        return {"chips": dict(zip(names, chips, strict=True)), "hands": self.hand.number + 1, "bets": dict(self.counts)}
 
     def view(self, seat: int) -> HoldemView:
         h = self.hand
@@ -273,7 +321,7 @@ class HoldemState(GameState[str]):
             pots=tuple(h.pots()), total=h.total(), stage=h.stage, to_move=self.to_move(),
             to_call=h.to_call() if acting is not None else 0,
             raise_bounds=h.raise_bounds() if acting is not None else None, history=tuple(self.history),
-            last_result=self.last_result, over=self.over)
+            last_result=self.last_result, last=self.last, over=self.over)
 
 
 class Holdem(Game[str]):

@@ -80,6 +80,32 @@ class Player:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """A hand shown at showdown: its seat, its two cards and its best five of seven in words."""
+
+    seat: int
+    cards: tuple[str, str]
+    name: str  # "two pair", "a flush"
+
+
+@dataclass(frozen=True)
+class LastHand:
+    """The last finished hand as everyone saw it: the board, the hands shown at showdown (in the order shown), the
+    seats that mucked, and the chips each seat took back: won from the pots, and its uncalled bet returned."""
+
+    number: int  # from 1
+    board: tuple[str, ...]
+    shown: tuple[Shown, ...]
+    mucked: tuple[int, ...]
+    won: tuple[tuple[int, int], ...]  # (seat, chips won from the pots), winners only, in seat order
+    returned: tuple[tuple[int, int], ...]  # (seat, its uncalled bet handed back)
+
+    def took(self, seat: int) -> int:
+        """What ``seat`` won from the pots."""
+        return dict(self.won).get(seat, 0)
+
+
+@dataclass(frozen=True)
 class HoldemView:
     """What a screen or a computer player needs of the game, for one seat."""
 
@@ -98,6 +124,7 @@ class HoldemView:
     raise_bounds: tuple[int, int] | None  # the smallest and largest "raise to" for the seat to act
     history: tuple[tuple[int, ...], ...]  # every seat's chips after each finished hand
     last_result: str  # the last finished hand in words, with {0}, {1}… for seats
+    last: LastHand | None  # the last finished hand: the showdown's hands, who won what
     over: bool
 
     @property
