@@ -16,29 +16,21 @@ the wall time per game of the whole run (processes, rematches and audits too).
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
 import tempfile
 import time
 
-from local_relay import run_bots, start_relay
-from shuffle import operation_us
-
-from tabletop.groups import DEFAULT_GROUP, GROUPS
+from local_relay import game_arguments, game_relay, play_game
 
 
 def play(url: str, room: str, games: int, points: int | None, data_dir: str, group: str
          ) -> tuple[list[dict], float]:
     """Three bots play ``games`` games in one room; every bot's JSON lines, and the wall time of the run."""
-    command = [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--game", "cabo",
-               "--seats", "3", "--games", str(games), "--json", "--timeout", "120", "--group", group]
-    if points is not None:
-        command += ["--points", str(points)]
+    options = ["--games", str(games), *(["--points", str(points)] if points is not None else [])]
     start = time.perf_counter()
-    lines = run_bots([command + ["--name", name, "--seed", str(k)] for k, name in enumerate(("ana", "bo", "cy"))],
-                     data_dir)
+    lines = play_game(url, room, "cabo", group, options, ("ana", "bo", "cy"), data_dir)
     return lines, time.perf_counter() - start
 
 
@@ -53,25 +45,16 @@ def summary(what: str, lines: list[dict], wall: float, games: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = game_arguments(__doc__)
     parser.add_argument("--rounds", type=int, default=3, help="one-round games to time (default 3)")
     parser.add_argument("--games", type=int, default=2, help="whole games to 66 to time (default 2)")
-    parser.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP.name,
-                        help=f"the group the cards are encrypted in (default {DEFAULT_GROUP.name})")
     args = parser.parse_args()
-    print(f"cores: {os.cpu_count()}, one exponentiation ({args.group}): {operation_us(args.group)[0]:.0f} µs",
-          flush=True)
-    relay, url = start_relay()
-    try:
-        with tempfile.TemporaryDirectory() as data_dir:
-            for what, games, points in (("one round", args.rounds, 1), ("whole game to 66", args.games, None)):
-                lines, wall = play(url, f"cabo-{games}-{points}-{os.getpid()}", games, points, data_dir, args.group)
-                if any(line["scores"] != lines[0]["scores"] for line in lines if line["game"] == lines[0]["game"]):
-                    sys.exit("the bots disagree on the scores")
-                print(summary(what, lines, wall, games), flush=True)
-    finally:
-        relay.terminate()
-        relay.wait(timeout=10)
+    with game_relay(args.group) as url, tempfile.TemporaryDirectory() as data_dir:
+        for what, games, points in (("one round", args.rounds, 1), ("whole game to 66", args.games, None)):
+            lines, wall = play(url, f"cabo-{games}-{points}-{os.getpid()}", games, points, data_dir, args.group)
+            if any(line["scores"] != lines[0]["scores"] for line in lines if line["game"] == lines[0]["game"]):
+                sys.exit("the bots disagree on the scores")
+            print(summary(what, lines, wall, games), flush=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
 import re
@@ -10,6 +12,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator, Sequence
+
+from tabletop.groups import DEFAULT_GROUP, GROUPS
 
 
 def start_relay(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen, str]:
@@ -70,3 +75,37 @@ def run_bots(commands: list[list[str]], data_dir: str, cwd: str | None = None, t
             sys.exit(f"bot failed ({bot.returncode}): {err.strip()}")
         lines += [json.loads(line) for line in out.splitlines() if line.strip()]
     return lines
+
+
+# -- a game between discard-bot processes (benchmarks/cabo.py, benchmarks/holdem.py) ---------------------------
+
+
+def game_arguments(doc: str) -> argparse.ArgumentParser:
+    """A game benchmark's arguments, described by its docstring's first line: ``--group`` (add the game's own)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP.name,
+                        help=f"the group the cards are encrypted in (default {DEFAULT_GROUP.name})")
+    return parser
+
+
+@contextlib.contextmanager
+def game_relay(group: str) -> Iterator[str]:
+    """Says what the machine is (cores, one exponentiation in ``group``), then runs a relay for the block: its
+    ws:// address."""
+    from shuffle import operation_us  # shuffle.py imports this module
+
+    print(f"cores: {os.cpu_count()}, one exponentiation ({group}): {operation_us(group)[0]:.0f} µs", flush=True)
+    relay, url = start_relay()
+    try:
+        yield url
+    finally:
+        relay.terminate()
+        relay.wait(timeout=10)
+
+
+def play_game(url: str, room: str, game: str, group: str, options: Sequence[str], names: Sequence[str],
+              data_dir: str) -> list[dict]:
+    """One ``discard-bot --game GAME --json`` per name in ``room``, seeded 0, 1, …: every bot's JSON lines."""
+    command = [sys.executable, "-m", "discard_tui.bot", "--relay", url, "--room", room, "--game", game,
+               "--seats", str(len(names)), *options, "--json", "--timeout", "120", "--group", group]
+    return run_bots([command + ["--name", name, "--seed", str(k)] for k, name in enumerate(names)], data_dir)

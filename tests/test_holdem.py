@@ -303,7 +303,8 @@ def test_equity_is_seeded_and_sensible():
 
 
 def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed():
-    """Every decision of 20 seeded three-player hands is among the legal moves, and deterministic."""
+    """Every decision of a seeded three-player game of 20 hands at most is among the legal moves, and
+    deterministic."""
 
     class Seat:
         def __init__(self, state: HoldemState, me: int) -> None:
@@ -322,7 +323,7 @@ def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed
             assert move == bots[seat](Seat(state, seat)) or state.owed(seat) is not None  # type: ignore[arg-type]
             state.check(seat, move)
             state.push(seat, move)
-    assert sum(state.chips) == 3000 and len(state.history) == 20
+    assert sum(state.chips) == 3000 and len(state.history) == state.hand.number + 1 <= 20
 
 
 @pytest.mark.parametrize("seats", [2, 6])

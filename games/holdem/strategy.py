@@ -2,8 +2,9 @@
 
 Before the flop it plays by hand-strength tiers. After the flop it weighs its
 equity against random hands (a Monte-Carlo count with eval7's evaluator)
-against the pot odds: it folds junk, value-bets strong hands and now and then
-bluffs when checked to. At showdown it mucks only a hand beaten, in every pot
+against the pot odds: it folds junk, value-bets strong hands (and fair ones
+half the time when checked to), and now and then bluffs, or raises a bet it
+would otherwise fold. At showdown it mucks only a hand beaten, in every pot
 it could win, by a hand already shown. Every random draw comes from a
 generator seeded by the strategy's seed and the point of the hand, so the
 same seed makes the same moves, however often it is asked.
@@ -23,12 +24,15 @@ from .moves import Call, Check, Fold, HoldemView, Muck, Raise, Show
 from .rules import DECK, RANKS, Stage
 
 SAMPLES = 300  # Monte-Carlo deals per equity estimate
-VALUE = 0.7  # equity from which a hand is bet for value
-MARGIN = 0.05  # equity a call needs above the pot odds
-BLUFF = 0.12  # how often it bets when checked to with a weak hand
-STEAL = 0.05  # how often it raises junk before the flop when nobody has raised
-
-
+VALUE = 0.65  # equity from which a hand is bet, or raised, for value
+RERAISE = 0.8  # equity from which a bet is raised for value (below it, a strong hand calls)
+THIN = 0.5  # equity from which a hand checked to is bet for value half the time
+MARGIN = 0.15  # equity a call needs above the pot odds (a bettor holds more than a random hand)
+BLUFF = 0.2  # how often it bets when checked to with a weak hand
+RAISE_BLUFF = 0.05  # how often it raises a bet with a hand that would fold
+OPEN = 0.5  # how often a playable hand (tier 3) raises when nobody has raised
+STEAL = 0.15  # how often it raises junk before the flop when nobody has raised
+LIMP = 0.35  # how often junk completes the small blind, or calls one big blind
 def tier(hole: Sequence[str]) -> int:
     """1 premium (QQ+, AK), 2 strong (99+, AQ, AJs, KQs), 3 playable (pairs, broadways, suited aces and
     connectors), 4 the rest."""
@@ -78,6 +82,9 @@ def raise_to(view: HoldemView, fraction: float) -> Message:
 
 
 def preflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Message:
+    """By tiers: premium hands raise and re-raise; strong ones raise an unraised pot and call up to six big
+    blinds; playable ones raise an unraised pot half the time and call up to three; junk checks when it may, now
+    and then steals an unraised pot or calls a single big blind, and folds the rest."""
     big = view.blinds[1]
     owe = view.to_call
     strength = tier(hole)
@@ -86,24 +93,32 @@ def preflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messag
     if strength == 2:
         if owe <= big:
             return raise_to(view, 1.0)
-        return Call() if owe <= 4 * big or owe * 10 <= view.mine.chips else Fold()
-    if owe <= big and rng.random() < STEAL:
-        return raise_to(view, 1.0)
-    if strength == 3 and owe <= 2 * big:
-        return Call() if owe else Check()
-    return Check() if not owe else Fold()
+        return Call() if owe <= 6 * big or owe * 10 <= view.mine.chips else Fold()
+    if owe <= big and rng.random() < (OPEN if strength == 3 else STEAL):
+        return raise_to(view, 0.75)
+    if not owe:
+        return Check()
+    if owe <= (3 * big if strength == 3 else big) and (strength == 3 or rng.random() < LIMP):
+        return Call()
+    return Fold()
 
 
 def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Message:
+    """Equity against random hands, one per opponent still in, weighed against the pot odds: a strong hand bets
+    two thirds of the pot, and a very strong one raises a bet by as much; checked to, a fair one bets half the pot half the time, and a weak one
+    bluffs now and then; facing a bet it calls when the odds allow, now and then raises as a bluff, else folds."""
     opponents = sum(p.dealt and not p.folded and not p.mucked for p in view.players) - 1
     share = equity(hole, view.board, opponents, rng)
     owe = view.to_call
-    if share >= VALUE:
+    if share >= (RERAISE if owe else VALUE):
         return raise_to(view, 2 / 3)
     if not owe:
-        return raise_to(view, 0.5) if rng.random() < BLUFF else Check()
+        bets = rng.random() < (0.5 if share >= THIN else BLUFF)
+        return raise_to(view, 0.5) if bets else Check()
     odds = owe / (view.total + owe)
-    return Call() if share >= odds + MARGIN else Fold()
+    if share >= odds + MARGIN:
+        return Call()
+    return raise_to(view, 2 / 3) if rng.random() < RAISE_BLUFF and view.raise_bounds is not None else Fold()
 
 
 def mucks(view: HoldemView, hole: Sequence[str], shown: Mapping[int, Sequence[str]]) -> bool:
