@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from discard_tui.app import PlayConfig
-from discard_tui.holdem_screen import HELP, HoldemTable, seat_text
+from discard_tui.holdem_screen import HELP, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
-from pilot import TableHarness, offline_room, play_key, view_of
+from pilot import TableHarness, offline_room, play_key, settled, view_of
 from room import Room
 from test_holdem_wire import station
 
@@ -131,6 +131,40 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
         assert status.notice == "it is the showdown: c shows, f mucks"
         assert await play_key(pilot, "f") == "muck"
     assert any(line.startswith("you mucked") for line in table.log)
+    last = view_of(room).board.last  # the next hand is dealt: the showdown stays on the screen as the last hand
+    panel = info(view_of(room), 60).splitlines()
+    assert panel[1] == f"Hand 1 on {plain_cards(last.board)}:" and panel[-1] == "  You mucked", panel
+    for shown, line in zip(last.shown, panel[2:], strict=False):  # each hand shown: who, the cards, its name, won
+        won = [f"· won {last.took(shown.seat)}"] if last.took(shown.seat) else []
+        assert line.split() == " ".join([view_of(room).names[shown.seat], plain_cards(shown.cards), shown.name,
+                                         *won]).split(), panel
+    assert len(panel) == 2 + len(last.shown) + 1 and sum(last.took(s.seat) for s in last.shown) == 60
+
+
+def at_the_flop_after_a_showdown() -> Room:
+    """Hand 1 is checked and called to a showdown; hand 2 to the flop, where it is my turn."""
+    from games.holdem.moves import Call, Check
+
+    room = offline_room(config(1))
+    room.strategies = {seat: station for seat in range(3)}
+    table = room.tables[-1]
+
+    def my_flop() -> bool:
+        board = table.view().board
+        return board is not None and board.hand == 2 and len(board.board) == 3 and table.view().my_turn
+
+    room.run(until=lambda: (board := table.view().board) is not None and board.hand == 2)
+    del room.strategies[table.me]
+    while not my_flop():
+        room.run()
+        board = table.view().board
+        if table.view().my_turn and not my_flop():
+            room.post(table.me, table.prepare(Call() if board.to_call else Check()))
+    return room
+
+
+def test_snapshot_of_a_three_seat_table_at_the_flop_with_the_last_showdown(snap_compare):
+    assert snap_compare(TableHarness.of(at_the_flop_after_a_showdown()), terminal_size=(80, 24), run_before=settled)
 
 
 def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
