@@ -274,7 +274,7 @@ def test_the_last_player_with_chips_wins():
     board(state)
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == (0,) and outcome.scores == (200, 0)
-    assert outcome.reason == "chips after 1 hand:\n200 ▄█ {0}\n  0 ▄▁ {1}\n{0} holds every chip after 1 hand"
+    assert outcome.reason == "200 ▄█ {0}\n  0 ▄▁ {1}\n{0} holds every chip after 1 hand"
     assert state.to_move() == () and state.deals() == 1
 
 
@@ -284,7 +284,7 @@ def test_after_the_last_hand_the_chip_leader_wins_and_equal_stacks_draw():
     play(state, 1, Fold())  # the button moves: seat 1's small blind is lost too
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == () and outcome.scores == (1000, 1000)
-    assert outcome.reason == ("chips after 2 hands:\n1000 ███ {0}\n1000 ███ {1}\n"
+    assert outcome.reason == ("1000 ███ {0}\n1000 ███ {1}\n"
                               "2 hands were played; the chip lead wins, and it is shared by all")
 
 

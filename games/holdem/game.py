@@ -262,7 +262,8 @@ class HoldemState(GameState[str]):
         return moves
 
     def outcome(self) -> Outcome | None:
-        """Every player's chips, most first, each with a chip graph of the game; then who won and why."""
+        """Every player's chips, most first, each with a chip graph of the game (a line each: the game-over dialog
+        shows it at 60x20 too); then who won and why."""
         if not self.over:
             return None
         best = max(self.chips)
@@ -280,8 +281,7 @@ class HoldemState(GameState[str]):
         top, width = max(max(chips) for chips in series), len(str(best))
         table = [f"{chips:>{width}} {spark([point[seat] for point in series], top)} {{{seat}}}"
                  for seat, chips in sorted(enumerate(self.chips), key=lambda item: -item[1])]
-        return Outcome(winners, tuple(self.chips), "\n".join([f"chips after {hands} hand{'s' * (hands > 1)}:",
-                                                              *table, why[:1].upper() + why[1:]]))
+        return Outcome(winners, tuple(self.chips), "\n".join([*table, why]))
 
     def table_lines(self, names: Sequence[str]) -> list[str]:
         h = self.hand
