@@ -161,9 +161,24 @@ def run(config: PlayConfig, profile: Profile, pick: bool) -> int:
         crypto.shutdown_pool()  # if a MODP room started it
     if app.crash:
         print(f"discard-tui: {app.crash}", file=sys.stderr)
-    elif (waiting := unfinished_seat(app, profile)) is not None:
-        print(f"Your game in room {waiting.room} waits for you: {resume_command(waiting)}")
+        return app.return_code or 0
+    for line in leaving_lines(unfinished_seat(app, profile), app.waiting_invite, app.config):
+        print(line)
     return app.return_code or 0
+
+
+def leaving_lines(kept: saves.SavedSeat | None, invite: str | None, config: PlayConfig) -> list[str]:
+    """What the shell is left with: the command that comes back to a kept seat, and, leaving a room that waits for
+    players, the one a friend types to join it (a hosted room's relay goes with its host: once they are back)."""
+    lines = []
+    if kept is not None:
+        what = "seat" if kept.stage == "waiting" else "game"
+        lines.append(f"Your {what} in room {kept.room} waits for you: {resume_command(kept)}")
+    if invite is not None and config.host is not None and kept is not None:
+        lines.append(f"Once you are back, a friend joins with: {invite}")
+    elif invite is not None and config.relay:
+        lines.append(f"A friend joins room {config.room} with: {invite}")
+    return lines
 
 
 def unfinished_seat(app: DiscardApp, profile: Profile) -> saves.SavedSeat | None:

@@ -323,3 +323,20 @@ def test_help_says_how_long_a_name_may_be():
     longest = next(m.max_length for m in Hello.model_fields["name"].metadata if hasattr(m, "max_length"))
     for p in (cli.parser(), bot.parser()):
         assert f"up to {longest} characters" in " ".join(p.format_help().split())
+
+
+def test_leaving_a_waiting_room_leaves_the_way_back_and_the_friends_command_one_line_each():
+    from discard_tui.config import PlayConfig
+
+    friend = "uv run discard-tui --relay ws://relay.example:8765 --room r1"
+    relay = PlayConfig(relay="ws://relay.example:8765", room="r1", name="ana")
+    kept = saved("ws://relay.example:8765", "r1", "ana", stage="waiting")
+    assert cli.leaving_lines(kept, friend, relay) == [
+        f"Your seat in room r1 waits for you: {cli.resume_command(kept)}", f"A friend joins room r1 with: {friend}"]
+    assert cli.leaving_lines(None, friend, relay) == [f"A friend joins room r1 with: {friend}"]  # the room stays
+    hosted = PlayConfig(host="0.0.0.0", port=9000, room="r1", name="ana")
+    assert cli.leaving_lines(None, friend, hosted) == []  # alone: the room goes with the host's relay
+    assert cli.leaving_lines(kept, friend, hosted)[1] == f"Once you are back, a friend joins with: {friend}"
+    under_way = saved("ws://relay.example:8765", "r1", "ana")
+    assert cli.leaving_lines(under_way, None, relay) == [
+        f"Your game in room r1 waits for you: {cli.resume_command(under_way)}"]
