@@ -35,6 +35,7 @@ from textual.worker import WorkerFailed
 
 from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_title, turn_words
 from .config import SCREENS, PlayConfig
+from .prefs import Kept, load
 from .profile import Profile
 from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
@@ -280,9 +281,10 @@ class DiscardApp(App[None]):
 
     view: reactive[SeatView | None] = reactive(None, always_update=False)
 
-    def __init__(self, config: PlayConfig, profile: Profile, pick: bool = False) -> None:
+    def __init__(self, config: PlayConfig, profile: Profile, pick: bool = False, kept: Kept | None = None) -> None:
         super().__init__()
         self.config, self.profile, self.pick = config, profile, pick
+        self.kept = kept if kept is not None else load(profile.config_dir)  # the preferences (discard_tui/prefs.py)
         self.ui = SCREENS[config.game].ui()  # the game's screen, view and moves
         self.title = self.ui.title
         self.session: Session | None = None  # everything but the screen: relay, seats, saves
@@ -325,6 +327,10 @@ class DiscardApp(App[None]):
             with contextlib.suppress(NotImplementedError):  # no such handlers on Windows' loop
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
         self.set_interval(1.0, self._tick)
+        if (theme := self.kept.prefs.theme) in self.available_themes:
+            self.theme = theme
+        if self.kept.problem:
+            self.notify(self.kept.problem, title="Preferences", severity="warning", markup=False, timeout=10)
         if self.pick:
             self.show_start()
         else:
@@ -333,7 +339,13 @@ class DiscardApp(App[None]):
     def show_start(self) -> None:
         from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
 
-        self.push_screen(StartScreen(self.config, self.profile), self.begin)
+        self.push_screen(StartScreen(self.config, self.profile), self.started)
+
+    def started(self, config: PlayConfig | None) -> None:
+        """The start screen's choice: the computer's think time chosen there is kept for next time."""
+        if config is not None:
+            self.keep(think=config.think_time)
+        self.begin(config)
 
     def new_table(self) -> TableScreen:
         """The table screen of the game being played."""
@@ -346,6 +358,7 @@ class DiscardApp(App[None]):
             self.show_start() if self.pick else self.exit()
             return
         self.config = config
+        self.keep(name=config.name, game=config.game)  # the name and the game played last, for next time
         if config.relay and not config.room:
             from .lobby_screen import LobbyScreen  # imported only when it is shown (start-up time)
 
@@ -356,6 +369,14 @@ class DiscardApp(App[None]):
         self.push_screen(self.new_table())
         self.push_screen(ConnectingScreen(self.where()))
         self.call_after_refresh(self.play)  # the first frame first: the table's imports take a while
+
+    def keep(self, **changes: object) -> None:
+        """Keep preferences for next time; one line if they cannot be written (the game goes on)."""
+        if (problem := self.kept.change(**changes)) is not None:
+            self.notify(problem, title="Preferences", severity="warning", markup=False)
+
+    def watch_theme(self, theme: str) -> None:
+        self.keep(theme=theme)  # chosen in the command palette
 
     def where(self) -> str:
         c = self.config

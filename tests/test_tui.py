@@ -978,3 +978,38 @@ def test_a_command_breaks_only_between_words_and_a_loopback_relay_is_said():
     assert relay_command("ws://a:1,ws://b:2", "r.1") == "uv run discard-tui --relay ws://a:1,ws://b:2 --room r.1"
     assert loopback_only("ws://127.0.0.1:8777") and loopback_only("ws://localhost:1,ws://[::1]:2")
     assert not loopback_only("ws://127.0.0.1:1,ws://10.0.0.2:1") and not loopback_only("wss://relay.example:443")
+
+
+# -- preferences (issue 21 item 5) --------------------------------------------------------------------------
+
+
+async def test_the_theme_and_the_start_screens_choices_are_kept_for_next_time(data_dir):
+    from textual.widgets import Input, Select
+
+    from discard_tui.app import ConnectingScreen
+    from discard_tui.prefs import FILE, Prefs, load
+    from discard_tui.start import StartScreen
+
+    app = DiscardApp(PlayConfig(name="ana", room=""), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        screen = app.screen
+        assert screen.query_one("#speed", Select).display  # against the computer: its pace
+        app.theme = "nord"  # as the command palette sets it
+        screen.query_one("#name", Input).value = "cy"
+        screen.query_one("#speed", Select).value = 1.5
+        app.play = lambda: None  # the table is opened, but no game is started
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConnectingScreen), "the table")
+        assert (app.config.name, app.config.think_time) == ("cy", 1.5)
+    assert load(data_dir).prefs == Prefs(theme="nord", think=1.5, name="cy", game="discard")
+    app = DiscardApp(PlayConfig(name="ana", room=""), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        assert app.theme == "nord"
+    (data_dir / FILE).write_text("{")
+    app = DiscardApp(PlayConfig(name="ana", room=""), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        assert [n.message for n in app._notifications][0].startswith("your preferences in ")
+        assert app.theme == "textual-dark"
