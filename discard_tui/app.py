@@ -28,7 +28,6 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, LoadingIndicator
@@ -36,11 +35,12 @@ from textual.worker import WorkerFailed
 
 from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_title, turn_words
 from .config import SCREENS, PlayConfig
+from .prefs import Kept, load
 from .profile import Profile
 from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
-from .widgets import HelpScreen
+from .widgets import CommandLines, HelpScreen
 from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
@@ -78,30 +78,84 @@ class ConfirmQuit(ModalScreen[bool]):
 
 
 class ConnectingScreen(Screen[None]):
-    """Before the first game: where we are and who we wait for."""
+    """Before the first game, the waiting room: where we are, who sits where, how many more players the room needs,
+    and the command a friend types (``c`` copies it). Names, rooms and addresses are shown literally."""
 
-    BINDINGS = [Binding("escape", "app.quit", "Cancel")]
+    BINDINGS = [Binding("escape", "app.quit", "Cancel"), Binding("c", "copy_invite", "Copy command")]
 
-    def __init__(self, where: str, invites: list[str] | None = None) -> None:
+    def __init__(self, where: str, invites: list[str] | None = None, note: str = "") -> None:
         super().__init__()
-        self.where, self.invites = where, invites or []
+        self.where, self.invites, self.note = where, invites or [], note
+        self.view: SeatView | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connecting", classes="dialog"):
             yield Label(self.where, id="where", markup=False)
-            if self.invites:
-                yield Label("Your friend types:", classes="dim")
-                yield Label(Content.from_markup("[b]$invite[/b]", invite=self.invites[0]), id="invite")
-                if len(self.invites) > 1:
-                    yield Label("or, from another network this machine is on:", classes="dim")
-                    yield Label("\n".join(self.invites[1:]), id="other-invites", markup=False)
+            yield Label("", id="seats", markup=False)
             yield Label("Connecting…", id="waiting", markup=False)
+            if self.invites:
+                yield Label("A friend joins with this command (c copies it):", classes="dim", markup=False)
+                yield CommandLines(self.invites[0], id="invite")
+                if len(self.invites) > 1:
+                    yield Label("or, from another network this machine is on:", classes="dim", markup=False)
+                    yield Label("\n".join(self.invites[1:]), id="other-invites", markup=False)
+                if self.note:
+                    yield Label(self.note, id="note", classes="dim", markup=False)
             yield LoadingIndicator()
-            yield Label("Escape cancels.", classes="dim")
         yield Footer()
+
+    def on_mount(self) -> None:
+        if self.view is not None:
+            self.show_room(self.view)
+        self.call_after_refresh(self.refresh_bindings)  # the footer's keys: no widget here takes focus to show them
 
     def waiting(self, text: str) -> None:
         self.query_one("#waiting", Label).update(text)
+
+    def show_room(self, view: SeatView) -> None:
+        """Who sits where and how many more players the room waits for."""
+        self.view = view
+        if not self.is_mounted or not self.query("#seats"):
+            return  # composing: on_mount shows it
+        seats = self.query_one("#seats", Label)
+        seats.update(seat_lines(view))
+        seats.display = view.phase is SeatPhase.WAITING
+        self.waiting(needed_words(view))
+        self.query_one(LoadingIndicator).display = view.phase is not SeatPhase.WAITING
+
+    def action_copy_invite(self) -> None:
+        if self.invites:
+            self.app.copy_to_clipboard(self.invites[0])
+            self.notify(f"Copied: {self.invites[0]}", markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "copy_invite" and not self.invites)  # False hides the key
+
+
+def seat_lines(view: SeatView) -> str:
+    """Each seat of the room and who sits there: "Seat 1  ana (you)", "Seat 2  bo", "Seat 3  free"."""
+    def who(seat: int) -> str:
+        named = seat < len(view.named) and view.named[seat]
+        if seat == view.me:
+            return f"{view.names[seat]} (you)"
+        if named:
+            return view.names[seat] if view.present[seat] else f"{view.names[seat]} (away)"
+        return "someone, joining…" if view.present[seat] else "free"
+
+    return "\n".join(f"Seat {seat + 1}  {who(seat)}" for seat in range(len(view.names)))
+
+
+def needed_words(view: SeatView) -> str:
+    """ "1 more player needed", "2 more players needed", or that everyone is here."""
+    if view.phase is SeatPhase.CONNECTING:
+        return "Connecting…"
+    named = view.named or (True,) * len(view.names)
+    missing = sum(1 for seat in view.others if not view.present[seat] and not named[seat])
+    away = [view.names[seat] for seat in view.others if not view.present[seat] and named[seat]]
+    if not missing and not away:
+        return "Everyone is here; starting…"
+    words = [f"{missing} more player{'s' if missing > 1 else ''} needed"] if missing else []
+    return " · ".join(words + ([f"waiting for {' and '.join(away)} to come back"] if away else []))
 
 
 class ProblemScreen(Screen[None]):
@@ -227,9 +281,10 @@ class DiscardApp(App[None]):
 
     view: reactive[SeatView | None] = reactive(None, always_update=False)
 
-    def __init__(self, config: PlayConfig, profile: Profile, pick: bool = False) -> None:
+    def __init__(self, config: PlayConfig, profile: Profile, pick: bool = False, kept: Kept | None = None) -> None:
         super().__init__()
         self.config, self.profile, self.pick = config, profile, pick
+        self.kept = kept if kept is not None else load(profile.config_dir)  # the preferences (discard_tui/prefs.py)
         self.ui = SCREENS[config.game].ui()  # the game's screen, view and moves
         self.title = self.ui.title
         self.session: Session | None = None  # everything but the screen: relay, seats, saves
@@ -272,6 +327,10 @@ class DiscardApp(App[None]):
             with contextlib.suppress(NotImplementedError):  # no such handlers on Windows' loop
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
         self.set_interval(1.0, self._tick)
+        if (theme := self.kept.prefs.theme) in self.available_themes:
+            self.theme = theme
+        if self.kept.problem:
+            self.notify(self.kept.problem, title="Preferences", severity="warning", markup=False, timeout=10)
         if self.pick:
             self.show_start()
         else:
@@ -280,7 +339,13 @@ class DiscardApp(App[None]):
     def show_start(self) -> None:
         from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
 
-        self.push_screen(StartScreen(self.config, self.profile), self.begin)
+        self.push_screen(StartScreen(self.config, self.profile), self.started)
+
+    def started(self, config: PlayConfig | None) -> None:
+        """The start screen's choice: the computer's think time chosen there is kept for next time."""
+        if config is not None:
+            self.keep(think=config.think_time)
+        self.begin(config)
 
     def new_table(self) -> TableScreen:
         """The table screen of the game being played."""
@@ -293,6 +358,7 @@ class DiscardApp(App[None]):
             self.show_start() if self.pick else self.exit()
             return
         self.config = config
+        self.keep(name=config.name, game=config.game)  # the name and the game played last, for next time
         if config.relay and not config.room:
             from .lobby_screen import LobbyScreen  # imported only when it is shown (start-up time)
 
@@ -303,6 +369,14 @@ class DiscardApp(App[None]):
         self.push_screen(self.new_table())
         self.push_screen(ConnectingScreen(self.where()))
         self.call_after_refresh(self.play)  # the first frame first: the table's imports take a while
+
+    def keep(self, **changes: object) -> None:
+        """Keep preferences for next time; one line if they cannot be written (the game goes on)."""
+        if (problem := self.kept.change(**changes)) is not None:
+            self.notify(problem, title="Preferences", severity="warning", markup=False)
+
+    def watch_theme(self, theme: str) -> None:
+        self.keep(theme=theme)  # chosen in the command palette
 
     def where(self) -> str:
         c = self.config
@@ -329,8 +403,9 @@ class DiscardApp(App[None]):
         try:
             url = await session.open_relay()
             if session.invites and isinstance(self.screen, ConnectingScreen):
-                self.screen.invites = session.invites
+                self.screen.invites, self.screen.note = session.invites, session.invite_note
                 await self.screen.recompose()
+                self.screen.call_after_refresh(self.screen.refresh_bindings)  # the new footer's keys
             resumed = await session.sit_down(url)
         except (RelayError, OSError) as error:
             self.switch_to_problem(relay_problem(self.config.relay, str(error)))
@@ -399,9 +474,7 @@ class DiscardApp(App[None]):
                 self.screen.waiting(f"Catching up with room {self.config.room}…")
                 return
             if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.number == 1:
-                present = view.opponent_present
-                self.screen.waiting(f"{view.opponent_name} is here; starting…" if present
-                                    else "Waiting for an opponent…")
+                self.screen.show_room(view)
                 return
             self.pop_screen()
         if isinstance(self.screen, TableScreen) and not isinstance(self.screen, self.ui.screen):  # see follow_room
@@ -552,10 +625,25 @@ class DiscardApp(App[None]):
         if phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return
-        elif self.seat is not None and phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.WAITING, SeatPhase.CONNECTING):
+        elif self.seat is not None and phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.WAITING, SeatPhase.CONNECTING) \
+                and not self.others_wait():
             assert self.session is not None
             self.session.forget_room()  # only a room this run sat down in: another copy may be playing this one
         self.exit()
+
+    def others_wait(self) -> bool:
+        """Others sit in the waiting room of the first game: my seat is kept for them (the same command comes back)."""
+        view = self.view
+        return view is not None and view.phase is SeatPhase.WAITING and view.number == 1 and \
+            any(view.present[seat] for seat in view.others)
+
+    @property
+    def waiting_invite(self) -> str | None:
+        """The command a friend types to join, while the room waits for players before its first game."""
+        view, session = self.view, self.session
+        if view is None or session is None or not session.invites:
+            return None
+        return session.invites[0] if view.phase is SeatPhase.WAITING and view.number == 1 else None
 
     async def on_unmount(self) -> None:
         if self._driver is not None and not self.is_headless:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NoReturn
 from . import saves
 from .args import OneLineParser, add_game_options, add_think, game_options, trust_relay
 from .config import DEFAULT_GAME, DEFAULT_GROUP, GROUPS, SCREENS, THINK, PlayConfig, fresh_room, name_problem, room_problem
+from .prefs import Kept, Prefs, load
 from .profile import Profile, terminal_profile
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ def parser() -> argparse.ArgumentParser:
                    help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP}; a room keeps its own)")
     p.add_argument("--seed", type=int, help="seed the computer opponent's choices (not the crypto)")
     add_think(p, THINK)
+    p.set_defaults(think=None)  # not given: the preferences' think time, else THINK
     p.add_argument("--no-bell", dest="bell", action="store_false",
                    help="do not ring the terminal's bell when your turn comes after the others kept you waiting "
                    "(it rings only in a game with people at other terminals)")
@@ -63,7 +65,9 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: Profile) -> PlayConfig:
+def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: Profile, prefs: Prefs = Prefs()
+                ) -> PlayConfig:
+    """The table the flags describe; what they leave out comes from the player's preferences, then the defaults."""
     if args.relay and args.host:
         p.error("--relay and --host do not go together: either join a relay or host one")
     if args.pick and args.host:
@@ -79,7 +83,8 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     port = 8765 if args.port is None else args.port
     if not 0 <= port <= 65535:
         p.error(f"--port {port}: use a port from 0 to 65535")
-    name = args.name if args.name is not None else profile.name
+    name = args.name if args.name is not None else prefs.name if prefs.name and not name_problem(prefs.name) \
+        else profile.name
     if problem := name_problem(name):
         p.error(f"--name: {problem}")
     games = profile.games_dir
@@ -94,7 +99,8 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
                     "(see --games); a new game against the computer needs no --room")
         room = args.room or saves.saved_room(games, relay_key, name, args.game, args.seats) or fresh_room("computer")
     saved = saves.room_terms(games, relay_key, room, name)
-    flagged = args.game or (saved[0] if saved else DEFAULT_GAME)  # the game the flags are checked against
+    last = prefs.game if prefs.game in SCREENS else DEFAULT_GAME  # the game played last
+    flagged = args.game or (saved[0] if saved else last)  # the game the flags are checked against
     about = SCREENS[flagged].about
     if args.seats is not None and args.seats not in about.seats:
         p.error(f"--seats {args.seats}: {flagged} is for {about.seats.start} to {about.seats.stop - 1} players")
@@ -103,7 +109,8 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     # hello fixed them (the table would follow it anyway), and the same command must bring the player back.
     game_name, seats = saved or (flagged, about.default_seats if args.seats is None else args.seats)
     terms = PlayConfig(name=name, room=room, game=game_name, seats=seats,
-                       options=options if game_name == flagged else {}, group=args.group, think_time=args.think,
+                       options=options if game_name == flagged else {}, group=args.group,
+                       think_time=args.think if args.think is not None else THINK if prefs.think is None else prefs.think,
                        bell=args.bell)
     if args.host:
         return dataclasses.replace(terms, host="0.0.0.0", port=port, public=args.public)
@@ -145,14 +152,17 @@ def play(argv: list[str] | None) -> int:
         from .replay import replay
 
         return replay(args.replay)
-    return run(config_from(args, p, profile), profile, pick=args.pick)
+    kept = load(profile.config_dir)
+    if kept.problem:  # before the app: the line stays in the terminal once it closes
+        print(f"discard-tui: {kept.problem}", file=sys.stderr)
+    return run(config_from(args, p, profile, kept.prefs), profile, pick=args.pick, kept=kept)
 
 
-def run(config: PlayConfig, profile: Profile, pick: bool) -> int:
+def run(config: PlayConfig, profile: Profile, pick: bool, kept: Kept | None = None) -> int:
     """Run the app; the exit status (a crash: one line on stderr)."""
     from .app import DiscardApp
 
-    app = DiscardApp(config, profile, pick=pick)
+    app = DiscardApp(config, profile, pick=pick, kept=kept)
     try:
         app.run()
     finally:
@@ -161,9 +171,24 @@ def run(config: PlayConfig, profile: Profile, pick: bool) -> int:
         crypto.shutdown_pool()  # if a MODP room started it
     if app.crash:
         print(f"discard-tui: {app.crash}", file=sys.stderr)
-    elif (waiting := unfinished_seat(app, profile)) is not None:
-        print(f"Your game in room {waiting.room} waits for you: {resume_command(waiting)}")
+        return app.return_code or 0
+    for line in leaving_lines(unfinished_seat(app, profile), app.waiting_invite, app.config):
+        print(line)
     return app.return_code or 0
+
+
+def leaving_lines(kept: saves.SavedSeat | None, invite: str | None, config: PlayConfig) -> list[str]:
+    """What the shell is left with: the command that comes back to a kept seat, and, leaving a room that waits for
+    players, the one a friend types to join it (a hosted room's relay goes with its host: once they are back)."""
+    lines = []
+    if kept is not None:
+        what = "seat" if kept.stage == "waiting" else "game"
+        lines.append(f"Your {what} in room {kept.room} waits for you: {resume_command(kept)}")
+    if invite is not None and config.host is not None and kept is not None:
+        lines.append(f"Once you are back, a friend joins with: {invite}")
+    elif invite is not None and config.relay:
+        lines.append(f"A friend joins room {config.room} with: {invite}")
+    return lines
 
 
 def unfinished_seat(app: DiscardApp, profile: Profile) -> saves.SavedSeat | None:

@@ -48,4 +48,43 @@ def addresses(host: str) -> list[str]:
 
 def command(address: str, port: int, room: str) -> str:
     """The command the friend types, as the README writes it."""
-    return f"uv run discard-tui --relay ws://{address}:{port} --room {shlex.quote(room)}"
+    return relay_command(f"ws://{address}:{port}", room)
+
+
+def relay_command(url: str, room: str) -> str:
+    """What a friend types to join ``room`` on the relay at ``url`` (several nodes: as given, comma-separated)."""
+    return shlex.join(["uv", "run", "discard-tui", "--relay", url, "--room", room])
+
+
+LOOPBACK = ("localhost", "::1", "[::1]")
+
+
+def loopback_only(url: str) -> bool:
+    """Whether every node of ``url`` is this machine's loopback (127.x, localhost, ::1): no other machine reaches it."""
+    from urllib.parse import urlsplit
+
+    def local(node: str) -> bool:
+        try:
+            host = urlsplit(node.strip()).hostname or ""
+        except ValueError:
+            return False
+        return host.startswith("127.") or host in LOOPBACK
+
+    return all(local(node) for node in url.split(","))
+
+
+def shell_lines(command: str, width: int) -> list[str]:
+    """``command`` on lines of at most ``width`` columns, broken only between its words, each line but the last
+    ending in " \\" (a shell reads them as one command, so copying them whole works); a word longer than a line
+    gets a line of its own, never broken inside."""
+    if len(command) <= width:
+        return [command]
+    words = [shlex.quote(word) for word in shlex.split(command)]
+    lines, line = [], words[0]
+    for word in words[1:]:
+        if len(line) + 1 + len(word) + 2 <= width:
+            line += " " + word
+        else:
+            lines.append(line + " \\")
+            line = "  " + word
+    return [*lines, line]

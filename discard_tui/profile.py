@@ -24,6 +24,7 @@ class Profile:
     name: str  # the name offered at the table when none is given
     resumes: bool = True  # games are kept on disk to come back to: the embedded relay's store, saved seats
     browser: bool = False  # a web visitor: files are offered as downloads, never shown as server paths
+    config_dir: Path | None = None  # where preferences are kept (discard_tui/prefs.py); None: nothing is kept
 
     @property
     def games_dir(self) -> Path:
@@ -40,12 +41,16 @@ class Profile:
 
 
 def terminal_profile() -> Profile:
-    """The OS user's: ``$DISCARD_DATA_DIR`` if set, else the platform's user data directory; the login name."""
+    """The OS user's: ``$DISCARD_DATA_DIR`` if set, else the platform's user data directory; the login name; the
+    preferences in ``$DISCARD_CONFIG_DIR``, else ``$DISCARD_DATA_DIR`` (tests set only that one: they never touch
+    the real home), else the platform's user config directory."""
     import platformdirs
 
     override = os.environ.get("DISCARD_DATA_DIR")
     data_dir = Path(override) if override else Path(platformdirs.user_data_dir("discard", appauthor=False))
-    return Profile(data_dir, login_name())
+    config = os.environ.get("DISCARD_CONFIG_DIR") or override
+    config_dir = Path(config) if config else Path(platformdirs.user_config_dir("discard", appauthor=False))
+    return Profile(data_dir, login_name(), config_dir=config_dir)
 
 
 def visitor_profile(data_dir: Path) -> Profile:

@@ -41,7 +41,8 @@ class Session:
         self.config, self.profile, self.strategy = config, profile, strategy
         self.seat: Seat | None = None
         self.computers: list[Seat] = []
-        self.invites: list[str] = []  # the commands a friend types to join the relay we host
+        self.invites: list[str] = []  # the commands a friend types to join this room (hosted: one per address)
+        self.invite_note = ""  # why the command may not work from another machine, if it may not
         self.autoplaying: int | None = None  # the game that auto-play is playing to its end
         self._computer_runs: list[asyncio.Task[None]] = []
         self._relay_server: Server | None = None
@@ -69,6 +70,12 @@ class Session:
 
         c = self.config
         if c.relay:
+            from . import invite
+
+            self.invites = [invite.relay_command(c.relay, c.room)]
+            if invite.loopback_only(c.relay):
+                self.invite_note = (f"{c.relay} works only on this machine: a friend elsewhere needs an address of "
+                                    "the relay they can reach (or you host one: --host finds yours).")
             return c.relay
         if c.host is not None and not self.profile.resumes:
             raise RelayError("a browser visitor cannot host a relay on the server: play the computer, "

@@ -23,6 +23,16 @@ from .config import GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_
 from .profile import Profile
 
 
+SPEEDS = {0.0: "at once", 0.3: "quick: 0.3 s a move", 0.6: "steady: 0.6 s a move", 1.5: "slow: 1.5 s a move"}
+
+
+def speeds(think: float) -> list[tuple[str, float]]:
+    """The computer's paces on offer, with ``think`` (from --think or the preferences) among them."""
+    offered = dict(SPEEDS)
+    offered.setdefault(think, f"{think:g} s a move")
+    return [(words, seconds) for seconds, words in sorted(offered.items())]
+
+
 class StartScreen(Screen[PlayConfig]):
     """Choose, then Play (Enter in any field): the screen dismisses itself with the table to open."""
 
@@ -53,6 +63,8 @@ class StartScreen(Screen[PlayConfig]):
                     yield Input(c.room or fresh_room("table"), max_length=64, id="room", compact=True)
                     yield Label("", id="public-label")
                     yield Checkbox("list it in the lobby", c.public, id="public", compact=True)
+                yield Label("Computer", id="speed-label")
+                yield Select(speeds(c.think_time), value=c.think_time, allow_blank=False, id="speed", compact=True)
                 yield Label("Encryption")
                 yield Select([(title, name) for name, title in GROUPS.items()], value=c.group, allow_blank=False,
                              id="group", compact=True)
@@ -83,6 +95,8 @@ class StartScreen(Screen[PlayConfig]):
         through = self.through_relay
         for widget in self.query("#room-label, #room, #public-label, #public"):
             widget.display = through
+        for widget in self.query("#speed-label, #speed"):  # how fast the computer plays: only against it
+            widget.display = self.relay is None or self.query_one("#opponent", Select).value == "computer"
         invite = self.query_one("#invite", Label)
         invite.display = through
         if through:
@@ -108,7 +122,8 @@ class StartScreen(Screen[PlayConfig]):
             return
         chosen = choose(self.config, self.profile, name, game, self.relay if room is not None else None, room)
         public = room is not None and self.query_one("#public", Checkbox).value
-        self.dismiss(dataclasses.replace(chosen, group=group, public=public))
+        think = float(str(self.query_one("#speed", Select).value))
+        self.dismiss(dataclasses.replace(chosen, group=group, public=public, think_time=think))
 
 
 def choose(base: PlayConfig, profile: Profile, name: str, game: str, relay: str | None, room: str | None

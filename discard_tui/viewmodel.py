@@ -53,6 +53,7 @@ def seat_fields(seat: Seat, view: TableView | None = None) -> dict[str, Any]:
         link_since=seat.link_since,
         seat_lost=seat.seat_lost,
         rematch_refusal=table.rematch_refusal(),
+        named=tuple(s in table.names for s in range(view.seats)),
     )
 
 

@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
@@ -493,3 +494,28 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help", classes="dialog"):
             yield Static(self.text)
         yield Footer()
+
+
+class CommandLines(Widget):
+    """A shell command shown whole, for a person to copy with the mouse: on one line when the width allows, else
+    broken only between its words with the shell's " \\" at each line's end, never inside a word (an address or a
+    room name cut in two would be copied wrong). The text is shown literally (it holds names from outside)."""
+
+    DEFAULT_CSS = "CommandLines { height: auto; text-wrap: nowrap; text-style: bold; }"
+
+    command: reactive[str] = reactive("", layout=True)
+
+    def __init__(self, command: str = "", *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.set_reactive(CommandLines.command, command)
+
+    def lines(self, width: int) -> list[str]:
+        from .invite import shell_lines
+
+        return shell_lines(self.command, max(width, 1)) if self.command else []
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
+
+    def render(self) -> Content:
+        return Content("\n".join(self.lines(self.content_region.width or self.size.width)))

@@ -323,3 +323,61 @@ def test_help_says_how_long_a_name_may_be():
     longest = next(m.max_length for m in Hello.model_fields["name"].metadata if hasattr(m, "max_length"))
     for p in (cli.parser(), bot.parser()):
         assert f"up to {longest} characters" in " ".join(p.format_help().split())
+
+
+def test_leaving_a_waiting_room_leaves_the_way_back_and_the_friends_command_one_line_each():
+    from discard_tui.config import PlayConfig
+
+    friend = "uv run discard-tui --relay ws://relay.example:8765 --room r1"
+    relay = PlayConfig(relay="ws://relay.example:8765", room="r1", name="ana")
+    kept = saved("ws://relay.example:8765", "r1", "ana", stage="waiting")
+    assert cli.leaving_lines(kept, friend, relay) == [
+        f"Your seat in room r1 waits for you: {cli.resume_command(kept)}", f"A friend joins room r1 with: {friend}"]
+    assert cli.leaving_lines(None, friend, relay) == [f"A friend joins room r1 with: {friend}"]  # the room stays
+    hosted = PlayConfig(host="0.0.0.0", port=9000, room="r1", name="ana")
+    assert cli.leaving_lines(None, friend, hosted) == []  # alone: the room goes with the host's relay
+    assert cli.leaving_lines(kept, friend, hosted)[1] == f"Once you are back, a friend joins with: {friend}"
+    under_way = saved("ws://relay.example:8765", "r1", "ana")
+    assert cli.leaving_lines(under_way, None, relay) == [
+        f"Your game in room r1 waits for you: {cli.resume_command(under_way)}"]
+
+
+def test_preferences_fill_what_the_flags_leave_out_and_a_damaged_file_is_kept_aside(data_dir):
+    import json
+
+    from discard_tui.prefs import FILE, Prefs, load
+
+    profile = terminal_profile()
+    assert profile.config_dir == data_dir  # tests never touch the real home
+    assert load(profile.config_dir).prefs == Prefs() and load(profile.config_dir).problem is None
+    kept = load(profile.config_dir)
+    assert kept.change(name="cy", game="cabo", think=1.5, theme="nord") is None
+    prefs = load(profile.config_dir).prefs
+    assert prefs == Prefs(name="cy", theme="nord", game="cabo", think=1.5)
+    config = cli.config_from(cli.parser().parse_args([]), cli.parser(), profile, prefs)
+    assert (config.name, config.game, config.seats, config.think_time) == ("cy", "cabo", 3, 1.5)
+    flagged = cli.config_from(cli.parser().parse_args(["--name", "bo", "--game", "war", "--think", "0"]),
+                              cli.parser(), profile, prefs)
+    assert (flagged.name, flagged.game, flagged.think_time) == ("bo", "war", 0)
+
+    for damage in (b"{not json", b"\xff\xfe", json.dumps({"think": "fast"}).encode(), b"[]"):
+        (data_dir / FILE).write_bytes(damage)
+        kept = load(profile.config_dir)
+        aside = [path for path in data_dir.iterdir() if path.name.startswith(f"{FILE}.bad-")]
+        assert kept.prefs == Prefs() and len(aside) == 1 and aside[0].read_bytes() == damage
+        assert kept.problem == (f"your preferences in {data_dir / FILE} are damaged "
+                                f"({'think is not a number of seconds' if b'think' in damage else 'not a JSON object' if damage == b'[]' else 'not JSON text'}): "
+                                f"kept as {aside[0].name}, using the defaults")
+        assert kept.change(name="ana") is None and load(profile.config_dir).prefs == Prefs(name="ana")
+        aside[0].unlink()
+
+
+def test_a_preferences_file_that_cannot_be_opened_is_said_and_never_written_over(data_dir):
+    from discard_tui.prefs import FILE, load
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / FILE).mkdir()  # there, but not a file anyone can read
+    kept = load(data_dir)
+    assert kept.problem is not None and kept.problem.startswith(f"cannot read your preferences in {data_dir / FILE} (")
+    assert kept.problem.endswith("): using the defaults") and "\n" not in kept.problem
+    assert kept.change(name="ana") is None and (data_dir / FILE).is_dir()

@@ -738,9 +738,8 @@ async def test_bad_request_malformed_list_and_the_connection_stays(relay, frame)
     await close_all(c)
 
 
-async def test_a_store_keeps_the_listing_across_sigkill(backend, relay_with_flags):
-    if backend != "sqlite":
-        pytest.skip("the file store's own test: memory keeps nothing, and Redis keeps the room as any other key")
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # the file store's own: memory keeps nothing,
+async def test_a_store_keeps_the_listing_across_sigkill(backend, relay_with_flags):  # Redis keeps it as any key
     r1 = relay_with_flags(durable=True)
     a, public = await public_room(r1, seats=2)
     token = a.welcome["token"] if a.welcome else None

@@ -2,6 +2,8 @@
 
 import dataclasses
 
+from textual.app import App
+
 import pytest
 
 from conftest import seat_dir
@@ -896,3 +898,118 @@ async def test_a_big_terminal_centres_the_board_and_shift_l_gives_it_the_log_s_r
         assert not side.display and screen.has_class("-no-log")
         await pilot.press("L")
         assert side.display
+
+
+# -- the waiting room (issue 21 item 3) ------------------------------------------------------------------------
+
+
+class WaitingRoom(App[None]):
+    """The waiting room alone, with the app's styles and keys: ``invites`` as a session gives them."""
+
+    CSS_PATH = TableHarness.CSS_PATH
+    BINDINGS = DiscardApp.BINDINGS
+
+    def __init__(self, invites: list[str], note: str = "") -> None:
+        super().__init__()
+        from discard_tui.app import ConnectingScreen
+
+        self.room = ConnectingScreen("Relay ws://[b]relay:1 · room r1", invites, note)
+
+    async def on_mount(self) -> None:
+        await self.push_screen(self.room)
+
+
+HOSTED = "uv run discard-tui --relay ws://192.168.100.200:65535 --room table-3fa2c1d0"  # the longest IPv4 invite
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_waiting_room_says_who_sits_where_who_is_missing_and_what_a_friend_types(size):
+    from textual.widgets import Footer
+
+    from discard_tui.invite import shell_lines
+
+    app = WaitingRoom([HOSTED])
+    async with app.run_test(size=size) as pilot:
+        room = app.room
+        room.show_room(seat_view(phase=SeatPhase.WAITING, me=0, names=("[b]ana" + "x" * 26, "bo", "opponent"),
+                                 present=(True, True, False), named=(True, True, False)))
+        await pilot.pause()
+        assert text_of(room, "#seats").splitlines() == ["Seat 1  [b]ana" + "x" * 26 + " (you)", "Seat 2  bo",
+                                                         "Seat 3  free"]
+        assert text_of(room, "#waiting") == "1 more player needed"
+        shown = text_of(room, "#invite").splitlines()
+        width = room.query_one("#invite").content_region.width
+        assert shown == shell_lines(HOSTED, width) and all(len(line) <= width for line in shown)
+        if size[0] >= 80:
+            assert shown == [HOSTED]  # one line: a mouse copies it whole
+        else:
+            assert " ".join(line.removesuffix(" \\").strip() for line in shown) == HOSTED
+        assert "Copy command" in [key.description for key in room.query_one(Footer).query("FooterKey")]
+        await pilot.press("c")
+        assert app.clipboard == HOSTED
+        room.show_room(seat_view(phase=SeatPhase.WAITING, me=1, names=("ana", "bo", "opponent"),
+                                 present=(False, True, True), named=(True, True, False)))
+        await pilot.pause()
+        assert text_of(room, "#seats").splitlines() == ["Seat 1  ana (away)", "Seat 2  bo (you)",
+                                                         "Seat 3  someone, joining…"]
+        assert text_of(room, "#waiting") == "waiting for ana to come back"
+
+
+async def test_a_waiting_room_with_no_command_offers_no_copy_key():
+    from textual.widgets import Footer
+
+    app = WaitingRoom([])
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.room.show_room(seat_view(phase=SeatPhase.WAITING, names=("ana", "bo", "cy"),
+                                     present=(True, False, False), named=(True, False, False)))
+        await pilot.pause()
+        assert text_of(app.room, "#waiting") == "2 more players needed"
+        assert "Copy command" not in [key.description for key in app.room.query_one(Footer).query("FooterKey")]
+
+
+def test_a_command_breaks_only_between_words_and_a_loopback_relay_is_said():
+    from discard_tui.invite import loopback_only, relay_command, shell_lines
+
+    for width in range(10, 80):
+        lines = shell_lines(HOSTED, width)
+        assert [word for line in lines for word in line.removesuffix(" \\").split()] == HOSTED.split()
+        assert all(len(line) <= width or " " not in line.removesuffix(" \\").strip() for line in lines)
+        assert all(line.endswith(" \\") for line in lines[:-1])
+    assert relay_command("ws://a:1,ws://b:2", "r.1") == "uv run discard-tui --relay ws://a:1,ws://b:2 --room r.1"
+    assert loopback_only("ws://127.0.0.1:8777") and loopback_only("ws://localhost:1,ws://[::1]:2")
+    assert not loopback_only("ws://127.0.0.1:1,ws://10.0.0.2:1") and not loopback_only("wss://relay.example:443")
+
+
+# -- preferences (issue 21 item 5) --------------------------------------------------------------------------
+
+
+async def test_the_theme_and_the_start_screens_choices_are_kept_for_next_time(data_dir):
+    from textual.widgets import Input, Select
+
+    from discard_tui.app import ConnectingScreen
+    from discard_tui.prefs import FILE, Prefs, load
+    from discard_tui.start import StartScreen
+
+    app = DiscardApp(PlayConfig(name="ana", room=""), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        screen = app.screen
+        assert screen.query_one("#speed", Select).display  # against the computer: its pace
+        app.theme = "nord"  # as the command palette sets it
+        screen.query_one("#name", Input).value = "cy"
+        screen.query_one("#speed", Select).value = 1.5
+        app.play = lambda: None  # the table is opened, but no game is started
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConnectingScreen), "the table")
+        assert (app.config.name, app.config.think_time) == ("cy", 1.5)
+    assert load(data_dir).prefs == Prefs(theme="nord", think=1.5, name="cy", game="discard")
+    app = DiscardApp(PlayConfig(name="ana", room=""), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        assert app.theme == "nord"
+    (data_dir / FILE).write_text("{")
+    app = DiscardApp(PlayConfig(name="ana", room=""), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        assert [n.message for n in app._notifications][0].startswith("your preferences in ")
+        assert app.theme == "textual-dark"
