@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, LoadingIndicator
@@ -216,7 +216,7 @@ class GameOverScreen(ModalScreen[None]):
         self.view, self.download = view, download
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="gameover", classes="dialog"):
+        with VerticalScroll(id="gameover", classes="dialog"):  # scrolls where a short terminal cuts it
             yield Label("", id="result", markup=False)
             yield Label("", id="ending", markup=False)
             yield Label("", id="score", markup=False)
@@ -248,6 +248,8 @@ class GameOverScreen(ModalScreen[None]):
         else:
             offer = "n plays again, q quits." + (f" {gone}." if gone else "")
         self.query_one("#offer", Label).update(offer)
+        for label in self.query("#gameover Label").results(Label):
+            label.display = bool(str(label.content))  # an empty line (no score yet) takes no room
         self.refresh_bindings()
 
     def action_rematch(self) -> None:
