@@ -51,14 +51,14 @@ if TYPE_CHECKING:
 
 
 
-def load_engine() -> None:
-    """Import the table, every game's rules, the saves and the view model (on a thread: they take a while)."""
+def load_engine(game: str) -> None:
+    """Import the table, the rules of ``game``, the saves and the view model (on a thread: they take a while)."""
     import tabletop.shell  # noqa: F401
-    from games import GAMES  # the registry imports every game
+    from games import GAMES
 
     from . import saves, viewmodel  # noqa: F401
 
-    assert GAMES
+    assert GAMES[game]
 
 
 class ConfirmQuit(ModalScreen[bool]):
@@ -394,7 +394,7 @@ class DiscardApp(App[None]):
     @work(exclusive=True, group="game")
     async def play(self) -> None:
         """Start a session (the relay and the computers if needed, my seat taken or taken back) and run it."""
-        await asyncio.to_thread(load_engine)
+        await asyncio.to_thread(load_engine, self.config.game)
         from tabletop.ledger import RelayError
 
         from .session import Session

@@ -40,7 +40,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", type=int, default=None, metavar="N", help="players in the room, if this bot opens it "
                    "(default: the game's smallest number)")
     p.add_argument("--games", type=int, default=1, metavar="N", help="games to play, as rematches (default 1)")
-    add_game_options(p, (game.about for game in GAMES.values()))
+    add_game_options(p, GAMES.abouts.values())
     p.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP.name,
                    help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP.name}; a room keeps its own)")
     p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     if seats not in game.seats:
         p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
     config = PlayConfig(relay=args.relay, room=args.room, name=args.name, game=game.name, seats=seats,
-                        options=game_options(args, game.about, (each.about for each in GAMES.values()), p), group=args.group,
+                        options=game_options(args, game.about, GAMES.abouts.values(), p), group=args.group,
                         think_time=args.think, public=args.public)
     trust_relay(p, args.relay, args.relay_ca)
 

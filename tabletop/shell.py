@@ -16,7 +16,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -311,7 +311,7 @@ def prune(directory: Path, keep: int) -> None:
         path.unlink(missing_ok=True)
 
 
-async def join(url: str, room: str, wish: Wish, catalog: dict[str, Game], *, seed: bytes, token: str | None = None,
+async def join(url: str, room: str, wish: Wish, catalog: Mapping[str, Game], *, seed: bytes, token: str | None = None,
                follow: bool = False, autoplay: Strategy | None = None, think_time: float = 0.0,
                transcript_dir: Path | None = None, public: dict[str, str | int | bool] | None = None) -> Seat:
     """Take a seat (or take it back with ``token``) in ``room``; raises RelayError with a one-line reason.
