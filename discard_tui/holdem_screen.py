@@ -233,11 +233,16 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
 # -- the screen -------------------------------------------------------------------------------------------
 
 
+AT_SHOWDOWN = {"muck": "fold", "show": "call"}  # the showdown's keys, and the move each makes
+
+
 class HoldemTable(TableScreen[HoldemScreenView]):
     """Hold'em's board: the seats, the board and the pots, the hand and the blinds."""
 
     CSS_PATH = "holdem.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f", "muck", "Muck"),  # at showdown the same keys give up or show my hand
+        Binding("c", "show", "Show"),
         Binding("f", "fold", "Fold"),
         Binding("c", "call", "Check/Call"),
         Binding("r", "raise", "Raise"),
@@ -323,6 +328,12 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         if self.view is not None:
             self.post(self.view.call, self.view.call_refusal)
 
+    def action_muck(self) -> None:
+        self.action_fold()
+
+    def action_show(self) -> None:
+        self.action_call()
+
     def action_all_in(self) -> None:
         if self.view is None:
             return
@@ -377,6 +388,11 @@ class HoldemTable(TableScreen[HoldemScreenView]):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in AT_SHOWDOWN or action in AT_SHOWDOWN.values():
+            board = self.view.board if self.view is not None else None
+            if (action in AT_SHOWDOWN) != (board is not None and board.stage.value == "showdown"):
+                return False  # the footer names what f and c do now
+            action = AT_SHOWDOWN.get(action, action)
         if action in ("send", "step", "share", "digit", "cancel"):
             return self.amount is not None and super().check_action("raise" if action == "cancel" else action,
                                                                     parameters)

@@ -127,6 +127,10 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
     async with app.run_test(size=(80, 24)) as pilot:
         status = app.table.query_one(StatusBar)
         assert status.hint == "Showdown: c shows your hand · f mucks it (gives up the pots)"
+        app.table.settle()
+        await pilot.pause()
+        shown = [b.binding.description for b in app.screen.active_bindings.values() if b.binding.show and b.enabled]
+        assert "Muck" in shown and "Show" in shown and "Fold" not in shown and "Check/Call" not in shown, shown
         await pilot.press("r")
         assert status.notice == "it is the showdown: c shows, f mucks"
         assert await play_key(pilot, "f") == "muck"
