@@ -15,6 +15,8 @@ that this module stays as light as the screen. The table judges every move.
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -613,16 +615,15 @@ def slot_at(board: CaboView, target: tuple[int, int]) -> Slot | None:
 
 def view(seat: Seat) -> CaboScreenView:
     """What the cabo table shows of ``seat`` now; between rounds, the new round's table while it is shuffled."""
-    from .viewmodel import seat_fields
+    from .viewmodel import fields_of, seat_view
 
-    fields = seat_fields(seat)
+    base = seat_view(seat)
     play = seat.table.play
-    if fields["board"] is None and play.state is not None and fields["number"] == play.number:
-        fields["board"] = play.state.view(seat.table.me)
-    board = fields["board"]
-    if board is not None and board.stage.value in ("showdown", "over"):
-        fields["my_turn"] = False  # the showdown is posted by the table itself: nothing to choose
-    return CaboScreenView(**fields, refusal_of=seat.refusal)
+    if base.board is None and play.state is not None and base.number == play.number:
+        base = dataclasses.replace(base, board=play.state.view(seat.table.me))
+    if base.board is not None and base.board.stage.value in ("showdown", "over"):
+        base = dataclasses.replace(base, my_turn=False)  # the showdown is posted by the table itself
+    return CaboScreenView(**fields_of(base), refusal_of=seat.refusal)
 
 
 UI = GameUI(title="cabo", rules=HELP, screen=CaboTable, view=view)

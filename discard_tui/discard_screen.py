@@ -8,6 +8,8 @@ so that this module stays as light as the screen.
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -192,10 +194,10 @@ def view(seat: Seat) -> DiscardScreenView:
     """What the discard table shows of ``seat`` now, with the moves it offers."""
     from games.discard.moves import DiscardCard, Draw
 
-    from .viewmodel import room_choices, seat_fields
+    from .viewmodel import fields_of, room_choices, seat_view
 
-    fields = seat_fields(seat)
-    board: DiscardView | None = fields["board"]
+    base = seat_view(seat)
+    board: DiscardView | None = base.board
     discards = tuple(DiscardCard(pos=pos) for pos, _ in board.hand) if board else ()
     play = seat.table.play
     deck = "full" if play.options is None else play.options.deck
@@ -203,9 +205,9 @@ def view(seat: Seat) -> DiscardScreenView:
     opponent = 1 - seat.table.me
     choices = room_choices(seat)
     if choices is not None and "deck" in choices[1]:
-        fields["note"] = f"{choices[0]} opened this room with the {size}-card deck, so it is played here."
+        base = dataclasses.replace(base, note=f"{choices[0]} opened this room with the {size}-card deck, so it is played here.")
     return DiscardScreenView(
-        **fields,
+        **fields_of(base),
         hand=tuple(card for _, card in board.hand) if board else (),
         playable=board.playable if board else (),
         opponent_hand=board.hand_sizes[opponent] if board else 0,

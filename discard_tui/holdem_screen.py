@@ -15,6 +15,8 @@ as the screen. The table judges every move again.
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -423,15 +425,16 @@ def view(seat: Seat) -> HoldemScreenView:
     while its deck is shuffled."""
     from games.holdem.moves import Call, Check, Fold, Muck, Raise, Show
 
-    from .viewmodel import seat_fields
+    from .viewmodel import fields_of, seat_view
 
-    fields = seat_fields(seat)
+    base = seat_view(seat)
     play = seat.table.play
-    if fields["board"] is None and play.state is not None and fields["number"] == play.number:
-        fields["board"] = play.state.view(seat.table.me)
-    board: HoldemView | None = fields["board"]
+    if base.board is None and play.state is not None and base.number == play.number:
+        base = dataclasses.replace(base, board=play.state.view(seat.table.me))
+    board: HoldemView | None = base.board
     if board is None or not (board.stage.value == "betting" or showing(board)):
-        fields["my_turn"] = False  # the board and the first hand at showdown are posted by the table itself
+        base = dataclasses.replace(base, my_turn=False)  # the board and the first hand at showdown: the table's
+    fields = fields_of(base)
     if board is None:
         return HoldemScreenView(**fields, refusal_of=seat.refusal)
     me = board.players[seat.table.me]

@@ -8,6 +8,8 @@ called, so that this module stays as light as the screen.
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -268,25 +270,23 @@ def hint(view: RpsScreenView) -> str:
 
 def view(seat: Seat) -> RpsScreenView:
     """What the rock-paper-scissors table shows of ``seat`` now."""
-    from .viewmodel import seat_fields
+    from .viewmodel import fields_of, seat_view
 
-    fields = seat_fields(seat)
-    board: RpsView | None = fields["board"]
+    base = seat_view(seat)
+    board: RpsView | None = base.board
     me, other = seat.table.me, 1 - seat.table.me
     throws: tuple[tuple[str, str, str], ...] = ()
     if board is not None:
         throws = tuple((t.values[me], t.values[other], "equal" if t.winner is None else
                         "won" if t.winner == me else "lost") for t in board.throws)
         if throws:  # a revealed throw is this game's move: it also ends a refusal shown in the status bar
-            name = fields["names"][other]
-            fields["last_move"] = f"throw {len(throws)}: {name} threw {throws[-1][1]}"
-            fields["moves"] = len(throws)
-    shown = board is not None and fields["number"] == seat.table.play.number  # not a finished game kept on screen
+            base = dataclasses.replace(base, last_move=f"throw {len(throws)}: {base.names[other]} threw "
+                                       f"{throws[-1][1]}", moves=len(throws))
+    shown = board is not None and base.number == seat.table.play.number  # not a finished game kept on screen
     chosen, opponent_chosen = seat.table.my_choice() if shown else (None, False)
     refusal = seat.table.choice_refusal()
-    fields["my_turn"] = refusal is None
     return RpsScreenView(
-        **fields,
+        **fields_of(dataclasses.replace(base, my_turn=refusal is None)),
         throws=throws,
         scores=(board.scores[me], board.scores[other]) if board else (0, 0),
         target=board.target if board else 3,

@@ -1,19 +1,21 @@
 """A seat in the screen's terms: the fields every game's screen shows, from a Seat and its table's view.
 
-Each game's screen module (discard_tui/discard_screen.py, …) adds its own
-fields and builds its view from :func:`seat_fields`; this module is imported
+Each game's screen module (discard_tui/discard_screen.py, …) starts from
+:func:`seat_view` (typed: a field read or changed by a wrong name is mypy's
+error) and adds its own fields with :func:`fields_of`; this module is imported
 with the table, after the first frame.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from tabletop.shell import Seat
 from tabletop.table import TableView
 from tabletop.values import Phase
 
-from .view import SeatPhase
+from .view import SeatPhase, SeatView
 
 PHASES = {  # the table's phase -> the seat's, as its screen shows it
     Phase.WAITING: SeatPhase.WAITING, Phase.STARTING: SeatPhase.FLIPPING, Phase.SHUFFLING: SeatPhase.SHUFFLING,
@@ -22,11 +24,11 @@ PHASES = {  # the table's phase -> the seat's, as its screen shows it
 }
 
 
-def seat_fields(seat: Seat, view: TableView | None = None) -> dict[str, Any]:
-    """The :class:`~discard_tui.view.SeatView` fields of ``seat`` now."""
+def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
+    """What every game's screen shows of ``seat`` now."""
     table = seat.table
     view = view or table.view()
-    return dict(
+    return SeatView(
         phase=SeatPhase.FAILED if seat.failure else PHASES[view.phase],
         number=view.number,
         me=table.me,
@@ -55,6 +57,11 @@ def seat_fields(seat: Seat, view: TableView | None = None) -> dict[str, Any]:
         rematch_refusal=table.rematch_refusal(),
         named=tuple(s in table.names for s in range(view.seats)),
     )
+
+
+def fields_of(view: SeatView[Any]) -> dict[str, Any]:
+    """The fields of ``view``, to build a game's screen view on it: ``DiscardScreenView(**fields_of(base), …)``."""
+    return {field.name: getattr(view, field.name) for field in dataclasses.fields(view)}
 
 
 def room_choices(seat: Seat) -> tuple[str, dict[str, Any]] | None:

@@ -205,10 +205,10 @@ def view(seat: Seat) -> WarScreenView:
     """What the war table shows of ``seat`` now, with the turn it offers."""
     from games.war.game import Turn
 
-    from .viewmodel import seat_fields
+    from .viewmodel import fields_of, seat_view
 
-    fields = seat_fields(seat)
-    board: WarView | None = fields["board"]
+    fields = fields_of(base := seat_view(seat))
+    board: WarView | None = base.board
     play = seat.table.play
     limit = play.options.tricks if play.options is not None else TRICKS.default
     if board is None:
