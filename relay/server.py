@@ -17,7 +17,10 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 * No connection is read faster than ``read_rate`` frames a second (every
   frame counts, pings included): beyond its burst, reading it pauses, which
   slows its sender down through TCP instead of spending the relay's CPU.
-  A connection that keeps sending frames the relay refuses (more than
+  Until its join is answered, a connection's burst is ``unjoined_burst``
+  frames: one that sends more at once is dropped after parsing a few hundred
+  bytes of it, so a stranger reconnecting to flood costs little more than
+  the handshake. A connection that keeps sending frames the relay refuses (more than
   ``max_refused`` in ``refusal_window`` seconds) is closed with 1008.
 * Log lines about refusals and drops are sampled: at most a few of each kind
   every ``refusal_window`` seconds, then one line counting the rest.
@@ -60,6 +63,7 @@ POST_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
 TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
 READ_SLICE = 8192  # bytes of a read parsed before the read budget is checked again (at most 1,365 frames)
+UNJOINED_SLICE = 512  # the same before the connection's join is answered: a join is a few hundred bytes
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
 
 
@@ -76,6 +80,7 @@ class Limits:
     max_buffers: int = 48 << 20  # bytes queued to all clients together before the largest are dropped
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
+    unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
     max_refused: int = 100  # refused frames in one refusal_window before the connection is closed
     refusal_window: float = 10.0
     sweep: float = 0.1  # seconds between two checks of every connection's write buffer
@@ -219,10 +224,12 @@ class ReadBudget(ServerConnection):
 
     read_rate: float = 200.0
     read_burst: float = 800.0
+    unjoined_burst: float = 32.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.read_tokens, self.read_refill = self.read_burst, time.monotonic()
+        self.burst, self.slice = self.unjoined_burst, UNJOINED_SLICE  # until joined() is called
+        self.read_tokens, self.read_refill = self.burst, time.monotonic()
         self.read_resume: asyncio.TimerHandle | None = None
         self.flooding = False
         self.read_after_close = 0  # bytes received since this connection began to close
@@ -236,9 +243,9 @@ class ReadBudget(ServerConnection):
         """Parse ``data`` a slice at a time, so that a read full of tiny frames (a socket read can hold tens of
         thousands) costs at most one slice beyond the budget before the connection is dropped."""
         now = time.monotonic()
-        self.read_tokens = min(self.read_burst, self.read_tokens + (now - self.read_refill) * self.read_rate)
+        self.read_tokens = min(self.burst, self.read_tokens + (now - self.read_refill) * self.read_rate)
         self.read_refill = now
-        for start in range(0, len(data), READ_SLICE):
+        for start in range(0, len(data), self.slice):
             if self.flooding:
                 return  # dropped: the rest is not even parsed
             if self.protocol.state is State.CONNECTING:  # the handshake's request, in one go
@@ -254,8 +261,8 @@ class ReadBudget(ServerConnection):
                     return
                 super().data_received(data[start:] if start else data)
                 break
-            super().data_received(data[start:start + READ_SLICE] if len(data) > READ_SLICE else data)
-            if self.read_tokens < -self.read_burst:
+            super().data_received(data[start:start + self.slice] if len(data) > self.slice else data)
+            if self.read_tokens < -self.burst:
                 self.flooding = True
                 SAMPLED.info("dropped floods", "dropping a connection that sent %d frames beyond its budget at once",
                              -int(self.read_tokens))
@@ -263,6 +270,11 @@ class ReadBudget(ServerConnection):
         if self.read_tokens < 0 and self.read_resume is None and not self.transport.is_closing():
             self.transport.pause_reading()
             self.read_resume = self.loop.call_later(-self.read_tokens / self.read_rate, self._resume_reading)
+
+    def joined(self) -> None:
+        """The connection holds a seat: it may now send a game's bursts, read in larger slices."""
+        self.read_tokens += self.read_burst - self.burst
+        self.burst, self.slice = self.read_burst, READ_SLICE
 
     def _resume_reading(self) -> None:
         self.read_resume = None
@@ -409,6 +421,8 @@ class Relay:
             channel.follower = self.ledger.follow(room, claim.seq, lambda entries: self._deliver(channel, entries))
         channel.members.add(client)
         client.channel = channel
+        if isinstance(client.connection, ReadBudget):
+            client.connection.joined()
         self._send(client, to_json({"type": "welcome", "room": room, "seat": claim.seat, "token": claim.token,
                                     "head": claim.seq, "seats": claim.seats,
                                     "rate": self.limits.rate, "burst": self.limits.burst}))
@@ -602,7 +616,8 @@ class Relay:
 
     def _connection_class(self) -> type[ServerConnection]:
         limits = self.limits
-        return type("Budgeted", (ReadBudget,), {"read_rate": limits.read_rate, "read_burst": float(limits.read_burst)})
+        return type("Budgeted", (ReadBudget,), {"read_rate": limits.read_rate, "read_burst": float(limits.read_burst),
+                                                 "unjoined_burst": float(limits.unjoined_burst)})
 
     async def close(self) -> None:
         """Stop housekeeping and followers, then close the ledger (after the server has closed)."""

@@ -728,6 +728,31 @@ async def test_a_read_full_of_tiny_frames_is_dropped_one_slice_past_the_budget(i
     assert sum(fed[handshake:]) <= relay_module.READ_SLICE  # one slice, 1,024 frames, then the connection went
 
 
+async def test_a_stranger_flooding_before_its_join_is_dropped_within_a_few_hundred_bytes(in_process_relay, monkeypatch):
+    """Before its join is answered a connection needs a frame or two: one that sends a thousand at once is dropped
+    after two small slices, so reconnecting to flood costs the relay little more than the handshake."""
+    fed = frames_parsed(monkeypatch)
+    running = await in_process_relay()
+    reader, writer = await raw_websocket(running.url)
+    handshake = len(fed)
+    writer.write(masked(0x1, b"[]") * 1000)
+    await until_dropped(reader)
+    writer.close()
+    assert sum(fed[handshake:]) <= 2 * relay_module.UNJOINED_SLICE
+
+
+async def test_a_seated_client_may_send_a_games_burst_at_once(in_process_relay):
+    """Once seated, the full burst applies: 300 posts sent at once are all read and delivered."""
+    running = await in_process_relay()
+    a, b = await seated(running.url, "burst", "ann"), await seated(running.url, "burst", "bob")
+    for n in range(300):
+        await a.send_post({"n": n})
+    last = await b.until(lambda e: e["kind"] == "post" and e["body"] == {"n": 299})
+    assert last["seat"] == a.seat and [e["body"]["n"] for e in b.events if e["kind"] == "post"] == list(range(300))
+    await a.close()
+    await b.close()
+
+
 async def test_a_frame_too_large_is_not_read_on_once_the_connection_closes(in_process_relay, monkeypatch):
     """After refusing a frame over four times --max-frame (1009), the relay reads no more of it: a sender that
     goes on is held back by TCP until the close times out, instead of costing the relay a read of every byte."""
