@@ -74,6 +74,8 @@ class Limits:
     max_frame: int = 1 << 20  # bytes; larger frames get ``too_large``
     rate: float = 100.0  # frames per second, sustained
     burst: int = 400  # frames allowed at once
+    byte_rate: float = 1 << 20  # bytes of posts per second, sustained (a six-player MODP-3072 deal is ~0.2 MB)
+    byte_burst: int = 8 << 20  # bytes of posts at once
     max_rooms: int = 10_000  # rooms with a connection on this node
     max_connections: int = 5_000
     max_buffer: int = 8 << 20  # bytes queued to one slow client before it is dropped
@@ -106,14 +108,24 @@ class Client:
     refused: int = 0  # frames refused in the current refusal window
     window_start: float = 0.0
     closing: bool = False  # closed for its refusals: its later frames are not even read as requests
+    byte_tokens: float = 0.0  # bytes of posts it may send now (Limits.byte_burst at first)
 
     def take_token(self, limits: Limits) -> bool:
         now = time.monotonic()
-        self.tokens = min(limits.burst, self.tokens + (now - self.last_refill) * limits.rate)
+        elapsed = now - self.last_refill
+        self.tokens = min(limits.burst, self.tokens + elapsed * limits.rate)
+        self.byte_tokens = min(limits.byte_burst, self.byte_tokens + elapsed * limits.byte_rate)
         self.last_refill = now
         if self.tokens < 1:
             return False
         self.tokens -= 1
+        return True
+
+    def take_bytes(self, size: int) -> bool:
+        """Spend ``size`` bytes of posts (refilled by :meth:`take_token`, which every frame takes first)."""
+        if self.byte_tokens < size:
+            return False
+        self.byte_tokens -= size
         return True
 
 
@@ -303,7 +315,8 @@ class Relay:
 
     async def handler(self, connection: ServerConnection) -> None:
         """Serve one connection until it closes; its frames are handled one after another."""
-        client = Client(connection, tokens=float(self.limits.burst), last_refill=time.monotonic(),
+        client = Client(connection, tokens=float(self.limits.burst), byte_tokens=float(self.limits.byte_burst),
+                        last_refill=time.monotonic(),
                         window_start=time.monotonic())
         self.connection_count += 1
         self.clients.add(client)
@@ -425,7 +438,8 @@ class Relay:
             client.connection.joined()
         self._send(client, to_json({"type": "welcome", "room": room, "seat": claim.seat, "token": claim.token,
                                     "head": claim.seq, "seats": claim.seats,
-                                    "rate": self.limits.rate, "burst": self.limits.burst}))
+                                    "rate": self.limits.rate, "burst": self.limits.burst,
+                                    "byte_rate": self.limits.byte_rate, "byte_burst": self.limits.byte_burst}))
         log.info("join room=%s seat=%d name=%r resumed=%s", room, claim.seat, name, token is not None)
         await self._catch_up(client, channel)
 
@@ -456,7 +470,11 @@ class Relay:
             raise Refused("bad_request", '"body" must be a JSON object')
         if post_id is not None and (not isinstance(post_id, str) or not POST_ID_PATTERN.fullmatch(post_id)):
             raise Refused("bad_request", '"id" must be 1 to 64 characters from A-Z a-z 0-9 _ -')
-        seq = await self.ledger.append(client.room, client.seat, client.epoch, to_json(body), post_id)
+        body_json = to_json(body)
+        if not client.take_bytes(len(body_json)):
+            raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB of posts a second; "
+                                          "slow down and send this one again")
+        seq = await self.ledger.append(client.room, client.seat, client.epoch, body_json, post_id)
         if post_id is not None:  # the first append's seq, for a post sent again: exactly once
             self._send(client, to_json({"type": "posted", "id": post_id, "seq": seq}))
 

@@ -412,7 +412,7 @@ async def test_stalled_reader_is_dropped_without_delaying_the_room(in_process_re
 
 
 async def test_client_dropped_during_catch_up_is_dropped_quietly(in_process_relay, caplog):
-    running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
+    running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000, byte_rate=1e9, byte_burst=1 << 30)
     a = await seated(running.url, "deep", "ann")
     noise = random.Random(7)
     for i in range(300):  # a ledger of some 10 MB: more than the kernel buffers hold
@@ -726,6 +726,21 @@ async def test_a_read_full_of_tiny_frames_is_dropped_one_slice_past_the_budget(i
     await until_dropped(reader)
     writer.close()
     assert sum(fed[handshake:]) <= relay_module.READ_SLICE  # one slice, 1,024 frames, then the connection went
+
+
+async def test_posts_beyond_the_byte_budget_are_refused_so_one_reader_cannot_fill_the_store(in_process_relay):
+    """The frame rate alone lets one client that reads its echoes append 100 MiB a second (100 posts of 1 MiB):
+    bytes of posts have a budget of their own, stated in the welcome, past which a post is rate_limited."""
+    running = await in_process_relay(byte_rate=1000, byte_burst=10_000)
+    poster = await seated(running.url, "bytes", "ann")
+    assert poster.welcome is not None and (poster.welcome["byte_rate"], poster.welcome["byte_burst"]) == (1000, 10_000)
+    for n in range(20):
+        await poster.send_post({"n": n, "pad": "x" * 1000})
+    await poster.expect_error("rate_limited")
+    [room] = running.relay.ledger.rooms.values()
+    posted = [frame for frame in room.frames if '"pad"' in frame]
+    assert 9 <= len(posted) <= 11 and sum(map(len, posted)) < 10_000 + 3 * 1100  # the burst, and a second's refill
+    await poster.close()
 
 
 async def test_a_stranger_flooding_before_its_join_is_dropped_within_a_few_hundred_bytes(in_process_relay, monkeypatch):
