@@ -18,7 +18,9 @@ Guarantees every backend gives:
 from __future__ import annotations
 
 import bisect
+import ctypes
 import json
+import logging
 import secrets
 import sqlite3
 import time
@@ -27,6 +29,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+
+log = logging.getLogger("discard.relay")
+
+
+def release_memory() -> None:
+    """Hand freed memory (dropped buffers, dropped rooms) back to the system (glibc keeps it otherwise); elsewhere
+    a no-op."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
 
 SEAT_TAKEN_OVER = 4000  # close code for a connection whose seat was resumed elsewhere
 TRY_AGAIN_LATER = 1013  # close code when the ledger cannot serve the connection now (RFC 6455)
@@ -242,6 +256,7 @@ class MemoryRoom:
     size: int
     keep_frames: bool = True
     frames: list[str] = field(default_factory=list)
+    bytes: int = 0  # of the frames kept in memory
     marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
     seats: dict[int, SeatRecord] = field(default_factory=dict)
     ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
@@ -262,6 +277,7 @@ class MemoryRoom:
     def store(self, entry: Entry) -> None:
         if self.keep_frames:
             self.frames.append(entry.frame)
+            self.bytes += len(entry.frame)
         self.marks.append(entry.seat * 4 + KINDS.index(entry.kind))
 
     def seat_for_token(self, token: str) -> int | None:
@@ -284,9 +300,11 @@ class MemoryLedger(Ledger):
     """Rooms in this process's memory; nothing survives it. Every method completes without suspending,
     so an append reaches every follower in the same step of the event loop."""
 
-    def __init__(self, retention: float = 600.0) -> None:
+    def __init__(self, retention: float = 600.0, max_idle_bytes: int = 32 << 20) -> None:
         self.retention = retention
         self.interval = min(60.0, max(retention / 4, 0.05))
+        self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it
+        self.stored_bytes = 0  # of every room's frames kept in memory
         self.rooms: dict[str, MemoryRoom] = {}
         self.lobby = Lobby()
 
@@ -348,8 +366,29 @@ class MemoryLedger(Ledger):
         self._add(room, held, seat, "leave", "null")
         if not any(s.present for s in held.seats.values()):
             held.idle_since = time.monotonic()
+            self._trim_idle()
         self._relist(held)
         return True
+
+    def _trim_idle(self) -> None:
+        """While the rooms nobody is in keep more than ``max_idle_bytes`` of frames in memory, drop the largest of
+        them at once instead of at the end of their retention, and hand the memory back to the system: what a
+        client posted and left behind cannot hold the relay's memory (a game's ledger is well under 1 MB)."""
+        if self.stored_bytes <= self.max_idle_bytes:
+            return  # every room together is within it: nothing to count
+        idle = sorted(((r.bytes, name) for name, r in self.rooms.items()
+                       if r.bytes and not any(s.present for s in r.seats.values())), reverse=True)
+        total = sum(size for size, _ in idle)
+        dropped = False
+        for size, name in idle:
+            if total <= self.max_idle_bytes:
+                break
+            log.info("dropping room=%s before its retention: %d bytes left behind", name, size)
+            self.drop(name)
+            total -= size
+            dropped = True
+        if dropped:
+            release_memory()
 
     def _relist(self, held: MemoryRoom) -> None:
         """Show a public room in the lobby while it is open (not full, somebody there), and only then."""
@@ -376,6 +415,8 @@ class MemoryLedger(Ledger):
     def drop(self, room: str) -> None:
         """Forget a room at once (the TUI's embedded relay drops finished games)."""
         held = self.rooms.pop(room, None)
+        if held is not None:
+            self.stored_bytes -= held.bytes
         if held is not None and held.public is not None:
             self.lobby.show(held.listed, False)
 
@@ -387,6 +428,8 @@ class MemoryLedger(Ledger):
                                                    post_id))
         self._stored(room, entry)
         held.store(entry)
+        if held.keep_frames:
+            self.stored_bytes += len(entry.frame)
         if post_id is not None:
             held.ids[seat, post_id] = seq
         for deliver in list(held.followers):

@@ -36,7 +36,6 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import logging
 import re
@@ -54,7 +53,8 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from . import lobby
-from .ledger import (MAX_SEATS, POLICY, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused, to_json)
+from .ledger import (MAX_SEATS, POLICY, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused, release_memory,
+                     to_json)
 
 log = logging.getLogger("discard.relay")
 
@@ -182,14 +182,6 @@ def too_deep(value: object) -> bool:
                     return True
                 stack.append((child, depth + 1))
     return False
-
-
-def release_memory() -> None:
-    """Hand the memory freed by dropped buffers back to the system (glibc keeps it otherwise); elsewhere a no-op."""
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def encodable(value: object) -> bool:

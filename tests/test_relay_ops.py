@@ -434,6 +434,21 @@ async def test_client_dropped_during_catch_up_is_dropped_quietly(in_process_rela
 # -- 7. retention -------------------------------------------------------------------------
 
 
+async def test_rooms_left_behind_past_the_idle_budget_are_dropped_largest_first():
+    """Rooms nobody is in are kept for their retention while together they hold little; past ``max_idle_bytes``
+    the largest go at once, so what a client posted and left cannot hold the memory relay's RAM for ten minutes."""
+    ledger = MemoryLedger(max_idle_bytes=10_000)
+    seats = {}
+    for room, pad in (("big", 20_000), ("small", 1_000), ("busy", 30_000)):
+        seats[room] = claim = await ledger.claim(room, json.dumps(room), None, None)
+        await ledger.append(room, claim.seat, claim.epoch, json.dumps({"pad": "x" * pad}))
+    await ledger.release("small", seats["small"].seat, seats["small"].epoch)
+    assert set(ledger.rooms) == {"big", "small", "busy"}  # only small is left behind, and it is small
+    await ledger.release("big", seats["big"].seat, seats["big"].epoch)
+    assert set(ledger.rooms) == {"small", "busy"}  # busy, the largest, has a player: it is never dropped
+    assert ledger.stored_bytes == sum(room.bytes for room in ledger.rooms.values())
+
+
 async def test_rooms_expire_only_after_everyone_left_for_retention(in_process_relay, clock):
     running = await in_process_relay(retention=0.05)
     relay, ledger = running.relay, running.relay.ledger
