@@ -11,10 +11,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabletop.words import clip
+
 from .config import ROOM, SCREENS, PlayConfig
+
+PUBLIC_KEY = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a listed field's name, as the relay admits it (relay/lobby.py)
 
 PAGE = 20  # rooms in a page of the lobby screen
 ANSWER_TIMEOUT = 10.0  # seconds a relay has to answer a list
@@ -64,7 +69,7 @@ def parse_page(frame: object) -> Page:
     """A ``rooms`` frame as a Page, or LobbyError if it is not what protocol 1.2 says."""
     if not isinstance(frame, dict) or frame.get("type") != "rooms":
         if isinstance(frame, dict) and frame.get("type") == "error":
-            raise LobbyError(f"the relay refused to list its rooms: {str(frame.get('message'))[:200]}")
+            raise LobbyError(f"the relay refused to list its rooms: {clip(frame.get('message'), 200)}")
         raise LobbyError("the relay answered the listing with something else; is it a discard relay of 1.2 or later?")
     rows, following = frame.get("rooms"), frame.get("next")
     if not isinstance(rows, list) or len(rows) > 50 or not (following is None or isinstance(following, str)
@@ -92,7 +97,8 @@ def parse_row(row: Any) -> Waiting:
         raise bad
     options: dict[str, str | int | bool] = {}
     for key, value in public.items():
-        if not isinstance(key, str) or len(key) > 32 or not (isinstance(value, (str, bool)) or type(value) is int):
+        if not isinstance(key, str) or not PUBLIC_KEY.fullmatch(key) \
+                or not (isinstance(value, (str, bool)) or type(value) is int):
             raise bad
         if isinstance(value, str) and (len(value) > 64 or not value.isprintable()):
             raise bad
@@ -118,7 +124,7 @@ class LobbyLink:
         """One page after the cursor ``after`` (None: the first); LobbyError if no node answers."""
         from tabletop.ledger import TRUST, describe, ssl_context, unreachable
         from websockets.asyncio.client import connect
-        from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+        from websockets.exceptions import ConcurrencyError, ConnectionClosed, InvalidHandshake, InvalidURI
 
         failures = []
         for _ in range(len(self.urls)):
@@ -130,14 +136,19 @@ class LobbyLink:
                         ssl=(TRUST[0] if TRUST else ssl_context()) if url.startswith("wss:") else None)
                 await self.connection.send(json.dumps({"type": "list", "after": after, "limit": limit}))
                 raw = await asyncio.wait_for(self.connection.recv(), ANSWER_TIMEOUT)
-            except (OSError, InvalidHandshake, InvalidURI, ConnectionClosed, TimeoutError) as error:
+            except asyncio.CancelledError:  # its answer may still come: never read it as the next page's
+                connection, self.connection = self.connection, None
+                if connection is not None:
+                    connection.transport.abort()
+                raise
+            except (OSError, InvalidHandshake, InvalidURI, ConnectionClosed, ConcurrencyError, TimeoutError) as error:
                 failures.append(f"{url} ({describe(error)})")
                 await self.close()
                 self.turn = (self.turn + 1) % len(self.urls)
                 continue
             try:
                 frame = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
                 frame = None
             return parse_page(frame)
         raise LobbyError(unreachable(failures))

@@ -64,6 +64,7 @@ MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
 TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
 READ_SLICE = 8192  # bytes of a read parsed before the read budget is checked again (at most 1,365 frames)
 UNJOINED_SLICE = 512  # the same before the connection's join is answered: a join is a few hundred bytes
+UNJOINED_FRAME = 16 << 10  # bytes a frame may have before the join is answered (a join, a list: well under 2 KiB)
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
 
 
@@ -74,8 +75,8 @@ class Limits:
     max_frame: int = 1 << 20  # bytes; larger frames get ``too_large``
     rate: float = 100.0  # frames per second, sustained
     burst: int = 400  # frames allowed at once
-    byte_rate: float = 1 << 20  # bytes of posts per second, sustained (a six-player MODP-3072 deal is ~0.2 MB)
-    byte_burst: int = 8 << 20  # bytes of posts at once
+    byte_rate: float = 1 << 20  # bytes of frames per second, sustained (a six-player MODP-3072 deal is ~0.2 MB)
+    byte_burst: int = 8 << 20  # bytes of frames at once
     max_rooms: int = 10_000  # rooms with a connection on this node
     max_connections: int = 5_000
     max_buffer: int = 8 << 20  # bytes queued to one slow client before it is dropped
@@ -108,7 +109,7 @@ class Client:
     refused: int = 0  # frames refused in the current refusal window
     window_start: float = 0.0
     closing: bool = False  # closed for its refusals: its later frames are not even read as requests
-    byte_tokens: float = 0.0  # bytes of posts it may send now (Limits.byte_burst at first)
+    byte_tokens: float = 0.0  # bytes of frames it may send now (Limits.byte_burst at first)
 
     def take_token(self, limits: Limits) -> bool:
         now = time.monotonic()
@@ -122,7 +123,7 @@ class Client:
         return True
 
     def take_bytes(self, size: int) -> bool:
-        """Spend ``size`` bytes of posts (refilled by :meth:`take_token`, which every frame takes first)."""
+        """Spend ``size`` bytes of frames (refilled by :meth:`take_token`, which every frame takes first)."""
         if self.byte_tokens < size:
             return False
         self.byte_tokens -= size
@@ -342,6 +343,12 @@ class Relay:
         try:
             if not client.take_token(self.limits):
                 raise Refused("rate_limited", "too many frames; slow down and send this one again")
+            size = len(message) if isinstance(message, bytes) or message.isascii() else len(message.encode())
+            if client.room is None and size > UNJOINED_FRAME:
+                raise Refused("too_large", f"a frame before a join may have {UNJOINED_FRAME} bytes at most")
+            if not client.take_bytes(size):
+                raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB a second; "
+                                              "slow down and send this one again")
             request = self._parse(message)
             if request["type"] == "join":
                 await self._join(client, request)
@@ -462,11 +469,7 @@ class Relay:
             raise Refused("bad_request", '"body" must be a JSON object')
         if post_id is not None and (not isinstance(post_id, str) or not POST_ID_PATTERN.fullmatch(post_id)):
             raise Refused("bad_request", '"id" must be 1 to 64 characters from A-Z a-z 0-9 _ -')
-        body_json = to_json(body)
-        if not client.take_bytes(len(body_json)):
-            raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB of posts a second; "
-                                          "slow down and send this one again")
-        seq = await self.ledger.append(client.room, client.seat, client.epoch, body_json, post_id)
+        seq = await self.ledger.append(client.room, client.seat, client.epoch, to_json(body), post_id)
         if post_id is not None:  # the first append's seq, for a post sent again: exactly once
             self._send(client, to_json({"type": "posted", "id": post_id, "seq": seq}))
 

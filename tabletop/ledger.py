@@ -25,6 +25,8 @@ from enum import Enum
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from .words import clip
+
 log = logging.getLogger("discard.net")
 
 SEAT_TAKEN_OVER = 4000
@@ -263,9 +265,9 @@ class RelayClient:
                              "is it a discard relay?") from None
         if welcome.get("type") == "error":
             if welcome.get("code") == "unavailable":
-                raise Unserved(welcome.get("message"))
+                raise Unserved(clip(welcome.get("message"), 200))
             error = SeatLost if welcome.get("code") == "bad_token" else RelayError
-            raise error(f"the relay refused to seat us in room {self.room}: {welcome.get('message')}")
+            raise error(f"the relay refused to seat us in room {self.room}: {clip(welcome.get('message'), 200)}")
         try:
             self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]
         except KeyError as missing:
@@ -283,8 +285,8 @@ class RelayClient:
             frame = self._frame(raw)
             if frame.get("type") == "error":
                 if frame.get("code") == "unavailable":  # the node lost its store: reconnect, maybe elsewhere
-                    raise Unserved(frame.get("message"))
-                raise RelayError(f"the relay refused a message: {frame.get('message')}")
+                    raise Unserved(clip(frame.get("message"), 200))
+                raise RelayError(f"the relay refused a message: {clip(frame.get('message'), 200)}")
             if frame.get("type") != "event" or frame.get("seq", 0) <= self.last_seq:
                 continue
             try:
@@ -302,7 +304,7 @@ class RelayClient:
         """One frame from the relay as a JSON object, or a RelayError that says it is not one."""
         try:
             frame = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             frame = None
         if not isinstance(frame, dict):
             raise RelayError(f"{self.url} sent something that is not a discard relay frame: {str(raw)[:60]!r}")

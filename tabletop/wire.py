@@ -31,6 +31,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .words import clip as clip  # text from the other side, in a message (re-exported: the table words with it)
+
 PROTOCOL_VERSION = 4  # 4: the hello names its group (ed25519 or a MODP prime) instead of sending a prime
 READ_ONLY_VERSIONS = (3,)  # an observer (discard-verify, --replay) still reads transcripts of these
 HEX_DIGITS = 768  # a 3072-bit number
@@ -143,12 +145,6 @@ class BadEnvelope(Exception):
 def canonical(value: object) -> bytes:
     """The one byte string a JSON value is signed as: sorted keys, no spaces, UTF-8."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-
-
-def clip(text: object, limit: int = 40) -> str:
-    """Text that came from the other side, cut short enough for a one-line message."""
-    words = " ".join(str(text).split())
-    return words if len(words) <= limit else words[: limit - 1] + "…"
 
 
 def _body(game: int, n: int, msg: Message, shares: Shares | None) -> dict:

@@ -122,3 +122,10 @@ def result_words(result: Result, cheer: bool = False) -> str:
 def progress_words(progress: Progress) -> str:
     """ "Shuffling: step 3 of 4", "Dealing", …"""
     return PROGRESS[progress.phase.value].format(step=progress.step, steps=progress.steps)
+
+
+def clip(text: object, limit: int = 40) -> str:
+    """Text that came from the other side (a player, a relay), cut short enough for a one-line message and shown
+    as text: every character a terminal would act on (ESC, the other controls) becomes a space."""
+    words = " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
+    return words if len(words) <= limit else words[: limit - 1] + "…"

@@ -153,6 +153,8 @@ async def test_c_creates_a_public_room_with_the_game_its_players_and_options():
                                  "public": {}}], "next": None},
     {"type": "rooms", "rooms": [{"room": "../x", "seats": 2, "taken": 1, "names": ["a"], "waited": 1,
                                  "public": {}}], "next": None},
+    {"type": "rooms", "rooms": [{"room": "r", "seats": 2, "taken": 1, "names": ["a"], "waited": 1,
+                                 "public": {"\x1b]0;pwned\x1b\\": 1}}], "next": None},  # a terminal escape as a key
 ], ids=repr)
 def test_a_page_that_is_not_what_the_protocol_says_is_refused_in_one_line(frame):
     with pytest.raises(LobbyError) as refused:
@@ -213,4 +215,28 @@ async def test_the_start_screen_goes_to_the_lobby_by_default_and_escape_comes_ba
         assert (app.config.room, app.config.public) == ("named-public", True)
         link = LobbyLink(relay_url)
         assert [room.room for room in (await link.page(None)).rooms] == ["named-public"]
+        await link.close()
+
+
+def test_a_relays_refusal_reaches_the_screen_without_the_controls_a_terminal_would_act_on():
+    """A hostile relay's error message is shown as text: ESC (a title, a clear, a clipboard write) cannot get out."""
+    with pytest.raises(LobbyError) as refused:
+        parse_page({"type": "error", "code": "bad_request", "message": "no\x1b]52;c;cHduZWQ=\x07\x1b[2J rooms"})
+    assert "\x1b" not in str(refused.value) and "\x07" not in str(refused.value)
+    assert str(refused.value).endswith("no ]52;c;cHduZWQ= [2J rooms")
+
+
+async def test_a_relay_answering_the_listing_with_json_nested_past_pythons_limit_costs_one_line():
+    """JSON nested 200,000 deep makes json.loads raise RecursionError, not ValueError: it must not end the app."""
+    from websockets.asyncio.server import serve
+
+    async def hostile(connection) -> None:
+        await connection.recv()
+        await connection.send("[" * 200_000 + "]" * 200_000)
+
+    async with serve(hostile, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        link = LobbyLink(f"ws://127.0.0.1:{port}")
+        with pytest.raises(LobbyError, match="something else"):
+            await link.page(None)
         await link.close()

@@ -758,6 +758,22 @@ async def test_posts_beyond_the_byte_budget_are_refused_so_one_reader_cannot_fil
     await poster.close()
 
 
+async def test_a_stranger_cannot_pad_its_frames_and_the_byte_budget_counts_bytes(in_process_relay):
+    """Before a join a frame needs a few hundred bytes: a padded one (a valid list with a megabyte beside it) is
+    refused unparsed. And the budget counts UTF-8 bytes, not characters: 4-byte characters cost four."""
+    running = await in_process_relay(byte_rate=1000, byte_burst=40_000)
+    stranger = await unseated(running.url, "stranger")
+    await stranger.send({"type": "list", "pad": "x" * (32 << 10)})
+    assert (await stranger.expect_error("too_large"))["message"].startswith("a frame before a join")
+    poster = await seated(running.url, "utf8", "ann")
+    post = json.dumps({"type": "post", "body": {"pad": "\U0001F0A1" * 5000}}, ensure_ascii=False)
+    await poster.send_text(post)  # 5,000 characters, 20,000 bytes
+    await poster.send_text(post)
+    await poster.expect_error("rate_limited")  # 40,000 bytes and the join's are past the burst
+    await stranger.close()
+    await poster.close()
+
+
 async def test_a_stranger_flooding_before_its_join_is_dropped_within_a_few_hundred_bytes(in_process_relay, monkeypatch):
     """Before its join is answered a connection needs a frame or two: one that sends a thousand at once is dropped
     after two small slices, so reconnecting to flood costs the relay little more than the handshake."""

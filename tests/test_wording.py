@@ -2,6 +2,8 @@
 
 from types import SimpleNamespace
 
+import pytest
+
 from discard_tui.app import DiscardApp, PlayConfig
 from discard_tui.discard_screen import article
 from discard_tui.profile import terminal_profile
@@ -79,3 +81,21 @@ def test_an_audits_problems_are_worded_from_values_naming_me_you():
     fair = Verdict((), 2, 24, 1, ("move", "moves"))
     assert fair.fair and verdict_words(fair, names) == ("Checked: every shuffle, deal and move was verified — nobody "
                                                         "cheated (2 decks of 24 cards, 1 move)")
+
+
+def test_text_from_the_other_side_is_shown_without_the_controls_a_terminal_would_act_on():
+    """A peer's or a relay's words (a message type, a reason, an error) reach a dialog as text: ESC, BEL and the
+    other controls become spaces, so nobody can set a title, clear the screen or write the clipboard."""
+    from tabletop.words import clip
+
+    assert clip("a\x1b]0;pwned\x07b\x1b[2Jc", 40) == "a ]0;pwned b [2Jc"
+    assert clip("x" * 50, 10) == "x" * 9 + "…"
+
+
+def test_a_relay_frame_nested_past_pythons_limit_is_named_not_raised():
+    """JSON nested 200,000 deep raises RecursionError in json.loads: the seat names the relay instead of dying."""
+    from tabletop.ledger import RelayClient, RelayError
+
+    client = RelayClient("ws://relay.example:1", "room", "ana")
+    with pytest.raises(RelayError, match="not a discard relay frame"):
+        client._frame("[" * 200_000 + "]" * 200_000)
