@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -37,7 +37,7 @@ from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_
 from .config import SCREENS, PlayConfig
 from .prefs import Kept, load
 from .profile import Profile
-from .table_screen import (IN_GAME, Choose, LeaveTable, MakeMove, Rematch, SaveTranscript, SeatChanged, TableScreen,
+from .table_screen import (IN_GAME, LeaveTable, Rematch, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
 from .widgets import CommandLines, HelpScreen
@@ -548,17 +548,9 @@ class DiscardApp(App[None]):
     def save_transcript(self) -> None:
         self.download_transcript()
 
-    @on(MakeMove)
-    def make_move(self, message: MakeMove) -> None:
-        self._ask_table(lambda seat: seat.move(message.move))
-
-    @on(Choose)
-    def choose(self, message: Choose) -> None:
-        self._ask_table(lambda seat: seat.choose(message.value))
-
-    @on(Rematch)
-    def rematch(self) -> None:
-        self._ask_table(lambda seat: seat.rematch())
+    @on(SeatRequest)
+    def seat_request(self, message: SeatRequest) -> None:
+        self._ask_table(message)
 
     def set_autoplay(self, on: bool) -> None:
         """Let the game's computer strategy play my seat to the end of this game (``a``), or stop it."""
@@ -586,13 +578,13 @@ class DiscardApp(App[None]):
                               mime_type="application/json")  # text: Textual saves binaries in text mode
 
     @work(group="intents")
-    async def _ask_table(self, ask: Callable[[Seat], Awaitable[str | None]]) -> None:
+    async def _ask_table(self, request: SeatRequest) -> None:
         """Make a move, a choice or a rematch on my seat; if the table refuses it (the game moved on since the
         screen offered it), say why."""
         seat = self.seat
         if seat is None:
             return
-        reason = await ask(seat)
+        reason = await request.ask(seat)
         if reason is not None and self.table is not None:
             self.table.notice(reason)
 

@@ -45,24 +45,41 @@ class SeatChanged(Message):
     """The seat took in a ledger event, changed its link, or finished an audit."""
 
 
-class MakeMove(Message):
+class SeatRequest(Message):
+    """What the player asks of their seat, which the table checks: ``ask`` makes the request and returns why the
+    table refused it, or None (the app and the tests carry requests out the same way)."""
+
+    async def ask(self, seat: Seat) -> str | None:
+        raise NotImplementedError
+
+
+class MakeMove(SeatRequest):
     """The player makes ``move``, one of the game's own moves that the screen's view offered; the table checks it."""
 
     def __init__(self, move: Move) -> None:
         super().__init__()
         self.move = move
 
+    async def ask(self, seat: Seat) -> str | None:
+        return await seat.move(self.move)
 
-class Choose(Message):
+
+class Choose(SeatRequest):
     """The player commits to ``value`` in the simultaneous choice under way (a throw of rock-paper-scissors)."""
 
     def __init__(self, value: str) -> None:
         super().__init__()
         self.value = value
 
+    async def ask(self, seat: Seat) -> str | None:
+        return await seat.choose(self.value)
 
-class Rematch(Message):
+
+class Rematch(SeatRequest):
     """The player offers (or accepts) another game in the same room."""
+
+    async def ask(self, seat: Seat) -> str | None:
+        return await seat.rematch()
 
 
 class LeaveTable(Message):

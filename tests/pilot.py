@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 import discard_tui
 from discard_tui.app import DiscardApp
 from discard_tui.config import SCREENS, PlayConfig
-from discard_tui.table_screen import Choose, MakeMove, MoveLog, Rematch, TableScreen
+from discard_tui.table_screen import Choose, MakeMove, MoveLog, SeatRequest, TableScreen
 from discard_tui.view import SeatPhase, SeatView
 from room import Room
 
@@ -65,7 +65,7 @@ class TableHarness(App[None]):
         super().__init__()
         self.table, self.view = screen, view
         self.title = title
-        self.intents: list[MakeMove | Choose | Rematch] = []
+        self.intents: list[SeatRequest] = []
         self.room: Room | None = None  # the game it shows, if any (of)
 
     @classmethod
@@ -80,10 +80,8 @@ class TableHarness(App[None]):
         await self.push_screen(self.table)  # mounted: a view given to a screen still mounting waits for the next
         self.table.update(self.view)
 
-    @on(MakeMove)
-    @on(Choose)
-    @on(Rematch)
-    def record(self, intent: MakeMove | Choose | Rematch) -> None:
+    @on(SeatRequest)
+    def record(self, intent: SeatRequest) -> None:
         self.intents.append(intent)
 
     def asked(self) -> list[str]:
@@ -158,21 +156,17 @@ def view_of(room: Room, seat: int = -1) -> Any:
     return SCREENS[room.game].ui().view(offline_seat(room, seat))
 
 
-def asked(intent: MakeMove | Choose | Rematch) -> str:
+def asked(intent: SeatRequest) -> str:
     """What a screen's message asks for, in short: the move's type ("draw"), the choice ("rock"), "rematch"."""
     if isinstance(intent, MakeMove):
         return intent.move.type
     return intent.value if isinstance(intent, Choose) else "rematch"
 
 
-async def carry_out(room: Room, intent: MakeMove | Choose | Rematch, seat: int = -1) -> str | None:
+async def carry_out(room: Room, intent: SeatRequest, seat: int = -1) -> str | None:
     """Carry out what a screen asked for as the app does (on the seat), posted to ``room``; then let the others post
     what they owe (the keys that show it, the computers' moves). The reason it was refused, or None."""
-    mine = offline_seat(room, seat)
-    if isinstance(intent, MakeMove):
-        reason = await mine.move(intent.move)
-    else:
-        reason = await (mine.choose(intent.value) if isinstance(intent, Choose) else mine.rematch())
+    reason = await intent.ask(offline_seat(room, seat))
     room.run()
     return reason
 
