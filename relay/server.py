@@ -349,7 +349,7 @@ class Relay:
             if not client.take_bytes(size):
                 raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB a second; "
                                               "slow down and send this one again")
-            request = self._parse(message)
+            request = self._parse(message, size)
             if request["type"] == "join":
                 await self._join(client, request)
             elif request["type"] == "list":
@@ -377,10 +377,11 @@ class Relay:
         client.refused += 1
         return client.refused > self.limits.max_refused
 
-    def _parse(self, message: str | bytes) -> dict:
+    def _parse(self, message: str | bytes, size: int) -> dict:
+        """The request a frame of ``size`` bytes (UTF-8) holds, or Refused."""
         if isinstance(message, bytes):
             raise Refused("bad_request", "binary frames are not accepted; send JSON as a text frame")
-        if len(message) > self.limits.max_frame // 4 and len(message.encode()) > self.limits.max_frame:
+        if size > self.limits.max_frame:
             raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
         try:
             request = DECODER.decode(message)
