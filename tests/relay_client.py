@@ -239,22 +239,17 @@ class Client:
             frame["seats"] = seats
         if public is not None:
             frame["public"] = public
-        await self.send(frame)
-        while True:
-            reply = await self.recv_frame()
-            if reply["type"] == "welcome":
-                check_welcome_shape(reply)
-                assert self.welcome is None, f"{self.label}: second welcome on one connection"
-                assert reply["room"] == room, reply
-                self.welcome = reply
-                self.seat = reply["seat"]
-                self.name = name
-                self.room = room
-                self.last_seq = after if send_after else 0
-                return reply
-            if reply["type"] == "error":
-                return reply
-            self.pending.append(reply)  # events of an earlier room (already joined)
+        reply = await self.ask(frame, "welcome")
+        if reply["type"] == "welcome":
+            check_welcome_shape(reply)
+            assert self.welcome is None, f"{self.label}: second welcome on one connection"
+            assert reply["room"] == room, reply
+            self.welcome = reply
+            self.seat = reply["seat"]
+            self.name = name
+            self.room = room
+            self.last_seq = after if send_after else 0
+        return reply
 
     async def join(self, room: str, name: str, token: str | None = None, after: int | None = 0, **kw: Any) -> dict:
         reply = await self.try_join(room, name, token, after, **kw)
@@ -268,10 +263,15 @@ class Client:
             frame["after"] = after
         if limit is not None:
             frame["limit"] = limit
+        return await self.ask(frame, "rooms")
+
+    async def ask(self, frame: dict, answer: str) -> dict:
+        """Send ``frame``; the next frame of type ``answer``, or the error (the frames read meanwhile, events of an
+        earlier room, are kept in ``pending``)."""
         await self.send(frame)
         while True:
             reply = await self.recv_frame()
-            if reply["type"] in ("rooms", "error"):
+            if reply["type"] in (answer, "error"):
                 return reply
             self.pending.append(reply)
 
