@@ -615,12 +615,9 @@ def slot_at(board: CaboView, target: tuple[int, int]) -> Slot | None:
 
 def view(seat: Seat) -> CaboScreenView:
     """What the cabo table shows of ``seat`` now; between rounds, the new round's table while it is shuffled."""
-    from .viewmodel import fields_of, seat_view
+    from .viewmodel import fields_of, seat_view_between_deals
 
-    base = seat_view(seat)
-    play = seat.table.play
-    if base.board is None and play.state is not None and base.number == play.number:
-        base = dataclasses.replace(base, board=play.state.view(seat.table.me))
+    base = seat_view_between_deals(seat)
     if base.board is not None and base.board.stage.value in ("showdown", "over"):
         base = dataclasses.replace(base, my_turn=False)  # the showdown is posted by the table itself
     return CaboScreenView(**fields_of(base), refusal_of=seat.refusal)

@@ -425,12 +425,9 @@ def view(seat: Seat) -> HoldemScreenView:
     while its deck is shuffled."""
     from games.holdem.moves import Call, Check, Fold, Muck, Raise, Show
 
-    from .viewmodel import fields_of, seat_view
+    from .viewmodel import fields_of, seat_view_between_deals
 
-    base = seat_view(seat)
-    play = seat.table.play
-    if base.board is None and play.state is not None and base.number == play.number:
-        base = dataclasses.replace(base, board=play.state.view(seat.table.me))
+    base = seat_view_between_deals(seat)
     board: HoldemView | None = base.board
     if board is None or not (board.stage.value == "betting" or showing(board)):
         base = dataclasses.replace(base, my_turn=False)  # the board and the first hand at showdown: the table's

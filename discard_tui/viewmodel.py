@@ -59,6 +59,16 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
     )
 
 
+def seat_view_between_deals(seat: Seat) -> SeatView[Any]:
+    """:func:`seat_view` for a game of several deals (rounds, hands): while the table shows no board because the next
+    deal's deck is being shuffled, the game's own state as this seat sees it, so that the table stays on screen."""
+    base = seat_view(seat)
+    play = seat.table.play
+    if base.board is None and play.state is not None and base.number == play.number:
+        return dataclasses.replace(base, board=play.state.view(seat.table.me))
+    return base
+
+
 def fields_of(view: SeatView[Any]) -> dict[str, Any]:
     """The fields of ``view``, to build a game's screen view on it: ``DiscardScreenView(**fields_of(base), …)``."""
     return {field.name: getattr(view, field.name) for field in dataclasses.fields(view)}
