@@ -33,7 +33,7 @@ from .crypto import Group, derive_bytes
 from .groups import GROUPS, group_of_prime
 from .game import Game, GameState, Outcome, RuleViolation, Setup
 from .values import Awaiting, Fault, Owed, Phase, Problem, Progress, Result, Verdict
-from .words import verdict_words
+from .words import clip, verdict_words
 
 START = "start"  # the label of the draw for who starts
 
@@ -348,7 +348,7 @@ class Table:
         if shares is not None and not (isinstance(message, wire.Share) or self._is_move(p, message)):
             raise Violation(f"{self.who(seat)} sent keys with a {message.type!r} message")
         if isinstance(message, wire.Stopped):
-            raise Violation(f"{self.who(seat)} stopped the game, saying: {wire.clip(message.reason, 120)}")
+            raise Violation(f"{self.who(seat)} stopped the game, saying: {clip(message.reason, 120)}")
         if isinstance(message, wire.Hello):
             self._hello(seat, p, message)
         elif isinstance(message, (commit.Commit, commit.Reveal)):
@@ -397,14 +397,14 @@ class Table:
             raise Violation(f"{who} announced a box key that cannot receive sealed keys")
         game = self.catalog.get(hello.game)
         if game is None:
-            raise Violation(f"{who} wants to play {wire.clip(hello.game, 20)!r}, which this program does not know")
+            raise Violation(f"{who} wants to play {clip(hello.game, 20)!r}, which this program does not know")
         if hello.seats not in game.seats:
             raise Violation(f"{who} wants {game.title} for {hello.seats} players, which it is not")
         try:
             options = game.Options.model_validate_json(wire.canonical(hello.options))
         except ValidationError as error:
             raise Violation(f"{who} asked for options {game.title} does not have "
-                            f"({wire.clip(error.errors()[0]['msg'], 60)})") from None
+                            f"({clip(error.errors()[0]['msg'], 60)})") from None
         if p.game is None:  # the first hello of the room decides for good
             p.game, p.options, p.group, p.seats, p.version = game, options, group, hello.seats, hello.version
         else:
@@ -412,8 +412,8 @@ class Table:
             for what, theirs, agreed in (("game", game.name, p.game.name), ("seats", hello.seats, p.seats),
                                          ("options", options, p.options)):
                 if theirs != agreed:
-                    raise Violation(f"{who} asked for {what} {wire.clip(theirs, 30)}, but {chosen} chose "
-                                    f"{wire.clip(agreed, 30)}")
+                    raise Violation(f"{who} asked for {what} {clip(theirs, 30)}, but {chosen} chose "
+                                    f"{clip(agreed, 30)}")
             if group is not p.group:
                 assert p.group is not None
                 raise Violation(f"{who} announced the {group.title} group, but {chosen} chose the "
@@ -449,7 +449,7 @@ class Table:
                             else f"{who} sent a prime beside its group, which version {hello.version} does not have")
         found = GROUPS.get(hello.group)
         if found is None:
-            raise Violation(f"{who} announced the group {wire.clip(hello.group, 20)!r}, which this program does not know")
+            raise Violation(f"{who} announced the group {clip(hello.group, 20)!r}, which this program does not know")
         return found
 
     def _check_fresh_keys(self, who: str, p: Play, hello: wire.Hello) -> None:
@@ -473,7 +473,7 @@ class Table:
     def _round(self, seat: int, p: Play, message: commit.Commit | commit.Reveal) -> None:
         current = p.draw if p.starter is None else p.choice
         if current is None or message.label != current.label:
-            raise Violation(f"{self.who(seat)} sent a {message.type} for {wire.clip(message.label, 20)!r}, "
+            raise Violation(f"{self.who(seat)} sent a {message.type} for {clip(message.label, 20)!r}, "
                             "which is not under way")
         if isinstance(message, commit.Commit):
             current.commit(seat, message)

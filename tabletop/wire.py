@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .words import clip as clip  # text from the other side, in a message (re-exported: the table words with it)
+from .words import clip
 
 PROTOCOL_VERSION = 4  # 4: the hello names its group (ed25519 or a MODP prime) instead of sending a prime
 READ_ONLY_VERSIONS = (3,)  # an observer (discard-verify, --replay) still reads transcripts of these

@@ -16,6 +16,7 @@ from tabletop import wire
 from tabletop.ledger import Event, RelayClient
 from tabletop.table import Table
 from tabletop.values import Phase
+from tabletop.words import clip
 from test_cheating import ORDER_2, Once, draw_first, mismatch, reused_keys, shuffle_tamper
 
 
@@ -137,7 +138,7 @@ async def test_a_seat_that_stops_tells_the_others_why_at_once(players):
     assert await asyncio.wait_for(ana.completed.get(), 30) is None
     assert "has a bad signature: it was forged or altered" in ana.table.problem
     assert await asyncio.wait_for(bo.completed.get(), 30) is None
-    assert bo.table.problem == f"ana stopped the game, saying: {wire.clip(ana.table.problem, 120)}"
+    assert bo.table.problem == f"ana stopped the game, saying: {clip(ana.table.problem, 120)}"
 
 
 class Staller:
