@@ -199,6 +199,7 @@ def view(seat: Seat) -> DiscardScreenView:
     base = seat_view(seat)
     board: DiscardView | None = base.board
     discards = tuple(DiscardCard(pos=pos) for pos, _ in board.hand) if board else ()
+    draw = Draw(pos=board.draw_top) if board is not None and board.draw_top is not None else None
     play = seat.table.play
     deck = "full" if play.options is None else play.options.deck
     size = board.deck_size if board else (52 if deck == "full" else 24)
@@ -215,22 +216,20 @@ def view(seat: Seat) -> DiscardScreenView:
         discard_top=board.top if board else None,
         discard_count=board.discard_count if board else 0,
         deck_size=size,
-        draw_refusal=draw_refusal(seat, board),
-        draw=Draw(pos=board.draw_top) if board is not None and board.draw_top is not None else None,
+        draw_refusal=draw_refusal(seat, board, draw),
+        draw=draw,
         discards=discards,
         discard_refusals=tuple(seat.refusal(move) for move in discards),
     )
 
 
-def draw_refusal(seat: Seat, board: object) -> str | None:
-    from games.discard.moves import Draw
-
-    top = getattr(board, "draw_top", None)
+def draw_refusal(seat: Seat, board: DiscardView | None, draw: Draw | None) -> str | None:
+    """Why the draw pile's ``draw`` cannot be made now; None if it can."""
     if board is None:
         return "the game is not under way"
-    if top is None:
+    if draw is None:
         return "the draw pile is empty"
-    return seat.refusal(Draw(pos=top))
+    return seat.refusal(draw)
 
 
 UI = GameUI(title="discard", rules=HELP, screen=DiscardTable, view=view)
