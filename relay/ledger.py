@@ -269,6 +269,11 @@ class MemoryRoom:
     def head(self) -> int:
         return len(self.marks)
 
+    @property
+    def occupied(self) -> bool:
+        """Somebody is in the room (a seat's connection is present)."""
+        return any(seat.present for seat in self.seats.values())
+
     def entries(self, after: int) -> list[Entry]:
         assert self.keep_frames, "this room's frames are on disk"
         return [Entry(seq, mark >> 2, KINDS[mark & 3], frame)
@@ -364,7 +369,7 @@ class MemoryLedger(Ledger):
             return False
         record.present = False
         self._add(room, held, seat, "leave", "null")
-        if not any(s.present for s in held.seats.values()):
+        if not held.occupied:
             held.idle_since = time.monotonic()
             self._trim_idle()
         self._relist(held)
@@ -372,12 +377,13 @@ class MemoryLedger(Ledger):
 
     def _trim_idle(self) -> None:
         """While the rooms nobody is in keep more than ``max_idle_bytes`` of frames in memory, drop the largest of
-        them at once instead of at the end of their retention, and hand the memory back to the system: what a
-        client posted and left behind cannot hold the relay's memory (a game's ledger is well under 1 MB)."""
+        them at once instead of at the end of their retention (a game's ledger is well under 1 MB): what clients
+        post and leave behind is bounded. The allocator is asked to hand the memory back (``malloc_trim``), but
+        measured after the slow-readers abuse the process keeps it (docs/relay.md)."""
         if self.stored_bytes <= self.max_idle_bytes:
             return  # every room together is within it: nothing to count
         idle = sorted(((r.bytes, name) for name, r in self.rooms.items()
-                       if r.bytes and not any(s.present for s in r.seats.values())), reverse=True)
+                       if r.bytes and not r.occupied), reverse=True)
         total = sum(size for size, _ in idle)
         dropped = False
         for size, name in idle:
@@ -393,7 +399,7 @@ class MemoryLedger(Ledger):
     def _relist(self, held: MemoryRoom) -> None:
         """Show a public room in the lobby while it is open (not full, somebody there), and only then."""
         if held.public is not None:
-            self.lobby.show(held.listed, len(held.seats) < held.size and any(s.present for s in held.seats.values()))
+            self.lobby.show(held.listed, len(held.seats) < held.size and held.occupied)
 
     async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
         keys = self.lobby.page(after, limit)
@@ -409,7 +415,7 @@ class MemoryLedger(Ledger):
     async def expire(self) -> None:
         deadline = time.monotonic() - self.retention
         for name in [n for n, r in self.rooms.items()
-                     if r.idle_since < deadline and not any(s.present for s in r.seats.values())]:
+                     if r.idle_since < deadline and not r.occupied]:
             self.drop(name)
 
     def drop(self, room: str) -> None:
