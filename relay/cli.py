@@ -57,6 +57,9 @@ def parser() -> argparse.ArgumentParser:
                    help="how long a room's ledger outlives its last connection (default 600)")
     p.add_argument("--store", metavar="PATH|URL", help="where ledgers live: an SQLite file that keeps them across "
                    "restarts, or redis://HOST:PORT/DB shared by several relay nodes (default: memory only)")
+    p.add_argument("--max-memory", type=positive(int), default=256, metavar="MIB",
+                   help="without --store: what every room's events may take in memory; past it, rooms nobody is in "
+                   "are dropped, then a room past its share gets store_full (default 256)")
     p.add_argument("--lease", type=positive(float), default=15.0, metavar="SECONDS",
                    help="with redis://: how long a dead node's seats stay taken before another node posts their "
                    "leave events (default 15)")
@@ -82,7 +85,7 @@ def ledger_for(args: argparse.Namespace) -> Ledger:
         return RedisLedger(args.store, retention=args.retention, lease=args.lease)
     if args.store:
         return SQLiteLedger(args.store, retention=args.retention)
-    return MemoryLedger(retention=args.retention)
+    return MemoryLedger(retention=args.retention, max_bytes=args.max_memory << 20)
 
 
 def tls_context(cert: str, key: str) -> ssl.SSLContext:

@@ -18,7 +18,6 @@ Guarantees every backend gives:
 from __future__ import annotations
 
 import bisect
-import ctypes
 import json
 import logging
 import secrets
@@ -31,15 +30,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 log = logging.getLogger("discard.relay")
-
-
-def release_memory() -> None:
-    """Hand freed memory (dropped buffers, dropped rooms) back to the system (glibc keeps it otherwise); elsewhere
-    a no-op."""
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 SEAT_TAKEN_OVER = 4000  # close code for a connection whose seat was resumed elsewhere
@@ -305,9 +295,10 @@ class MemoryLedger(Ledger):
     """Rooms in this process's memory; nothing survives it. Every method completes without suspending,
     so an append reaches every follower in the same step of the event loop."""
 
-    def __init__(self, retention: float = 600.0, max_idle_bytes: int = 32 << 20) -> None:
+    def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20) -> None:
         self.retention = retention
         self.interval = min(60.0, max(retention / 4, 0.05))
+        self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
         self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it
         self.stored_bytes = 0  # of every room's frames kept in memory
         self.rooms: dict[str, MemoryRoom] = {}
@@ -349,6 +340,8 @@ class MemoryLedger(Ledger):
                           close=SEAT_TAKEN_OVER)
         if post_id is not None and (seat, post_id) in held.ids:
             return held.ids[seat, post_id]
+        if held.keep_frames and self.stored_bytes + len(body_json) > self.max_bytes:
+            self._make_room(held, len(body_json))
         return self._add(room, held, seat, "post", body_json, post_id)
 
     async def read(self, room: str, after: int) -> list[Entry]:
@@ -377,24 +370,34 @@ class MemoryLedger(Ledger):
 
     def _trim_idle(self) -> None:
         """While the rooms nobody is in keep more than ``max_idle_bytes`` of frames in memory, drop the largest of
-        them at once instead of at the end of their retention (a game's ledger is well under 1 MB): what clients
-        post and leave behind is bounded. The allocator is asked to hand the memory back (``malloc_trim``), but
-        measured after the slow-readers abuse the process keeps it (docs/relay.md)."""
-        if self.stored_bytes <= self.max_idle_bytes:
-            return  # every room together is within it: nothing to count
-        idle = sorted(((r.bytes, name) for name, r in self.rooms.items()
-                       if r.bytes and not r.occupied), reverse=True)
-        total = sum(size for size, _ in idle)
-        dropped = False
+        them at once instead of at the end of their retention: what clients post and leave behind is bounded
+        (the relay's sweep hands the freed memory back: relay/memory.py)."""
+        if self.stored_bytes > self.max_idle_bytes:  # else every room together is within it: nothing to count
+            self._drop_idle(sum(r.bytes for r in self.rooms.values() if not r.occupied) - self.max_idle_bytes)
+
+    def _make_room(self, held: MemoryRoom, size: int) -> None:
+        """Before a post of ``size`` bytes would pass ``max_bytes``: drop rooms nobody is in, largest first; if
+        that is not enough, refuse the post when its room holds more than its share (``max_bytes`` among the
+        rooms there are), so that one room cannot take the memory the others' games need."""
+        self._drop_idle(self.stored_bytes + size - self.max_bytes)
+        share = self.max_bytes // max(len(self.rooms), 1)
+        if self.stored_bytes + size > self.max_bytes and held.bytes + size > share:
+            raise Refused("store_full", f"the relay's memory for rooms is full ({self.max_bytes >> 20} MiB) and "
+                          f"this room holds more than its share ({held.bytes >> 10} KiB)")
+
+    def _drop_idle(self, excess: int) -> None:
+        """Drop rooms nobody is in, largest first, until ``excess`` bytes of frames are gone (or no such room is
+        left)."""
+        if excess <= 0:
+            return
+        idle = sorted(((r.bytes, name) for name, r in self.rooms.items() if r.bytes and not r.occupied),
+                      reverse=True)
         for size, name in idle:
-            if total <= self.max_idle_bytes:
+            if excess <= 0:
                 break
             log.info("dropping room=%s before its retention: %d bytes left behind", name, size)
             self.drop(name)
-            total -= size
-            dropped = True
-        if dropped:
-            release_memory()
+            excess -= size
 
     def _relist(self, held: MemoryRoom) -> None:
         """Show a public room in the lobby while it is open (not full, somebody there), and only then."""

@@ -53,8 +53,9 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from . import lobby
-from .ledger import (MAX_SEATS, POLICY, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused, release_memory,
+from .ledger import (MAX_SEATS, POLICY, SEAT_TAKEN_OVER, Entry, Follower, Ledger, MemoryLedger, Refused,
                      to_json)
+from .memory import MemoryReturn
 
 log = logging.getLogger("discard.relay")
 
@@ -80,13 +81,14 @@ class Limits:
     max_rooms: int = 10_000  # rooms with a connection on this node
     max_connections: int = 5_000
     max_buffer: int = 8 << 20  # bytes queued to one slow client before it is dropped
-    max_buffers: int = 48 << 20  # bytes queued to all clients together before the largest are dropped
+    max_buffers: int = 32 << 20  # bytes queued to all clients together before the largest are dropped
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
     max_refused: int = 100  # refused frames in one refusal_window before the connection is closed
     refusal_window: float = 10.0
     sweep: float = 0.1  # seconds between two checks of every connection's write buffer
+    drain_timeout: float = 20.0  # seconds a catch-up waits for its reader to take an eighth of max_buffer
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
     close_timeout: float = 2.0  # seconds a closing connection may take before it is reset
@@ -303,6 +305,7 @@ class Relay:
         self.clients: set[Client] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._unreleased: list[tuple[str, int, int]] = []  # seats whose leave the ledger could not take yet
+        self.memory = MemoryReturn()
 
     # -- the handler --------------------------------------------------------
 
@@ -444,12 +447,28 @@ class Relay:
         await self._catch_up(client, channel)
 
     async def _catch_up(self, client: Client, channel: Channel) -> None:
-        """Send the stored events after the client's cursor until it reaches the follower, then go live."""
+        """Send the stored events after the client's cursor until it reaches the follower, then go live. The
+        backlog goes at the reader's pace: past an eighth of ``max_buffer`` queued, wait until it has drained (a
+        reader that has not within ``drain_timeout`` is dropped), so that a room larger than the buffer (or many
+        resumes at once) is not queued whole in memory."""
+        transport = client.connection.transport
         while client.channel is channel and not client.live:
             entries = await self.ledger.read(channel.room, client.cursor)
-            if client.channel is not channel:  # taken over or dropped meanwhile
+            for entry in entries:
+                if client.channel is not channel or transport.is_closing():  # taken over or dropped meanwhile
+                    return
+                self._send_entries(client, [entry])
+                if transport.get_write_buffer_size() > self.limits.max_buffer // 8:
+                    try:
+                        async with asyncio.timeout(self.limits.drain_timeout):
+                            await client.connection.drain()
+                    except TimeoutError:  # a reader that takes nothing: dropped, as it would be once live
+                        self._drop(client.connection)
+                        return
+                    except ConnectionError:
+                        return  # the handler sees the close
+            if client.channel is not channel:
                 return
-            self._send_entries(client, entries)
             if client.cursor >= channel.position:
                 client.live = True  # from here the follower writes to it; nothing in between
             elif not entries:
@@ -496,8 +515,9 @@ class Relay:
         channel.members.discard(client)
         if not channel.members:
             del self.channels[channel.room]
-            if channel.follower is not None:
-                channel.follower.stop()
+            if channel.follower is not None:  # and the cycle channel -> follower -> its callback -> channel goes,
+                channel.follower.stop()  # so that a dropped room's frames are freed now, not at some later gc
+                channel.follower = None
 
     # -- fan-out --------------------------------------------------------------
 
@@ -562,8 +582,7 @@ class Relay:
     async def sweeper(self) -> None:
         """Every ``sweep`` seconds: drop the connections whose write buffer passed ``max_buffer`` whatever filled
         it (websockets writes pongs by itself), then the largest ones while all together pass ``max_buffers``;
-        after a drop, hand freed memory back to the system."""
-        trimmed_at = 0  # the buffers' total at the last release
+        then hand what the allocator holds free back to the system (dropped buffers, dropped rooms)."""
         while True:
             await asyncio.sleep(self.limits.sweep)
             sizes = []
@@ -577,17 +596,12 @@ class Relay:
                 else:
                     sizes.append((size, client.connection))
             total = sum(size for size, _ in sizes)
-            dropped = len(self.clients) - len(sizes)
             for size, connection in sorted(sizes, key=lambda pair: pair[0], reverse=True):
                 if total <= self.limits.max_buffers:
                     break
                 self._drop(connection)
                 total -= size
-                dropped += 1
-            if dropped or total < trimmed_at - self.limits.max_buffer:
-                release_memory()
-                trimmed_at = total
-            trimmed_at = max(trimmed_at, total)
+            self.memory.check(time.monotonic())
 
     def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from typing import Any
 import base64
 import json
@@ -23,6 +24,7 @@ import ssl
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -31,7 +33,8 @@ from websockets.exceptions import InvalidStatus
 
 from relay import ledger as ledger_module
 from relay import server as relay_module
-from relay.ledger import SEAT_TAKEN_OVER, MemoryLedger
+from relay.ledger import SEAT_TAKEN_OVER, MemoryLedger, Refused
+from relay.memory import MemoryReturn
 from relay.server import Limits, Relay
 from relay_client import Client
 from relay_client import close_leftover_clients as close_leftover_clients  # autouse
@@ -84,8 +87,8 @@ class InProcess:
 async def in_process_relay():
     started: list[InProcess] = []
 
-    async def start(retention: float = 600.0, **limits: Any) -> InProcess:
-        relay = Relay(MemoryLedger(retention), Limits(**limits))
+    async def start(retention: float = 600.0, max_store_bytes: int = 256 << 20, **limits: Any) -> InProcess:
+        relay = Relay(MemoryLedger(retention, max_bytes=max_store_bytes), Limits(**limits))
         server = await relay.serve("127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         started.append(InProcess(relay, server, f"ws://127.0.0.1:{port}"))
@@ -264,7 +267,7 @@ def test_a_value_the_parser_refuses_is_one_line_and_exit_2(args, capsys):
 def test_help_mentions_every_flag():
     result = run_cli("--help")
     assert result.returncode == 0
-    for flag in ("--host", "--port", "--max-frame", "--retention", "--store", "--lease", "--tls-cert", "--tls-key",
+    for flag in ("--host", "--port", "--max-frame", "--retention", "--store", "--max-memory", "--lease", "--tls-cert", "--tls-key",
                  "--log-level"):
         assert flag in result.stdout
 
@@ -411,8 +414,26 @@ async def test_stalled_reader_is_dropped_without_delaying_the_room(in_process_re
         assert event["body"] == {"still": "here"}
 
 
+async def test_a_resume_of_a_room_larger_than_the_write_buffer_catches_up_at_the_readers_pace(in_process_relay):
+    """A room's backlog is written as the reader takes it, not queued whole: a six-player Hold'em game in MODP
+    grows past --max-buffer, and a player who reconnects late must still catch up instead of being dropped."""
+    running = await in_process_relay(max_buffer=2 << 20, byte_burst=64 << 20)
+    ann = await seated(running.url, "long", "ann")
+    for n in range(16):  # 12.8 MB, more than the loopback socket's buffers and the relay's write buffer together
+        await ann.send_post({"n": n, "pad": "x" * 800_000})
+    await ann.until(lambda e: e["kind"] == "post" and e["body"]["n"] == 15)
+    bob = await seated(running.url, "long", "bob")
+    late = await seated(running.url, "long", "bob", token=bob.token, after=0)
+    posts = [e["body"]["n"] for e in await late.events_until(lambda e: e["kind"] == "post" and e["body"]["n"] == 15)
+             if e["kind"] == "post"]
+    assert posts == list(range(16))
+    await ann.send_post({"live": True})
+    assert (await late.until(lambda e: e["kind"] == "post"))["body"] == {"live": True}
+
+
 async def test_client_dropped_during_catch_up_is_dropped_quietly(in_process_relay, caplog):
-    running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000, byte_rate=1e9, byte_burst=1 << 30)
+    running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000, byte_rate=1e9, byte_burst=1 << 30,
+                                     drain_timeout=0.2)
     a = await seated(running.url, "deep", "ann")
     noise = random.Random(7)
     for i in range(300):  # a ledger of some 10 MB: more than the kernel buffers hold
@@ -447,6 +468,63 @@ async def test_rooms_left_behind_past_the_idle_budget_are_dropped_largest_first(
     await ledger.release("big", seats["big"].seat, seats["big"].epoch)
     assert set(ledger.rooms) == {"small", "busy"}  # busy, the largest, has a player: it is never dropped
     assert ledger.stored_bytes == sum(room.bytes for room in ledger.rooms.values())
+
+
+async def test_a_full_memory_store_drops_rooms_left_behind_then_refuses_the_room_past_its_share():
+    """Past ``max_bytes`` of frames in all, a post first costs the rooms nobody is in (largest first), then is
+    refused if its room holds more than its share; a smaller room still posts."""
+    ledger = MemoryLedger(max_bytes=60_000, max_idle_bytes=60_000)
+    seats = {}
+    for room, pad in (("left", 15_000), ("hog", 20_000), ("game", 1_000)):
+        seats[room] = claim = await ledger.claim(room, json.dumps(room), None, None)
+        await ledger.append(room, claim.seat, claim.epoch, json.dumps({"pad": "x" * pad}))
+    await ledger.release("left", seats["left"].seat, seats["left"].epoch)
+    hog, game = seats["hog"], seats["game"]
+    await ledger.append("hog", hog.seat, hog.epoch, json.dumps({"pad": "x" * 20_000}))
+    assert set(ledger.rooms) == {"left", "hog", "game"}  # 57 kB in all: within it
+    await ledger.append("hog", hog.seat, hog.epoch, json.dumps({"pad": "x" * 5_000}))
+    assert set(ledger.rooms) == {"hog", "game"}  # the room left behind made room
+    with pytest.raises(Refused) as refused:
+        await ledger.append("hog", hog.seat, hog.epoch, json.dumps({"pad": "x" * 20_000}))
+    assert refused.value.code == "store_full" and "share" in refused.value.message
+    await ledger.append("game", game.seat, game.epoch, json.dumps({"pad": "x" * 5_000}))  # under its share of 30 kB
+    assert ledger.stored_bytes == sum(room.bytes for room in ledger.rooms.values()) <= 60_000
+
+
+async def test_one_client_posting_into_its_room_cannot_fill_the_memory_relay(in_process_relay):
+    """The attacker posts through the real wire as fast as its byte budget allows: once the memory store is full
+    its posts get store_full (and it is closed for its refusals), while the honest room goes on posting."""
+    running = await in_process_relay(max_store_bytes=200_000, max_refused=5)
+    honest = await seated(running.url, "game", "ann")
+    hog = await seated(running.url, "hog", "mallory")
+    for n in range(12):
+        await hog.send_post({"n": n, "pad": "x" * 20_000})
+    await hog.expect_error("store_full")
+    assert running.relay.ledger.stored_bytes <= 200_000
+    for n in range(10):
+        await hog.send_post({"n": n, "pad": "x" * 20_000})
+    assert await hog.expect_closed() == 1008
+    for n in range(5):
+        assert (await honest.post({"n": n, "pad": "y" * 1_000}))["body"]["n"] == n
+    await honest.close()
+
+
+async def test_a_dropped_room_is_freed_at_once_not_at_some_later_garbage_collection(in_process_relay):
+    """A room's channel, its follower and the follower's callback must not form a cycle around the room: the
+    slow-readers abuse left 37 MiB of dropped rooms' frames to the cyclic collector, and the RSS up with them."""
+    running = await in_process_relay()
+    ann = await seated(running.url, "gone", "ann")
+    await ann.post({"pad": "x" * 1000})
+    room = weakref.ref(running.relay.ledger.rooms["gone"])
+    handler = running.handler_tasks()
+    gc.disable()
+    try:
+        await ann.close()
+        await running.settled(handler)
+        running.relay.ledger.drop("gone")
+        assert room() is None
+    finally:
+        gc.enable()
 
 
 async def test_rooms_expire_only_after_everyone_left_for_retention(in_process_relay, clock):
@@ -835,3 +913,23 @@ async def test_the_sweep_drops_a_connection_whatever_filled_its_buffer(in_proces
     transport = client.connection.transport
     transport.get_write_buffer_size = lambda: 1 << 20  # as if a ping flood's pongs had piled up
     await stuck.expect_closed()
+
+
+@pytest.mark.skipif(not MemoryReturn().free_bytes(), reason="glibc's malloc only")
+def test_memory_freed_after_a_burst_goes_back_to_the_system():
+    """What a dropped room or buffer frees stays in glibc's heap (RSS at its peak) until it is trimmed, which the
+    sweep does at most once an interval."""
+    memory = MemoryReturn(threshold=8 << 20, interval=1.0)
+    chunks = [bytes([n % 256]) * 100_000 for n in range(800)]  # below mmap's threshold: in the heap, one by one
+    pins = chunks[1::2]  # every other one stays, so the heap cannot shrink by itself
+    before = status_kib("VmRSS")
+    del chunks
+    assert before - status_kib("VmRSS") < 8 << 10  # freed, but kept by the allocator
+    assert memory.check(now=100.0)
+    assert before - status_kib("VmRSS") > 24 << 10  # most of the 40 MB is back with the system
+    assert not memory.check(now=100.5) and memory.check(now=101.0) and pins
+
+
+def status_kib(key: str) -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(f"{key}:"))
