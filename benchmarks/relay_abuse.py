@@ -4,7 +4,7 @@ For each backend (--backends: memory, sqlite, redis) and each abuse, a fresh
 relay is started; an honest room of two seats posts 20 small events a second
 the whole time, and its delivery latency (sender's clock to the other seat's,
 one process, CLOCK_MONOTONIC) is measured before, during and after the abuse,
-with the relay's resident memory at the end of each phase. The abuser runs in
+with the relay's resident memory at the end of each phase and its peak. The abuser runs in
 a process of its own, over raw sockets, and never reads what the relay sends:
 
 - ping-flood: one connection sends ping frames as fast as it can;
@@ -219,6 +219,7 @@ def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) 
                 abuser.kill()
             await asyncio.sleep(max(0.0, phases[2] - time.monotonic()))
             rss.append(rss_mib(relay.pid))
+            rss.append(status_mib(relay.pid, "VmHWM"))  # the peak, whenever it came
             return await room
 
         latencies = asyncio.run(main())
@@ -250,7 +251,7 @@ def main() -> None:
     args = parser.parse_args()
     versions = [("this", None)] + ([(args.baseline, baseline_tree(args.baseline))] if args.baseline else [])
     print(f"{'relay':<10} {'backend':<7} {'abuse':<13} {'p50 / p99 ms: before':>22} {'during':>16} {'after':>16} "
-          f"{'RSS MiB before/during/after':>29}  ok")
+          f"{'RSS MiB before/during/after/peak':>39}  ok")
     failed = False
     try:
         for backend in args.backends.split(","):
@@ -259,11 +260,11 @@ def main() -> None:
                     r = run_one(backend, kind, args, cwd)
                     cells = [f"{p50:6.1f} / {p99:6.1f}" for p50, p99 in zip(r["p50"], r["p99"])]
                     rss = r["rss"]
-                    ok = (r["p99"][1] <= TARGET_P99_MS[backend] and rss[1] - rss[0] <= TARGET_RSS_GROWTH_MIB
+                    ok = (r["p99"][1] <= TARGET_P99_MS[backend] and rss[3] - rss[0] <= TARGET_RSS_GROWTH_MIB
                           and rss[2] - rss[0] <= TARGET_RSS_GROWTH_MIB / 2 and r["alive"])
                     failed |= label == "this" and not ok
                     print(f"{label[:10]:<10} {backend:<7} {kind:<13} {cells[0]:>22} {cells[1]:>16} {cells[2]:>16} "
-                          f"{rss[0]:9.0f} {rss[1]:9.0f} {rss[2]:9.0f}  {'yes' if ok else 'NO'}", flush=True)
+                          f"{rss[0]:9.0f} {rss[1]:9.0f} {rss[2]:9.0f} {rss[3]:9.0f}  {'yes' if ok else 'NO'}", flush=True)
     finally:
         for _, cwd in versions:
             if cwd is not None:
