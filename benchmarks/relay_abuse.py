@@ -5,7 +5,8 @@ relay is started; an honest room of two seats posts 20 small events a second
 the whole time, and its delivery latency (sender's clock to the other seat's,
 one process, CLOCK_MONOTONIC) is measured before, during and after the abuse,
 with the relay's resident memory at the end of each phase and its peak. The abuser runs in
-a process of its own, over raw sockets, and never reads what the relay sends:
+a process of its own, over raw sockets from another loopback address (127.0.0.2: another
+party to the relay's per-address budgets), and never reads what the relay sends:
 
 - ping-flood: one connection sends ping frames as fast as it can;
 - junk: one connection that never joins sends `[]` as fast as it can;
@@ -46,6 +47,7 @@ from websockets.asyncio.client import connect
 from local_relay import start_redis, start_relay, status_mib
 
 ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers"]
+ABUSER_ADDRESS = "127.0.0.2"  # Linux routes all of 127.0.0.0/8 to loopback
 TARGET_P99_MS = {"memory": 50.0, "sqlite": 50.0, "redis": 100.0}
 TARGET_RSS_GROWTH_MIB = 64.0
 
@@ -55,7 +57,7 @@ TARGET_RSS_GROWTH_MIB = 64.0
 
 def raw_connect(url: str) -> socket.socket:
     host, port = url.removeprefix("ws://").split("/")[0].split(":")
-    sock = socket.create_connection((host, int(port)))
+    sock = socket.create_connection((host, int(port)), source_address=(ABUSER_ADDRESS, 0))
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall(f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())

@@ -38,6 +38,13 @@ def positive(kind):
     return parse
 
 
+def at_least_zero(text: str) -> int:
+    """A whole number, 0 or more."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number, 0 or more, not {text}")
+    return int(text)
+
+
 def port(text: str) -> int:
     """A TCP port number, 0 to 65535."""
     value = int(text)
@@ -72,6 +79,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rooms", type=positive(int), default=10_000, metavar="N", help="rooms held at once (default 10000)")
     p.add_argument("--max-connections", type=positive(int), default=5_000, metavar="N",
                    help="open connections at once (default 5000)")
+    p.add_argument("--max-per-address", type=at_least_zero, default=64, metavar="N",
+                   help="open connections from one IPv4 address or IPv6 /64, whose frames and write buffers also "
+                   "share one budget (default 64; 0 behind a reverse proxy, where every connection comes from it)")
     p.add_argument("--log-level", default="INFO", type=str.upper,
                    choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log verbosity (default INFO)")
     return p
@@ -120,7 +130,8 @@ def open_file_limit(connections: int) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     limits = Limits(max_frame=args.max_frame, rate=args.rate, burst=args.burst,
-                    max_rooms=args.max_rooms, max_connections=args.max_connections)
+                    max_rooms=args.max_rooms, max_connections=args.max_connections,
+                    max_per_address=args.max_per_address)
     if (args.tls_cert is None) != (args.tls_key is None):
         return fail("--tls-cert and --tls-key go together")
     try:

@@ -27,6 +27,14 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 * A post with an ``id`` lands once: sent again (a lost acknowledgement, a
   reconnect, another node), it appends nothing and is acknowledged with the
   first one's seq.
+* What one address can do with many connections is bounded too (an IPv4
+  address, or an IPv6 /64, a subscriber's usual share): at most
+  ``max_per_address`` connections at once (more are refused with 429), all
+  their frames together within ``address_byte_rate`` bytes a second (an
+  address's budget outlives its connections, so reconnecting does not refill
+  it), and all their write buffers together within ``address_buffers`` (the
+  sweep drops the address's largest). With ``max_per_address`` 0 every
+  connection is an address of its own (behind a reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
 * A ``list`` is answered with one page of the lobby (:mod:`relay.lobby`): rooms created public that are
@@ -36,6 +44,8 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import itertools
 import json
 import logging
 import re
@@ -82,6 +92,10 @@ class Limits:
     max_connections: int = 5_000
     max_buffer: int = 8 << 20  # bytes queued to one slow client before it is dropped
     max_buffers: int = 32 << 20  # bytes queued to all clients together before the largest are dropped
+    max_per_address: int = 64  # connections from one address at once (0: every connection counts as its own address)
+    address_byte_rate: float = 2 << 20  # bytes of frames per second from all of one address's connections together
+    address_byte_burst: int = 8 << 20
+    address_buffers: int = 16 << 20  # bytes queued to one address's connections before its largest are dropped
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
@@ -94,11 +108,49 @@ class Limits:
     close_timeout: float = 2.0  # seconds a closing connection may take before it is reset
 
 
+def address_of(peer: Any) -> str:
+    """What one party's connections have in common: its IPv4 address, or the /64 of its IPv6 address (the block
+    one subscriber is usually given), an IPv4-mapped IPv6 address counting as the IPv4 one."""
+    host = peer[0] if isinstance(peer, tuple) and peer else str(peer)
+    try:
+        ip = ipaddress.ip_address(str(host).split("%")[0])
+    except ValueError:
+        return str(host)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+@dataclass(eq=False)
+class Address:
+    """What all the connections from one address share: their count and one budget of bytes for their frames."""
+
+    key: str
+    byte_tokens: float
+    last_refill: float
+    connections: int = 0
+
+    def refill(self, limits: Limits, now: float) -> None:
+        self.byte_tokens = min(limits.address_byte_burst,
+                               self.byte_tokens + (now - self.last_refill) * limits.address_byte_rate)
+        self.last_refill = now
+
+    def forgettable(self, limits: Limits, now: float) -> bool:
+        """No connection left and the budget full again: forgetting it now gives nothing back early."""
+        if self.connections:
+            return False
+        self.refill(limits, now)
+        return self.byte_tokens >= limits.address_byte_burst
+
+
 @dataclass(eq=False)
 class Client:
     """One websocket connection and the seat it holds."""
 
     connection: ServerConnection
+    address: Address
     tokens: float
     last_refill: float
     room: str | None = None  # the room of the seat this connection claimed
@@ -119,17 +171,22 @@ class Client:
         self.tokens = min(limits.burst, self.tokens + elapsed * limits.rate)
         self.byte_tokens = min(limits.byte_burst, self.byte_tokens + elapsed * limits.byte_rate)
         self.last_refill = now
+        self.address.refill(limits, now)
         if self.tokens < 1:
             return False
         self.tokens -= 1
         return True
 
-    def take_bytes(self, size: int) -> bool:
-        """Spend ``size`` bytes of frames (refilled by :meth:`take_token`, which every frame takes first)."""
+    def take_bytes(self, size: int) -> str | None:
+        """Spend ``size`` bytes of frames from this connection's budget and its address's (both refilled by
+        :meth:`take_token`, which every frame takes first); or name the budget that has not got them."""
         if self.byte_tokens < size:
-            return False
+            return "a second"
+        if self.address.byte_tokens < size:
+            return "a second from your address"
         self.byte_tokens -= size
-        return True
+        self.address.byte_tokens -= size
+        return None
 
 
 @dataclass(eq=False)
@@ -303,6 +360,8 @@ class Relay:
         self.channels: dict[str, Channel] = {}
         self.connection_count = 0
         self.clients: set[Client] = set()
+        self.addresses: dict[str, Address] = {}  # kept after their last connection until their budget is full
+        self._connection_numbers = itertools.count()  # when each connection is an address of its own
         self._background: set[asyncio.Task[Any]] = set()
         self._unreleased: list[tuple[str, int, int]] = []  # seats whose leave the ledger could not take yet
         self.memory = MemoryReturn()
@@ -311,9 +370,11 @@ class Relay:
 
     async def handler(self, connection: ServerConnection) -> None:
         """Serve one connection until it closes; its frames are handled one after another."""
-        client = Client(connection, tokens=float(self.limits.burst), byte_tokens=float(self.limits.byte_burst),
-                        last_refill=time.monotonic(),
-                        window_start=time.monotonic())
+        now = time.monotonic()
+        address = self._address(connection, now)
+        client = Client(connection, address, tokens=float(self.limits.burst),
+                        byte_tokens=float(self.limits.byte_burst), last_refill=now, window_start=now)
+        address.connections += 1
         self.connection_count += 1
         self.clients.add(client)
         try:
@@ -324,6 +385,7 @@ class Relay:
         finally:
             self.clients.discard(client)
             self.connection_count -= 1
+            address.connections -= 1
             if client.room is not None:
                 await self._leave(client)
 
@@ -338,7 +400,25 @@ class Relay:
             SAMPLED.info("refused connections", "refused connection: relay full (%d connections)",
                               self.connection_count)
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "relay full, try again later\n")
+        address = self.addresses.get(address_of(connection.remote_address)) if self.limits.max_per_address else None
+        if address is not None and address.connections >= self.limits.max_per_address:
+            SAMPLED.info("refused connections", "refused connection: %d connections from %s already",
+                         address.connections, address.key)
+            return connection.respond(HTTPStatus.TOO_MANY_REQUESTS,
+                                      f"{address.connections} connections from your address already\n")
         return None
+
+    def _address(self, connection: ServerConnection, now: float) -> Address:
+        """The :class:`Address` this connection counts against (made at its first connection, or again once
+        forgotten); with ``max_per_address`` 0 (behind a proxy), one of its own."""
+        if self.limits.max_per_address:
+            key = address_of(connection.remote_address)
+        else:
+            key = f"connection {next(self._connection_numbers)}"
+        address = self.addresses.get(key)
+        if address is None:
+            address = self.addresses[key] = Address(key, float(self.limits.address_byte_burst), now)
+        return address
 
     async def _handle_frame(self, client: Client, message: str | bytes) -> None:
         if client.closing or getattr(client.connection, "flooding", False):
@@ -349,8 +429,10 @@ class Relay:
             size = len(message) if isinstance(message, bytes) or message.isascii() else len(message.encode())
             if client.room is None and size > UNJOINED_FRAME:
                 raise Refused("too_large", f"a frame before a join may have {UNJOINED_FRAME} bytes at most")
-            if not client.take_bytes(size):
-                raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB a second; "
+            short = client.take_bytes(size)
+            if short is not None:
+                rate = self.limits.byte_rate if short == "a second" else self.limits.address_byte_rate
+                raise Refused("rate_limited", f"more than {rate / (1 << 20):g} MiB {short}; "
                                               "slow down and send this one again")
             request = self._parse(message, size)
             if request["type"] == "join":
@@ -581,11 +663,13 @@ class Relay:
 
     async def sweeper(self) -> None:
         """Every ``sweep`` seconds: drop the connections whose write buffer passed ``max_buffer`` whatever filled
-        it (websockets writes pongs by itself), then the largest ones while all together pass ``max_buffers``;
-        then hand what the allocator holds free back to the system (dropped buffers, dropped rooms)."""
+        it (websockets writes pongs by itself), then the largest ones while all together pass ``max_buffers`` or
+        those of one address pass ``address_buffers``; forget the addresses with no connection left whose budget
+        is full again; then hand what the allocator holds free back to the system (dropped buffers and rooms)."""
         while True:
             await asyncio.sleep(self.limits.sweep)
-            sizes = []
+            sizes: list[tuple[int, Client]] = []
+            by_address: dict[Address, int] = {}
             for client in list(self.clients):
                 transport = client.connection.transport
                 if transport is None or transport.is_closing():
@@ -594,14 +678,18 @@ class Relay:
                 if size > self.limits.max_buffer:
                     self._drop(client.connection)
                 else:
-                    sizes.append((size, client.connection))
+                    sizes.append((size, client))
+                    by_address[client.address] = by_address.get(client.address, 0) + size
             total = sum(size for size, _ in sizes)
-            for size, connection in sorted(sizes, key=lambda pair: pair[0], reverse=True):
-                if total <= self.limits.max_buffers:
-                    break
-                self._drop(connection)
-                total -= size
-            self.memory.check(time.monotonic())
+            for size, client in sorted(sizes, key=lambda pair: pair[0], reverse=True):
+                if total > self.limits.max_buffers or by_address[client.address] > self.limits.address_buffers:
+                    self._drop(client.connection)
+                    total -= size
+                    by_address[client.address] -= size
+            now = time.monotonic()
+            for key in [key for key, address in self.addresses.items() if address.forgettable(self.limits, now)]:
+                del self.addresses[key]
+            self.memory.check(now)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)

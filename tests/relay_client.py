@@ -79,9 +79,13 @@ class Client:
         *,
         timeout: float = TIMEOUT,
         tls: ssl.SSLContext | None = None,
+        source: str | None = None,
     ) -> "Client":
-        """Connect (to a ``wss://`` URL with ``tls``, else the system's trust store); nothing is sent yet."""
-        trust: dict[str, Any] = {} if tls is None else {"ssl": tls}  # ssl=None would mean no TLS, even for wss://
+        """Connect (to a ``wss://`` URL with ``tls``, else the system's trust store; from the local address
+        ``source``, such as 127.0.0.2, to be another party to the relay); nothing is sent yet."""
+        options: dict[str, Any] = {} if tls is None else {"ssl": tls}  # ssl=None would mean no TLS, even for wss://
+        if source is not None:
+            options["local_addr"] = (source, 0)
         ws = await connect(
             url + path,
             max_size=None,
@@ -91,7 +95,7 @@ class Client:
             ping_interval=None,
             compression=compression,
             proxy=None,
-            **trust,
+            **options,
         )
         client = cls(ws, label, timeout)
         OPEN_CLIENTS.append((asyncio.get_running_loop(), client))
@@ -99,10 +103,12 @@ class Client:
 
     @classmethod
     async def seated(
-        cls, url: str, room: str, name: str, token: str | None = None, after: int = 0, *, timeout: float = TIMEOUT
+        cls, url: str, room: str, name: str, token: str | None = None, after: int = 0, *, timeout: float = TIMEOUT,
+        source: str | None = None,
     ) -> "Client":
-        """Connect and join (or resume, with ``token``): a client in its seat, labelled with its name."""
-        client = await cls.open(url, name, timeout=timeout)
+        """Connect (from ``source``) and join (or resume, with ``token``): a client in its seat, labelled with its
+        name."""
+        client = await cls.open(url, name, timeout=timeout, source=source)
         await client.join(room, name, token, after)
         return client
 

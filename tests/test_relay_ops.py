@@ -46,14 +46,16 @@ WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
 # -- clients ------------------------------------------------------------------
 
 
-async def seated(url: str, room: str, name: str, token: str | None = None, after: int = 0) -> Client:
-    """A client in its seat (or back in it, with ``token``), waiting up to ``WAIT`` for any frame."""
-    return await Client.seated(url, room, name, token, after, timeout=WAIT)
+async def seated(url: str, room: str, name: str, token: str | None = None, after: int = 0,
+                 source: str | None = None) -> Client:
+    """A client in its seat (or back in it, with ``token``), waiting up to ``WAIT`` for any frame; connected from
+    the loopback address ``source`` (127.0.0.2, …) to be another party than the tests' usual 127.0.0.1."""
+    return await Client.seated(url, room, name, token, after, timeout=WAIT, source=source)
 
 
-async def unseated(url: str, label: str) -> Client:
-    """A client that has connected and sent nothing yet."""
-    return await Client.open(url, label, timeout=WAIT)
+async def unseated(url: str, label: str, source: str | None = None) -> Client:
+    """A client that has connected (from ``source``) and sent nothing yet."""
+    return await Client.open(url, label, timeout=WAIT, source=source)
 
 
 def kinds(events: list[dict]) -> list[tuple[str, int]]:
@@ -252,7 +254,7 @@ def test_bad_flag_is_one_line_and_exit_2(args):
 
 
 @pytest.mark.parametrize("args", [["--port", "70000"], ["--port", "-1"], ["--max-frame", "0"], ["--log-level", "LOUD"],
-                                  ["--lease", "0"]])
+                                  ["--lease", "0"], ["--max-per-address", "-1"], ["--max-per-address", "many"]])
 def test_a_value_the_parser_refuses_is_one_line_and_exit_2(args, capsys):
     """Refused before anything else runs (the command's own output is checked above with --no-such-flag)."""
     from relay import cli
@@ -268,7 +270,7 @@ def test_help_mentions_every_flag():
     result = run_cli("--help")
     assert result.returncode == 0
     for flag in ("--host", "--port", "--max-frame", "--retention", "--store", "--max-memory", "--lease", "--tls-cert", "--tls-key",
-                 "--log-level"):
+                 "--max-connections", "--max-per-address", "--log-level"):
         assert flag in result.stdout
 
 
@@ -507,6 +509,101 @@ async def test_one_client_posting_into_its_room_cannot_fill_the_memory_relay(in_
     for n in range(5):
         assert (await honest.post({"n": n, "pad": "y" * 1_000}))["body"]["n"] == n
     await honest.close()
+
+
+# -- one address, many connections ------------------------------------------------------------------------------
+
+ELSEWHERE = "127.0.0.2"  # the attacker's address in these tests; the honest parties connect from 127.0.0.1
+
+
+def test_an_address_is_an_ipv4_address_or_an_ipv6_64():
+    assert relay_module.address_of(("203.0.113.7", 50000)) == "203.0.113.7"
+    assert relay_module.address_of(("::ffff:203.0.113.7", 50000, 0, 0)) == "203.0.113.7"
+    assert relay_module.address_of(("2001:db8:1:2:aaaa::1", 50000, 0, 0)) == "2001:db8:1:2::/64"
+    assert relay_module.address_of(("2001:db8:1:2:bbbb::9", 1, 0, 0)) == "2001:db8:1:2::/64"  # the same subscriber
+    assert relay_module.address_of(("fe80::1%eth0", 1, 0, 2)) == "fe80::/64"
+
+
+async def test_one_address_holds_at_most_max_per_address_connections_and_others_still_connect(in_process_relay):
+    running = await in_process_relay(max_per_address=2)
+    first = await seated(running.url, "r", "ann", source=ELSEWHERE)
+    handler = running.handler_tasks()
+    await seated(running.url, "r", "bob", source=ELSEWHERE)
+    with pytest.raises(InvalidStatus) as refused:
+        await unseated(running.url, "third", source=ELSEWHERE)
+    assert refused.value.response.status_code == 429
+    assert b"2 connections from your address" in refused.value.response.body
+    honest = await seated(running.url, "s", "cyd")  # another address is not held back
+    await first.close()
+    await running.settled(handler)
+    await seated(running.url, "s", "dee", source=ELSEWHERE)  # one left: one may come
+    await honest.close()
+
+
+async def test_many_connections_of_one_address_share_one_byte_budget_and_reconnecting_does_not_refill_it(
+        in_process_relay, clock):
+    """Each connection stays within its own budget, but together they pass their address's: refused, while
+    another address posts; and closing every connection and coming back finds the budget as it was left."""
+    running = await in_process_relay(address_byte_rate=1000, address_byte_burst=30_000)
+    honest = await seated(running.url, "game", "ann")
+    before = running.handler_tasks()
+    hogs = [await seated(running.url, f"hog{k}", "mallory", source=ELSEWHERE) for k in range(4)]
+    answers = []
+    for hog in hogs:  # each alone in its room: the answer to a post is its event or a refusal
+        for n in range(2):
+            await hog.send_post({"n": n, "pad": "x" * 4_000})
+            answer = await hog.recv_frame()
+            while answer["type"] == "event" and answer["kind"] != "post":  # its join
+                answer = await hog.recv_frame()
+            answers.append(answer)
+    assert [a["type"] for a in answers] == ["event"] * 7 + ["error"], answers  # 8 x 4 KB and the joins: > 30,000
+    assert answers[-1]["code"] == "rate_limited" and "from your address" in answers[-1]["message"]
+    assert (await honest.post({"pad": "y" * 4_000}))["seat"] == 0
+    hog_handlers = running.handler_tasks() - before
+    for hog in hogs:
+        await hog.close()
+    await running.settled(hog_handlers)
+    back = await seated(running.url, "hog0", "mallory", source=ELSEWHERE)
+    await back.send_post({"pad": "x" * 4_000})
+    assert (await back.expect_error("rate_limited"))["message"].endswith("from your address; slow down and send "
+                                                                         "this one again")
+    clock.advance(30)  # the budget refills with time, not with connections
+    assert (await back.post({"pad": "x" * 4_000}))["kind"] == "post"
+    await honest.close()
+
+
+async def test_the_write_buffers_of_one_address_share_one_budget(in_process_relay):
+    """Two stalled readers of one address pass their address's budget (3 MiB) together while each is below its
+    own limit (2 MiB): one of them is dropped, while a stalled reader of another address, holding as much, is not.
+    (Without the address's budget, all three go together, at 2 MiB each.)"""
+    running = await in_process_relay(max_buffer=2 << 20, address_buffers=3 << 20, sweep=0.01, rate=1e6,
+                                     burst=1_000_000, byte_rate=1e12, byte_burst=1 << 40, address_byte_rate=1e12,
+                                     address_byte_burst=1 << 40)
+    readers = []
+    for name, source in (("ann", None), ("mal", ELSEWHERE), ("lory", ELSEWHERE), ("bob", None)):
+        readers.append(await unseated(running.url, name, source=source))
+        await readers[-1].join("slow", name, seats=4)
+    poster, *stalled, honest = readers
+    for reader in stalled + [honest]:
+        reader.ws.transport.pause_reading()
+    await poster.until(lambda e: e["kind"] == "join" and e["seat"] == 3)
+    noise = random.Random(7)
+    try:
+        for i in range(2000):
+            await poster.send_post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode(), "i": i})
+            event = await poster.next_event(timeout=5)
+            if event["kind"] == "leave":
+                break
+        else:
+            pytest.fail("no stalled reader was dropped")
+        holder = running.relay.channels["slow"].seat_holder(3)
+        assert holder is not None and not holder.connection.transport.is_closing()
+        queued_to_honest = holder.connection.transport.get_write_buffer_size()
+    finally:
+        for reader in stalled + [honest]:
+            reader.ws.transport.abort()
+    assert event["seat"] in (1, 2)  # one of the address's two
+    assert 1 << 20 < queued_to_honest < 2 << 20  # as much as each of them had, and below its own limit
 
 
 async def test_a_dropped_room_is_freed_at_once_not_at_some_later_garbage_collection(in_process_relay):
