@@ -33,30 +33,54 @@ SEAT_TAKEN_OVER = 4000
 WELCOME_TIMEOUT = 10.0  # seconds a relay has to answer a join
 FIRST_DELAY = 0.1  # seconds before the first reconnect; doubles up to max_backoff
 RELAY_RATE, RELAY_BURST = 100.0, 400  # a relay's frame limits when its welcome does not state them
+RELAY_BYTE_RATE, RELAY_BYTE_BURST = float(1 << 20), float(8 << 20)  # its byte limits, the same (protocol 1.2)
 MIN_RATE = 1.0  # frames a second we keep to at the least, whatever a relay states
+MIN_BYTE_RATE = 1024.0  # bytes a second, the same (a post larger than the stated burst waits for a full bucket)
 PACE = 0.9  # the share of a relay's limits a client uses: frames may arrive closer together than they left
 
 
+class Bucket:
+    """A token bucket on the event loop's clock: ``rate`` tokens a second, ``capacity`` at most."""
+
+    def __init__(self, rate: float, capacity: float, spent: float, now: float) -> None:
+        self.rate, self.capacity = rate, capacity
+        self.tokens, self.last = capacity - spent, now
+
+    def delay(self, amount: float, now: float) -> float:
+        """Seconds until ``amount`` tokens (at most the capacity) are there."""
+        self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        return max(0.0, (min(amount, self.capacity) - self.tokens) / self.rate)
+
+    def take(self, amount: float, now: float) -> None:
+        self.delay(amount, now)
+        self.tokens -= min(amount, self.capacity)
+
+
 class Pace:
-    """A client-side token bucket, so that posts never exceed the relay's ``rate_limited`` bucket.
+    """Client-side token buckets, so that posts never exceed the relay's ``rate_limited`` buckets: frames a
+    second, and bytes a second (1.2).
 
     A refused post would leave a gap in the seat's counters if a later one got through, so the client
-    waits instead: a post waits until a token is free. Fresh for each connection, as the relay's is.
+    waits instead: a post waits until both buckets have room for it. Fresh for each connection, as the relay's are.
     """
 
-    def __init__(self, rate: float, burst: float, spent: int) -> None:
-        self.rate, self.burst = rate * PACE, max(1.0, burst * PACE)
-        self.tokens, self.last = self.burst - spent, asyncio.get_running_loop().time()
+    def __init__(self, limits: tuple[float, float, float, float], spent: int, spent_bytes: int) -> None:
+        rate, burst, byte_rate, byte_burst = limits
+        now = asyncio.get_running_loop().time()
+        self.frames = Bucket(rate * PACE, max(1.0, burst * PACE), spent, now)
+        self.bytes = Bucket(byte_rate * PACE, max(1.0, byte_burst * PACE), spent_bytes, now)
 
-    async def wait(self) -> None:
+    async def wait(self, size: int) -> None:
+        """Wait until a frame of ``size`` bytes may go, and count it."""
         loop = asyncio.get_running_loop()
         now = loop.time()
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens < 1:
-            await asyncio.sleep((1 - self.tokens) / self.rate)
-            self.tokens, self.last = 1.0, loop.time()
-        self.tokens -= 1
+        delay = max(self.frames.delay(1, now), self.bytes.delay(size, now))
+        if delay > 0:
+            await asyncio.sleep(delay)
+            now = loop.time()
+        self.frames.take(1, now)
+        self.bytes.take(size, now)
 
 
 RELAY_URL = re.compile(r"wss?://[^\s/,]+(/\S*)?")
@@ -169,13 +193,13 @@ class RelayClient:
         connection, pace = self._connection, self._pace
         if connection is None or pace is None or self.link is not Link.CONNECTED:
             return False
+        frame = json.dumps({"type": "post", "body": body, "id": post_id(body)}, separators=(",", ":"))
         async with self._sending:  # one post at a time: the ledger keeps the order they were sent in
-            await pace.wait()
+            await pace.wait(len(frame.encode()))
             if connection is not self._connection:
                 return False  # the link went down meanwhile
             try:
-                await connection.send(json.dumps({"type": "post", "body": body, "id": post_id(body)},
-                                                 separators=(",", ":")))
+                await connection.send(frame)
             except ConnectionClosed:
                 return False
         return True
@@ -257,7 +281,8 @@ class RelayClient:
             join["seats"] = self.seats  # the room's size, when this join creates it (docs/relay-protocol.md)
         if self.public is not None:
             join["public"] = self.public  # listed in the lobby, when this join creates the room (protocol 1.2)
-        await connection.send(json.dumps(join))
+        join_frame = json.dumps(join)
+        await connection.send(join_frame)
         try:
             welcome = self._frame(await asyncio.wait_for(connection.recv(), WELCOME_TIMEOUT))
         except TimeoutError:
@@ -272,7 +297,7 @@ class RelayClient:
             self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]
         except KeyError as missing:
             raise RelayError(f"{self.url} is not a discard relay (its welcome has no {missing})") from None
-        self._pace = Pace(*stated_limits(welcome), spent=1)  # the join took a token too
+        self._pace = Pace(stated_limits(welcome), spent=1, spent_bytes=len(join_frame.encode()))  # and the join's
         self._connection = connection
         self._delay, self._unreachable = FIRST_DELAY, []  # a session again: the next loss starts afresh
         self._set_link(Link.CONNECTED)
@@ -317,13 +342,18 @@ def post_id(body: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
 
 
-def stated_limits(welcome: dict) -> tuple[float, float]:
-    """The rate and burst a welcome states (docs/relay-protocol.md, 1.1), or a relay's defaults."""
-    rate, burst = welcome.get("rate"), welcome.get("burst")
-    if isinstance(rate, int | float) and isinstance(burst, int | float) and not isinstance(rate, bool) \
-            and not isinstance(burst, bool) and rate > 0 and burst > 0:
-        return max(float(rate), MIN_RATE), max(float(burst), 1.0)  # an untrusted relay cannot stall us silently
-    return RELAY_RATE, RELAY_BURST
+def stated_limits(welcome: dict) -> tuple[float, float, float, float]:
+    """The rate and burst (1.1), and the byte rate and byte burst (1.2), a welcome states, or a relay's defaults
+    for those it does not."""
+
+    def stated(key: str, default: float, least: float) -> float:
+        value = welcome.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return max(float(value), least)  # an untrusted relay cannot stall us silently
+        return default
+
+    return (stated("rate", RELAY_RATE, MIN_RATE), stated("burst", RELAY_BURST, 1.0),
+            stated("byte_rate", RELAY_BYTE_RATE, MIN_BYTE_RATE), stated("byte_burst", RELAY_BYTE_BURST, 1.0))
 
 
 def unreachable(failures: list[str]) -> str:

@@ -151,3 +151,35 @@ async def test_posts_keep_to_the_rate_the_relay_states_so_none_is_refused(relay_
         assert bodies == list(range(12))
     finally:
         await client.close()
+
+
+async def test_posts_keep_to_the_bytes_a_second_the_relay_states_so_none_is_refused(relay_server):
+    """A relay allowing 12,000 bytes at once and 50,000 a second: a raw client sending ten 5 KB posts at once is
+    refused, ours sends ten in a row and every one lands, in order."""
+    from relay.server import Limits
+
+    relay, url = relay_server
+    relay.limits = Limits(byte_rate=50_000, byte_burst=12_000)
+    pad = "x" * 5_000
+    raw = await Client.open(url, "raw")
+    await raw.join("raw", "a")
+    for n in range(10):
+        await raw.send_post({"n": n, "pad": pad})
+    replies = [await raw.recv_frame() for _ in range(11)]  # the join event, then one reply per post
+    assert any(r.get("code") == "rate_limited" for r in replies)
+    await raw.close()
+
+    client = RelayClient(url, "paced", "a")
+    try:
+        await client.open()
+        assert all([await client.post({"n": n, "pad": pad}) for n in range(10)])
+        bodies = []
+        async for event in client.events():
+            if getattr(event, "kind", None) == "post":
+                bodies.append(event.body["n"])
+                if len(bodies) == 10:
+                    break
+        assert bodies == list(range(10))
+    finally:
+        await client.close()
+
