@@ -14,7 +14,10 @@ party to the relay's per-address budgets), and never reads what the relay sends:
 - big-frames: six connections cycle 4 MiB frames, 100,000-deep nesting and
   10,000-digit numbers, reconnecting when dropped;
 - slow-readers: twenty seats of one room never read while another seat of it
-  posts 100 KB bodies.
+  posts 100 KB bodies;
+- partial-frames: sixty joined connections each send all but the last byte of
+  a frame just under what the relay reads (4 x --max-frame), then hold it,
+  reconnecting when dropped.
 
     uv run python benchmarks/relay_abuse.py
     uv run python benchmarks/relay_abuse.py --backends memory --abuses ping-flood,junk
@@ -33,6 +36,7 @@ import base64
 import json
 import multiprocessing
 import os
+import select
 import socket
 import statistics
 import struct
@@ -46,7 +50,7 @@ from websockets.asyncio.client import connect
 
 from local_relay import start_redis, start_relay, status_mib
 
-ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers"]
+ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers", "partial-frames"]
 ABUSER_ADDRESS = "127.0.0.2"  # Linux routes all of 127.0.0.0/8 to loopback
 TARGET_P99_MS = {"memory": 50.0, "sqlite": 50.0, "redis": 100.0}
 TARGET_RSS_GROWTH_MIB = 64.0
@@ -97,6 +101,8 @@ def abuse(kind: str, url: str, room: str, stop_at: float) -> None:
                 slow_readers(url, room, stop_at)
             elif kind == "big-frames":
                 big_frames(url, stop_at)
+            elif kind == "partial-frames":
+                partial_frames(url, room, stop_at)
             else:
                 flood(kind, url, room, stop_at)
         except OSError:
@@ -129,6 +135,40 @@ def big_frames(url: str, stop_at: float) -> None:
     finally:
         for sock in socks:
             sock.close()
+
+
+def partial_frames(url: str, room: str, stop_at: float) -> None:
+    """Sixty joined connections, each holding an unfinished frame of 4 MiB; a dropped one is opened again."""
+    size = (4 << 20) - 1  # websockets reads frames up to 4 x the relay's 1 MiB --max-frame
+    unfinished = bytes([0x81, 0x80 | 127]) + struct.pack("!Q", size) + b"\0\0\0\0" + b"x" * (size - 1)
+    socks: list[socket.socket | None] = [None] * 60
+    try:
+        while time.time() < stop_at:
+            for k, sock in enumerate(socks):
+                if sock is not None:
+                    try:
+                        if not select.select([sock], [], [], 0)[0] or sock.recv(1 << 16):
+                            continue  # still holding its frame (what it is sent, it reads: its welcome, pings)
+                    except OSError:
+                        pass
+                    sock.close()  # dropped: again
+                try:
+                    sock = socks[k] = raw_connect(url)
+                    sock.sendall(text({"type": "join", "room": f"{room}-{k}", "name": "holder"}))
+                    answer = b""
+                    while b"welcome" not in answer:  # seated first: a frame this large before is not read
+                        chunk = sock.recv(1 << 16)
+                        if not chunk:
+                            raise ConnectionError("not seated")
+                        answer += chunk
+                    sock.sendall(unfinished)
+                except OSError:
+                    socks[k] = None
+            time.sleep(0.05)
+    finally:
+        for sock in socks:
+            if sock is not None:
+                sock.close()
 
 
 def slow_readers(url: str, room: str, stop_at: float) -> None:

@@ -12,13 +12,14 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   puts the frame in each connection's buffer; a connection whose buffer grows
   past ``max_buffer`` is dropped (its owner can resume with its token) instead
   of slowing its room down. A sweep every ``sweep`` seconds applies the same
-  limit to what websockets writes by itself (pongs), and drops the largest
-  buffers while all of them together pass ``max_buffers``.
+  limit to what websockets writes by itself (pongs) and to what a connection
+  sent that is not handled yet (an unfinished frame), and drops the largest
+  while all of them together pass ``max_buffers``.
 * No connection is read faster than ``read_rate`` frames a second (every
   frame counts, pings included): beyond its burst, reading it pauses, which
   slows its sender down through TCP instead of spending the relay's CPU.
   Until its join is answered, a connection's burst is ``unjoined_burst``
-  frames: one that sends more at once is dropped after parsing a few hundred
+  frames and a frame may have ``UNJOINED_FRAME`` bytes (a larger one is not read: 1009): one that sends more at once is dropped after parsing a few hundred
   bytes of it, so a stranger reconnecting to flood costs little more than
   the handshake. A connection that keeps sending frames the relay refuses (more than
   ``max_refused`` in ``refusal_window`` seconds) is closed with 1008.
@@ -108,6 +109,13 @@ class Limits:
     close_timeout: float = 2.0  # seconds a closing connection may take before it is reset
 
 
+def held_bytes(connection: ServerConnection) -> int:
+    """The memory a connection holds: what is queued to it, and (read through :class:`ReadBudget`) what it sent
+    that is not handled yet."""
+    held = connection.transport.get_write_buffer_size()
+    return held + connection.unread_bytes() if isinstance(connection, ReadBudget) else held
+
+
 def address_of(peer: Any) -> str:
     """What one party's connections have in common: its IPv4 address, or the /64 of its IPv6 address (the block
     one subscriber is usually given), an IPv4-mapped IPv6 address counting as the IPv4 one."""
@@ -131,6 +139,7 @@ class Address:
     byte_tokens: float
     last_refill: float
     connections: int = 0
+    unfinished: int = 0  # bytes of frames its connections are receiving, not yet whole
 
     def refill(self, limits: Limits, now: float) -> None:
         self.byte_tokens = min(limits.address_byte_burst,
@@ -289,10 +298,15 @@ class ReadBudget(ServerConnection):
     read_rate: float = 200.0
     read_burst: float = 800.0
     unjoined_burst: float = 32.0
+    address_buffers: int = 16 << 20
+    address: Address | None = None  # set by the relay's handler (attach)
+    unfinished = 0  # bytes of the frame being received, as last counted
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.burst, self.slice = self.unjoined_burst, UNJOINED_SLICE  # until joined() is called
+        self.joined_max_size = self.protocol.max_message_size  # until then, a larger frame than UNJOINED_FRAME: 1009
+        self.protocol.max_message_size = UNJOINED_FRAME
         self.read_tokens, self.read_refill = self.burst, time.monotonic()
         self.read_resume: asyncio.TimerHandle | None = None
         self.flooding = False
@@ -304,6 +318,28 @@ class ReadBudget(ServerConnection):
         super().process_event(event)
 
     def data_received(self, data: bytes) -> None:
+        self._parse_within_budget(data)
+        self._count_unfinished(len(self.protocol.reader.buffer))
+
+    def _count_unfinished(self, unfinished: int) -> None:
+        """Keep this connection's address's tally of bytes received in frames not yet whole (up to 4 x max_frame
+        each once joined: a connection may hold one for as long as it likes), and drop this connection once that
+        passes ``address_buffers``: arriving at network speed, they cannot wait for the sweep."""
+        grown, self.unfinished = unfinished - self.unfinished, unfinished
+        if self.address is None:
+            return
+        self.address.unfinished += grown
+        if grown > 0 and self.address.unfinished > self.address_buffers and not self.transport.is_closing():
+            SAMPLED.info("dropped clients", "dropping a client whose address holds %d bytes of unfinished frames",
+                         self.address.unfinished)
+            self.transport.abort()
+
+    def attach(self, address: Address) -> None:
+        """Count this connection's unfinished frame against ``address`` from now on."""
+        self.address = address
+        address.unfinished += self.unfinished
+
+    def _parse_within_budget(self, data: bytes) -> None:
         """Parse ``data`` a slice at a time, so that a read full of tiny frames (a socket read can hold tens of
         thousands) costs at most one slice beyond the budget before the connection is dropped."""
         now = time.monotonic()
@@ -339,6 +375,12 @@ class ReadBudget(ServerConnection):
         """The connection holds a seat: it may now send a game's bursts, read in larger slices."""
         self.read_tokens += self.read_burst - self.burst
         self.burst, self.slice = self.read_burst, READ_SLICE
+        self.protocol.max_message_size = self.joined_max_size
+
+    def unread_bytes(self) -> int:
+        """Bytes received and not handled yet: an unfinished frame (up to 4 x max_frame once joined), and whole
+        frames waiting for the handler. The sweep counts them with the write buffer."""
+        return len(self.protocol.reader.buffer) + sum(len(frame.data) for frame in self.recv_messages.frames.queue)
 
     def _resume_reading(self) -> None:
         self.read_resume = None
@@ -348,6 +390,7 @@ class ReadBudget(ServerConnection):
     def connection_lost(self, exc: Exception | None) -> None:
         if self.read_resume is not None:
             self.read_resume.cancel()
+        self._count_unfinished(0)
         super().connection_lost(exc)
 
 
@@ -375,6 +418,8 @@ class Relay:
         client = Client(connection, address, tokens=float(self.limits.burst),
                         byte_tokens=float(self.limits.byte_burst), last_refill=now, window_start=now)
         address.connections += 1
+        if isinstance(connection, ReadBudget):
+            connection.attach(address)
         self.connection_count += 1
         self.clients.add(client)
         try:
@@ -427,8 +472,6 @@ class Relay:
             if not client.take_token(self.limits):
                 raise Refused("rate_limited", "too many frames; slow down and send this one again")
             size = len(message) if isinstance(message, bytes) or message.isascii() else len(message.encode())
-            if client.room is None and size > UNJOINED_FRAME:
-                raise Refused("too_large", f"a frame before a join may have {UNJOINED_FRAME} bytes at most")
             short = client.take_bytes(size)
             if short is not None:
                 rate = self.limits.byte_rate if short == "a second" else self.limits.address_byte_rate
@@ -656,14 +699,16 @@ class Relay:
                 self._drop(connection)
 
     def _drop(self, connection: ServerConnection) -> None:
-        """Abort a connection that stopped reading; its owner can resume with its token."""
-        SAMPLED.info("dropped clients", "dropping a client that stopped reading (%d bytes queued)",
-                          connection.transport.get_write_buffer_size())
+        """Abort a connection that holds too much memory (it stopped reading, or it holds an unfinished frame);
+        its owner can resume with its token."""
+        SAMPLED.info("dropped clients", "dropping a client that holds %d bytes (queued to it, or unread from it)",
+                     held_bytes(connection))
         connection.transport.abort()
 
     async def sweeper(self) -> None:
-        """Every ``sweep`` seconds: drop the connections whose write buffer passed ``max_buffer`` whatever filled
-        it (websockets writes pongs by itself), then the largest ones while all together pass ``max_buffers`` or
+        """Every ``sweep`` seconds: drop the connections that hold more than ``max_buffer`` (their write buffer,
+        whatever filled it: websockets writes pongs by itself; and what they sent that is not handled yet, such as
+        an unfinished frame), then the largest ones while all together pass ``max_buffers`` or
         those of one address pass ``address_buffers``; forget the addresses with no connection left whose budget
         is full again; then hand what the allocator holds free back to the system (dropped buffers and rooms)."""
         while True:
@@ -674,7 +719,7 @@ class Relay:
                 transport = client.connection.transport
                 if transport is None or transport.is_closing():
                     continue
-                size = transport.get_write_buffer_size()
+                size = held_bytes(client.connection)
                 if size > self.limits.max_buffer:
                     self._drop(client.connection)
                 else:
@@ -733,7 +778,8 @@ class Relay:
     def _connection_class(self) -> type[ServerConnection]:
         limits = self.limits
         return type("Budgeted", (ReadBudget,), {"read_rate": limits.read_rate, "read_burst": float(limits.read_burst),
-                                                 "unjoined_burst": float(limits.unjoined_burst)})
+                                                 "unjoined_burst": float(limits.unjoined_burst),
+                                                 "address_buffers": limits.address_buffers})
 
     async def close(self) -> None:
         """Stop housekeeping and followers, then close the ledger (after the server has closed)."""
