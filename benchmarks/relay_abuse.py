@@ -17,7 +17,10 @@ party to the relay's per-address budgets), and never reads what the relay sends:
   posts 100 KB bodies;
 - partial-frames: sixty joined connections each send all but the last byte of
   a frame just under what the relay reads (4 x --max-frame), then hold it,
-  reconnecting when dropped.
+  reconnecting when dropped (it reads, only to see that);
+- list-flood: twenty public rooms held open, and forty connections asking
+  for the lobby's largest page (50 rooms) at the frame rate each may send
+  (100 a second), reading the answers.
 
     uv run python benchmarks/relay_abuse.py
     uv run python benchmarks/relay_abuse.py --backends memory --abuses ping-flood,junk
@@ -50,7 +53,7 @@ from websockets.asyncio.client import connect
 
 from local_relay import start_redis, start_relay, status_mib
 
-ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers", "partial-frames"]
+ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers", "partial-frames", "list-flood"]
 ABUSER_ADDRESS = "127.0.0.2"  # Linux routes all of 127.0.0.0/8 to loopback
 TARGET_P99_MS = {"memory": 50.0, "sqlite": 50.0, "redis": 100.0}
 TARGET_RSS_GROWTH_MIB = 64.0
@@ -103,6 +106,8 @@ def abuse(kind: str, url: str, room: str, stop_at: float) -> None:
                 big_frames(url, stop_at)
             elif kind == "partial-frames":
                 partial_frames(url, room, stop_at)
+            elif kind == "list-flood":
+                list_flood(url, room, stop_at)
             else:
                 flood(kind, url, room, stop_at)
         except OSError:
@@ -169,6 +174,29 @@ def partial_frames(url: str, room: str, stop_at: float) -> None:
         for sock in socks:
             if sock is not None:
                 sock.close()
+
+
+def list_flood(url: str, room: str, stop_at: float) -> None:
+    """Twenty public rooms of six held open by one seat each; forty connections each send ten `list`s of 50
+    rooms every 0.1 s and read what comes back."""
+    public = {"game": "discard", "note": "x" * 64}
+    holders = [raw_connect(url) for _ in range(20)]
+    for k, sock in enumerate(holders):
+        sock.sendall(text({"type": "join", "room": f"{room}-{k}", "name": "host", "seats": 6, "public": public}))
+    listers = [raw_connect(url) for _ in range(40)]
+    asks = text({"type": "list", "limit": 50}) * 10
+    try:
+        while time.time() < stop_at:
+            tick = time.monotonic()
+            for sock in listers:
+                sock.sendall(asks)
+            while time.monotonic() < tick + 0.1:
+                for sock in select.select(listers, [], [], max(0.0, tick + 0.1 - time.monotonic()))[0]:
+                    if not sock.recv(1 << 20):
+                        raise ConnectionError("a lister was dropped")
+    finally:
+        for sock in holders + listers:
+            sock.close()
 
 
 def slow_readers(url: str, room: str, stop_at: float) -> None:

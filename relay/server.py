@@ -34,7 +34,8 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   their frames together within ``address_byte_rate`` bytes a second (an
   address's budget outlives its connections, so reconnecting does not refill
   it), and all their write buffers together within ``address_buffers`` (the
-  sweep drops the address's largest). With ``max_per_address`` 0 every
+  sweep drops the address's largest), and its lobby pages within
+  ``address_list_rate`` a second. With ``max_per_address`` 0 every
   connection is an address of its own (behind a reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
@@ -97,6 +98,8 @@ class Limits:
     address_byte_rate: float = 2 << 20  # bytes of frames per second from all of one address's connections together
     address_byte_burst: int = 8 << 20
     address_buffers: int = 16 << 20  # bytes queued to one address's connections before its largest are dropped
+    address_list_rate: float = 10.0  # lobby pages a second for one address (a page of 50 costs the store a query)
+    address_list_burst: int = 20
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
@@ -137,21 +140,29 @@ class Address:
 
     key: str
     byte_tokens: float
+    list_tokens: float
     last_refill: float
     connections: int = 0
     unfinished: int = 0  # bytes of frames its connections are receiving, not yet whole
 
     def refill(self, limits: Limits, now: float) -> None:
-        self.byte_tokens = min(limits.address_byte_burst,
-                               self.byte_tokens + (now - self.last_refill) * limits.address_byte_rate)
-        self.last_refill = now
+        elapsed, self.last_refill = now - self.last_refill, now
+        self.byte_tokens = min(limits.address_byte_burst, self.byte_tokens + elapsed * limits.address_byte_rate)
+        self.list_tokens = min(limits.address_list_burst, self.list_tokens + elapsed * limits.address_list_rate)
+
+    def take_list(self) -> bool:
+        """Spend one lobby page (refilled by :meth:`Client.take_token`, which every frame takes first)."""
+        if self.list_tokens < 1:
+            return False
+        self.list_tokens -= 1
+        return True
 
     def forgettable(self, limits: Limits, now: float) -> bool:
-        """No connection left and the budget full again: forgetting it now gives nothing back early."""
+        """No connection left and the budgets full again: forgetting it now gives nothing back early."""
         if self.connections:
             return False
         self.refill(limits, now)
-        return self.byte_tokens >= limits.address_byte_burst
+        return self.byte_tokens >= limits.address_byte_burst and self.list_tokens >= limits.address_list_burst
 
 
 @dataclass(eq=False)
@@ -462,7 +473,8 @@ class Relay:
             key = f"connection {next(self._connection_numbers)}"
         address = self.addresses.get(key)
         if address is None:
-            address = self.addresses[key] = Address(key, float(self.limits.address_byte_burst), now)
+            address = self.addresses[key] = Address(key, float(self.limits.address_byte_burst),
+                                                    float(self.limits.address_list_burst), now)
         return address
 
     async def _handle_frame(self, client: Client, message: str | bytes) -> None:
@@ -601,8 +613,11 @@ class Relay:
                                      f"but its follower is at {channel.position}")
 
     async def _list(self, client: Client, request: dict) -> None:
-        """One page of the lobby, to this connection only."""
+        """One page of the lobby, to this connection only, within its address's budget of pages."""
         after, limit = lobby.page_request(request)
+        if not client.address.take_list():
+            raise Refused("rate_limited", f"more than {self.limits.address_list_rate:g} lobby pages a second from "
+                                          "your address; slow down and send this one again")
         listings, more = await self.ledger.lobby_page(after, limit)
         self._send(client, lobby.rooms_frame(listings, more, int(time.time() * 1000)))
 

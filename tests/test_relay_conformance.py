@@ -95,7 +95,10 @@ class Target:
 
 
 def start_target(backend: str, store: Path, redis_url: str, *args: Any, durable: bool = False) -> Target:
-    """Start the relay(s) of ``backend`` with ``args``; ``durable`` makes a memory relay use an SQLite file."""
+    """Start the relay(s) of ``backend`` with ``args``; ``durable`` makes a memory relay use an SQLite file. Every
+    client here connects from 127.0.0.1, a whole module's worth to one relay: so each connection is its own
+    address (``--max-per-address 0``), as behind a proxy; tests/test_relay_ops.py tests the per-address budgets."""
+    args = ("--max-per-address", "0", *args)
     if backend == "memory" and not durable:
         stores: list[list[Any]] = [[]]
     elif backend in ("memory", "sqlite"):

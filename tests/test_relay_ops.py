@@ -573,6 +573,21 @@ async def test_many_connections_of_one_address_share_one_byte_budget_and_reconne
     await honest.close()
 
 
+async def test_lobby_pages_are_budgeted_per_address(in_process_relay, clock):
+    """A lobby page costs the store a query: forty connections of one address asking at their frame rate took an
+    honest room's p99 to 190 ms. One address gets address_list_burst pages at once, then address_list_rate a
+    second over all its connections, while another address is served."""
+    running = await in_process_relay(address_list_rate=2, address_list_burst=5)
+    listers = [await unseated(running.url, f"lister{k}", source=ELSEWHERE) for k in range(3)]
+    answers = [(await listers[n % 3].list_rooms())["type"] for n in range(6)]
+    assert answers == ["rooms"] * 5 + ["error"]
+    refused = await listers[0].list_rooms()
+    assert refused["code"] == "rate_limited" and "lobby pages a second from your address" in refused["message"]
+    assert (await (await unseated(running.url, "browser")).list_rooms())["type"] == "rooms"
+    clock.advance(1)  # two more pages
+    assert [(await listers[2].list_rooms())["type"] for _ in range(3)] == ["rooms", "rooms", "error"]
+
+
 async def test_the_write_buffers_of_one_address_share_one_budget(in_process_relay):
     """Two stalled readers of one address pass their address's budget (3 MiB) together while each is below its
     own limit (2 MiB): one of them is dropped, while a stalled reader of another address, holding as much, is not.
