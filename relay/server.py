@@ -19,7 +19,7 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   frame counts, pings included): beyond its burst, reading it pauses, which
   slows its sender down through TCP instead of spending the relay's CPU.
   Until its join is answered, a connection's burst is ``unjoined_burst``
-  frames and a frame may have ``UNJOINED_FRAME`` bytes (a larger one is not read: 1009): one that sends more at once is dropped after parsing a few hundred
+  frames: one that sends more at once is dropped after parsing a few hundred
   bytes of it, so a stranger reconnecting to flood costs little more than
   the handshake. A connection that keeps sending frames the relay refuses (more than
   ``max_refused`` in ``refusal_window`` seconds) is closed with 1008.
@@ -30,12 +30,13 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   first one's seq.
 * What one address can do with many connections is bounded too (an IPv4
   address, or an IPv6 /64, a subscriber's usual share): at most
-  ``max_per_address`` connections at once (more are refused with 429), all
-  their frames together within ``address_byte_rate`` bytes a second (an
-  address's budget outlives its connections, so reconnecting does not refill
-  it), and all their write buffers together within ``address_buffers`` (the
-  sweep drops the address's largest), and its lobby pages within
-  ``address_list_rate`` a second. With ``max_per_address`` 0 every
+  ``max_per_address`` connections at once (more are refused with 429); all
+  their frames together take ``address_byte_rate`` bytes a second (past it a
+  frame waits: it is never refused for what a neighbour spent; the budget
+  outlives the address's connections, so reconnecting does not refill it);
+  their write buffers and unfinished messages together stay within
+  ``address_buffers`` (the connection holding the most is dropped); and its
+  lobby pages within ``address_list_rate`` a second. With ``max_per_address`` 0 every
   connection is an address of its own (behind a reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
@@ -119,14 +120,16 @@ def held_bytes(connection: ServerConnection) -> int:
     return held + connection.unread_bytes() if isinstance(connection, ReadBudget) else held
 
 
-def address_of(peer: Any) -> str:
+def address_of(peer: Any) -> str | None:
     """What one party's connections have in common: its IPv4 address, or the /64 of its IPv6 address (the block
-    one subscriber is usually given), an IPv4-mapped IPv6 address counting as the IPv4 one."""
-    host = peer[0] if isinstance(peer, tuple) and peer else str(peer)
+    one subscriber is usually given), an IPv4-mapped IPv6 address counting as the IPv4 one; None when the peer
+    is no IP address (gone before it was read, or a Unix socket)."""
+    if not isinstance(peer, tuple) or not peer or not isinstance(peer[0], str):
+        return None
     try:
-        ip = ipaddress.ip_address(str(host).split("%")[0])
+        ip = ipaddress.ip_address(peer[0].split("%")[0])
     except ValueError:
-        return str(host)
+        return None
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
@@ -143,12 +146,18 @@ class Address:
     list_tokens: float
     last_refill: float
     connections: int = 0
-    unfinished: int = 0  # bytes of frames its connections are receiving, not yet whole
+    unfinished: int = 0  # bytes of messages its connections are receiving, not yet whole
+    receiving: set[ReadBudget] = field(default_factory=set)  # its connections, to find the one holding the most
 
     def refill(self, limits: Limits, now: float) -> None:
         elapsed, self.last_refill = now - self.last_refill, now
         self.byte_tokens = min(limits.address_byte_burst, self.byte_tokens + elapsed * limits.address_byte_rate)
         self.list_tokens = min(limits.address_list_burst, self.list_tokens + elapsed * limits.address_list_rate)
+
+    def bytes_delay(self, limits: Limits, size: int, now: float) -> float:
+        """Seconds until the budget holds ``size`` bytes of frames (a whole burst at most)."""
+        self.refill(limits, now)
+        return max(0.0, (min(size, limits.address_byte_burst) - self.byte_tokens) / limits.address_byte_rate)
 
     def take_list(self) -> bool:
         """Spend one lobby page (refilled by :meth:`Client.take_token`, which every frame takes first)."""
@@ -159,7 +168,7 @@ class Address:
 
     def forgettable(self, limits: Limits, now: float) -> bool:
         """No connection left and the budgets full again: forgetting it now gives nothing back early."""
-        if self.connections:
+        if self.connections or self.unfinished:
             return False
         self.refill(limits, now)
         return self.byte_tokens >= limits.address_byte_burst and self.list_tokens >= limits.address_list_burst
@@ -197,16 +206,12 @@ class Client:
         self.tokens -= 1
         return True
 
-    def take_bytes(self, size: int) -> str | None:
-        """Spend ``size`` bytes of frames from this connection's budget and its address's (both refilled by
-        :meth:`take_token`, which every frame takes first); or name the budget that has not got them."""
+    def take_bytes(self, size: int) -> bool:
+        """Spend ``size`` bytes of frames (refilled by :meth:`take_token`, which every frame takes first)."""
         if self.byte_tokens < size:
-            return "a second"
-        if self.address.byte_tokens < size:
-            return "a second from your address"
+            return False
         self.byte_tokens -= size
-        self.address.byte_tokens -= size
-        return None
+        return True
 
 
 @dataclass(eq=False)
@@ -316,8 +321,6 @@ class ReadBudget(ServerConnection):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.burst, self.slice = self.unjoined_burst, UNJOINED_SLICE  # until joined() is called
-        self.joined_max_size = self.protocol.max_message_size  # until then, a larger frame than UNJOINED_FRAME: 1009
-        self.protocol.max_message_size = UNJOINED_FRAME
         self.read_tokens, self.read_refill = self.burst, time.monotonic()
         self.read_resume: asyncio.TimerHandle | None = None
         self.flooding = False
@@ -330,24 +333,31 @@ class ReadBudget(ServerConnection):
 
     def data_received(self, data: bytes) -> None:
         self._parse_within_budget(data)
-        self._count_unfinished(len(self.protocol.reader.buffer))
+        self._count_unfinished(len(self.protocol.reader.buffer) + (self.protocol.current_size or 0))
 
     def _count_unfinished(self, unfinished: int) -> None:
-        """Keep this connection's address's tally of bytes received in frames not yet whole (up to 4 x max_frame
-        each once joined: a connection may hold one for as long as it likes), and drop this connection once that
-        passes ``address_buffers``: arriving at network speed, they cannot wait for the sweep."""
+        """Keep this connection's address's tally of bytes received in messages not yet whole (an unfinished frame,
+        or the fragments of an unfinished message: up to 4 x max_frame, held as long as the sender likes), and
+        once that passes ``address_buffers`` drop the address's connection that holds the most: arriving at
+        network speed, they cannot wait for the sweep."""
         grown, self.unfinished = unfinished - self.unfinished, unfinished
-        if self.address is None:
+        address = self.address
+        if address is None:
             return
-        self.address.unfinished += grown
-        if grown > 0 and self.address.unfinished > self.address_buffers and not self.transport.is_closing():
+        address.unfinished += grown
+        if grown > 0 and address.unfinished > self.address_buffers:
+            largest = max(address.receiving, key=lambda connection: connection.unfinished)
             SAMPLED.info("dropped clients", "dropping a client whose address holds %d bytes of unfinished frames",
-                         self.address.unfinished)
-            self.transport.abort()
+                         address.unfinished)
+            largest.transport.abort()
+            address.receiving.discard(largest)
+            address.unfinished -= largest.unfinished
+            largest.unfinished, largest.address = 0, None  # counted out now: its connection_lost changes nothing
 
     def attach(self, address: Address) -> None:
-        """Count this connection's unfinished frame against ``address`` from now on."""
+        """Count this connection's unfinished messages against ``address`` from now on."""
         self.address = address
+        address.receiving.add(self)
         address.unfinished += self.unfinished
 
     def _parse_within_budget(self, data: bytes) -> None:
@@ -359,10 +369,7 @@ class ReadBudget(ServerConnection):
         for start in range(0, len(data), self.slice):
             if self.flooding:
                 return  # dropped: the rest is not even parsed
-            if self.protocol.state is State.CONNECTING:  # the handshake's request, in one go
-                super().data_received(data[start:] if start else data)
-                break
-            if self.protocol.state is not State.OPEN:  # closing: only a close frame may still be worth reading
+            if self.protocol.state not in (State.CONNECTING, State.OPEN):  # closing: only a close frame may matter
                 self.read_after_close += len(data) - start
                 if self.read_after_close > READ_SLICE:  # a sender that goes on (the rest of a frame too large):
                     self.transport.pause_reading()  # unread, it waits on TCP until the close times out
@@ -372,6 +379,7 @@ class ReadBudget(ServerConnection):
                     return
                 super().data_received(data[start:] if start else data)
                 break
+            # frames, or the handshake's request and frames sent along with it: all within the budget
             super().data_received(data[start:start + self.slice] if len(data) > self.slice else data)
             if self.read_tokens < -self.burst:
                 self.flooding = True
@@ -386,12 +394,13 @@ class ReadBudget(ServerConnection):
         """The connection holds a seat: it may now send a game's bursts, read in larger slices."""
         self.read_tokens += self.read_burst - self.burst
         self.burst, self.slice = self.read_burst, READ_SLICE
-        self.protocol.max_message_size = self.joined_max_size
 
     def unread_bytes(self) -> int:
-        """Bytes received and not handled yet: an unfinished frame (up to 4 x max_frame once joined), and whole
-        frames waiting for the handler. The sweep counts them with the write buffer."""
-        return len(self.protocol.reader.buffer) + sum(len(frame.data) for frame in self.recv_messages.frames.queue)
+        """Bytes received and not handled yet: an unfinished message (as tallied), and frames waiting for the
+        handler (the fragments of an unfinished message may be counted twice). The sweep counts them with the
+        write buffer."""
+        queued = self.recv_messages.frames.queue
+        return self.unfinished + (sum(len(frame.data) for frame in queued) if queued else 0)
 
     def _resume_reading(self) -> None:
         self.read_resume = None
@@ -402,6 +411,8 @@ class ReadBudget(ServerConnection):
         if self.read_resume is not None:
             self.read_resume.cancel()
         self._count_unfinished(0)
+        if self.address is not None:
+            self.address.receiving.discard(self)
         super().connection_lost(exc)
 
 
@@ -415,6 +426,7 @@ class Relay:
         self.connection_count = 0
         self.clients: set[Client] = set()
         self.addresses: dict[str, Address] = {}  # kept after their last connection until their budget is full
+        self._idle: set[Address] = set()  # the addresses with no connection left, until forgotten
         self._connection_numbers = itertools.count()  # when each connection is an address of its own
         self._background: set[asyncio.Task[Any]] = set()
         self._unreleased: list[tuple[str, int, int]] = []  # seats whose leave the ledger could not take yet
@@ -442,6 +454,8 @@ class Relay:
             self.clients.discard(client)
             self.connection_count -= 1
             address.connections -= 1
+            if not address.connections:
+                self._idle.add(address)
             if client.room is not None:
                 await self._leave(client)
 
@@ -456,7 +470,8 @@ class Relay:
             SAMPLED.info("refused connections", "refused connection: relay full (%d connections)",
                               self.connection_count)
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "relay full, try again later\n")
-        address = self.addresses.get(address_of(connection.remote_address)) if self.limits.max_per_address else None
+        key = address_of(connection.remote_address) if self.limits.max_per_address else None
+        address = None if key is None else self.addresses.get(key)
         if address is not None and address.connections >= self.limits.max_per_address:
             SAMPLED.info("refused connections", "refused connection: %d connections from %s already",
                          address.connections, address.key)
@@ -466,15 +481,15 @@ class Relay:
 
     def _address(self, connection: ServerConnection, now: float) -> Address:
         """The :class:`Address` this connection counts against (made at its first connection, or again once
-        forgotten); with ``max_per_address`` 0 (behind a proxy), one of its own."""
-        if self.limits.max_per_address:
-            key = address_of(connection.remote_address)
-        else:
+        forgotten); with ``max_per_address`` 0 (behind a proxy), or no IP address to go by, one of its own."""
+        key = address_of(connection.remote_address) if self.limits.max_per_address else None
+        if key is None:
             key = f"connection {next(self._connection_numbers)}"
         address = self.addresses.get(key)
         if address is None:
             address = self.addresses[key] = Address(key, float(self.limits.address_byte_burst),
                                                     float(self.limits.address_list_burst), now)
+        self._idle.discard(address)
         return address
 
     async def _handle_frame(self, client: Client, message: str | bytes) -> None:
@@ -484,11 +499,12 @@ class Relay:
             if not client.take_token(self.limits):
                 raise Refused("rate_limited", "too many frames; slow down and send this one again")
             size = len(message) if isinstance(message, bytes) or message.isascii() else len(message.encode())
-            short = client.take_bytes(size)
-            if short is not None:
-                rate = self.limits.byte_rate if short == "a second" else self.limits.address_byte_rate
-                raise Refused("rate_limited", f"more than {rate / (1 << 20):g} MiB {short}; "
+            if client.room is None and size > UNJOINED_FRAME:
+                raise Refused("too_large", f"a frame before a join may have {UNJOINED_FRAME} bytes at most")
+            if not client.take_bytes(size):
+                raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB a second; "
                                               "slow down and send this one again")
+            await self._address_bytes(client.address, size)
             request = self._parse(message, size)
             if request["type"] == "join":
                 await self._join(client, request)
@@ -509,6 +525,15 @@ class Relay:
                 if refused.close == SEAT_TAKEN_OVER:
                     self._detach(client)  # no leave: the newer claim appended it
                 self._spawn(client.connection.close(refused.close, refused.code))
+
+    async def _address_bytes(self, address: Address, size: int) -> None:
+        """Take ``size`` bytes from the budget of the frame's address, waiting first while it has not got them. The
+        frame is not refused: whoever sent it may share the address with whoever spent the budget, and a refused
+        post leaves a gap in its seat's counters. Its connection is read no further meanwhile (websockets stops
+        reading once its queue is full), so TCP slows the sender down."""
+        while (delay := address.bytes_delay(self.limits, size, time.monotonic())) > 0:
+            await asyncio.sleep(delay)
+        address.byte_tokens -= min(size, self.limits.address_byte_burst)
 
     def _too_many_refusals(self, client: Client) -> bool:
         now = time.monotonic()
@@ -723,32 +748,39 @@ class Relay:
     async def sweeper(self) -> None:
         """Every ``sweep`` seconds: drop the connections that hold more than ``max_buffer`` (their write buffer,
         whatever filled it: websockets writes pongs by itself; and what they sent that is not handled yet, such as
-        an unfinished frame), then the largest ones while all together pass ``max_buffers`` or
-        those of one address pass ``address_buffers``; forget the addresses with no connection left whose budget
-        is full again; then hand what the allocator holds free back to the system (dropped buffers and rooms)."""
+        an unfinished frame); then, while one address's connections hold more than ``address_buffers`` or all of
+        them more than ``max_buffers``, the largest of the address holding the most (many small holdings of one
+        party do not make another's one larger holding the first to go); forget the addresses with no
+        connection left whose budget is full again; and hand what the allocator holds free back to the system."""
         while True:
             await asyncio.sleep(self.limits.sweep)
-            sizes: list[tuple[int, Client]] = []
-            by_address: dict[Address, int] = {}
+            holdings: dict[Address, list[tuple[int, Client]]] = {}
+            total = 0
             for client in list(self.clients):
                 transport = client.connection.transport
                 if transport is None or transport.is_closing():
                     continue
                 size = held_bytes(client.connection)
+                if not size:
+                    continue  # nearly every connection, nearly always
                 if size > self.limits.max_buffer:
                     self._drop(client.connection)
-                else:
-                    sizes.append((size, client))
-                    by_address[client.address] = by_address.get(client.address, 0) + size
-            total = sum(size for size, _ in sizes)
-            for size, client in sorted(sizes, key=lambda pair: pair[0], reverse=True):
-                if total > self.limits.max_buffers or by_address[client.address] > self.limits.address_buffers:
+                    continue
+                holdings.setdefault(client.address, []).append((size, client))
+                total += size
+            by_address = sorted(((sum(size for size, _ in held), held) for held in holdings.values()),
+                                key=lambda pair: pair[0], reverse=True)
+            for held_by_address, held in by_address:
+                for size, client in sorted(held, key=lambda pair: pair[0], reverse=True):
+                    if held_by_address <= self.limits.address_buffers and total <= self.limits.max_buffers:
+                        break
                     self._drop(client.connection)
+                    held_by_address -= size
                     total -= size
-                    by_address[client.address] -= size
             now = time.monotonic()
-            for key in [key for key, address in self.addresses.items() if address.forgettable(self.limits, now)]:
-                del self.addresses[key]
+            for address in [address for address in self._idle if address.forgettable(self.limits, now)]:
+                self._idle.discard(address)
+                del self.addresses[address.key]
             self.memory.check(now)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
