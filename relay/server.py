@@ -13,8 +13,9 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   past ``max_buffer`` is dropped (its owner can resume with its token) instead
   of slowing its room down. A sweep every ``sweep`` seconds applies the same
   limit to what websockets writes by itself (pongs) and to what a connection
-  sent that is not handled yet (an unfinished frame), and drops the largest
-  while all of them together pass ``max_buffers``.
+  sent that is not handled yet (an unfinished message, frames waiting), and
+  while all of them together pass ``max_buffers`` drops from the address
+  holding the most.
 * No connection is read faster than ``read_rate`` frames a second (every
   frame counts, pings included): beyond its burst, reading it pauses, which
   slows its sender down through TCP instead of spending the relay's CPU.
@@ -61,7 +62,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import Frame
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
@@ -79,6 +80,7 @@ TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
 READ_SLICE = 8192  # bytes of a read parsed before the read budget is checked again (at most 1,365 frames)
 UNJOINED_SLICE = 512  # the same before the connection's join is answered: a join is a few hundred bytes
 UNJOINED_FRAME = 16 << 10  # bytes a frame may have before the join is answered (a join, a list: well under 2 KiB)
+FRAGMENT_COST = 256  # bytes a fragment of an unfinished message counts for at least (websockets keeps a Frame each)
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
 
 
@@ -94,11 +96,11 @@ class Limits:
     max_rooms: int = 10_000  # rooms with a connection on this node
     max_connections: int = 5_000
     max_buffer: int = 8 << 20  # bytes queued to one slow client before it is dropped
-    max_buffers: int = 32 << 20  # bytes queued to all clients together before the largest are dropped
+    max_buffers: int = 32 << 20  # bytes held by all connections together (queued to them, unread from them)
     max_per_address: int = 64  # connections from one address at once (0: every connection counts as its own address)
     address_byte_rate: float = 2 << 20  # bytes of frames per second from all of one address's connections together
     address_byte_burst: int = 8 << 20
-    address_buffers: int = 16 << 20  # bytes queued to one address's connections before its largest are dropped
+    address_buffers: int = 16 << 20  # the same for one address's connections (and its unfinished messages)
     address_list_rate: float = 10.0  # lobby pages a second for one address (a page of 50 costs the store a query)
     address_list_burst: int = 20
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
@@ -147,7 +149,8 @@ class Address:
     last_refill: float
     connections: int = 0
     unfinished: int = 0  # bytes of messages its connections are receiving, not yet whole
-    receiving: set[ReadBudget] = field(default_factory=set)  # its connections, to find the one holding the most
+    receiving: set[ReadBudget] = field(default_factory=set)  # its connections, to find the one to drop
+    queue: asyncio.Lock = field(default_factory=asyncio.Lock)  # frames waiting for the byte budget, in order
 
     def refill(self, limits: Limits, now: float) -> None:
         elapsed, self.last_refill = now - self.last_refill, now
@@ -193,6 +196,8 @@ class Client:
     window_start: float = 0.0
     closing: bool = False  # closed for its refusals: its later frames are not even read as requests
     byte_tokens: float = 0.0  # bytes of frames it may send now (Limits.byte_burst at first)
+    waiting: int = 0  # bytes of the frame waiting for its address's budget (the sweep counts them)
+    last_held: int = 0  # bytes it held at the last sweep
 
     def take_token(self, limits: Limits) -> bool:
         now = time.monotonic()
@@ -316,7 +321,9 @@ class ReadBudget(ServerConnection):
     unjoined_burst: float = 32.0
     address_buffers: int = 16 << 20
     address: Address | None = None  # set by the relay's handler (attach)
-    unfinished = 0  # bytes of the frame being received, as last counted
+    unfinished = 0  # bytes of the message being received, as last counted
+    fragments = 0  # frames of that message received so far
+    grew_at = 0.0  # when its unfinished message last grew (time.monotonic())
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -329,24 +336,31 @@ class ReadBudget(ServerConnection):
     def process_event(self, event: Any) -> None:
         if isinstance(event, Frame):
             self.read_tokens -= 1
+            if event.opcode in (Opcode.TEXT, Opcode.BINARY, Opcode.CONT):
+                self.fragments = 0 if event.fin else self.fragments + 1
         super().process_event(event)
 
     def data_received(self, data: bytes) -> None:
         self._parse_within_budget(data)
-        self._count_unfinished(len(self.protocol.reader.buffer) + (self.protocol.current_size or 0))
+        self._count_unfinished(len(self.protocol.reader.buffer) + (self.protocol.current_size or 0)
+                               + FRAGMENT_COST * self.fragments)
 
     def _count_unfinished(self, unfinished: int) -> None:
         """Keep this connection's address's tally of bytes received in messages not yet whole (an unfinished frame,
-        or the fragments of an unfinished message: up to 4 x max_frame, held as long as the sender likes), and
-        once that passes ``address_buffers`` drop the address's connection that holds the most: arriving at
+        or the fragments of an unfinished message, each counting for FRAGMENT_COST at least: up to 4 x max_frame,
+        held as long as the sender likes), and once that passes ``address_buffers`` drop the address's connection
+        whose message has not grown for the longest (a post on its way in is growing; a hold is not): arriving at
         network speed, they cannot wait for the sweep."""
         grown, self.unfinished = unfinished - self.unfinished, unfinished
         address = self.address
         if address is None:
             return
         address.unfinished += grown
+        if grown > 0:
+            self.grew_at = time.monotonic()
         if grown > 0 and address.unfinished > self.address_buffers:
-            largest = max(address.receiving, key=lambda connection: connection.unfinished)
+            # the stalest holder: one that is still sending is more likely a post than a hold
+            largest = min((c for c in address.receiving if c.unfinished), key=lambda c: (c.grew_at, -c.unfinished))
             SAMPLED.info("dropped clients", "dropping a client whose address holds %d bytes of unfinished frames",
                          address.unfinished)
             largest.transport.abort()
@@ -499,12 +513,15 @@ class Relay:
             if not client.take_token(self.limits):
                 raise Refused("rate_limited", "too many frames; slow down and send this one again")
             size = len(message) if isinstance(message, bytes) or message.isascii() else len(message.encode())
+            if size > self.limits.max_frame:
+                raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
             if client.room is None and size > UNJOINED_FRAME:
                 raise Refused("too_large", f"a frame before a join may have {UNJOINED_FRAME} bytes at most")
             if not client.take_bytes(size):
                 raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB a second; "
                                               "slow down and send this one again")
-            await self._address_bytes(client.address, size)
+            if not await self._address_bytes(client, size):
+                return  # the connection closed while its frame waited: dropped with it
             request = self._parse(message, size)
             if request["type"] == "join":
                 await self._join(client, request)
@@ -526,14 +543,30 @@ class Relay:
                     self._detach(client)  # no leave: the newer claim appended it
                 self._spawn(client.connection.close(refused.close, refused.code))
 
-    async def _address_bytes(self, address: Address, size: int) -> None:
-        """Take ``size`` bytes from the budget of the frame's address, waiting first while it has not got them. The
+    async def _address_bytes(self, client: Client, size: int) -> bool:
+        """Take ``size`` bytes from the budget of the frame's address, waiting first while it has not got them, in
+        the order the frames came (``Address.queue``: a large frame is not passed by small ones for ever). The
         frame is not refused: whoever sent it may share the address with whoever spent the budget, and a refused
-        post leaves a gap in its seat's counters. Its connection is read no further meanwhile (websockets stops
-        reading once its queue is full), so TCP slows the sender down."""
-        while (delay := address.bytes_delay(self.limits, size, time.monotonic())) > 0:
-            await asyncio.sleep(delay)
-        address.byte_tokens -= min(size, self.limits.address_byte_burst)
+        post leaves a gap in its seat's counters. While it waits the sweep counts it as held by its connection.
+        False if the connection closed meanwhile (the frame goes with it)."""
+        address, limits = client.address, self.limits
+        if not address.queue.locked() and not address.bytes_delay(limits, size, time.monotonic()):
+            address.byte_tokens -= min(size, limits.address_byte_burst)
+            return True
+        client.waiting = size
+        try:
+            async with address.queue:
+                while (delay := address.bytes_delay(limits, size, time.monotonic())) > 0:
+                    try:
+                        async with asyncio.timeout(delay):
+                            await client.connection.wait_closed()
+                        return False
+                    except TimeoutError:
+                        pass
+                address.byte_tokens -= min(size, limits.address_byte_burst)
+                return client.connection.state is not State.CLOSED
+        finally:
+            client.waiting = 0
 
     def _too_many_refusals(self, client: Client) -> bool:
         now = time.monotonic()
@@ -546,8 +579,6 @@ class Relay:
         """The request a frame of ``size`` bytes (UTF-8) holds, or Refused."""
         if isinstance(message, bytes):
             raise Refused("bad_request", "binary frames are not accepted; send JSON as a text frame")
-        if size > self.limits.max_frame:
-            raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
         try:
             request = DECODER.decode(message)
         except RecursionError:  # deeper than Python's own limit
@@ -748,30 +779,32 @@ class Relay:
     async def sweeper(self) -> None:
         """Every ``sweep`` seconds: drop the connections that hold more than ``max_buffer`` (their write buffer,
         whatever filled it: websockets writes pongs by itself; and what they sent that is not handled yet, such as
-        an unfinished frame); then, while one address's connections hold more than ``address_buffers`` or all of
-        them more than ``max_buffers``, the largest of the address holding the most (many small holdings of one
-        party do not make another's one larger holding the first to go); forget the addresses with no
+        an unfinished message, a frame waiting for its address's budget); then, while one address's connections
+        hold more than ``address_buffers`` or all of them more than ``max_buffers``, from the address holding the
+        most (many small holdings of one address do not make another's one larger holding the first to go), its
+        connections that did not drain since the last sweep first, largest first; forget the addresses with no
         connection left whose budget is full again; and hand what the allocator holds free back to the system."""
         while True:
             await asyncio.sleep(self.limits.sweep)
-            holdings: dict[Address, list[tuple[int, Client]]] = {}
+            holdings: dict[Address, list[tuple[bool, int, Client]]] = {}
             total = 0
             for client in list(self.clients):
                 transport = client.connection.transport
                 if transport is None or transport.is_closing():
                     continue
-                size = held_bytes(client.connection)
+                size = held_bytes(client.connection) + client.waiting
+                stalled, client.last_held = size >= client.last_held, size  # not draining since the last sweep
                 if not size:
                     continue  # nearly every connection, nearly always
                 if size > self.limits.max_buffer:
                     self._drop(client.connection)
                     continue
-                holdings.setdefault(client.address, []).append((size, client))
+                holdings.setdefault(client.address, []).append((stalled, size, client))
                 total += size
-            by_address = sorted(((sum(size for size, _ in held), held) for held in holdings.values()),
+            by_address = sorted(((sum(size for _, size, _ in held), held) for held in holdings.values()),
                                 key=lambda pair: pair[0], reverse=True)
-            for held_by_address, held in by_address:
-                for size, client in sorted(held, key=lambda pair: pair[0], reverse=True):
+            for held_by_address, held in by_address:  # stalled holdings first, then the largest
+                for _, size, client in sorted(held, key=lambda item: (item[0], item[1]), reverse=True):
                     if held_by_address <= self.limits.address_buffers and total <= self.limits.max_buffers:
                         break
                     self._drop(client.connection)

@@ -543,21 +543,50 @@ async def test_one_address_holds_at_most_max_per_address_connections_and_others_
     await honest.close()
 
 
-async def test_many_connections_of_one_address_are_paced_by_one_byte_budget(in_process_relay):
-    """Each connection stays within its own budget, but together they pass their address's: their frames wait, and
-    none is refused (it may be a neighbour's post, and a refused post leaves a gap in a seat's counters)."""
+async def test_many_connections_of_one_address_are_paced_by_one_byte_budget(in_process_relay, monkeypatch):
+    """Each connection stays within its own budget, but together they pass their address's: their frames wait (in
+    the order they came), and none is refused, the neighbour's post among them (a refused post leaves a gap in a
+    seat's counters)."""
+    waits: list[float] = []
+    delay = relay_module.Address.bytes_delay
+
+    def recorded(self, limits, size, now):
+        waits.append(delay(self, limits, size, now))
+        return waits[-1]
+
+    monkeypatch.setattr(relay_module.Address, "bytes_delay", recorded)
     running = await in_process_relay(address_byte_rate=1_000_000, address_byte_burst=100_000)
     honest = await seated(running.url, "game", "ann")
     hogs = [await seated(running.url, f"hog{k}", "mallory", source=ELSEWHERE) for k in range(4)]
+    neighbour = await seated(running.url, "next-door", "bob", source=ELSEWHERE)
     started = time.monotonic()
     for hog in hogs:
         for n in range(2):
             await hog.send_post({"n": n, "pad": "x" * 40_000})
+    assert (await neighbour.post({"pad": "z" * 40_000}))["seat"] == 0  # waited its turn, and landed
     for hog in hogs:  # every post lands, none refused
         await hog.until(lambda e: e["kind"] == "post" and e["body"]["n"] == 1)
-    assert time.monotonic() - started >= (8 * 40_000 - 100_000) / 1_000_000  # no faster than the address's budget
+    assert time.monotonic() - started >= (9 * 40_000 - 100_000) / 1_000_000  # no faster than the address's budget
+    assert sum(w > 0 for w in waits) >= 2  # frames did wait for it
     assert (await honest.post({"pad": "y" * 40_000}))["seat"] == 0  # another address
     await honest.close()
+
+
+async def test_frames_waiting_for_their_address_budget_count_as_memory_held(in_process_relay, eventually):
+    """A frame that waits holds its bytes in the relay: the sweep counts it, so one address cannot park megabytes
+    in waiting handlers."""
+    running = await in_process_relay(address_byte_rate=1000, address_byte_burst=10_000, address_buffers=1 << 20)
+    relay = running.relay
+    first, *hogs = [await seated(running.url, f"hog{k}", "mallory", source=ELSEWHERE) for k in range(3)]
+    assert (await first.post({"pad": "x" * 900_000}))["seat"] == 0  # a whole burst: the budget is empty now
+    for k, hog in enumerate(hogs):  # one after the other, so that no two are ever on their way in together
+        await hog.send_post({"pad": "x" * 900_000})
+        await eventually(lambda: sum(c.waiting > 0 for c in relay.clients) == k + 1, "the post received, waiting")
+    dropped = await asyncio.wait([asyncio.create_task(hog.expect_closed()) for hog in hogs],
+                                 return_when=asyncio.FIRST_COMPLETED)
+    assert all(task.exception() is None for task in dropped[0])
+    for task in dropped[1]:
+        task.cancel()
 
 
 async def test_an_address_budget_outlives_its_connections_until_it_has_refilled(in_process_relay, clock,
@@ -964,7 +993,7 @@ async def test_posts_beyond_the_byte_budget_are_refused_so_one_reader_cannot_fil
 
 
 async def test_a_stranger_cannot_pad_its_frames_and_the_byte_budget_counts_bytes(in_process_relay):
-    """Before a join a frame needs a few hundred bytes: a padded one (a valid list with a megabyte beside it) is
+    """Before a join a frame needs a few hundred bytes: a padded one (a valid list with 32 KiB beside it) is
     refused unparsed. And the budget counts UTF-8 bytes, not characters: 4-byte characters cost four."""
     running = await in_process_relay(byte_rate=1000, byte_burst=40_000)
     stranger = await unseated(running.url, "stranger")
@@ -983,9 +1012,9 @@ async def test_unfinished_frames_of_one_address_are_bounded_and_the_largest_hold
                                                                                            eventually):
     """A connection may send the start of a frame of up to 4 x max_frame, seated or not, and keep it unfinished as
     long as it likes: sixty connections of one address held 240 MiB of the relay that way. One address's
-    unfinished frames together may take address_buffers; past it, the connection holding the most is dropped at
-    once (at network speed they cannot wait for the sweep, which is off here), so an honest post from the same
-    address still lands, and another address's unfinished frame is not touched."""
+    unfinished frames together may take address_buffers; past it, the connection whose frame has not grown for
+    the longest is dropped at once (at network speed they cannot wait for the sweep, which is off here), so an
+    honest post from the same address still lands, and another address's unfinished frame is not touched."""
     running = await in_process_relay(address_buffers=1 << 20, sweep=3600)
     relay = running.relay
     elsewhere_reader, elsewhere = await raw_websocket(running.url)  # 127.0.0.1: another address
@@ -994,13 +1023,41 @@ async def test_unfinished_frames_of_one_address_are_bounded_and_the_largest_hold
     holder.write(text_header(4 << 20) + b"x" * (900 << 10))
     await eventually(lambda: relay.addresses[ELSEWHERE].unfinished >= 900 << 10, "the holder's bytes received")
     neighbour = await seated(running.url, "game", "ann", source=ELSEWHERE)
-    assert (await neighbour.post({"pad": "y" * 300_000}))["seat"] == 0  # passing 1 MiB on the way in
+    assert (await neighbour.post({"pad": "y" * 600_000}))["seat"] == 0  # passing 1 MiB on the way in
     await until_dropped(holder_reader)
     assert relay.addresses[ELSEWHERE].unfinished == 0
     assert relay.addresses["127.0.0.1"].unfinished >= 900 << 10 and not elsewhere.is_closing()
     elsewhere.close()
     await neighbour.close()
     await eventually(lambda: all(a.unfinished == 0 for a in relay.addresses.values()), "the tallies back to 0")
+
+
+async def test_a_post_larger_than_each_held_piece_still_lands(in_process_relay, eventually):
+    """The attacker splits what it holds into pieces smaller than an honest post from its address: the pieces,
+    which stopped growing, go first, not the post on its way in."""
+    running = await in_process_relay(address_buffers=1 << 20, sweep=3600)
+    pieces = [await hold_unfinished(running.url, ELSEWHERE, f"piece{k}", 300 << 10) for k in range(3)]
+    await eventually(lambda: running.relay.addresses[ELSEWHERE].unfinished >= 900 << 10, "900 KiB received")
+    neighbour = await seated(running.url, "game", "ann", source=ELSEWHERE)
+    assert (await neighbour.post({"pad": "y" * 700_000}))["seat"] == 0  # 1.6 MB on the way in: two pieces go
+    await until_dropped(pieces[0][0])
+    await until_dropped(pieces[1][0])
+    for _, writer in pieces:
+        writer.close()
+    await neighbour.close()
+
+
+async def test_empty_fragments_count_too(in_process_relay):
+    """A message of empty fragments holds no payload, but websockets keeps a frame object for each: they count
+    for FRAGMENT_COST bytes each."""
+    running = await in_process_relay(address_buffers=256 << 10, sweep=3600, read_rate=1e6, read_burst=1_000_000)
+    reader, writer = await raw_websocket(running.url, source=ELSEWHERE)
+    writer.write(masked(0x1, json.dumps({"type": "join", "room": "frag", "name": "mal"}).encode()))
+    await reader.readuntil(b'"welcome"')
+    writer.write(bytes([0x01, 0x80]) + bytes(4) + (bytes([0x00, 0x80]) + bytes(4)) * 1100)  # text, then 1,100 more
+    await until_dropped(reader)
+    writer.close()
+    assert running.relay.addresses[ELSEWHERE].unfinished == 0
 
 
 async def test_an_unfinished_fragmented_message_counts_as_unfinished(in_process_relay):
@@ -1015,6 +1072,7 @@ async def test_an_unfinished_fragmented_message_counts_as_unfinished(in_process_
     writer.write(bytes([0x01, 0x80 | 127]) + header + bytes(4) + piece)  # text, not final
     writer.write(bytes([0x00, 0x80 | 127]) + header + bytes(4) + piece)  # a continuation, not final either
     await until_dropped(reader)
+    writer.close()
     assert running.relay.addresses[ELSEWHERE].unfinished == 0
 
 
@@ -1066,7 +1124,7 @@ async def test_past_max_buffers_the_address_holding_the_most_gives_up_first(in_p
     pieces = [await hold_unfinished(running.url, ELSEWHERE, f"piece{k}", 300 << 10) for k in range(3)]
     dropped = await asyncio.wait([asyncio.create_task(until_dropped(reader)) for reader, _ in pieces],
                                  return_when=asyncio.FIRST_COMPLETED)
-    assert dropped[0]
+    assert all(task.exception() is None for task in dropped[0])  # dropped, not timed out
     assert running.relay.addresses["127.0.0.3"].unfinished >= 500 << 10  # still held: not dropped
     for _, writer in [other, *pieces]:
         writer.close()
