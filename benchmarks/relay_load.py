@@ -228,7 +228,8 @@ SETUPS = {"memory": (False, 1), "redis": (True, 1), "redis-2-nodes": (True, 2)} 
 def run_setup(name: str, args: argparse.Namespace) -> dict:
     on_redis, nodes = SETUPS[name]
     redis, store = start_redis() if on_redis else (None, "")
-    relays = [start_relay(*(["--store", store] if on_redis else [])) for _ in range(nodes)]
+    # every client comes from this host: each connection is its own address (the load, not the per-address budgets)
+    relays = [start_relay("--max-per-address", "0", *(["--store", store] if on_redis else [])) for _ in range(nodes)]
     try:
         return measure([url for _, url in relays], [relay.pid for relay, _ in relays],
                        redis.pid if redis else None, args)

@@ -73,7 +73,8 @@ async def measure(backend: str, rooms: int, requests: int, redis_url: str) -> di
     else:
         from relay.redis_ledger import RedisLedger
         ledger = RedisLedger(redis_url)
-    limits = Limits(rate=1e6, burst=10**6, read_rate=1e6, read_burst=10**6)  # the client is the benchmark
+    limits = Limits(rate=1e6, burst=10**6, read_rate=1e6, read_burst=10**6,  # the client is the benchmark
+                    address_list_rate=1e6, address_list_burst=10**6)
     relay = Relay(ledger, limits)
     server = await relay.serve("127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
