@@ -141,7 +141,8 @@ def address_of(peer: Any) -> str | None:
 
 @dataclass(eq=False)
 class Address:
-    """What all the connections from one address share: their count and one budget of bytes for their frames."""
+    """What all the connections from one address share: their count, a budget of bytes for their frames and one
+    of lobby pages, and the tally of the messages they are receiving."""
 
     key: str
     byte_tokens: float
@@ -162,8 +163,13 @@ class Address:
         self.refill(limits, now)
         return max(0.0, (min(size, limits.address_byte_burst) - self.byte_tokens) / limits.address_byte_rate)
 
-    def take_list(self) -> bool:
-        """Spend one lobby page (refilled by :meth:`Client.take_token`, which every frame takes first)."""
+    def take_bytes(self, limits: Limits, size: int) -> None:
+        """Spend ``size`` bytes of frames (a whole burst at most), once :meth:`bytes_delay` says they are there."""
+        self.byte_tokens -= min(size, limits.address_byte_burst)
+
+    def take_list(self, limits: Limits, now: float) -> bool:
+        """Spend one lobby page, if there is one."""
+        self.refill(limits, now)
         if self.list_tokens < 1:
             return False
         self.list_tokens -= 1
@@ -205,7 +211,6 @@ class Client:
         self.tokens = min(limits.burst, self.tokens + elapsed * limits.rate)
         self.byte_tokens = min(limits.byte_burst, self.byte_tokens + elapsed * limits.byte_rate)
         self.last_refill = now
-        self.address.refill(limits, now)
         if self.tokens < 1:
             return False
         self.tokens -= 1
@@ -360,13 +365,13 @@ class ReadBudget(ServerConnection):
             self.grew_at = time.monotonic()
         if grown > 0 and address.unfinished > self.address_buffers:
             # the stalest holder: one that is still sending is more likely a post than a hold
-            largest = min((c for c in address.receiving if c.unfinished), key=lambda c: (c.grew_at, -c.unfinished))
+            stalest = min((c for c in address.receiving if c.unfinished), key=lambda c: (c.grew_at, -c.unfinished))
             SAMPLED.info("dropped clients", "dropping a client whose address holds %d bytes of unfinished frames",
                          address.unfinished)
-            largest.transport.abort()
-            address.receiving.discard(largest)
-            address.unfinished -= largest.unfinished
-            largest.unfinished, largest.address = 0, None  # counted out now: its connection_lost changes nothing
+            stalest.transport.abort()
+            address.receiving.discard(stalest)
+            address.unfinished -= stalest.unfinished
+            stalest.unfinished, stalest.address = 0, None  # counted out now: its connection_lost changes nothing
 
     def attach(self, address: Address) -> None:
         """Count this connection's unfinished messages against ``address`` from now on."""
@@ -484,7 +489,7 @@ class Relay:
             SAMPLED.info("refused connections", "refused connection: relay full (%d connections)",
                               self.connection_count)
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "relay full, try again later\n")
-        key = address_of(connection.remote_address) if self.limits.max_per_address else None
+        key = self._address_key(connection)
         address = None if key is None else self.addresses.get(key)
         if address is not None and address.connections >= self.limits.max_per_address:
             SAMPLED.info("refused connections", "refused connection: %d connections from %s already",
@@ -493,12 +498,14 @@ class Relay:
                                       f"{address.connections} connections from your address already\n")
         return None
 
+    def _address_key(self, connection: ServerConnection) -> str | None:
+        """The key of the connection's shared :class:`Address`, or None when it has none to share."""
+        return address_of(connection.remote_address) if self.limits.max_per_address else None
+
     def _address(self, connection: ServerConnection, now: float) -> Address:
         """The :class:`Address` this connection counts against (made at its first connection, or again once
         forgotten); with ``max_per_address`` 0 (behind a proxy), or no IP address to go by, one of its own."""
-        key = address_of(connection.remote_address) if self.limits.max_per_address else None
-        if key is None:
-            key = f"connection {next(self._connection_numbers)}"
+        key = self._address_key(connection) or f"connection {next(self._connection_numbers)}"
         address = self.addresses.get(key)
         if address is None:
             address = self.addresses[key] = Address(key, float(self.limits.address_byte_burst),
@@ -551,7 +558,7 @@ class Relay:
         False if the connection closed meanwhile (the frame goes with it)."""
         address, limits = client.address, self.limits
         if not address.queue.locked() and not address.bytes_delay(limits, size, time.monotonic()):
-            address.byte_tokens -= min(size, limits.address_byte_burst)
+            address.take_bytes(limits, size)
             return True
         client.waiting = size
         try:
@@ -563,7 +570,7 @@ class Relay:
                         return False
                     except TimeoutError:
                         pass
-                address.byte_tokens -= min(size, limits.address_byte_burst)
+                address.take_bytes(limits, size)
                 return client.connection.state is not State.CLOSED
         finally:
             client.waiting = 0
@@ -671,7 +678,7 @@ class Relay:
     async def _list(self, client: Client, request: dict) -> None:
         """One page of the lobby, to this connection only, within its address's budget of pages."""
         after, limit = lobby.page_request(request)
-        if not client.address.take_list():
+        if not client.address.take_list(self.limits, time.monotonic()):
             raise Refused("rate_limited", f"more than {self.limits.address_list_rate:g} lobby pages a second from "
                                           "your address; slow down and send this one again")
         listings, more = await self.ledger.lobby_page(after, limit)

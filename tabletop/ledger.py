@@ -46,14 +46,17 @@ class Bucket:
         self.rate, self.capacity = rate, capacity
         self.tokens, self.last = capacity - spent, now
 
-    def delay(self, amount: float, now: float) -> float:
-        """Seconds until ``amount`` tokens (at most the capacity) are there."""
+    def refill(self, now: float) -> None:
         self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
         self.last = now
+
+    def delay(self, amount: float, now: float) -> float:
+        """Seconds until ``amount`` tokens (at most the capacity) are there."""
+        self.refill(now)
         return max(0.0, (min(amount, self.capacity) - self.tokens) / self.rate)
 
     def take(self, amount: float, now: float) -> None:
-        self.delay(amount, now)
+        self.refill(now)
         self.tokens -= min(amount, self.capacity)
 
 
