@@ -123,63 +123,36 @@ async def test_a_relay_without_its_store_sends_us_to_the_next(relay_url):
         unserved.close()
 
 
-async def test_posts_keep_to_the_rate_the_relay_states_so_none_is_refused(relay_server):
-    """A relay allowing a burst of 3 and 20 frames a second: a raw client sending 12 posts at once is refused,
-    ours sends 12 in a row and every one lands, in order (a refused post would leave a gap in its counters)."""
+@pytest.mark.parametrize("limits, pad, posts", [
+    ({"rate": 20, "burst": 3}, "", 12),  # frames: a burst of 3, 20 a second
+    ({"byte_rate": 50_000, "byte_burst": 12_000}, "x" * 5_000, 10),  # bytes (1.2): 12,000 at once, 50,000 a second
+], ids=["frames", "bytes"])
+async def test_posts_keep_to_the_limits_the_relay_states_so_none_is_refused(relay_server, limits, pad, posts):
+    """A relay with tight limits: a raw client sending its posts at once is refused, ours sends them in a row and
+    every one lands, in order (a refused post would leave a gap in its counters)."""
     from relay.server import Limits
 
     relay, url = relay_server
-    relay.limits = Limits(rate=20, burst=3)
+    relay.limits = Limits(**limits)
     raw = await Client.open(url, "raw")
     await raw.join("raw", "a")
-    for n in range(12):
-        await raw.send_post({"n": n})
-    replies = [await raw.recv_frame() for _ in range(13)]  # the join event, then one reply per post
-    assert any(r.get("code") == "rate_limited" for r in replies)
-    await raw.close()
-
-    client = RelayClient(url, "paced", "a")
-    try:
-        await client.open()
-        assert all([await client.post({"n": n}) for n in range(12)])
-        bodies = []
-        async for event in client.events():
-            if getattr(event, "kind", None) == "post":
-                bodies.append(event.body["n"])
-                if len(bodies) == 12:
-                    break
-        assert bodies == list(range(12))
-    finally:
-        await client.close()
-
-
-async def test_posts_keep_to_the_bytes_a_second_the_relay_states_so_none_is_refused(relay_server):
-    """A relay allowing 12,000 bytes at once and 50,000 a second: a raw client sending ten 5 KB posts at once is
-    refused, ours sends ten in a row and every one lands, in order."""
-    from relay.server import Limits
-
-    relay, url = relay_server
-    relay.limits = Limits(byte_rate=50_000, byte_burst=12_000)
-    pad = "x" * 5_000
-    raw = await Client.open(url, "raw")
-    await raw.join("raw", "a")
-    for n in range(10):
+    for n in range(posts):
         await raw.send_post({"n": n, "pad": pad})
-    replies = [await raw.recv_frame() for _ in range(11)]  # the join event, then one reply per post
+    replies = [await raw.recv_frame() for _ in range(posts + 1)]  # the join event, then one reply per post
     assert any(r.get("code") == "rate_limited" for r in replies)
     await raw.close()
 
     client = RelayClient(url, "paced", "a")
     try:
         await client.open()
-        assert all([await client.post({"n": n, "pad": pad}) for n in range(10)])
+        assert all([await client.post({"n": n, "pad": pad}) for n in range(posts)])
         bodies = []
         async for event in client.events():
             if getattr(event, "kind", None) == "post":
                 bodies.append(event.body["n"])
-                if len(bodies) == 10:
+                if len(bodies) == posts:
                     break
-        assert bodies == list(range(10))
+        assert bodies == list(range(posts))
     finally:
         await client.close()
 

@@ -377,26 +377,29 @@ async def test_max_frame_gives_too_large_then_1009(in_process_relay):
 # -- 6. a slow client never delays its room -----------------------------------------
 
 
+async def post_noise_until_a_leave(poster: Client, seed: int) -> tuple[dict, int]:
+    """Post 24 KiB of incompressible padding at a time (whether or not a connection compresses its frames, a stall
+    must really fill the kernel's buffers and then the relay's), each after the one before is back in order, until
+    the next event is a leave; that leave, and the number of the last post sent."""
+    noise = random.Random(seed)
+    for i in range(2000):
+        await poster.send_post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode(), "i": i})
+        event = await poster.next_event(timeout=5)
+        if event["kind"] == "leave":
+            return event, i
+        assert (event["kind"], event["seat"], event["body"]["i"]) == ("post", poster.seat, i)
+    pytest.fail("no stalled reader was dropped")
+
+
 async def test_stalled_reader_is_dropped_without_delaying_the_room(in_process_relay):
     running = await in_process_relay(max_buffer=64 << 10, rate=1e6, burst=1_000_000)
     a = await seated(running.url, "slow", "ann")
     stalled = await seated(running.url, "slow", "bob")
     stalled.ws.transport.pause_reading()
     await a.until(lambda e: e["kind"] == "join" and e["seat"] == 1)
-
-    # Incompressible padding: whether or not a connection compresses its
-    # frames, a stall must really fill the kernel's buffers and then the relay's.
-    noise = random.Random(6)
     started = time.monotonic()
     try:
-        for i in range(2000):
-            await a.send_post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode(), "i": i})
-            event = await a.next_event(timeout=5)
-            if event["kind"] == "leave":
-                break
-            assert (event["kind"], event["seat"], event["body"]["i"]) == ("post", 0, i)
-        else:
-            pytest.fail("the stalled client was never dropped")
+        event, i = await post_noise_until_a_leave(a, seed=6)
     finally:
         stalled.ws.transport.abort()
     assert event["seat"] == 1
@@ -640,15 +643,8 @@ async def test_the_write_buffers_of_one_address_share_one_budget(in_process_rela
     for reader in stalled + [honest]:
         reader.ws.transport.pause_reading()
     await poster.until(lambda e: e["kind"] == "join" and e["seat"] == 3)
-    noise = random.Random(7)
     try:
-        for i in range(2000):
-            await poster.send_post({"pad": base64.b64encode(noise.randbytes(24 << 10)).decode(), "i": i})
-            event = await poster.next_event(timeout=5)
-            if event["kind"] == "leave":
-                break
-        else:
-            pytest.fail("no stalled reader was dropped")
+        event, _ = await post_noise_until_a_leave(poster, seed=7)
         holder = running.relay.channels["slow"].seat_holder(3)
         assert holder is not None and not holder.connection.transport.is_closing()
         queued_to_honest = holder.connection.transport.get_write_buffer_size()
