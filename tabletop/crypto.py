@@ -27,20 +27,25 @@ import hashlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import re
 import signal
 import sys
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 class CryptoViolation(Exception):
     """Data from the other player that breaks the protocol's crypto rules."""
 
 
 ENCODING_DOMAIN = b"discard/v2/card"
+_SCALAR = re.compile(r"^(0|[1-9a-f][0-9a-f]*)$")
 
 
 class Group(ABC):
@@ -64,9 +69,42 @@ class Group(ABC):
     def to_hex(self, x: int) -> str:
         """The canonical wire text of element ``x``."""
 
+    generator: int  # G, the fixed generator keys are committed under (version 5): d is committed as d·G
+    identity: int  # the neutral element (never a valid card or key commitment; only inside sums)
+
     @abstractmethod
+    def hash_to_element(self, data: bytes) -> int:
+        """An element nobody knows a discrete log of, hashed from ``data`` (card encodings, proof generators)."""
+
     def encode(self, index: int) -> int:
         """The element for card ``index`` of the unshuffled deck: a hash to the group, fixed by the protocol."""
+        return self.hash_to_element(self.card_label(index))
+
+    @abstractmethod
+    def base_power(self, k: int) -> int:
+        """k·G for the fixed generator G (0 < k < q): a key's commitment, and the cheapest multiplication."""
+
+    def scale(self, x: int, k: int) -> int:
+        """k·x for any scalar k and any element x, the identity included (inside proofs, where sums may cancel)."""
+        k %= self.q
+        if k == 0 or x == self.identity:
+            return self.identity
+        return self.base_power(k) if x == self.generator else self.power(x, k)
+
+    def add(self, x: int, y: int) -> int:
+        """x + y (x · y written multiplicatively), either of them possibly the identity."""
+        if x == self.identity:
+            return y
+        if y == self.identity:
+            return x
+        return self.multiply(x, y)
+
+    def total(self, elements: list[int]) -> int:
+        """The sum of ``elements`` (the identity for none)."""
+        result = self.identity
+        for x in elements:
+            result = self.add(result, x)
+        return result
 
     @abstractmethod
     def power(self, x: int, k: int) -> int:
@@ -96,6 +134,13 @@ class Group(ABC):
         if x is None:
             raise CryptoViolation(f"{what} is not an element of the game's group")
         return x
+
+    def scalar_from_hex(self, text: str) -> int | None:
+        """A proof's scalar: canonical lower-case hex without leading zeros, 0 <= s < q; None otherwise."""
+        if not isinstance(text, str) or not _SCALAR.fullmatch(text) or len(text) > len(format(self.q, "x")):
+            return None
+        s = int(text, 16)
+        return s if s < self.q else None
 
     def exponent_from_hex(self, text: str, what: str) -> int:
         """Parse and validate a key (a scalar in [1, q - 1])."""
@@ -313,6 +358,17 @@ async def powers(group: Group, bases: list[int], exponents: list[int]) -> list[i
         for i in range(0, len(bases), size)
     ]
     return [x for chunk in await asyncio.gather(*chunks) for x in chunk]
+
+
+async def call(group: Group, function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` on a worker: a thread for a group whose arithmetic releases the GIL, else the process
+    pool (``function`` is then module-level, and its arguments pickle)."""
+    loop = asyncio.get_running_loop()
+    if group.threads:
+        return await asyncio.to_thread(function, *args)
+    if not _started:
+        await asyncio.to_thread(start_pool)
+    return await loop.run_in_executor(pool(), function, *args)
 
 
 def shutdown_pool() -> None:

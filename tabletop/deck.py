@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -39,18 +39,24 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import Field
 
+from . import proofs
 from .crypto import CryptoViolation, Group, Key, derive_below, derive_bytes
 from .values import Fault, Problem
-from .wire import Digest, Element, Message, OpenKey, SealedKey, Shares, canonical
+from .wire import PROVEN, Element, Message, OpenKey, SealedKey, Shares, canonical
 
 
 class Shuffle(Message):
-    """One shuffle step: phase 1 (one key, permuted) or phase 2 (a key per position, with commitments)."""
+    """One shuffle step: phase 1 (one key, permuted) or phase 2 (a key per position, with commitments).
+
+    Version 5: phase 1 carries ``key``, the commitment d·G to the step's key, phase 2's ``commitments`` are the
+    group elements d_j·G (version 4: SHA-256 digests), and both carry ``proof`` (tabletop/proofs.py)."""
 
     type: Literal["shuffle"] = "shuffle"
     phase: Literal[1, 2]
     deck: Annotated[list[Element], Field(max_length=1000)]
-    commitments: Annotated[list[Digest], Field(max_length=1000)] | None = None
+    commitments: Annotated[list[Element], Field(max_length=1000)] | None = None
+    key: Element | None = None
+    proof: Annotated[list[Element], Field(max_length=4 * 1000 + 5)] | None = None
 
 
 MESSAGES = (Shuffle,)
@@ -76,6 +82,7 @@ class Show:
 
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,23 @@ class Job(Generic[T]):
     exponents: list[int]
     group: Group
     finish: Callable[[list[int]], T]
+
+    def compute_here(self) -> T:
+        return self.finish(self.group.powers(self.bases, self.exponents))
+
+
+@dataclass(frozen=True)
+class Task(Generic[R, T]):
+    """One call of a pure, module-level ``function`` for the shell to run on a worker (a proof, or its check),
+    and what to make of its result."""
+
+    function: Callable[..., R]
+    args: tuple[Any, ...]
+    group: Group
+    finish: Callable[[R], T]
+
+    def compute_here(self) -> T:
+        return self.finish(self.function(*self.args))
 
 
 # -- one seat's secrets ---------------------------------------------------------------------------
@@ -130,6 +154,10 @@ class Secrets:
             j = derive_below(self.seed, f"permute/{deal}/{i}", i + 1)
             order[i], order[j] = order[j], order[i]
         return order
+
+
+def _same(message: Shuffle) -> Shuffle:
+    return message
 
 
 def key_commitment(room: str, game: int, seat: int, pos: int, key: int) -> str:
@@ -177,6 +205,57 @@ def _aead(mine: X25519PrivateKey, theirs: str, room: str, game: int, sender: int
     return ChaCha20Poly1305(material[:32]), material[32:]  # one key per (game, sender, to, pos): a fixed nonce is safe
 
 
+# -- proving and checking a step (run on a worker: module-level, pure) ---------------------------------------
+
+_CHECKED: set[bytes] = set()  # digests of steps this process has checked: a table per seat in one process checks once
+
+
+def prove_phase1(group: Group, context: proofs.Context, source: list[int], key: Key, order: list[int],
+                 secret: bytes) -> Shuffle:
+    """My phase-1 step: out[t] = in[order[t]]^e, with the commitment d·G and the proof that out is in, permuted
+    and raised to the key committed (proven backwards: in[i] = d·out[σ(i)], σ = order⁻¹)."""
+    output = group.powers([source[i] for i in order], [key.e] * len(order))
+    sigma = [0] * len(order)
+    for t, i in enumerate(order):
+        sigma[i] = t
+    proof = proofs.prove_shuffle(group, context, output, source, key.d, sigma, secret)
+    return Shuffle(phase=1, deck=[group.to_hex(x) for x in output], key=group.to_hex(group.base_power(key.d)),
+                   proof=proof.to_wire(group))
+
+
+def prove_phase2(group: Group, context: proofs.Context, source: list[int], d: int, keys: list[Key],
+                 secret: bytes) -> Shuffle:
+    """My phase-2 step: position j re-keyed from my phase-1 key to e_j, with every d_j·G and the proof."""
+    output = group.powers(source, [d * key.e % group.q for key in keys])
+    proof = proofs.prove_rekey(group, context, source, output, d, [key.d for key in keys], secret)
+    return Shuffle(phase=2, deck=[group.to_hex(x) for x in output],
+                   commitments=[group.to_hex(group.base_power(key.d)) for key in keys], proof=proof.to_wire(group))
+
+
+def check_step(group: Group, context: proofs.Context, source: list[int], output: list[int], key: int,
+               commitments: list[int] | None, proof: proofs.ShuffleProof | proofs.RekeyProof) -> str | None:
+    """What is wrong with a step's proof, in a few words; None if it holds."""
+    digest = hashlib.sha256(canonical({"group": group.name, "context": dict(context),
+                                       "source": [group.to_hex(x) for x in source],
+                                       "output": [group.to_hex(x) for x in output], "key": group.to_hex(key),
+                                       "commitments": [group.to_hex(x) for x in commitments or []],
+                                       "proof": proof.to_wire(group)})).digest()
+    if digest in _CHECKED:
+        return None
+    try:
+        if isinstance(proof, proofs.ShuffleProof):
+            proofs.check_shuffle(group, context, output, source, key, proof)
+        else:
+            assert commitments is not None
+            proofs.check_rekey(group, context, source, output, key, commitments, proof)
+    except proofs.ProofError as error:
+        return str(error)
+    if len(_CHECKED) > 10_000:
+        _CHECKED.clear()
+    _CHECKED.add(digest)
+    return None
+
+
 # -- the deck of one game, as one seat sees it ----------------------------------------------------------
 
 
@@ -191,8 +270,13 @@ class Deck:
     secrets: Secrets
     box_keys: dict[int, str]  # every seat's X25519 public key, from its hello
     deal: int = 0  # the how-manieth deal of the game this deck is (a game may deal more than once)
+    version: int = PROVEN  # the room's protocol version: from 5 on every step is proven and keys are d·G
     steps: list[list[int]] = field(default_factory=list)
-    commitments: dict[int, list[str]] = field(default_factory=dict)
+    commitments: dict[int, list[str]] = field(default_factory=dict)  # version 4: SHA-256 of each key
+    key_commitments: dict[int, int] = field(default_factory=dict)  # version 5: seat -> d·G of its phase-1 key
+    key_points: dict[int, list[int]] = field(default_factory=dict)  # version 5: seat -> d_j·G per position
+    proofs: dict[int, proofs.ShuffleProof | proofs.RekeyProof] = field(default_factory=dict)  # step -> its proof
+    unchecked: list[int] = field(default_factory=list)  # other seats' steps whose proofs are still to be checked
     public: dict[int, dict[int, int]] = field(default_factory=dict)  # pos -> seat -> key, for everyone
     sealed: dict[tuple[int, int, int], str] = field(default_factory=dict)  # (pos, from, to) -> box
     known: dict[int, dict[int, int]] = field(default_factory=dict)  # pos -> seat -> key I know
@@ -223,8 +307,22 @@ class Deck:
         return len(self.steps) == 2 * self.seats
 
     @property
+    def ready(self) -> bool:
+        """Shuffled, and every step's proof checked: the deal may begin."""
+        return self.shuffled and not self.unchecked
+
+    @property
+    def proven(self) -> bool:
+        return self.version >= PROVEN
+
+    @property
     def final(self) -> list[int]:
         return self.steps[-1]
+
+    def context(self, step: int) -> dict[str, str | int]:
+        """Everything a step's proof is bound to besides its decks and keys (docs/protocol.md, "Proofs")."""
+        return {"version": self.version, "group": self.group.name, "room": self.room, "game": self.game,
+                "deal": self.deal, "seat": self.step_owner(step), "step": step + 1, "steps": 2 * self.seats}
 
     def step_owner(self, step: int) -> int:
         return self.order[step % self.seats]
@@ -250,6 +348,12 @@ class Deck:
             deck = self.group.validate_deck(message.deck, self.size, what)
         except CryptoViolation as error:
             raise DeckViolation(seat, f"sent a {error}") from None
+        if self.proven:
+            self._take_proof(seat, step, phase, message)
+            self.steps.append(deck)
+            return
+        if message.key is not None or message.proof is not None:
+            raise DeckViolation(seat, f"sent a proof with a version-{self.version} shuffle")
         if phase == 2:
             if message.commitments is None or len(message.commitments) != self.size:
                 raise DeckViolation(seat, f"sent a phase-2 shuffle without a commitment for each of {self.size} keys")
@@ -258,11 +362,68 @@ class Deck:
             raise DeckViolation(seat, "sent key commitments with a phase-1 shuffle")
         self.steps.append(deck)
 
-    def shuffle_job(self) -> Job[Shuffle]:
-        """My next shuffle step, for the pool; its ``finish`` makes the :class:`Shuffle` message."""
+    def _take_proof(self, seat: int, step: int, phase: int, message: Shuffle) -> None:
+        """A version-5 step's key commitments and proof, well formed; the proof is checked by :meth:`check_job`."""
+        what = f"a phase-{phase} shuffle"
+        if message.proof is None or (message.key is None) != (phase == 2) or (message.commitments is None) != (phase == 1):
+            need = "its key commitment and proof" if phase == 1 else "a key commitment per card and a proof"
+            raise DeckViolation(seat, f"sent {what} without {need}, or with what the other phase carries")
+        try:
+            if phase == 1:
+                assert message.key is not None
+                key = self.group.element(message.key)
+                if key is None:
+                    raise DeckViolation(seat, f"sent {what} whose key commitment is not an element of the group")
+                self.key_commitments[seat] = key
+                self.proofs[step] = proofs.ShuffleProof.from_wire(self.group, message.proof, self.size)
+            else:
+                assert message.commitments is not None
+                if len(message.commitments) != self.size:
+                    raise DeckViolation(seat, f"sent {what} with {len(message.commitments)} key commitments "
+                                        f"instead of {self.size}")
+                points = [self.group.element(text) for text in message.commitments]
+                if None in points:
+                    raise DeckViolation(seat, f"sent {what} with a key commitment that is not an element of the "
+                                        "group")
+                self.key_points[seat] = [x for x in points if x is not None]
+                self.proofs[step] = proofs.RekeyProof.from_wire(self.group, message.proof, self.size)
+        except proofs.ProofError as error:
+            raise DeckViolation(seat, f"sent {what} with a malformed proof: {error}") from None
+        if seat != self.me:  # my own steps are signed by me: the relay cannot have changed them
+            self.unchecked.append(step)
+
+    def check_job(self) -> Task[str | None, int] | None:
+        """The check of the oldest step whose proof is unchecked; its ``finish`` raises DeckViolation naming the
+        step's author if the proof does not hold, and returns the step."""
+        if not self.unchecked:
+            return None
+        step = self.unchecked[0]
+        seat, phase = self.step_owner(step), 1 if step < self.seats else 2
+        args = (self.group, self.context(step), self.step_input(step), self.steps[step], self.key_commitments[seat],
+                self.key_points.get(seat) if phase == 2 else None, self.proofs[step])
+
+        def finish(error: str | None) -> int:
+            if error is not None:
+                raise DeckViolation(seat, f"sent shuffle step {step + 1} of {2 * self.seats} with a proof that does "
+                                    f"not hold ({error}): it is not the {'shuffle' if phase == 1 else 're-keying'} "
+                                    "it claims")
+            self.unchecked.remove(step)
+            return step
+
+        return Task(check_step, args, self.group, finish)
+
+    def shuffle_job(self) -> Job[Shuffle] | Task[Shuffle, Shuffle]:
+        """My next shuffle step, for a worker; its ``finish`` makes the :class:`Shuffle` message."""
         step = len(self.steps)
         assert self.step_owner(step) == self.me
         source, q, s = self.step_input(step), self.group.q, self.secrets
+        if self.proven:
+            secret = derive_bytes(s.seed, f"proof/{self.deal}/{step}", 32)
+            if step < self.seats:
+                return Task(prove_phase1, (self.group, self.context(step), source, s.shuffle_key(self.deal),
+                                           s.permutation(self.size, self.deal), secret), self.group, _same)
+            return Task(prove_phase2, (self.group, self.context(step), source, s.shuffle_key(self.deal).d,
+                                       [s.card_key(pos) for pos in self.positions()], secret), self.group, _same)
         if step < self.seats:
             order = s.permutation(self.size, self.deal)
 
@@ -376,6 +537,9 @@ class Deck:
         commitments = self.commitments.get(owner)
         if owner == self.me:
             right = key == self.secrets.card_key(pos).d
+        elif self.proven:
+            points = self.key_points.get(owner)
+            right = points is not None and self.group.base_power(key) == points[pos - self.offset]
         else:
             right = commitments is not None and commitments[pos - self.offset] == key_commitment(
                 self.room, self.game, owner, pos, key)

@@ -32,6 +32,7 @@ from nacl import bindings
 from .crypto import Group
 
 IDENTITY = 1  # (0, 1): y = 1, little-endian
+BASE = int.from_bytes(bytes.fromhex("58" + "66" * 31), "little")  # RFC 8032's base point B, a generator of ℓ
 
 
 class Ed25519Group(Group):
@@ -54,7 +55,7 @@ class Ed25519Group(Group):
         return "Ed25519Group()"
 
     def element(self, text: str) -> int | None:
-        if not _POINT.match(text):
+        if not isinstance(text, str) or not _POINT.fullmatch(text):
             return None
         point = bytes.fromhex(text)
         x = int.from_bytes(point, "little")
@@ -67,9 +68,17 @@ class Ed25519Group(Group):
     def to_hex(self, x: int) -> str:
         return x.to_bytes(32, "little").hex()
 
-    def encode(self, index: int) -> int:
-        uniform = hashlib.shake_256(self.card_label(index)).digest(32)
+    generator = BASE
+    identity = IDENTITY
+
+    def hash_to_element(self, data: bytes) -> int:
+        uniform = hashlib.shake_256(data).digest(32)
         return int.from_bytes(bindings.crypto_core_ed25519_from_uniform(uniform), "little")  # checked by encoded()
+
+    def base_power(self, k: int) -> int:
+        """k·B with libsodium's precomputed table: about a fifth of a multiplication of another point."""
+        product = bindings.crypto_scalarmult_ed25519_base_noclamp(k.to_bytes(32, "little"))
+        return int.from_bytes(product, "little")
 
     def power(self, x: int, k: int) -> int:
         """k·x; libsodium refuses (raises) a point outside the main subgroup, so the result is one of it."""

@@ -74,6 +74,7 @@ class Setup(Generic[Face]):
     starter: int
     options: Any  # the game's Options model
     faces: tuple[Face, ...]  # card i of the unshuffled deck; () for a game without cards
+    proven: bool = False  # protocol version 5: nothing is published at the end, so a claim shows its cards at once
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ class ModpGroup(Group):
         return 1 < x < self.p - 1 and gmpy2.legendre(x, self.p) == 1
 
     def element(self, text: str) -> int | None:
-        if len(text) > 2 * self.key_bytes or not _CANONICAL.match(text):
+        if not isinstance(text, str) or len(text) > 2 * self.key_bytes or not _CANONICAL.fullmatch(text):
             return None
         x = mpz(text, 16)
         return x if self.is_element(x) else None
@@ -80,11 +80,17 @@ class ModpGroup(Group):
     def to_hex(self, x: int) -> str:
         return format(x, "x")
 
-    def encode(self, index: int) -> int:
-        """m_i = (SHAKE-256(label) mod p)^2 mod p; the hash has 128 bits more than p, so h_i is uniform enough."""
+    generator = 4  # 2², a quadratic residue other than 1: it generates the whole order-q subgroup
+    identity = 1
+
+    def hash_to_element(self, data: bytes) -> int:
+        """(SHAKE-256(data) mod p)^2 mod p; the hash has 128 bits more than p, so it is uniform enough."""
         length = (self.p.bit_length() + 128 + 7) // 8
-        h = mpz(int.from_bytes(hashlib.shake_256(self.card_label(index)).digest(length), "big")) % self.p
+        h = mpz(int.from_bytes(hashlib.shake_256(data).digest(length), "big")) % self.p
         return gmpy2.powmod(h, 2, self.p)
+
+    def base_power(self, k: int) -> int:
+        return gmpy2.powmod(self.generator, k, self.p)
 
     def power(self, x: int, k: int) -> int:
         return gmpy2.powmod(x, k, self.p)

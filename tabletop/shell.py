@@ -19,10 +19,11 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from . import wire
-from .crypto import powers, prepare
+from .crypto import call, powers, prepare
+from .deck import Job, Task
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
@@ -98,7 +99,7 @@ class Seat:
                         await self.ledger.post(self.outbox)
                 else:
                     assert isinstance(item, Event)
-                    if not self._receive(item):
+                    if not self._receive(item) or not await self._check_proofs():
                         await self._announce_stop()
                         return
                 await self.pump()
@@ -134,6 +135,21 @@ class Seat:
                 self.outbox = None
         self._time(before)
         self._changed()
+        return True
+
+    async def _check_proofs(self) -> bool:
+        """Check the proofs the last event brought, on a worker, before the next event is applied; False once one
+        does not hold (the seat stops, as for any violation)."""
+        while (work := self.table.check_work()) is not None:
+            try:
+                await compute(work.job)
+            except Violation as error:
+                log.info("seat %s stopped: %s", self.table.me, error)
+                self.transcript_path = self.write_transcript(str(error))
+                self.completed.put_nowait(None)
+                self._changed()
+                return False
+            self._changed()
         return True
 
     async def _announce_stop(self) -> None:
@@ -183,15 +199,13 @@ class Seat:
         if not self.caught_up or self.outbox is not None or table.problem is not None:
             return
         while (work := table.audit_work()) is not None:
-            results = await powers(work.job.group, work.job.bases, work.job.exponents)
-            work.job.finish(results)
+            await compute(work.job)
             self.transcript_path = self.write_transcript(f"game {work.number} over")
             self.completed.put_nowait(work.number)
             self._changed()
         owed = table.owed()
         if isinstance(owed, Work):
-            results = await powers(owed.job.group, owed.job.bases, owed.job.exponents)
-            owed = Post(table.play.number, owed.job.finish(results))  # type: ignore[arg-type]
+            owed = Post(table.play.number, await compute(owed.job))
         if isinstance(owed, Needs) and self.autoplay is not None:
             value = self.autoplay(table)
             if isinstance(value, str) and table.choose(value) is None:
@@ -297,6 +311,13 @@ class Seat:
             log.warning("cannot write the transcript %s: %s", path, error)
             return None
         return path
+
+
+async def compute(job: Job[Any] | Task[Any, Any]) -> Any:
+    """Run ``job`` on the workers its group needs, and return what its ``finish`` makes of the result."""
+    if isinstance(job, Task):
+        return job.finish(await call(job.group, job.function, *job.args))
+    return job.finish(await powers(job.group, job.bases, job.exponents))
 
 
 def prune(directory: Path, keep: int) -> None:

@@ -91,7 +91,7 @@ class Work:
     """Exponentiations to run in the pool; ``finish`` turns their results into the post (or, for an audit, the
     verdict of game ``number``)."""
 
-    job: mental.Job[Any]
+    job: mental.Job[Any] | mental.Task[Any, Any]
     number: int = 0
 
 
@@ -232,7 +232,7 @@ class Table:
             return Phase.WAITING
         if p.starter is None:
             return Phase.STARTING
-        if p.deck is not None and not p.deck.shuffled:
+        if p.deck is not None and not p.deck.ready:
             return Phase.SHUFFLING
         if not p.dealt:
             return Phase.DEALING
@@ -357,7 +357,7 @@ class Table:
             self._expect(seat, p, message, Phase.SHUFFLING)
             assert p.deck is not None
             p.deck.apply_shuffle(seat, message)
-            if p.deck.shuffled:
+            if p.deck.ready:
                 p.deck.begin(p.state.deal() if p.state else [])
         elif isinstance(message, wire.Share):
             if shares is None or p.deck is None:
@@ -368,6 +368,9 @@ class Table:
                 self._say(f"{self.who(seat)} published their secrets again; the first copy counts")
                 return
             self._expect(seat, p, message, Phase.AUDITING)
+            if (message.seed is None) != (p.version >= wire.PROVEN):
+                raise Violation(f"{self.who(seat)} published their deck seed, which version {p.version} never does"
+                                if message.seed is not None else f"{self.who(seat)} sent an audit without their seed")
             p.audits[seat] = message
         else:
             self._move(seat, p, message, shares)
@@ -439,7 +442,7 @@ class Table:
     @staticmethod
     def _group(who: str, hello: wire.Hello, old: bool) -> Group:
         """The group a hello names: by id, or (version 3, read from an old transcript) by its MODP prime."""
-        if old:
+        if old and hello.version == 3:
             group = group_of_prime(hello.prime) if hello.prime is not None and hello.group is None else None
             if group is None:
                 raise Violation(f"{who} announced a non-standard group: its prime is not an RFC 3526 MODP prime")
@@ -494,7 +497,7 @@ class Table:
         assert p.game is not None and p.group is not None
         p.starter = starter
         faces = tuple(p.game.faces(p.options, p.seats))
-        p.state = p.game.new(Setup(p.seats, starter, p.options, faces))
+        p.state = p.game.new(Setup(p.seats, starter, p.options, faces, proven=p.version >= wire.PROVEN))
         if faces:
             self._deal(p)
             self._say(f"shuffling; {self.who(starter)} start{'s' * (starter != self.me)}")
@@ -511,7 +514,7 @@ class Table:
         order = tuple((p.starter + deal + k) % p.seats for k in range(p.seats))
         box_keys = {s: h.box_key for s, h in p.hellos.items()}
         p.decks.append(mental.Deck(self.room, p.number, p.group, p.group.encoded(size), order, self.me,
-                                   self.secrets(p.number, p.group), box_keys, deal))
+                                   self.secrets(p.number, p.group), box_keys, deal, p.version))
         p.dealt = False
 
     def _move(self, seat: int, p: Play, move: wire.Message, shares: wire.Shares | None) -> None:
@@ -597,6 +600,30 @@ class Table:
             self.log.append(f"— game {self.play.number} —")
         self.log.append(line)
 
+    # -- proofs on receipt (the shell runs their checks before it applies the next event) ----------------
+
+    def check_work(self) -> Work | None:
+        """The check of the oldest shuffle step whose proof is unchecked; its ``finish`` raises Violation naming the
+        step's author if the proof does not hold (and keeps it as ``problem``), and otherwise lets the deal
+        begin once every step is checked."""
+        p = self.play
+        if self.problem is not None or p.deck is None or (task := p.deck.check_job()) is None:
+            return None
+        deck = p.deck
+
+        def finish(error: str | None) -> None:
+            try:
+                task.finish(error)
+            except mental.DeckViolation as violation:
+                self.problem = f"{self.who(violation.seat) if violation.seat is not None else 'a player'} {violation}"
+                self._say(f"stopped: {self.problem}")
+                raise Violation(self.problem) from None
+            if deck.ready and p.deck is deck:
+                deck.begin(p.state.deal() if p.state else [])
+                self._settle(p)
+
+        return Work(mental.Task(task.function, task.args, task.group, finish), p.number)
+
     # -- the audit (its exponentiations are the shell's to run) ----------------------------------------
 
     def audit_work(self) -> Work | None:
@@ -605,6 +632,9 @@ class Table:
         p = next((p for p in self.plays if p.audited and p.verdict is None and p.state is not None), None)
         if p is None or p.group is None:
             return None
+        if p.version >= wire.PROVEN:  # every step, key and move was checked on receipt: nothing is left to do
+            p.revealed = {pos: card for deck in p.decks for pos, card in deck.faces.items()}
+            return Work(mental.Job([], [], p.group, lambda _: self._conclude(p, [])), p.number)
         seeds = {seat: mental.Secrets(p.group, bytes.fromhex(audit.seed))
                  for seat, audit in p.audits.items() if seat != self.me}
         jobs = [deck.audit_job(seeds) for deck in p.decks]
@@ -684,12 +714,15 @@ class Table:
             return self._round_owed(p, p.draw)
         assert p.deck is not None or phase is not Phase.SHUFFLING
         if phase is Phase.SHUFFLING:
-            return Work(p.deck.shuffle_job()) if p.deck and p.deck.shuffle_owed() == self.me else None
+            mine = p.deck is not None and p.deck.shuffle_owed() == self.me and not p.deck.unchecked
+            return Work(p.deck.shuffle_job()) if p.deck and mine else None
         if p.deck is not None and p.deck.owes(self.me):
             return Post(p.number, wire.Share(), p.deck.my_shares())
         if phase is Phase.AUDITING:
             if self.me in p.audits:
                 return None
+            if p.version >= wire.PROVEN:
+                return Post(p.number, wire.Audit())
             return Post(p.number, wire.Audit(seed=self.deck_seed(p.number).hex()))
         if phase is Phase.PLAYING and p.pending is None:
             if p.choice is not None:
@@ -831,6 +864,8 @@ class Table:
             return [Awaiting(s, Owed.START_COMMITMENT if p.draw.owed(s) == "commit" else Owed.START_REVEAL)
                     for s in others if p.draw.owed(s)]
         if phase is Phase.SHUFFLING and p.deck is not None:
+            if p.deck.shuffled:  # every step is in; their proofs are being checked here
+                return []
             step = len(p.deck.steps)
             owner = p.deck.step_owner(step)
             return [] if owner == self.me else [Awaiting(owner, Owed.SHUFFLE_STEP, step + 1, 2 * p.seats)]

@@ -114,8 +114,7 @@ def audit(table: Table) -> None:
     """Run the audit the table owes now, if any, here in this process."""
     work = table.audit_work()
     if work is not None:
-        job = work.job
-        job.finish(job.group.powers(job.bases, job.exponents))
+        work.job.compute_here()
 
 
 def fold(transcript: Transcript, catalog: Mapping[str, Game]) -> tuple[Table, str | None]:
@@ -125,6 +124,8 @@ def fold(transcript: Transcript, catalog: Mapping[str, Game]) -> tuple[Table, st
     for event in transcript.events:
         try:
             table.apply(event)
+            while (work := table.check_work()) is not None:
+                work.job.compute_here()
         except Violation as error:
             return table, str(error)
         audit(table)

@@ -33,8 +33,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .words import clip
 
-PROTOCOL_VERSION = 4  # 4: the hello names its group (ed25519 or a MODP prime) instead of sending a prime
-READ_ONLY_VERSIONS = (3,)  # an observer (discard-verify, --replay) still reads transcripts of these
+PROTOCOL_VERSION = 5  # 5: every shuffle step carries a proof, keys are committed as d·G, the audit publishes nothing
+READ_ONLY_VERSIONS = (3, 4)  # an observer (discard-verify, --replay) still reads transcripts of these
+PROVEN = 5  # the first version whose shuffle steps are proven on receipt
 HEX_DIGITS = 768  # a 3072-bit number
 MAX_SEATS = 6
 STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -86,11 +87,12 @@ class Share(Message):
 
 
 class Audit(Message):
-    """End of a game: the seed every deck secret of this seat derives from, so that everyone can re-check
-    every key, permutation and sealed share it used. (Its signing key derives from elsewhere: it stays secret.)"""
+    """End of a game: this seat has seen the outcome and owes nothing more. Versions 3 and 4 carried the seed every
+    deck secret of the seat derives from, so that everyone could re-check its steps; version 5 proves every step on
+    receipt and publishes no secret, so ``seed`` is absent."""
 
     type: Literal["audit"] = "audit"
-    seed: Digest
+    seed: Digest | None = None
 
 
 class OpenKey(BaseModel):

@@ -74,6 +74,8 @@ class Room:
                 continue
             try:
                 table.apply(event)
+                while (work := table.check_work()) is not None:
+                    work.job.compute_here()
             except Violation as error:
                 self.violations[table.me] = str(error)
 
@@ -99,10 +101,10 @@ class Room:
         if seat in self.violations:
             return None
         if (work := table.audit_work()) is not None:
-            work.job.finish(work.job.group.powers(work.job.bases, work.job.exponents))
+            work.job.compute_here()
         owed = table.owed()
         if isinstance(owed, Work):
-            owed = Post(table.play.number, owed.job.finish(owed.job.group.powers(owed.job.bases, owed.job.exponents)))  # type: ignore[arg-type]
+            owed = Post(table.play.number, owed.job.compute_here())
         strategy = self.strategies.get(seat)
         if isinstance(owed, Needs) and strategy is not None:
             value = strategy(table)

@@ -58,6 +58,8 @@ class DiscardState(GameState[Card]):
             return [Show(move.pos, seat)]
         if isinstance(move, DiscardCard):
             return [Show(move.pos)]
+        if self.setup.proven:  # cant_move: its cards shown to everyone, so that the claim is judged now
+            return [Show(pos) for pos in self.board.hands[seat]]
         return []
 
     def push(self, seat: int, move: Message) -> None:

@@ -130,10 +130,11 @@ class Board:
             raise RuleViolation("claimed they cannot move, but anything goes on the empty discard pile")
 
     def apply_cant_move(self, player: int) -> None:
-        """``player`` can neither draw nor discard, and loses. With every face known (the audit's replay) the
-        claim itself is proved or disproved; during the game nobody but the claimer could tell."""
+        """``player`` can neither draw nor discard, and loses. With every face of their hand known (version 5 shows
+        it with the claim; versions 3 and 4 knew it at the audit's replay) the claim itself is proved or
+        disproved."""
         self.check_cant_move(player)
-        every_face = len(self.faces) == self.deck_size
+        every_face = all(pos in self.faces for pos in self.hands[player])
         if every_face and (disproof := false_claim(self.hand_cards(player), self.top)) is not None:
             raise RuleViolation(f"claimed they could not move, but held {disproof}, which could go on {self.top}")
         self.winner = (player + 1) % self.seats  # two players: the other one wins
