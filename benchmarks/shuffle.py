@@ -18,6 +18,12 @@ A baseline is another checkout of this repository with its own `uv sync`
 done; its bots run with its own .venv, against the same relay, alternating
 with this checkout's so that both see the same machine load.
 
+Before the games, each group's proven steps alone: the time to prove and to check
+one phase-1 and one phase-2 step (52 cards on ed25519, 8 on MODP), the
+operations each costs, their lower bound on this machine and the ratio to it,
+and the proof's size. `--baseline` with a version-4 checkout (`git worktree
+add ../v4 0617dac`, `uv sync` there) compares the unproven path side by side.
+
 Reference toolkit (mental-poker-toolkit demo, 1024-bit prime, measured on this
 machine): 17.7 s for 52 cards, 6.8 s for 24.
 """
@@ -31,15 +37,18 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 from local_relay import run_bots, start_relay
 
+from tabletop import proofs
+from tabletop.crypto import WORKERS, Group, Key
+from tabletop.deck import prove_phase1, prove_phase2
 from tabletop.groups import GROUPS
 
-TARGETS = {  # (players, group) -> the median shuffle+deal it must not exceed, in seconds
-    (2, "ed25519"): 0.060,
-    (3, "ed25519"): 0.100,
-    (2, "modp2048"): 0.5,
+TARGETS = {  # (players, group) -> the median shuffle+deal, every proof made and checked, not to exceed, in seconds
+    (2, "ed25519"): 0.200,
+    (3, "ed25519"): 0.350,
 }
 
 
@@ -73,6 +82,72 @@ def operation_us(group_name: str, rounds: int = 200) -> tuple[float, float]:
     return power, (time.perf_counter() - start) / rounds * 1e6
 
 
+class Counting:
+    """A group's multiplications, counted: variable-base, fixed-base (k·G) and additions."""
+
+    def __init__(self, group: Group) -> None:
+        self.group = copy.deepcopy(group)
+        self.counts = {"power": 0, "base_power": 0, "multiply": 0}
+        for name in self.counts:
+            setattr(self.group, name, self._counted(name, getattr(self.group, name)))
+
+    def _counted(self, name: str, method: Callable[..., int]) -> Callable[..., int]:
+        def counted(*args: int) -> int:
+            self.counts[name] += 1
+            return method(*args)
+        return counted
+
+
+def proof_figures(group_name: str, size: int = 52) -> None:
+    """One proven phase-1 and phase-2 step of ``size`` cards: the time to prove and to check each, the operations
+    each costs, their lower bound (that many operations at this machine's cost per operation, on one core) and the
+    ratio of the measured time on this machine's threads to it, and the proof's size."""
+    group = GROUPS[group_name]
+    unit = {"power": _time(lambda: group.power(group.encode(1), group.q - 12345)),
+            "base_power": _time(lambda: group.base_power(group.q - 12345)),
+            "multiply": _time(lambda: group.multiply(group.encode(1), group.encode(2)))}
+    source = list(group.encoded(size))
+    key, order = Key.derive(group, bytes(32), "shuffle/0"), list(range(size))[::-1]
+    keys = [Key.derive(group, bytes(32), f"card/{j}") for j in range(size)]
+    context = {"version": 5, "group": group_name, "room": "bench", "game": 1, "deal": 0, "seat": 0, "step": 1,
+               "steps": 4}
+    step1 = prove_phase1(group, context, source, key, order, bytes(32))
+    output = [group.from_hex(x, "card") for x in step1.deck]
+    f = group.base_power(key.d)
+    step2 = prove_phase2(group, context, output, key.d, keys, bytes(32))
+    rekeyed = [group.from_hex(x, "card") for x in step2.deck]
+    d_points = [group.base_power(k.d) for k in keys]
+    shuffle_proof = proofs.ShuffleProof.from_wire(group, step1.proof or [], size)
+    rekey_proof = proofs.RekeyProof.from_wire(group, step2.proof or [], size)
+    runs: list[tuple[str, Callable[[Group], object], int]] = [
+        ("phase 1, prove", lambda g: prove_phase1(g, context, source, key, order, bytes(32)), 0),
+        ("phase 1, check", lambda g: proofs.check_shuffle(g, context, output, source, f, shuffle_proof),
+         sum(map(len, step1.proof or []))),
+        ("phase 2, prove", lambda g: prove_phase2(g, context, output, key.d, keys, bytes(32)), 0),
+        ("phase 2, check", lambda g: proofs.check_rekey(g, context, output, rekeyed, f, d_points, rekey_proof),
+         sum(map(len, step2.proof or [])))]
+    for label, run, digits in runs:
+        counting = Counting(group)
+        counting.group.threads = False  # counted on one thread
+        run(counting.group)
+        start = time.perf_counter()
+        run(group)
+        took = time.perf_counter() - start
+        bound = sum(counting.counts[name] * unit[name] for name in unit)
+        counts = ", ".join(f"{counting.counts[name]} {name}" for name in unit)
+        size_note = f", proof {digits:,} hex digits" if digits else ""
+        print(f"{group_name}, {size} cards, {label}: {took * 1000:.1f} ms on {WORKERS} threads; {counts}; "
+              f"lower bound {bound * 1000:.1f} ms on one core, measured/bound {took / bound:.2f}{size_note}",
+              flush=True)
+
+
+def _time(operation: Callable[[], object], rounds: int = 50) -> float:
+    start = time.perf_counter()
+    for _ in range(rounds):
+        operation()
+    return (time.perf_counter() - start) / rounds
+
+
 def figure(label: str, results: list[dict], target: float | None) -> tuple[str, bool]:
     """One line: the median shuffle+deal of ``results``, against ``target`` if there is one; and whether it missed."""
     shuffles = [r["shuffle_s"] for r in results]
@@ -103,6 +178,7 @@ def main() -> None:
     for name in groups:
         power, check = operation_us(name)
         print(f"{name}: one exponentiation {power:.0f} µs, one element check {check:.0f} µs")
+        proof_figures(name, 52 if name == "ed25519" else 8)
     seats = 3 if args.three else 2
     relay, url = start_relay()
     missed = False

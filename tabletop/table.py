@@ -636,7 +636,7 @@ class Table:
             p.revealed = {pos: card for deck in p.decks for pos, card in deck.faces.items()}
             return Work(mental.Job([], [], p.group, lambda _: self._conclude(p, [])), p.number)
         seeds = {seat: mental.Secrets(p.group, bytes.fromhex(audit.seed))
-                 for seat, audit in p.audits.items() if seat != self.me}
+                 for seat, audit in p.audits.items() if seat != self.me and audit.seed is not None}
         jobs = [deck.audit_job(seeds) for deck in p.decks]
         found = [problem for job in jobs if isinstance(job, list) for problem in job]
         if found:

@@ -1,0 +1,189 @@
+"""Version 5 through the ledger: a cheating shuffler is named on receipt by every other seat, with any number of
+seats, and a proof taken from another step, deal, game or room does not hold.
+
+Each cheater is a tamper on its own outgoing bodies (tests/room.py): the same tables, signatures and counters as
+a real game; only the bytes it posts are its own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from games.war.strategy import turn
+from room import Room
+from tabletop import wire
+from tabletop.deck import Shuffle, prove_phase1
+from tabletop.ed25519 import ED25519
+from tabletop.table import Table
+from tabletop.values import Phase
+
+CHEATER = 1
+
+
+def resealed(table: Table, body: dict, **changes: object) -> dict:
+    """The cheater's shuffle step with ``changes`` made, signed again by the cheater."""
+    message = Shuffle.model_validate({**body["msg"], **changes})
+    return wire.seal(table.identity(body["game"]), table.room, table.me, body["game"], body["n"], message)
+
+
+def step_tamper(phase: int, change):
+    """Change the cheater's first step of ``phase`` with ``change(table, body) -> dict of field changes``."""
+    done: list[bool] = []
+
+    def act(table: Table, body: dict) -> dict | None:
+        if done or body["msg"]["type"] != "shuffle" or body["msg"]["phase"] != phase:
+            return None
+        done.append(True)
+        return resealed(table, body, **change(table, body))
+
+    return act
+
+
+def named(room: Room, *fragments: str) -> None:
+    """Every honest seat stopped on the cheater's step, naming the cheater, before any card was dealt."""
+    cheater = room.tables[CHEATER].wish.name
+    for table in room.tables:
+        if table.me == CHEATER:
+            continue
+        problem = room.violations.get(table.me)
+        assert problem is not None, f"seat {table.me} did not stop: {table.log[-3:]}"
+        assert problem.startswith(f"{cheater} sent "), problem
+        for fragment in fragments:
+            assert fragment in problem, problem
+        assert table.phase is Phase.VIOLATION and not table.play.dealt
+
+
+def swap_first_two(table: Table, body: dict) -> dict:
+    deck = list(body["msg"]["deck"])
+    deck[0], deck[1] = deck[1], deck[0]
+    return {"deck": deck}
+
+
+def fresh_card(table: Table, body: dict) -> dict:
+    group = table.play.group
+    assert group is not None
+    return {"deck": [group.to_hex(group.encode(1000)), *body["msg"]["deck"][1:]]}
+
+
+def other_key_for_one(table: Table, body: dict) -> dict:
+    group = table.play.group
+    assert group is not None
+    deck = list(body["msg"]["deck"])
+    deck[2] = group.to_hex(group.power(group.from_hex(deck[2], "card"), 7))
+    return {"deck": deck}
+
+
+def duplicated(table: Table, body: dict) -> dict:
+    deck = list(body["msg"]["deck"])
+    deck[1] = deck[0]
+    return {"deck": deck}
+
+
+def other_commitment(table: Table, body: dict) -> dict:
+    group = table.play.group
+    assert group is not None
+    commitments = list(body["msg"]["commitments"])
+    commitments[0] = group.to_hex(group.base_power(12345))
+    return {"commitments": commitments}
+
+
+def commitments_swapped(table: Table, body: dict) -> dict:
+    commitments = list(body["msg"]["commitments"])
+    commitments[0], commitments[1] = commitments[1], commitments[0]
+    return {"commitments": commitments}
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+@pytest.mark.parametrize("phase, change, fragment", [
+    (1, swap_first_two, "with a proof that does not hold"),
+    (1, fresh_card, "with a proof that does not hold"),
+    (1, other_key_for_one, "with a proof that does not hold"),
+    (1, duplicated, "duplicated card"),
+    (2, other_key_for_one, "with a proof that does not hold"),
+    (2, other_commitment, "with a proof that does not hold"),
+    (2, commitments_swapped, "with a proof that does not hold")],
+    ids=["phase1-reordered", "phase1-fresh-card", "phase1-one-card-other-key", "phase1-duplicate",
+         "phase2-one-card-other-key", "phase2-other-commitment", "phase2-commitments-swapped"])
+def test_a_dishonest_step_is_named_on_receipt_by_every_other_seat(seats, phase, change, fragment):
+    room = Room(game="war", seats=2, options={"tricks": 1}) if seats == 2 else Room(game="cabo", seats=3)
+    room.tamper = {CHEATER: step_tamper(phase, change)}
+    room.run()
+    named(room, fragment)
+
+
+def test_a_proof_copied_from_another_room_does_not_hold():
+    """The cheater posts, as its step, the step (and proof) an honest seat of another room made from the same
+    input: the proof's statement names the other room."""
+    def copied(table: Table, body: dict) -> dict:
+        p = table.play
+        assert p.deck is not None
+        deck = p.deck
+        secrets = table.secrets(p.number, deck.group)
+        elsewhere = {**deck.context(len(deck.steps)), "room": "another room"}
+        step = prove_phase1(deck.group, elsewhere, deck.step_input(len(deck.steps)), secrets.shuffle_key(0),
+                            secrets.permutation(deck.size), bytes(32))
+        return {"deck": step.deck, "key": step.key, "proof": step.proof}
+
+    room = Room(game="war", options={"tricks": 1})
+    room.tamper = {CHEATER: step_tamper(1, copied)}
+    room.run()
+    named(room, "with a proof that does not hold")
+
+
+@pytest.mark.parametrize("field", ["game", "deal", "step", "seat", "version"])
+def test_a_proof_made_for_another_game_deal_step_seat_or_version_does_not_hold(field):
+    def other(table: Table, body: dict) -> dict:
+        p = table.play
+        assert p.deck is not None
+        deck = p.deck
+        secrets = table.secrets(p.number, deck.group)
+        context = deck.context(len(deck.steps))
+        changed = {**context, field: context[field] + 1}  # type: ignore[operator]
+        step = prove_phase1(deck.group, changed, deck.step_input(len(deck.steps)), secrets.shuffle_key(0),
+                            secrets.permutation(deck.size), bytes(32))
+        return {"deck": step.deck, "key": step.key, "proof": step.proof}
+
+    room = Room(game="war", options={"tricks": 1})
+    room.tamper = {CHEATER: step_tamper(1, other)}
+    room.run()
+    named(room, "with a proof that does not hold")
+
+
+def test_the_other_seats_proof_replayed_as_mine_does_not_hold():
+    """In a three-seat room the cheater copies the step before it (another seat's deck, key and proof) as its own
+    phase-1 step: a copy is not a shuffle of the copier's, and the proof is bound to the other seat and step."""
+    def replay_previous(table: Table, body: dict) -> dict | None:
+        p = table.play
+        assert p.deck is not None
+        previous = len(p.deck.steps) - 1
+        if previous < 0:
+            return {}
+        return {"deck": [p.deck.group.to_hex(x) for x in p.deck.steps[previous]],
+                "key": p.deck.group.to_hex(p.deck.key_commitments[p.deck.step_owner(previous)]),
+                "proof": p.deck.proofs[previous].to_wire(p.deck.group)}
+
+    room = Room(game="cabo", seats=3, seeds=[bytes([1]) * 32, bytes([2]) * 32, bytes([3]) * 32])
+    room.tamper = {CHEATER: step_tamper(1, replay_previous)}
+    room.run()
+    deck = room.tables[0].play.deck
+    assert deck is not None and deck.order == (2, 0, 1)  # with these seeds the cheater shuffles after two others
+    named(room)
+
+
+@pytest.mark.parametrize("what, items", [("truncated", lambda proof: proof[:-1]),
+                                          ("a scalar at q", lambda proof: [*proof[:-1], format(ED25519.q, "x")]),
+                                          ("the identity inside", lambda proof: ["01" + "00" * 31, *proof[1:]])])
+def test_a_malformed_proof_is_named(what, items):
+    room = Room(game="war", options={"tricks": 1})
+    room.tamper = {CHEATER: step_tamper(1, lambda table, body: {"proof": items(body["msg"]["proof"])})}
+    room.run()
+    named(room, "with a malformed proof")
+
+
+def test_an_honest_proven_game_publishes_no_seed_and_verifies():
+    room = Room(game="war", options={"tricks": 3})
+    room.strategies = {0: turn(), 1: turn()}
+    room.run()
+    audits = [e.body for e in room.ledger if e.body and e.body["msg"]["type"] == "audit"]
+    assert room.violations == {} and len(audits) == 2 and all("seed" not in a["msg"] for a in audits)
+    assert all(table.play.verdict == [] for table in room.tables)
