@@ -32,7 +32,7 @@ import signal
 import sys
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
@@ -358,6 +358,21 @@ async def powers(group: Group, bases: list[int], exponents: list[int]) -> list[i
         for i in range(0, len(bases), size)
     ]
     return [x for chunk in await asyncio.gather(*chunks) for x in chunk]
+
+
+def scaled(group: Group, points: Sequence[int], scalars: Sequence[int]) -> list[int]:
+    """[k_i·x_i] here and now (:meth:`Group.scale`: any scalar, the identity included); on a group whose
+    arithmetic releases the GIL, split across the crypto threads. For work already on a worker: a proof, a step."""
+    if not group.threads or len(points) < 16:
+        return _scaled(group, list(points), list(scalars))
+    size = -(-len(points) // WORKERS)
+    chunks = [threads().submit(_scaled, group, list(points[i:i + size]), list(scalars[i:i + size]))
+              for i in range(0, len(points), size)]
+    return [x for chunk in chunks for x in chunk.result()]
+
+
+def _scaled(group: Group, points: list[int], scalars: list[int]) -> list[int]:
+    return [group.scale(x, k) for x, k in zip(points, scalars)]
 
 
 async def call(group: Group, function: Callable[..., T], *args: Any) -> T:

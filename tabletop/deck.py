@@ -3,8 +3,11 @@
 **Shuffle.** 2N steps. In phase 1 each seat in turn (the starter first)
 raises every card to its one shuffle key and permutes the deck; in phase 2
 each seat in turn swaps its shuffle key for a key per position,
-x_j -> x_j^(d * e_j), and publishes a commitment (a salted SHA-256) to each of
-its decryption keys d_j. Position j of the final deck is m^(e_0j · … · e_(N-1)j).
+x_j -> x_j^(d * e_j), and publishes a commitment to each of its decryption
+keys d_j (version 5: d_j·G; version 4: a salted SHA-256). Position j of the
+final deck is m^(e_0j · … · e_(N-1)j). From version 5 each step carries a
+proof (tabletop/proofs.py) that it is exactly that, checked before the next
+event is applied (:meth:`Deck.check_job`).
 
 **Showing a card.** A position is shown either to *one* seat or to
 *everyone*. To show position j to seat t, every other seat s sends its key
@@ -16,10 +19,11 @@ To show it to everyone, every d_sj is published in the open (by s, or by any
 seat that already knows it). Every key received, sealed or open, must match
 its owner's commitment, so a wrong key is named at once with its sender.
 
-**Audit.** At the end every seat publishes its shuffle key, its position keys
-and its box secret. Anyone can then open every sealed share, and re-check
-every other seat's two steps, every key it showed, and that the final deck is
-one of each card.
+**Audit** (versions 3 and 4, read from old transcripts). At the end every
+seat published the seed of its shuffle key, its position keys and its box
+secret; anyone could then open every sealed share, and re-check every other
+seat's two steps, every key it showed, and that the final deck is one of each
+card. Version 5 publishes nothing at the end.
 
 Nothing here knows a game's rules, the network, or time.
 """
@@ -40,7 +44,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import Field
 
 from . import proofs
-from .crypto import CryptoViolation, Group, Key, derive_below, derive_bytes
+from .crypto import CryptoViolation, Group, Key, derive_below, derive_bytes, scaled
 from .values import Fault, Problem
 from .wire import PROVEN, Element, Message, OpenKey, SealedKey, Shares, canonical
 
@@ -56,7 +60,7 @@ class Shuffle(Message):
     deck: Annotated[list[Element], Field(max_length=1000)]
     commitments: Annotated[list[Element], Field(max_length=1000)] | None = None
     key: Element | None = None
-    proof: Annotated[list[Element], Field(max_length=4 * 1000 + 5)] | None = None
+    proof: Annotated[list[Element], Field(max_length=proofs.shuffle_size(1000))] | None = None
 
 
 MESSAGES = (Shuffle,)
@@ -214,7 +218,7 @@ def prove_phase1(group: Group, context: proofs.Context, source: list[int], key: 
                  secret: bytes) -> Shuffle:
     """My phase-1 step: out[t] = in[order[t]]^e, with the commitment d·G and the proof that out is in, permuted
     and raised to the key committed (proven backwards: in[i] = d·out[σ(i)], σ = order⁻¹)."""
-    output = group.powers([source[i] for i in order], [key.e] * len(order))
+    output = scaled(group, [source[i] for i in order], [key.e] * len(order))
     sigma = [0] * len(order)
     for t, i in enumerate(order):
         sigma[i] = t
@@ -226,7 +230,7 @@ def prove_phase1(group: Group, context: proofs.Context, source: list[int], key: 
 def prove_phase2(group: Group, context: proofs.Context, source: list[int], d: int, keys: list[Key],
                  secret: bytes) -> Shuffle:
     """My phase-2 step: position j re-keyed from my phase-1 key to e_j, with every d_j·G and the proof."""
-    output = group.powers(source, [d * key.e % group.q for key in keys])
+    output = scaled(group, source, [d * key.e % group.q for key in keys])
     proof = proofs.prove_rekey(group, context, source, output, d, [key.d for key in keys], secret)
     return Shuffle(phase=2, deck=[group.to_hex(x) for x in output],
                    commitments=[group.to_hex(group.base_power(key.d)) for key in keys], proof=proof.to_wire(group))

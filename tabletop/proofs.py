@@ -31,13 +31,14 @@ then scalars (0 <= s < q, no leading zeros), in the order of :class:`ShuffleProo
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .crypto import WORKERS, Group, threads
+from .crypto import Group, scaled
+from .wire import canonical
 
 DOMAIN = "discard/v5"
 CHALLENGE_BITS = 128
@@ -51,29 +52,20 @@ class ProofError(Exception):
 # -- generators and hashing -------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=16)
 def generators(group: Group, count: int) -> tuple[int, tuple[int, ...]]:
     """H and h_1 … h_count: elements hashed from fixed labels, independent of G and of each other (nobody knows
     a discrete log between any two of them), for the Pedersen commitments of the shuffle proof."""
-    return _generators(group, count)
-
-
-_GENERATOR_CACHE: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}
-
-
-def _generators(group: Group, count: int) -> tuple[int, tuple[int, ...]]:
-    key = (group.name, count)
-    if key not in _GENERATOR_CACHE:
-        label = f"{DOMAIN}/generator/{group.name}/".encode()
-        h = group.hash_to_element(label + b"H")
-        hs = tuple(group.hash_to_element(label + str(i).encode()) for i in range(count))
-        if len({h, *hs, group.generator, group.identity}) != count + 3:
-            raise AssertionError(f"the proof generators of {group.name} are not distinct")
-        _GENERATOR_CACHE[key] = (h, hs)
-    return _GENERATOR_CACHE[key]
+    label = f"{DOMAIN}/generator/{group.name}/".encode()
+    h = group.hash_to_element(label + b"H")
+    hs = tuple(group.hash_to_element(label + str(i).encode()) for i in range(count))
+    if len({h, *hs, group.generator, group.identity}) != count + 3:
+        raise AssertionError(f"the proof generators of {group.name} are not distinct")
+    return h, hs
 
 
 def _digest(record: Any) -> bytes:
-    return hashlib.sha512(json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).digest()
+    return hashlib.sha512(canonical(record)).digest()
 
 
 def _hexes(group: Group, elements: Sequence[int]) -> list[str]:
@@ -110,24 +102,6 @@ def _check_points(group: Group, points: Sequence[int]) -> None:
         raise ProofError("its statement holds a point that is not an element of the group")
 
 
-# -- batches of multiplications -----------------------------------------------------------------------
-
-
-def _scaled(group: Group, points: Sequence[int], scalars: Sequence[int]) -> list[int]:
-    """[k_i·x_i]; on a group whose arithmetic releases the GIL, split across the crypto threads."""
-    if not group.threads or len(points) < 16:
-        return _scaled_here(group, list(points), list(scalars))
-    executor = threads()
-    size = -(-len(points) // WORKERS)
-    chunks = [executor.submit(_scaled_here, group, list(points[i:i + size]), list(scalars[i:i + size]))
-              for i in range(0, len(points), size)]
-    return [x for chunk in chunks for x in chunk.result()]
-
-
-def _scaled_here(group: Group, points: list[int], scalars: list[int]) -> list[int]:
-    return [group.scale(x, k) for x, k in zip(points, scalars)]
-
-
 # -- phase 1: the exponentiation shuffle ----------------------------------------------------------------
 
 
@@ -157,7 +131,7 @@ class ShuffleProof:
     @classmethod
     def from_wire(cls, group: Group, items: Sequence[str], size: int) -> ShuffleProof:
         """Parse and validate; ProofError if the list is not a proof for ``size`` cards."""
-        elements, scalars = _split(group, items, 2 * size, 5 + 2 * size)
+        elements, scalars = _split(group, items, 2 * size, shuffle_size(size) - 2 * size)
         if scalars[0] >> CHALLENGE_BITS:
             raise ProofError(f"its challenge has more than {CHALLENGE_BITS} bits")
         return cls(tuple(elements[:size]), tuple(elements[size:]), scalars[0], scalars[1], scalars[2], scalars[3],
@@ -236,12 +210,12 @@ def prove_shuffle(group: Group, context: Context, a: Sequence[int], b: Sequence[
     r_chain = sums  # R_n = Σ r̂_i·Π_(m>i) u'_m
     r_tilde = sum(rj * uj for rj, uj in zip(r, u)) % q
     # one batch: the chain (P_i·H + R_i·G), Σ u_j·A_j, Σ ω'_i·h_i and Σ ω'_i·B_i
-    terms = _scaled(group, [big_h] * n + [g] * n + list(a) + list(hs) + list(b),
+    terms = scaled(group, [big_h] * n + [g] * n + list(a) + list(hs) + list(b),
                     chain_h + chain_g + list(u) + w_prime + w_prime)
     chain = [group.add(terms[i], terms[n + i]) for i in range(n)]
     a_bar = group.total(terms[2 * n:3 * n])
     previous = [big_h, *chain[:-1]]
-    last = _scaled(group, [g, g, g, a_bar, g, *([g] * n), *previous], [w1, w2, w3, -w4, w4, *w_hat, *w_prime])
+    last = scaled(group, [g, g, g, a_bar, g, *([g] * n), *previous], [w1, w2, w3, -w4, w4, *w_hat, *w_prime])
     t = [last[0], last[1], group.add(last[2], group.total(terms[3 * n:4 * n])),
          group.add(group.total(terms[4 * n:5 * n]), last[3]), last[4]]
     t_hat = [group.add(last[5 + i], last[5 + n + i]) for i in range(n)]
@@ -270,13 +244,13 @@ def check_shuffle(group: Group, context: Context, a: Sequence[int], b: Sequence[
     previous = [big_h, *proof.chain[:-1]]
     # one batch of every multiplication that needs no sum: Σ u_j·c_j, Σ u_j·A_j, Σ s'_i·h_i, Σ s'_i·B_i and
     # the t̂_i's three terms; then the few that multiply those sums
-    terms = _scaled(group, [*proof.commitments, *a, *hs, *b, *([g] * n), *previous, *proof.chain],
+    terms = scaled(group, [*proof.commitments, *a, *hs, *b, *([g] * n), *previous, *proof.chain],
                     [*u, *u, *proof.s_prime, *proof.s_prime, *proof.s_hat, *proof.s_prime, *([c] * n)])
     c_tilde, a_bar = group.total(terms[:n]), group.total(terms[n:2 * n])
     t_hat = [group.total([terms[4 * n + i], terms[5 * n + i], terms[6 * n + i]]) for i in range(n)]
     c_bar = group.add(group.total(list(proof.commitments)), group.scale(group.total(list(hs)), -1))
     c_hat = group.add(proof.chain[-1], group.scale(big_h, -u_product))
-    last = _scaled(group, [g, c_bar, g, c_hat, g, c_tilde, a_bar, g, key],
+    last = scaled(group, [g, c_bar, g, c_hat, g, c_tilde, a_bar, g, key],
                    [proof.s1, c, proof.s2, c, proof.s3, c, -proof.s4, proof.s4, c])
     t = [group.add(last[0], last[1]), group.add(last[2], last[3]),
          group.total([last[4], group.total(terms[2 * n:3 * n]), last[5]]),
@@ -302,7 +276,7 @@ class RekeyProof:
 
     @classmethod
     def from_wire(cls, group: Group, items: Sequence[str], size: int) -> RekeyProof:
-        _, scalars = _split(group, items, 0, 2 + size)
+        _, scalars = _split(group, items, 0, rekey_size(size))
         if scalars[0] >> CHALLENGE_BITS:
             raise ProofError(f"its challenge has more than {CHALLENGE_BITS} bits")
         return cls(scalars[0], scalars[1], tuple(scalars[2:]))
@@ -334,7 +308,7 @@ def prove_rekey(group: Group, context: Context, w: Sequence[int], z: Sequence[in
     witness = _digest([format(d, "x"), [format(dj, "x") for dj in d_keys]])
     (omega,) = _nonces(group, secret, statement, witness, "omega", 1)
     omegas = _nonces(group, secret, statement, witness, "omegas", n)
-    terms = _scaled(group, [g, *([g] * n), *z, *w], [omega, *omegas, *omegas, *([-omega] * n)])
+    terms = scaled(group, [g, *([g] * n), *z, *w], [omega, *omegas, *omegas, *([-omega] * n)])
     t0, t1 = terms[0], terms[1:1 + n]
     t2 = [group.add(terms[1 + n + j], terms[1 + 2 * n + j]) for j in range(n)]
     c = _rekey_challenge(group, statement, t0, t1, t2)
@@ -349,7 +323,7 @@ def check_rekey(group: Group, context: Context, w: Sequence[int], z: Sequence[in
         raise ProofError("its lengths do not match the deck's")
     _check_points(group, [*w, *z, key, *keys])
     statement = _rekey_statement(group, context, w, z, key, keys)
-    terms = _scaled(group, [g, key, *([g] * n), *keys, *z, *w],
+    terms = scaled(group, [g, key, *([g] * n), *keys, *z, *w],
                     [proof.s, c, *proof.s_keys, *([c] * n), *proof.s_keys, *([-proof.s] * n)])
     t0 = group.add(terms[0], terms[1])
     t1 = [group.add(terms[2 + j], terms[2 + n + j]) for j in range(n)]

@@ -122,10 +122,7 @@ class Seat:
         try:
             self.table.apply(event)
         except Violation as error:
-            log.info("seat %s stopped: %s", self.table.me, error)  # the table's log and the caller name it
-            self.transcript_path = self.write_transcript(str(error))
-            self.completed.put_nowait(None)
-            self._changed()
+            self._stopped(error)
             return False
         if self.table.play.group is not None:  # the room's first hello named it
             prepare(self.table.play.group)
@@ -144,13 +141,18 @@ class Seat:
             try:
                 await compute(work.job)
             except Violation as error:
-                log.info("seat %s stopped: %s", self.table.me, error)
-                self.transcript_path = self.write_transcript(str(error))
-                self.completed.put_nowait(None)
-                self._changed()
+                self._stopped(error)
                 return False
             self._changed()
         return True
+
+    def _stopped(self, error: Violation) -> None:
+        """The table found a violation: keep the transcript, and tell whoever waits for the games that none is
+        coming."""
+        log.info("seat %s stopped: %s", self.table.me, error)  # the table's log and the caller name it
+        self.transcript_path = self.write_transcript(str(error))
+        self.completed.put_nowait(None)
+        self._changed()
 
     async def _announce_stop(self) -> None:
         """Tell the others why this seat stopped (wire.Stopped), unless another seat's notice stopped it: they

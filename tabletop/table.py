@@ -132,6 +132,11 @@ class Play:
     last_move: str | None = None  # the last move as a log line ("bo discarded 8♥")
 
     @property
+    def proven(self) -> bool:
+        """Every shuffle step is proven on receipt and nothing secret is published at the end (version 5 on)."""
+        return self.version >= wire.PROVEN
+
+    @property
     def audited(self) -> bool:
         return self.seats > 0 and len(self.audits) == self.seats
 
@@ -320,8 +325,7 @@ class Table:
         except commit.CommitViolation as error:
             raise Violation(f"{self.who(seat)} {error}") from None
         except mental.DeckViolation as error:
-            culprit = "one of the other players" if error.seat is None else self.who(error.seat)
-            raise Violation(f"{culprit} {error}") from None
+            raise Violation(self._blame(error)) from None
 
     def _verify(self, seat: int, envelope: wire.Envelope, p: Play) -> None:
         """The signature first: an unsigned post is a forgery, whatever its counter says."""
@@ -368,7 +372,7 @@ class Table:
                 self._say(f"{self.who(seat)} published their secrets again; the first copy counts")
                 return
             self._expect(seat, p, message, Phase.AUDITING)
-            if (message.seed is None) != (p.version >= wire.PROVEN):
+            if (message.seed is None) != p.proven:
                 raise Violation(f"{self.who(seat)} published their deck seed, which version {p.version} never does"
                                 if message.seed is not None else f"{self.who(seat)} sent an audit without their seed")
             p.audits[seat] = message
@@ -497,7 +501,7 @@ class Table:
         assert p.game is not None and p.group is not None
         p.starter = starter
         faces = tuple(p.game.faces(p.options, p.seats))
-        p.state = p.game.new(Setup(p.seats, starter, p.options, faces, proven=p.version >= wire.PROVEN))
+        p.state = p.game.new(Setup(p.seats, starter, p.options, faces, proven=p.proven))
         if faces:
             self._deal(p)
             self._say(f"shuffling; {self.who(starter)} start{'s' * (starter != self.me)}")
@@ -600,6 +604,10 @@ class Table:
             self.log.append(f"— game {self.play.number} —")
         self.log.append(line)
 
+    def _blame(self, error: mental.DeckViolation) -> str:
+        """A deck violation as one line, its culprit first."""
+        return f"{'one of the other players' if error.seat is None else self.who(error.seat)} {error}"
+
     # -- proofs on receipt (the shell runs their checks before it applies the next event) ----------------
 
     def check_work(self) -> Work | None:
@@ -615,7 +623,7 @@ class Table:
             try:
                 task.finish(error)
             except mental.DeckViolation as violation:
-                self.problem = f"{self.who(violation.seat) if violation.seat is not None else 'a player'} {violation}"
+                self.problem = self._blame(violation)
                 self._say(f"stopped: {self.problem}")
                 raise Violation(self.problem) from None
             if deck.ready and p.deck is deck:
@@ -632,7 +640,7 @@ class Table:
         p = next((p for p in self.plays if p.audited and p.verdict is None and p.state is not None), None)
         if p is None or p.group is None:
             return None
-        if p.version >= wire.PROVEN:  # every step, key and move was checked on receipt: nothing is left to do
+        if p.proven:  # every step, key and move was checked on receipt: nothing is left to do
             p.revealed = {pos: card for deck in p.decks for pos, card in deck.faces.items()}
             return Work(mental.Job([], [], p.group, lambda _: self._conclude(p, [])), p.number)
         seeds = {seat: mental.Secrets(p.group, bytes.fromhex(audit.seed))
@@ -721,7 +729,7 @@ class Table:
         if phase is Phase.AUDITING:
             if self.me in p.audits:
                 return None
-            if p.version >= wire.PROVEN:
+            if p.proven:
                 return Post(p.number, wire.Audit())
             return Post(p.number, wire.Audit(seed=self.deck_seed(p.number).hex()))
         if phase is Phase.PLAYING and p.pending is None:

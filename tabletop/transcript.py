@@ -117,6 +117,12 @@ def audit(table: Table) -> None:
         work.job.compute_here()
 
 
+def check_proofs(table: Table) -> None:
+    """Check, here in this process, every proof the last event brought (Violation if one does not hold)."""
+    while (work := table.check_work()) is not None:
+        work.job.compute_here()
+
+
 def fold(transcript: Transcript, catalog: Mapping[str, Game]) -> tuple[Table, str | None]:
     """Every event through an observer's table, auditing each game as it completes; the table and the
     violation that stopped it, if any."""
@@ -124,8 +130,7 @@ def fold(transcript: Transcript, catalog: Mapping[str, Game]) -> tuple[Table, st
     for event in transcript.events:
         try:
             table.apply(event)
-            while (work := table.check_work()) is not None:
-                work.job.compute_here()
+            check_proofs(table)
         except Violation as error:
             return table, str(error)
         audit(table)

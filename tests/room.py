@@ -16,6 +16,7 @@ from games import GAMES
 from tabletop import wire
 from tabletop.crypto import Group
 from tabletop.groups import DEFAULT_GROUP
+from tabletop.transcript import check_proofs
 from tabletop.table import Needs, Post, Strategy, Table, Violation, Wish, Work
 from tabletop.words import verdict_words
 
@@ -74,8 +75,7 @@ class Room:
                 continue
             try:
                 table.apply(event)
-                while (work := table.check_work()) is not None:
-                    work.job.compute_here()
+                check_proofs(table)
             except Violation as error:
                 self.violations[table.me] = str(error)
 
