@@ -46,6 +46,31 @@ async def test_a_point_of_small_order_in_a_shuffle_step_stops_the_game(players):
     assert honest.table.problem == "bo sent a phase-1 shuffle: card 3 is not an element of the game's group"
 
 
+async def test_a_shuffle_step_reordered_after_its_proof_is_named_on_receipt_and_by_the_transcript(players, tmp_path):
+    """The cheater signs its phase-1 step with its cards in another order than the one proven (to deal itself
+    chosen cards): the honest seat stops on that step, before any card is dealt, names it, and keeps a transcript
+    in which discard-verify finds the same."""
+    from games import GAMES
+    from tabletop import transcript
+
+    def reordered(m: dict) -> None:
+        m["deck"][0], m["deck"][1] = m["deck"][1], m["deck"][0]
+
+    cheat = Once(shuffle_tamper(reordered))
+    pair = await players("reordered", [simple(1), simple(2)], options={"deck": "short"}, tamper={1: cheat},
+                         transcript_dir=tmp_path)
+    honest = pair.seats[0]
+    assert await asyncio.wait_for(honest.completed.get(), 30) is None
+    problem = honest.table.problem
+    assert problem is not None and problem.startswith("bo sent shuffle step ") and "does not hold" in problem
+    assert not honest.table.play.dealt
+    assert honest.transcript_path is not None
+    record = json.loads(Path(honest.transcript_path).read_text())
+    assert record["events"][-1]["body"] == cheat.body
+    [check] = transcript.check(transcript.load(Path(honest.transcript_path)), GAMES)
+    assert check.problem == problem
+
+
 async def test_a_rematch_hello_reusing_game_1s_keys_stops_at_once(players, tmp_path):
     pair = await players("reuse", [simple(1), simple(2)], options={"deck": "short"},
                          tamper={1: Once(reused_keys(verify_key=True))}, transcript_dir=tmp_path)
