@@ -1,9 +1,12 @@
-"""``discard-tui --replay FILE``: step through the verified games of a transcript, every card face up.
+"""``discard-tui --replay FILE``: step through the fair games of a transcript, every card shown face up.
 
 Like a chess PGN viewer: ← and → step through the moves, Home and End jump to
 the deal and the end, PageUp and PageDown go to the previous and next game.
-Only games that ``discard-verify`` accepts are shown: the audit published every
-key, so every card can be shown. Names and everything else from the transcript
+Only games in which ``discard-verify`` finds nothing wrong are shown (an
+unfinished one as far as it goes): the cards shown to everyone during the game
+are face up (a version-4 transcript's audit opened every card), and, when the
+replay runs from the data directory of the seat that kept the transcript (its
+seed is beside it), that seat's own cards as well; the rest are ``?``. Names and everything else from the transcript
 are shown literally.
 """
 
@@ -45,9 +48,10 @@ class ReplayApp(App[None]):
     step: reactive[int] = reactive(0)
     shown: reactive[int] = reactive(0)  # index in ``games``
 
-    def __init__(self, games: list[tuple[GameCheck, list[Step]]]) -> None:
+    def __init__(self, games: list[tuple[GameCheck, list[Step]]], mine: int | None = None) -> None:
+        """``mine``: the seat whose own cards are face up too (the replay runs from its data directory)."""
         super().__init__()
-        self.games = games
+        self.games, self.mine = games, mine
         self.set_reactive(ReplayApp.shown, len(games) - 1)
 
     def compose(self) -> ComposeResult:
@@ -79,7 +83,9 @@ class ReplayApp(App[None]):
         step = steps[self.step]
         self.query_one("#title", Static).update(
             f"Game {check.number} of {self.games[-1][0].number}: {check.title}, {' vs '.join(check.names)}"
-            f" · step {self.step} of {len(steps) - 1}")
+            f" · step {self.step} of {len(steps) - 1}"
+            + (f" · {check.names[self.mine]}'s cards face up" if self.mine is not None else "")
+            + (" · unfinished" if check.unfinished is not None else ""))
         self.query_one("#caption", Static).update(step.caption)
         self.query_one("#table", Static).update("\n".join(step.lines))
         moves = Text()
@@ -120,14 +126,17 @@ def replay(path: str) -> int:
     from tabletop import transcript
 
     try:
-        checks = transcript.check(transcript.load(Path(path)), GAMES)
+        record = transcript.load(Path(path))
+        checks = transcript.check(record, GAMES)
     except transcript.NotATranscript as error:
         print(f"discard-tui: --replay {path}: {error}", file=sys.stderr)
         return 2
-    games = [(check, steps) for check in checks if (steps := transcript.replay(check))]
+    seed = transcript.seed_beside(Path(path))  # run from the seat's own data directory: its cards too
+    own = transcript.own_faces(record, GAMES, seed) if seed is not None else {}
+    games = [(check, steps) for check in checks if (steps := transcript.replay(check, own.get(check.number)))]
     if not games:
         lines = [check.line() for check in checks] or ["no game was played"]
         print(f"discard-tui: --replay {path}: nothing to replay: {'; '.join(lines)}", file=sys.stderr)
         return 1
-    ReplayApp(games).run()
+    ReplayApp(games, mine=record.seat if own else None).run()
     return 0

@@ -1,10 +1,12 @@
 """``discard-verify FILE…``: check saved games offline, as anyone, with no seat and no relay.
 
 Prints one plain line per game of each transcript (tabletop/transcript.py
-does the checking). Exit status 0 when every game checked out, 1 when a
-problem was found (a violation, a failed audit, a game the transcript does
-not finish), 2 when a file cannot be read or is not a transcript; 130 on
-Ctrl-C. Never a traceback.
+does the checking). Exit status 0 when every game ended and checked out;
+3 when a game is unfinished (the transcript stops before its end, or an old
+version's audit never came) and nothing in it broke the rules; 1 when a
+problem was found (a violation, a failed audit); 2 when a file cannot be read
+or is not a transcript; 130 on Ctrl-C. With several files, the worst status
+counts (2, then 1, then 3). Never a traceback.
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ from typing import NoReturn
 
 from .args import OneLineParser
 
-FINE, PROBLEM, UNREADABLE = 0, 1, 2
+FINE, PROBLEM, UNREADABLE, UNFINISHED = 0, 1, 2, 3
+SEVERITY = (FINE, UNFINISHED, PROBLEM, UNREADABLE)  # the worst status of several files counts
 
 
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="discard-verify", description="Check saved games (transcripts) offline: every signature "
                       "and counter, every shuffle step, every key against its commitment, every move against the "
-                      "rules, and the audit. One line per game; exit 0 if all is well, 1 if a problem was found, "
-                      "2 if a file is not a transcript.")
+                      "rules, and the audit. One line per game; exit 0 if every game ended and checked out, 3 if a game "
+                      "is unfinished but nothing in it broke the rules, 1 if a problem was found, 2 if a file is "
+                      "not a transcript.")
     p.add_argument("files", nargs="+", metavar="FILE", type=Path, help="a transcript (see the README: Transcripts)")
     return p
 
@@ -41,7 +45,7 @@ def verify(path: Path) -> tuple[int, list[str]]:
         return UNREADABLE, [f"{path}: {error}"]
     if not checks:
         return PROBLEM, [f"{path}: no game was played in room {record.room}"]
-    status = FINE if all(c.fair for c in checks) else PROBLEM
+    status = PROBLEM if not all(c.fair for c in checks) else FINE if all(c.verified for c in checks) else UNFINISHED
     return status, [f"{path}: {c.line()}" for c in checks]
 
 
@@ -53,7 +57,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
             code, lines = verify(path)
             for line in lines:
                 print(line, flush=True)
-            status = max(status, code)
+            status = max(status, code, key=SEVERITY.index)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         status = 130

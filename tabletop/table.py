@@ -138,6 +138,10 @@ class Play:
 
     @property
     def audited(self) -> bool:
+        """Everything the verdict needs is in: the end of the game (version 5, whose steps, keys and claims were
+        checked on receipt), or every seat's audit (versions 3 and 4)."""
+        if self.proven:
+            return self.outcome is not None
         return self.seats > 0 and len(self.audits) == self.seats
 
     @property
@@ -368,13 +372,12 @@ class Table:
                 raise Violation(f"{self.who(seat)} sent an empty share")
             self._apply_shares(seat, p, shares)
         elif isinstance(message, wire.Audit):
+            if p.proven:
+                raise Violation(f"{self.who(seat)} sent an audit, which version {p.version} does not have")
             if seat in p.audits:  # the first copy counts for everyone, before or after the verdict
                 self._say(f"{self.who(seat)} published their secrets again; the first copy counts")
                 return
             self._expect(seat, p, message, Phase.AUDITING)
-            if (message.seed is None) != p.proven:
-                raise Violation(f"{self.who(seat)} published their deck seed, which version {p.version} never does"
-                                if message.seed is not None else f"{self.who(seat)} sent an audit without their seed")
             p.audits[seat] = message
         else:
             self._move(seat, p, message, shares)
@@ -644,7 +647,7 @@ class Table:
             p.revealed = {pos: card for deck in p.decks for pos, card in deck.faces.items()}
             return Work(mental.Job([], [], p.group, lambda _: self._conclude(p, [])), p.number)
         seeds = {seat: mental.Secrets(p.group, bytes.fromhex(audit.seed))
-                 for seat, audit in p.audits.items() if seat != self.me and audit.seed is not None}
+                 for seat, audit in p.audits.items() if seat != self.me}
         jobs = [deck.audit_job(seeds) for deck in p.decks]
         found = [problem for job in jobs if isinstance(job, list) for problem in job]
         if found:
@@ -729,8 +732,6 @@ class Table:
         if phase is Phase.AUDITING:
             if self.me in p.audits:
                 return None
-            if p.proven:
-                return Post(p.number, wire.Audit())
             return Post(p.number, wire.Audit(seed=self.deck_seed(p.number).hex()))
         if phase is Phase.PLAYING and p.pending is None:
             if p.choice is not None:

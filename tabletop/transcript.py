@@ -21,6 +21,7 @@ from typing import Any
 from .groups import DEFAULT_GROUP
 from .game import Game, GameState
 from .ledger import Event
+from . import wire
 from .table import OBSERVER, Play, Table, Violation, Wish
 from .values import Phase
 from .values import Verdict
@@ -47,20 +48,30 @@ class GameCheck:
     title: str
     names: tuple[str, ...]
     winners: tuple[int, ...] | None  # None: the game did not finish
-    problem: str | None  # None: every shuffle, deal and move checked out
+    problem: str | None  # None: every shuffle, deal and move the transcript holds checked out
     verdict: Verdict | None  # the audit's, when it ran
     play: Play = field(repr=False)
+    unfinished: str | None = None  # why the game cannot be called verified although nothing broke the rules
 
     @property
     def fair(self) -> bool:
+        """Nothing the transcript holds broke the rules (an unfinished game is fair so far)."""
         return self.problem is None
 
+    @property
+    def verified(self) -> bool:
+        """The game ended and everything in it checked out."""
+        return self.problem is None and self.unfinished is None
+
     def line(self) -> str:
-        """One plain line: who won and that everything checked out, or exactly what did not and who did it."""
+        """One plain line: who won and that everything checked out, or exactly what did not and who did it, or
+        that the game is unfinished and honest as far as it goes."""
         players = " vs ".join(self.names)
         head = f"game {self.number} ({self.title}, {players})"
         if self.problem is not None:
             return f"{head}: NOT VERIFIED: {self.problem}"
+        if self.unfinished is not None:
+            return f"{head}: UNFINISHED: {self.unfinished}; everything up to there checked out"
         assert self.winners is not None and self.verdict is not None
         won = "a draw" if not self.winners else " and ".join(self.names[s] for s in self.winners) + " won"
         return f"{head}: {won}. {verdict_words(self.verdict, self.names)}"
@@ -104,10 +115,45 @@ def _event(item: Any) -> Event | None:
     return Event(seq, seat, name, kind, body, float(time))
 
 
-def observer(room: str, catalog: Mapping[str, Game]) -> Table:
-    """A table that watches ``room`` from no seat (the first hello decides the game, as for everyone)."""
+def observer(room: str, catalog: Mapping[str, Game], seat: int = OBSERVER, seed: bytes = bytes(32)) -> Table:
+    """A table that watches ``room`` from no seat (the first hello decides the game, as for everyone); or, with a
+    seat's own ``seed``, from that seat, posting nothing."""
     wish = Wish("observer", "", 2, {}, DEFAULT_GROUP)
-    return Table(room, OBSERVER, bytes(32), catalog, wish)
+    return Table(room, seat, seed, catalog, wish)
+
+
+def seed_beside(path: Path) -> bytes | None:
+    """The seat's own seed kept beside its transcript in its data directory (tabletop/shell.py writes it), if
+    there is one that reads as a seed."""
+    from .shell import transcript_seed_path
+
+    try:
+        text = transcript_seed_path(path).read_text().strip()
+        seed = bytes.fromhex(text)
+    except (OSError, ValueError):
+        return None
+    return seed if len(seed) == 32 else None
+
+
+def own_faces(transcript: Transcript, catalog: Mapping[str, Game], seed: bytes) -> dict[int, dict[int, int]]:
+    """Every card the transcript's seat saw, per game (position → card), folded again from that seat with its own
+    ``seed``; empty if there is no seat or the seed is not that seat's (its hellos' keys would not be the ones the
+    seed makes). Up to a violation, if the transcript has one (the public check names it)."""
+    if transcript.seat is None or transcript.seat < 0:
+        return {}
+    table = observer(transcript.room, catalog, transcript.seat, seed)
+    try:
+        for event in transcript.events:
+            table.apply(event)
+            check_proofs(table)
+    except Violation:
+        pass
+    if any(hello.verify_key != wire.public_hex(table.identity(play.number))
+           for play in table.plays if (hello := play.hellos.get(table.me)) is not None):
+        return {}
+    faces = {play.number: {pos: card for deck in play.decks for pos, card in deck.faces.items()}
+             for play in table.plays}
+    return {number: seen for number, seen in faces.items() if seen}
 
 
 def audit(table: Table) -> None:
@@ -153,16 +199,16 @@ def check(transcript: Transcript, catalog: Mapping[str, Game]) -> list[GameCheck
         if play.game is None or (last and violation is None and len(play.hellos) < play.seats and play.number > 1):
             continue
         names = tuple(table.name(s) for s in range(play.seats))
-        problem = None
+        problem = unfinished = None
         if last and violation is not None:
             problem = violation
         elif play.verdict is None:
-            problem = _unfinished(table, play)
+            unfinished = _unfinished(table, play)
         verdict = table.verdict(play)
         if problem is None and verdict is not None:
             problem = first_problem(verdict, names)
-        checks.append(GameCheck(play.number, play.game.title, names,
-                                play.outcome.winners if play.outcome else None, problem, verdict, play))
+        checks.append(GameCheck(play.number, play.game.title, names, play.outcome.winners if play.outcome else None,
+                                problem, verdict, play, unfinished))
     return checks
 
 
@@ -181,14 +227,17 @@ class Step:
     lines: tuple[str, ...]
 
 
-def replay(check: GameCheck) -> list[Step]:
-    """The game of a verified check, step by step, every card face up (the audit published every key): the table
-    as dealt, then after each move and each choice. Empty for a game that did not verify."""
+def replay(check: GameCheck, own: Mapping[int, int] | None = None) -> list[Step]:
+    """The game of a fair check (finished or not), step by step: the table as dealt, then after each move and each
+    choice, every card face up that the transcript opens (version 5: those shown during the game; versions 3 and
+    4: every card, from the audit), and the cards of ``own`` (those the replaying seat saw: :func:`own_faces`).
+    Empty for a game that broke the rules."""
     play, names = check.play, check.names
     if not check.fair or play.game is None or play.state is None:
         return []
     state = play.game.new(play.state.setup)
-    state.faces.update({pos: state.setup.faces[card] for pos, card in play.revealed.items()})
+    faces = {**(own or {}), **(play.revealed or {pos: card for deck in play.decks for pos, card in deck.faces.items()})}
+    state.faces.update({pos: state.setup.faces[card] for pos, card in faces.items()})
     steps = [Step("the deal" if play.decks else "the start", tuple(state.table_lines(names)))]
     choices, moves = iter(play.choices), iter(play.moves)
     while True:

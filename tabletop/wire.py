@@ -87,12 +87,11 @@ class Share(Message):
 
 
 class Audit(Message):
-    """End of a game: this seat has seen the outcome and owes nothing more. Versions 3 and 4 carried the seed every
-    deck secret of the seat derives from, so that everyone could re-check its steps; version 5 proves every step on
-    receipt and publishes no secret, so ``seed`` is absent."""
+    """End of a game in versions 3 and 4: the seed every deck secret of the seat derives from, so that everyone can
+    re-check its steps. Version 5 proves every step on receipt and has no audit: a game is verified when it ends."""
 
     type: Literal["audit"] = "audit"
-    seed: Digest | None = None
+    seed: Digest
 
 
 class OpenKey(BaseModel):

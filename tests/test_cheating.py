@@ -561,37 +561,6 @@ def test_a_rematch_keeps_game_1s_terms(update, fragment):
     caught(room, fragment, "game 1 chose")
 
 
-def test_a_version_5_audit_with_a_seed_is_refused():
-    """Version 5 publishes no secret at the end: an audit that carries a deck seed is a violation."""
-    def with_seed(table, body):
-        if body["msg"]["type"] != "audit":
-            return None
-        return reseal(table, body, wire.Audit(seed=hashlib.sha256(b"another seed").hexdigest()))
-
-    caught(play(Once(with_seed)), "published their deck seed, which version 5 never does")
-
-
-def second_audit(table, body, seed=hashlib.sha256(b"equivocation").hexdigest()):
-    """The audit, then another one with another seed."""
-    if body["msg"]["type"] != "audit":
-        return None
-    return [body, reseal(table, body, wire.Audit(seed=seed), n=body["n"] + 1)]
-
-
-@pytest.mark.parametrize("when", ["before-the-verdict", "after-the-verdict"])
-def test_a_second_audit_changes_nothing(when):
-    """The first copy counts for everyone; the verdict is the same whichever way the second one lands."""
-    room = play(Once(second_audit) if when == "before-the-verdict" else Once(lambda t, b: None))
-    if when == "after-the-verdict":
-        assert room.tables[HONEST].play.verdict == []
-        cheater = room.tables[CHEATER]
-        [audit] = [e.body for e in room.ledger if e.seat == CHEATER and e.body and e.body["msg"]["type"] == "audit"]
-        room.append(CHEATER, "post", second_audit(cheater, audit)[1])
-    honest = room.tables[HONEST]
-    assert room.violations == {} and honest.play.verdict == [] and honest.phase is Phase.OVER
-    assert "bo published their secrets again; the first copy counts" in honest.log
-
-
 def reused_keys(*, verify_key: bool, top_bit: bool = False):
     """A rematch hello with game 1's box key (its top bit set, if asked: X25519 ignores it), and game 1's
     verify key too if asked (then signed with game 1's identity, which matches it)."""

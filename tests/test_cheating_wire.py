@@ -173,7 +173,7 @@ class Staller:
         self.what = what
 
     def __call__(self, table, body):
-        if self.what == "audit" and body["msg"]["type"] == "audit":
+        if self.what == "keys" and table.phase is Phase.DEALING and body["msg"]["type"] == "share":
             return []
         if self.what == "move" and table.phase is Phase.PLAYING and body["msg"]["type"] in ("draw", "discard"):
             return []
@@ -181,7 +181,7 @@ class Staller:
 
 
 @pytest.mark.parametrize("what, owed", [
-    ("audit", "never sent their keys for the audit: the game cannot be verified"),
+    ("keys", "never sent the keys to your hand"),
     ("move", "never made their move"),
 ])
 async def test_a_bot_gives_up_on_a_staller_that_keeps_reconnecting(players, relay_url, eventually, what, owed):
@@ -190,7 +190,7 @@ async def test_a_bot_gives_up_on_a_staller_that_keeps_reconnecting(players, rela
     victim = run_bot(relay_url, room, "--name", "victim", "--deck", "short", "--timeout", "1.5", "--seed", "1")
     staller = pair.seats[0]
     try:
-        stalled = {"audit": ("audit",), "move": ("draw", "discard")}[what]
+        stalled = {"keys": ("share",), "move": ("draw", "discard")}[what]
         await eventually(lambda: staller.outbox is not None and staller.outbox["msg"]["type"] in stalled,
                     "the stall", rounds=3000)
         while victim.poll() is None:  # join and leave over and over: no progress, so no excuse

@@ -168,9 +168,26 @@ def test_an_honest_proven_game_publishes_no_seed_and_verifies():
     room = Room(game="war", options={"tricks": 3})
     room.strategies = {0: turn(), 1: turn()}
     room.run()
-    audits = [e.body for e in room.ledger if e.body and e.body["msg"]["type"] == "audit"]
-    assert room.violations == {} and len(audits) == 2 and all("seed" not in a["msg"] for a in audits)
+    assert room.violations == {} and not [e for e in room.ledger if e.body and e.body["msg"]["type"] == "audit"]
     assert all(table.play.verdict == [] for table in room.tables)
+
+
+def test_an_audit_in_version_5_is_named():
+    """Version 5 has no audit; one posted anyway (a seed, say) stops the game naming its sender."""
+    room = Room(game="war", options={"tricks": 2})
+    room.strategies = {0: turn(), 1: turn()}
+
+    def audit_after_a_move(table: Table, body: dict) -> list[dict] | None:
+        if body["msg"]["type"] != "turn":
+            return None
+        audit = wire.seal(table.identity(body["game"]), table.room, table.me, body["game"], body["n"] + 1,
+                          wire.Audit(seed="00" * 32))
+        return [body, audit]
+
+    room.tamper = {CHEATER: audit_after_a_move}
+    room.run()
+    cheater = room.tables[CHEATER].wish.name
+    assert room.violations[1 - CHEATER] == f"{cheater} sent an audit, which version 5 does not have"
 
 
 @pytest.mark.parametrize("game, seats, options", [("discard", 2, {"deck": "short"}), ("cabo", 3, {"points": 10})])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import json
 
 from discard_tui.replay import ReplayApp, replay
@@ -14,7 +15,11 @@ from tabletop.ledger import Event
 
 
 def played(game: str = "discard", names: tuple[str, str] = ("ana", "bo"), **options) -> transcript.Transcript:
-    room = Room(game=game, options=options)
+    return played_in(Room(game=game, options=options), names)
+
+
+def played_in(room: Room, names: tuple[str, str] = ("ana", "bo")) -> transcript.Transcript:
+    game = room.game
     room.strategies = {0: simple(1), 1: simple(2)} if game == "discard" else \
         {s: GAMES[game].computer(s) for s in range(2)}
     for table, name in zip(room.tables, names):
@@ -34,6 +39,36 @@ def test_a_discard_game_step_by_step_with_the_cards_that_were_shown_face_up():
     hidden = [pos for pos in range(10) if pos not in check.play.revealed]  # the hands dealt: positions 0 to 9
     assert steps[0].caption == "the deal" and "".join(steps[0].lines).count("?") == len(hidden) > 0
     assert steps[1].caption.startswith(("ana ", "bo ")) and steps[-1].lines[-1].endswith("won")
+
+
+def test_the_seat_that_kept_the_transcript_sees_its_own_cards_with_its_seed_and_nobody_elses():
+    """Run from the data directory of the seat that kept it (its seed beside the transcript), the replay shows that
+    seat's own hand from the deal on; a wrong seed shows nothing more than anyone sees."""
+    room = Room(game="discard", options={"deck": "short"})
+    record = played_in(room)
+    [check] = transcript.check(record, GAMES)
+    own = transcript.own_faces(record, GAMES, room.tables[0].seed)[1]
+    mine = set(range(5)) if check.play.starter == 0 else set(range(5, 10))
+    assert mine <= set(own) and not (set(own) - mine - set(check.play.revealed))
+    assert all(own[pos] == card for pos, card in check.play.revealed.items() if pos in own)
+    public = "".join(transcript.replay(check)[0].lines).count("?")
+    assert "".join(transcript.replay(check, own)[0].lines).count("?") == public - len(mine - set(check.play.revealed))
+    assert transcript.own_faces(record, GAMES, room.tables[1].seed) == {}  # bo's seed is not seat 0's
+
+
+def test_the_seed_is_written_beside_the_transcript_for_its_owner_alone_and_pruned_with_it(tmp_path):
+    from tabletop.shell import prune, transcript_seed_path, write_seed
+
+    kept = tmp_path / "old.json"
+    kept.write_text("{}")
+    write_seed(transcript_seed_path(kept), bytes(range(32)))
+    assert transcript.seed_beside(kept) == bytes(range(32))
+    assert transcript_seed_path(kept).stat().st_mode & 0o777 == 0o600
+    newer = tmp_path / "new.json"
+    newer.write_text("{}")
+    os.utime(kept, (1, 1))
+    prune(tmp_path, 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json"]
 
 
 async def test_keys_step_back_and_on_and_names_are_shown_literally():

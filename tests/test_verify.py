@@ -45,12 +45,28 @@ async def test_a_fair_game_is_kept_and_verified(transcript, tmp_path, capsys):
     assert line.startswith("game 1 (discard, ana vs bo): ") and " won. Checked: every shuffle, deal and move " in line
 
 
-async def test_a_tampered_transcript_is_one_line_and_exit_1(transcript, tmp_path, capsys):
-    no_audit = copy.deepcopy(transcript)
-    del no_audit["events"][posts(no_audit, "audit")[-1]]
-    code, [line] = run(tmp_path, no_audit, capsys)
-    assert code == 1 and "NOT VERIFIED" in line and "never published their keys for the audit" in line
+async def test_a_game_cut_short_is_unfinished_exit_3_and_nobody_is_blamed(transcript, tmp_path, capsys):
+    """A seat that left before the end (a loser who closed the terminal): the transcript is checked as far as it
+    goes, from public data alone, and the game is called unfinished, not cheated; a worse file among several wins."""
+    moves = [i for i, e in enumerate(transcript["events"]) if e["kind"] == "post" and e["body"]["msg"]["type"]
+             in ("draw", "discard", "cant_move")]
+    cut = copy.deepcopy(transcript)
+    del cut["events"][moves[len(moves) // 2]:]
+    code, [line] = run(tmp_path, cut, capsys)
+    assert code == 3, line
+    assert line.startswith("game 1 (discard, ana vs bo): UNFINISHED: the transcript ends before the game did (")
+    assert line.endswith("never made their move); everything up to there checked out")
 
+    (tmp_path / "cut.json").write_text(json.dumps(cut))
+    (tmp_path / "bad.json").write_text("not json")
+    for files, status in ([["cut.json", "checked.json"], 3], [["cut.json", "bad.json"], 2]):
+        with pytest.raises(SystemExit) as stopped:
+            verify.main([str(tmp_path / name) for name in files])
+        assert stopped.value.code == status
+    capsys.readouterr()
+
+
+async def test_a_tampered_transcript_is_one_line_and_exit_1(transcript, tmp_path, capsys):
     changed = copy.deepcopy(transcript)
     move = changed["events"][posts(changed, "discard")[0]]
     move["body"]["msg"]["pos"] += 1
