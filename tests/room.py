@@ -13,10 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from games import GAMES
-from tabletop import wire
+from tabletop import ledger, transcript, wire
 from tabletop.crypto import Group
 from tabletop.groups import DEFAULT_GROUP
-from tabletop.transcript import check_proofs
 from tabletop.table import Needs, Post, Strategy, Table, Violation, Wish, Work
 from tabletop.words import verdict_words
 
@@ -67,6 +66,25 @@ class Room:
         for seat in range(self.seats):
             self.append(seat, "join", None)
 
+    def as_transcript(self, seat: int | None = None, reason: str = "") -> transcript.Transcript:
+        """The whole ledger as a transcript kept by ``seat`` (by nobody in particular: None)."""
+        events = tuple(ledger.Event(e.seq, e.seat, e.name, e.kind, e.body, e.time) for e in self.ledger)
+        return transcript.Transcript(self.name, seat, reason, events)
+
+    def read_as_a_stranger(self) -> tuple[set[int], dict[int, int]]:
+        """What a reader of the whole ledger (the relay, anyone holding a transcript) can open: the positions whose
+        every seat's key is in the open, and the faces an observer's check of it (discard-verify) learns, over
+        every game of the room. Also checks that no audit published a seed."""
+        opened: dict[int, set[int]] = {}
+        for event in self.ledger:
+            assert not (event.body and event.body["msg"]["type"] == "audit" and "seed" in event.body["msg"])
+            for key in (event.body or {}).get("shares", {}).get("open", []):
+                opened.setdefault(key["pos"], set()).add(key["seat"])
+        public = {pos for pos, owners in opened.items() if len(owners) == self.seats}
+        revealed = {pos: card for check in transcript.check(self.as_transcript(), self.catalog)
+                    for pos, card in check.play.revealed.items()}
+        return public, revealed
+
     def append(self, seat: int, kind: str, body: dict | None) -> None:
         event = Event(len(self.ledger) + 1, seat, self.tables[seat].wish.name, kind, body)
         self.ledger.append(event)
@@ -75,7 +93,7 @@ class Room:
                 continue
             try:
                 table.apply(event)
-                check_proofs(table)
+                transcript.check_proofs(table)
             except Violation as error:
                 self.violations[table.me] = str(error)
 

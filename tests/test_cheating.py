@@ -512,17 +512,9 @@ def test_an_observer_reads_version_3_but_never_beside_version_5():
     v3 = hello_change(version=3, group=None, prime=format(MODP_2048.p, "x"))
     room = play(Once(v3), group=MODP_2048)
     caught(room, "speaks protocol version 3, this program speaks 5")
-    record = transcript_of(room)
+    record = room.as_transcript(0)
     _, violation = fold(record, GAMES)
     assert violation == "bo speaks protocol version 3, but the room's first hello spoke 5"
-
-
-def transcript_of(room: Room):
-    from tabletop.ledger import Event
-    from tabletop.transcript import Transcript
-
-    events = tuple(Event(e.seq, e.seat, e.name, e.kind, e.body, e.time) for e in room.ledger)
-    return Transcript(room.name, 0, "", events)
 
 
 @pytest.mark.parametrize("update, fragment", [({"group": None}, "announced no group"),

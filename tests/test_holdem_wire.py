@@ -60,6 +60,9 @@ def test_three_bots_finish_fair_agree_on_every_chip_and_no_reader_learns_an_unsh
     stranger_reads_no_sealed_share(room)
     room.run()
     assert room.violations == {}
+    folded_and_mucked = {pos for positions in unshown_holes(room).values() for pos in positions}
+    public, revealed = room.read_as_a_stranger()  # the relay's view, or anyone's with a transcript, after the game
+    assert folded_and_mucked and not folded_and_mucked & (public | set(revealed))
     tables = room.tables
     assert all(t.play.verdict == [] for t in tables)
     assert tables[0].play.outcome == tables[1].play.outcome == tables[2].play.outcome

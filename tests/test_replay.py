@@ -11,7 +11,6 @@ from games import GAMES
 from games.discard.strategy import simple
 from room import Room
 from tabletop import transcript
-from tabletop.ledger import Event
 
 
 def played(game: str = "discard", names: tuple[str, str] = ("ana", "bo"), **options) -> transcript.Transcript:
@@ -26,8 +25,7 @@ def played_in(room: Room, names: tuple[str, str] = ("ana", "bo")) -> transcript.
         table.wish = dataclasses.replace(table.wish, name=name)
     room.run()
     assert room.violations == {}
-    events = tuple(Event(e.seq, e.seat, e.name, e.kind, e.body, e.time) for e in room.ledger)
-    return transcript.Transcript(room.name, 0, "game 1 over", events)
+    return room.as_transcript(0, "game 1 over")
 
 
 def test_a_discard_game_step_by_step_with_the_cards_that_were_shown_face_up():
