@@ -59,7 +59,8 @@ def game_record(seat: Seat, number: int) -> dict:
     assert timing.ended is not None
     return {"game": number, "result": Result.of(play.outcome.winners, table.me).value,
             "audit": "fair" if play.verdict == [] else "violation", "deck": play.deck.size if play.deck else 0,
-            "shuffle_s": round(timing.dealt - timing.started, 3), "game_s": round(timing.ended - timing.started, 3),
+            "shuffle_s": round(timing.dealt - timing.started, 3),
+            "shuffle_cpu_s": round(timing.dealt_cpu - timing.started_cpu, 3), "game_s": round(timing.ended - timing.started, 3),
             "moves": len(play.moves), "players": play.seats, "scores": list(play.outcome.scores),
             "match": dict(zip((table.name(s) for s in range(play.seats)), table.wins(number), strict=True)),
             "transcript": str(seat.transcript_path) if seat.transcript_path else None,

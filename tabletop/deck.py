@@ -211,7 +211,9 @@ def _aead(mine: X25519PrivateKey, theirs: str, room: str, game: int, sender: int
 
 # -- proving and checking a step (run on a worker: module-level, pure) ---------------------------------------
 
-_CHECKED: set[bytes] = set()  # digests of steps this process has checked: a table per seat in one process checks once
+_CHECKED: set[bytes] = set()  # digests of steps known to hold: checked here once (a table per seat in one process
+# checks once), or proven here (the app's computer players' steps are not checked again by the app's own seat; a
+# step the relay changed has another digest and is checked in full)
 
 
 def prove_phase1(group: Group, context: proofs.Context, source: list[int], key: Key, order: list[int],
@@ -223,7 +225,10 @@ def prove_phase1(group: Group, context: proofs.Context, source: list[int], key: 
     for t, i in enumerate(order):
         sigma[i] = t
     proof = proofs.prove_shuffle(group, context, output, source, key.d, sigma, secret)
-    return Shuffle(phase=1, deck=[group.to_hex(x) for x in output], key=group.to_hex(group.base_power(key.d)),
+    commitment = group.base_power(key.d)
+    if key.e * key.d % group.q == 1:  # a true statement, proven here: it holds
+        _CHECKED.add(_step_digest(group, context, source, output, commitment, None, proof))
+    return Shuffle(phase=1, deck=[group.to_hex(x) for x in output], key=group.to_hex(commitment),
                    proof=proof.to_wire(group))
 
 
@@ -232,18 +237,27 @@ def prove_phase2(group: Group, context: proofs.Context, source: list[int], d: in
     """My phase-2 step: position j re-keyed from my phase-1 key to e_j, with every d_j·G and the proof."""
     output = scaled(group, source, [d * key.e % group.q for key in keys])
     proof = proofs.prove_rekey(group, context, source, output, d, [key.d for key in keys], secret)
-    return Shuffle(phase=2, deck=[group.to_hex(x) for x in output],
-                   commitments=[group.to_hex(group.base_power(key.d)) for key in keys], proof=proof.to_wire(group))
+    commitments = [group.base_power(key.d) for key in keys]
+    if all(key.e * key.d % group.q == 1 for key in keys):  # a true statement, proven here: it holds
+        _CHECKED.add(_step_digest(group, context, source, output, group.base_power(d), commitments, proof))
+    return Shuffle(phase=2, deck=[group.to_hex(x) for x in output], commitments=[group.to_hex(x) for x in commitments],
+                   proof=proof.to_wire(group))
+
+
+def _step_digest(group: Group, context: proofs.Context, source: list[int], output: list[int], key: int,
+                 commitments: list[int] | None, proof: proofs.ShuffleProof | proofs.RekeyProof) -> bytes:
+    """The digest of a step's whole statement and proof: what :data:`_CHECKED` remembers."""
+    return hashlib.sha256(canonical({"group": group.name, "context": dict(context),
+                                     "source": [group.to_hex(x) for x in source],
+                                     "output": [group.to_hex(x) for x in output], "key": group.to_hex(key),
+                                     "commitments": [group.to_hex(x) for x in commitments or []],
+                                     "proof": proof.to_wire(group)})).digest()
 
 
 def check_step(group: Group, context: proofs.Context, source: list[int], output: list[int], key: int,
                commitments: list[int] | None, proof: proofs.ShuffleProof | proofs.RekeyProof) -> str | None:
     """What is wrong with a step's proof, in a few words; None if it holds."""
-    digest = hashlib.sha256(canonical({"group": group.name, "context": dict(context),
-                                       "source": [group.to_hex(x) for x in source],
-                                       "output": [group.to_hex(x) for x in output], "key": group.to_hex(key),
-                                       "commitments": [group.to_hex(x) for x in commitments or []],
-                                       "proof": proof.to_wire(group)})).digest()
+    digest = _step_digest(group, context, source, output, key, commitments, proof)
     if digest in _CHECKED:
         return None
     try:

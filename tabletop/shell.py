@@ -53,11 +53,14 @@ class Ledger(Protocol):
 
 @dataclass
 class Timing:
-    """When each game started (every hello in), was dealt and ended, by this process's clock."""
+    """When each game started (every hello in), was dealt and ended, by this process's clock; and the CPU time this
+    process (every thread of it) spent from the start to the deal."""
 
     started: float | None = None
     dealt: float | None = None
     ended: float | None = None
+    started_cpu: float = 0.0
+    dealt_cpu: float = 0.0
     replayed: bool = False  # finished before this run caught up: its timings are not real
 
 
@@ -176,9 +179,9 @@ class Seat:
         number, phase = self.table.play.number, self.table.phase
         timing = self.timings.setdefault(number, Timing())
         if timing.started is None and phase not in (Phase.WAITING,):
-            timing.started = time.monotonic()
+            timing.started, timing.started_cpu = time.monotonic(), time.process_time()
         if timing.dealt is None and phase in (Phase.PLAYING, Phase.AUDITING, Phase.OVER):
-            timing.dealt = time.monotonic()
+            timing.dealt, timing.dealt_cpu = time.monotonic(), time.process_time()
         if timing.ended is None and phase in (Phase.AUDITING, Phase.OVER):
             timing.ended = time.monotonic()
             timing.replayed = self.replaying

@@ -65,8 +65,8 @@ async def test_bot_cli_prints_one_json_line_per_game(relay_url):
         lines = [json.loads(line) for line in out.splitlines()]
         assert [line["game"] for line in lines] == [1, 2]
         for line in lines:
-            assert set(line) == {"game", "result", "audit", "deck", "shuffle_s", "game_s", "moves", "players",
-                                 "scores", "match", "transcript"}
+            assert set(line) == {"game", "result", "audit", "deck", "shuffle_s", "shuffle_cpu_s", "game_s", "moves",
+                                 "players", "scores", "match", "transcript"}
             assert line["audit"] == "fair" and line["deck"] == 24 and line["result"] in ("win", "loss")
             assert 0 < line["shuffle_s"] <= line["game_s"] and line["moves"] > 0
             assert line["players"] == 2 and len(line["scores"]) == 2

@@ -207,3 +207,29 @@ def test_a_reader_of_the_whole_ledger_opens_only_the_cards_shown_to_everyone(gam
     play = room.tables[0].play
     size = len(play.decks[0].encodings)
     assert len(public) < size * len(play.decks)  # some cards were never shown, and stay hidden
+
+
+def test_a_step_proven_in_this_process_is_not_checked_again_but_a_changed_copy_is(monkeypatch):
+    """The app's own seat does not re-check the proofs its computer players made in the same process (the memo
+    holds every true statement proven here); a copy changed on the way, or a statement made false by a key whose
+    halves do not match, is checked in full."""
+    from tabletop import deck as mental, proofs
+    from tabletop.crypto import Key
+
+    group, context = ED25519, {"room": "memo"}
+    source = [group.encode(i) for i in range(6)]
+    key = Key.derive(group, b"k" * 32, "shuffle/0")
+    step = prove_phase1(group, context, source, key, [2, 0, 1, 5, 4, 3], b"s" * 32)
+    output, commitment = [group.element(x) for x in step.deck], group.element(step.key or "")
+    proof = proofs.ShuffleProof.from_wire(group, step.proof or [], 6)
+    checked: list[int] = []
+    real = proofs.check_shuffle
+    monkeypatch.setattr(proofs, "check_shuffle", lambda *args: checked.append(1) or real(*args))
+    assert mental.check_step(group, context, source, output, commitment, None, proof) is None and not checked
+    swapped = [output[1], output[0], *output[2:]]
+    assert mental.check_step(group, context, source, swapped, commitment, None, proof) is not None and checked
+
+    false = prove_phase1(group, context, source, Key(key.e, key.d + 1), [0, 1, 2, 3, 4, 5], b"s" * 32)
+    assert mental.check_step(group, context, source, [group.element(x) for x in false.deck],
+                             group.element(false.key or ""), None,
+                             proofs.ShuffleProof.from_wire(group, false.proof or [], 6)) is not None
