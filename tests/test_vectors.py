@@ -6,12 +6,14 @@ import hashlib
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from nacl import bindings
 
 from games.discard.game import Draw
 from tabletop import wire
 from tabletop.crypto import derive_below, derive_bytes
 from tabletop.deck import Secrets, key_commitment, seal_key
 from tabletop.ed25519 import ED25519
+from tabletop.ledger import post_id
 from tabletop.modp import MODP_2048
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
@@ -82,3 +84,26 @@ def test_a_key_and_a_sealed_share_on_ed25519():
 
 def test_the_card_encodings_on_ed25519():
     documented(ED25519.to_hex(ED25519.encode(0)))
+
+
+def test_a_scalar_into_libsodium_and_a_commitment_on_ed25519():
+    """A scalar goes to libsodium as 32 little-endian bytes; elements are the hex of their 32-byte encoding."""
+    key = Secrets(ED25519, A).card_key(0)
+    raw = key.e.to_bytes(32, "little")
+    m0 = ED25519.encode(0)
+    product = bindings.crypto_scalarmult_ed25519_noclamp(raw, bytes.fromhex(ED25519.to_hex(m0)))
+    assert product.hex() == ED25519.to_hex(ED25519.power(m0, key.e))
+    commitment = ED25519.to_hex(ED25519.base_power(key.d))
+    assert commitment == bindings.crypto_scalarmult_ed25519_base_noclamp(key.d.to_bytes(32, "little")).hex()
+    documented(raw.hex(), product.hex(), commitment)
+
+
+def test_post_ids():
+    """The first 32 hex digits of SHA-256 of the body as sorted compact JSON, non-ASCII escaped (not canonical)."""
+    identity = Ed25519PrivateKey.from_private_bytes(A)
+    draw = wire.seal(identity, "vectors", 0, 1, 1, Draw(pos=10))
+    assert post_id(draw) == hashlib.sha256(wire.canonical(draw)).hexdigest()[:32]
+    stopped = wire.seal(identity, "vectors", 0, 1, 1, wire.Stopped(reason="café"))
+    escaped = wire.canonical(stopped).replace("é".encode(), b"\\u00e9")
+    assert post_id(stopped) == hashlib.sha256(escaped).hexdigest()[:32]
+    documented(post_id(draw), stopped["sig"], post_id(stopped), hashlib.sha256(wire.canonical(stopped)).hexdigest()[:32])
