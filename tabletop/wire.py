@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from .words import clip
 
@@ -38,6 +38,15 @@ READ_ONLY_VERSIONS = (3, 4)  # an observer (discard-verify, --replay) still read
 PROVEN = 5  # the first version whose shuffle steps are proven on receipt
 HEX_DIGITS = 768  # a 3072-bit number
 MAX_SEATS = 6
+def printable(text: str) -> str:
+    """``text`` if every character of it is printable (Python's ``str.isprintable``: no control, format, private
+    or unassigned character and no separator but the space), the relay's rule for names; ValueError otherwise.
+    A right-to-left override (U+202E) in a name could make it show as another player's."""
+    if not text.isprintable():
+        raise ValueError("not printable")
+    return text
+
+
 STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 Hex = Annotated[str, Field(pattern=rf"^(0|[1-9a-f][0-9a-f]{{0,{HEX_DIGITS - 1}}})$")]
@@ -47,7 +56,7 @@ Counter = Annotated[int, Field(ge=1, le=1_000_000)]
 Seat = Annotated[int, Field(ge=0, lt=MAX_SEATS)]
 MAX_DEALS = 100  # decks one game may deal (a game of rounds deals once a round)
 Position = Annotated[int, Field(ge=0, lt=MAX_DEALS * 1000)]
-Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")]
+Name = Annotated[str, Field(min_length=1, max_length=32), AfterValidator(printable)]
 Word = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")]
 
 
@@ -191,7 +200,10 @@ class Registry:
         """A post body as an envelope, or BadEnvelope: strictly typed, known, and already canonical."""
         if not isinstance(body, dict):
             raise BadEnvelope("malformed message (not a JSON object)")
-        received = canonical(body)
+        try:
+            received = canonical(body)
+        except (ValueError, UnicodeError, RecursionError):  # NaN, a lone surrogate, nesting past Python's limit
+            raise BadEnvelope("malformed message (not JSON that can be written canonically)") from None
         try:
             head = _Head.model_validate_json(received)
         except ValidationError as error:

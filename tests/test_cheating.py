@@ -407,6 +407,8 @@ MALFORMED = {
     "bad-digest": {"msg": {"type": "commit", "label": "start", "digest": "not hex"}},
     "counter-zero": {"n": 0},
     "null-shares": {"shares": None},
+    "lone-surrogate": {"msg": {"type": "commit", "label": "start\ud800", "digest": "00" * 32}},  # not UTF-8
+    "not-a-number": {"n": float("nan")},  # JSON's NaN: no canonical form
 }
 
 
@@ -419,6 +421,20 @@ def test_a_malformed_post(kind):
         return {k: v for k, v in changed.items() if v is not None or kind in ("null-game", "null-shares")}
 
     caught(play(Once(garble)), "malformed message")
+
+
+@pytest.mark.parametrize("name", ["ana\u202egro", "ana\u200b", "ana\u2028bo", "ana\x1b[31m"],
+                         ids=["right-to-left-override", "zero-width-space", "line-separator", "escape"])
+def test_a_name_that_is_not_printable_is_malformed(name):
+    """A hello's name follows the relay's rule (str.isprintable): a format character could make it show as another
+    player's name."""
+    def act(table, body):
+        if body["msg"]["type"] != "hello":
+            return None
+        msg = table.registry(table.play).models["hello"].model_construct(**dict(body["msg"], name=name))
+        return reseal(table, body, msg)  # signed as it is: the name is the only thing wrong
+
+    caught(play(Once(act)), "malformed message (msg.name: Value error, not printable)")
 
 
 def recode(kind: str, field: str, value):
