@@ -48,7 +48,8 @@ same chips; the blinds double every 10 hands. Two hole cards each,
 five on the board; the best five of seven win. The minimum raise is
 the last bet or raise; all-ins make side pots. At showdown the last
 bettor shows first (else the first seat left of the button); a
-losing hand may be mucked. The game ends when one player has every
+losing hand may be mucked, but when a player is all in every hand is
+shown (TDA rule 16). The game ends when one player has every
 chip, or after the last hand: the chip leader wins.
 
 [b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
@@ -60,9 +61,9 @@ chip, or after the last hand: the chip leader wins.
       ▚▞ a card you cannot see   bet: chips in front this street
 
 [b]Secrecy[/b]  Your hole cards are shown to you alone, the board to
-everyone, and at showdown only the hands shown. [b]The audit after the
-game publishes every deck seed: then every card of the game, folded
-and mucked hands too, is readable by anyone with the transcript.[/b]"""
+everyone, and at showdown only the hands shown. A folded or mucked
+hand is never shown to anyone, not even after the game: every shuffle
+is proven as it is made, so nothing is published at the end."""
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,10 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
     if board is None or not view.my_turn:
         return ""
     if board.stage.value == "showdown":
+        if not board.may_muck:
+            return "Showdown: c shows your hand (" + (
+                "a player is all in: every hand is shown)" if any(p.all_in for p in board.players)
+                else "the first hand is shown)")
         return "Showdown: c shows your hand · f mucks it (gives up the pots)"
     bounds = amounts(view)
     if amount is not None and bounds is not None:

@@ -118,7 +118,7 @@ def test_hard_coded_primes_are_rfc_3526():
 
 def test_legendre_symbol_tells_nothing():
     """Lipton's attack: plain SRA leaks each card's quadratic residuosity. Ours are all residues."""
-    steps, _ = shuffle_steps(MODP_2048, 52)
+    steps, _ = shuffle_steps(MODP_2048, 8)  # every element of every step; the deck's size changes nothing
     for stage in steps:
         assert {gmpy2.legendre(x, MODP_2048.p) for x in stage} == {1}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from types import SimpleNamespace
 
 import eval7
 import pytest
@@ -230,6 +231,25 @@ def test_the_last_aggressor_shows_first_and_a_loser_may_muck():
     last = state.view(2).last  # the next hand is dealt: what was shown stays in every seat's view
     assert last is not None and last.shown == (Shown(1, ("Ks", "Kd"), "one pair"),) and last.mucked == (0,)
     assert last.won == ((1, 120),) and last.returned == ()
+
+
+def test_in_an_all_in_showdown_every_hand_is_shown_and_the_computer_shows_it():
+    """TDA rule 16: once a player is all in and the betting is over, all cards are turned face up: a muck is refused
+    with the rule (it would also have shown a street for nothing), and the computer shows its beaten hand."""
+    state = new(seats=2, starter=0)
+    state.chips = [1000, 300]
+    state.hand = state._new_hand(0, 0)
+    stack(state, {0: "AsAd", 1: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 0, Raise(to=300))
+    play(state, 1, Call())  # bo is all in
+    play(state, 0, Show(positions=list(state.hand.hole(0))))
+    error = refused(state, 1, Muck())
+    assert str(error) == "mucked in an all-in showdown, where every hand is shown"
+    assert error.rule == "a player is all in: every hand is shown (TDA rule 16)"
+    view = state.view(1)
+    assert not view.may_muck and view.stage is Stage.SHOWDOWN
+    table = SimpleNamespace(play=SimpleNamespace(state=state), me=1)  # all the computer reads of its table
+    assert player(1)(table) == Show(positions=list(state.hand.hole(1)))  # 7-2 beaten: it would muck otherwise
 
 
 def test_an_uncalled_bet_is_returned_and_said_so_and_the_chips_agree():

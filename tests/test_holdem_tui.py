@@ -100,13 +100,13 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
             assert str(screen.query_one("#pots").render()).startswith("Pot ")
 
 
-def test_the_cues_read_without_colour_and_the_help_says_what_the_audit_reveals():
+def test_the_cues_read_without_colour_and_the_help_says_that_a_folded_hand_is_never_shown():
     view = view_of(room_at(mine=True))
     me = seat_text(view, view.me, 30).plain
     assert me.startswith("▶ You") and "to act" in me
     button = view.board.button
     assert " D" in seat_text(view, button, 30).plain.splitlines()[0]
-    assert "every deck seed" in HELP and "folded" in HELP
+    assert "folded or mucked\nhand is never shown to anyone, not even after the game" in HELP
 
 
 async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():

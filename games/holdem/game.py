@@ -146,6 +146,9 @@ class HoldemState(GameState[str]):
             if isinstance(move, Muck) and not h.shown:
                 raise RuleViolation("mucked, but the first hand at showdown must be shown",
                                     rule="the first hand at showdown must be shown")
+            if isinstance(move, Muck) and not h.may_muck():
+                raise RuleViolation("mucked in an all-in showdown, where every hand is shown",
+                                    rule="a player is all in: every hand is shown (TDA rule 16)")
         else:
             raise RuleViolation(f"sent {move.type!r}, which is no Hold'em move")
 
@@ -321,7 +324,8 @@ class HoldemState(GameState[str]):
             pots=tuple(h.pots()), total=h.total(), stage=h.stage, to_move=self.to_move(),
             to_call=h.to_call() if acting is not None else 0,
             raise_bounds=h.raise_bounds() if acting is not None else None, history=tuple(self.history),
-            last_result=self.last_result, last=self.last, over=self.over)
+            last_result=self.last_result, last=self.last, over=self.over,
+            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck())
 
 
 class Holdem(Game[str]):

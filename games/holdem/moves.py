@@ -126,6 +126,7 @@ class HoldemView:
     last_result: str  # the last finished hand in words, with {0}, {1}… for seats
     last: LastHand | None  # the last finished hand: the showdown's hands, who won what
     over: bool
+    may_muck: bool = False  # at showdown, a hand may be given up unshown (not the first, not when one is all in)
 
     @property
     def my_turn(self) -> bool:

@@ -164,6 +164,12 @@ class Hand:
     def all_in(self, seat: int) -> bool:
         return self.in_hand(seat) and self.stack(seat) == 0
 
+    def may_muck(self) -> bool:
+        """A hand at showdown may be given up unshown: once the first is shown, and never when a player in the
+        hand is all in (TDA rule 16: all cards are turned face up once a player is all in and the betting is
+        over)."""
+        return bool(self.shown) and not any(self.all_in(seat) for seat in self.players)
+
     def to_call(self) -> int:
         p = self.poker
         return int(p.checking_or_calling_amount or 0) if p.actor_index is not None else 0

@@ -147,7 +147,7 @@ def player(seed: int | None = None) -> Strategy:
         rng = random.Random(f"{seed}/{view.hand}/{len(view.board)}/{view.to_call}/{view.mine.bet}/{view.total}")
         if view.stage is Stage.SHOWDOWN:
             shown = {p.seat: [c for c in p.hole if c is not None] for p in view.players if p.shown}
-            return Muck() if mucks(view, hole, shown) else Show(positions=list(view.mine.positions))
+            return Muck() if view.may_muck and mucks(view, hole, shown) else Show(positions=list(view.mine.positions))
         return preflop(view, hole, rng) if not view.board else postflop(view, hole, rng)
 
     return choose
