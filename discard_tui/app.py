@@ -325,9 +325,10 @@ class DiscardApp(App[None]):
         if self._driver is not None and not self.is_headless:
             self._driver.write(SAVE_TITLE)  # put back on leaving (on_unmount)
             self.show_terminal_title()
-        if not self.is_headless and hasattr(signal, "SIGINT"):  # SIGINT from outside the keyboard: as Ctrl-C
-            with contextlib.suppress(NotImplementedError):  # no such handlers on Windows' loop
-                asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.action_interrupt)
+        if not self.is_headless:  # SIGINT from outside the keyboard, and SIGTERM (kill): as Ctrl-C
+            for number in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError):  # no such handlers on Windows' loop
+                    asyncio.get_running_loop().add_signal_handler(number, self.stopped, number)
         self.set_interval(1.0, self._tick)
         if (theme := self.kept.prefs.theme) in self.available_themes:
             self.theme = theme
@@ -598,7 +599,13 @@ class DiscardApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Ctrl-C: leave at once, like an interrupted program (status 130); the seat is kept."""
-        self.exit(return_code=130)
+        self.stopped(signal.SIGINT)
+
+    def stopped(self, number: int) -> None:
+        """Leave at once as a program stopped by signal ``number`` (status 128 + number: 130 for SIGINT, 143 for
+        SIGTERM), the way every exit goes: the terminal is put back and the way back to the seat is printed.
+        Called on the app's loop (asyncio's signal handlers run there, not inside the signal)."""
+        self.exit(return_code=128 + number)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's palette, with Quit saying what it does here: mid-game it asks first."""

@@ -3,7 +3,8 @@
 Start-up is ordered for a fast first frame: the flags are checked first (one
 line and status 2 if they are bad), Textual is imported, and the app draws
 before it imports the table. Ctrl-C at any moment ends with status 130 and no
-traceback, a MODP room's process pool included.
+traceback, a MODP room's process pool included; once the app is up, SIGTERM (kill)
+leaves the same way with status 143 (discard_tui/app.py: DiscardApp.stopped).
 """
 
 from __future__ import annotations

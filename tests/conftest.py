@@ -315,6 +315,16 @@ class Terminal(pexpect.spawn):
         plain = re.sub(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-B]|[=>])", "", tail)
         return [line for line in plain.replace("\r", "").split("\n") if line.strip()]
 
+    def modes_left(self) -> dict[str, str]:
+        """The terminal modes (DEC private: the alternate screen, mouse tracking, the cursor…) the output leaves
+        otherwise than a terminal starts with, each with its last change ("h" set, "l" reset): {} once a
+        full-screen app has put the terminal back."""
+        at_start = {"7": "h", "25": "h"}  # line wrapping and the cursor are on; every other mode is off
+        last: dict[str, str] = {}
+        for modes, change in re.findall(r"\x1b\[\?([\d;]+)([hl])", self.logfile_read.getvalue()):
+            last.update(dict.fromkeys(modes.split(";"), change))
+        return {mode: change for mode, change in last.items() if change != at_start.get(mode, "l")}
+
 
 @pytest.fixture
 def terminal(data_dir):

@@ -197,9 +197,12 @@ def descendants_of(pid):
 
 
 @pytest.mark.parametrize("moment", ["first frame", "table"])
-@pytest.mark.parametrize("how", ["key", "signal"])
-def test_ctrl_c_at_any_moment_exits_130_quietly_with_the_pool(terminal, moment, how):
-    """At the table the game is on MODP, whose process pool the Ctrl-C reaches too."""
+@pytest.mark.parametrize("how, status", [("key", 130), ("SIGINT", 130), ("SIGTERM", 143)])
+def test_ctrl_c_or_kill_at_any_moment_exits_quietly_with_the_pool_and_the_terminal_put_back(terminal, moment, how,
+                                                                                             status):
+    """At the table the game is on MODP, whose process pool the Ctrl-C reaches too; ``kill PID`` (SIGTERM) reaches
+    the app alone, which ends the pool itself. Either way the terminal is left as it was and the shell's status
+    names the signal (128 + its number)."""
     import os
     import signal
 
@@ -212,13 +215,16 @@ def test_ctrl_c_at_any_moment_exits_130_quietly_with_the_pool(terminal, moment, 
     assert bool(helpers) == bool(group), helpers
     if how == "key":
         child.sendintr()  # what the terminal sends for Ctrl-C
-    else:
+    elif how == "SIGINT":
         os.killpg(child.pid, signal.SIGINT)  # the whole foreground group, pool included
+    else:
+        os.kill(child.pid, signal.SIGTERM)  # what kill PID sends
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 130, (child.exitstatus, child.signalstatus)
+    assert child.exitstatus == status, (child.exitstatus, child.signalstatus)
     output = child.logfile_read.getvalue()
     assert "Traceback" not in output and "KeyboardInterrupt" not in output, child.after_screen()
+    assert child.modes_left() == {}
     assert not [pid for pid in helpers if alive(pid)]
     if moment == "table":  # a game under way: one line says how to come back to it
         [line] = [line for line in child.after_screen() if "waits for you" in line]

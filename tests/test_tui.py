@@ -623,6 +623,32 @@ async def test_both_players_see_the_same_safety_number_on_the_table_and_in_help(
                 safety_number("r", 1, keys[::-1])}) == 4  # room, game and seats all count
 
 
+async def test_a_table_reached_from_the_lobby_keeps_its_three_status_lines_and_says_why_a_key_is_refused(
+        relay_url, opponent):
+    """The lobby's styles (its own #status and #where) stay on the lobby: once it has been shown, the table's
+    status bar is still the top three rows, the refusal on the third."""
+    from textual.geometry import Region
+    from textual.widgets import Select
+
+    from discard_tui.lobby_screen import CreateRoom, LobbyScreen
+
+    app = through(relay_url, room="")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
+        app.screen.query_one("#discard-deck", Select).value = "short"
+        await pilot.click("#create-room")
+        await until(pilot, lambda: app.seat is not None, "my seat in the new room")
+        await opponent.join(relay_url, app.config.room)
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view.phase is SeatPhase.PLAYING,
+                    "the deal")
+        await pilot.press("n")
+        status = app.screen.query_one(StatusBar)
+        assert status.region == Region(0, 0, 80, 3)
+        assert text_of(app.screen, StatusBar).splitlines()[2].rstrip() == " a rematch can start once this game is over"
+
+
 async def test_the_deck_the_room_chose_over_mine_is_said(relay_url, opponent):
     await opponent.join(relay_url, "decks", deck="short")
     await until_ledger(opponent.session, 1)
