@@ -64,6 +64,7 @@ DEFAULT_GAME = next(iter(SCREENS))  # the first one
 # The groups a new room's deck can be encrypted in (tabletop/groups.py; tests/test_cli.py checks they agree),
 # the default first, each with what a player weighs in choosing it.
 GROUPS = {
+    "secp256k1": "secp256k1: 128-bit security, fastest",
     "ed25519": "edwards25519: 128-bit security, fast",
     "modp2048": "2048-bit MODP: 112-bit security, slow",
     "modp3072": "3072-bit MODP: 128-bit security, slower",

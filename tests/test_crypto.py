@@ -10,12 +10,13 @@ from tabletop.deck import Deck, Secrets, Shuffle
 from tabletop.ed25519 import ED25519
 from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.modp import MODP_2048, MODP_3072
+from tabletop.secp256k1 import SECP256K1
 
 SEED = bytes(range(32))
 
 
-def test_ed25519_is_the_default_and_every_group_has_its_own_id():
-    assert DEFAULT_GROUP is ED25519
+def test_secp256k1_is_the_default_and_every_group_has_its_own_id():
+    assert DEFAULT_GROUP is SECP256K1
     assert all(g.name == name for name, g in GROUPS.items())
 
 

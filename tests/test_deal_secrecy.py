@@ -15,7 +15,6 @@ import hashlib
 
 import gmpy2
 import pytest
-from nacl import bindings
 
 from games.discard.strategy import simple
 from relations import cross_products, name_positions, narrowed, relations
@@ -24,13 +23,15 @@ from tabletop import crypto, wire
 from tabletop.crypto import Group
 from tabletop.deck import prove_phase1
 from tabletop.ed25519 import Ed25519Group
-from tabletop.groups import GROUPS
+from tabletop.secp256k1 import Secp256k1Group
+from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.modp import ModpGroup
 from tabletop.table import Table
 from tabletop.values import Phase
 
 # SHA-256 of the 52 encodings of card 0..51 as lower-case hex joined by commas (docs/protocol.md).
 TEST_VECTORS = {
+    "secp256k1": "c612c1a06f5793e320b2a9eac52f153532722b8eaf5eb93836296483f267c6bf",
     "ed25519": "30e551de1a012aed66b073ebb0682a04105576cb500831f520f404cb6d2f39b0",
     "modp2048": "0600b8c43cd3c89911eca29c19d901cd7874ffe939cdf788c08f2cd3d0a1ab84",
     "modp3072": "7d3558b3f13453804beaec79f68a60416b44139a2069f157959712e94eab21fc",
@@ -38,13 +39,13 @@ TEST_VECTORS = {
 HIGH = ("A", "K")
 # Whole games, eight deals each: the curve only. The attack is the same in every group (it matches the relations a
 # ledger reader finds, and READ below reads a MODP ledger); eight proven MODP deals would cost half a minute.
-PLAYED = pytest.mark.parametrize("group", [GROUPS["ed25519"]], ids=["ed25519"])
+PLAYED = pytest.mark.parametrize("group", [DEFAULT_GROUP], ids=[DEFAULT_GROUP.name])
 # Ledgers read: both decks on the curve, the short one in MODP. Each group and each deck is read, and what the
 # analysis finds is the group's: the relations among all 52 encodings of every group are looked for above, and a
 # shuffle step keeps the relations of its input whatever the deck's size. A full MODP game costs 3 s, its control 3.
-READ = pytest.mark.parametrize("deck, group", [("short", GROUPS["ed25519"]), ("full", GROUPS["ed25519"]),
+READ = pytest.mark.parametrize("deck, group", [("short", DEFAULT_GROUP), ("full", DEFAULT_GROUP),
                                                ("short", GROUPS["modp2048"])],
-                               ids=["short-ed25519", "full-ed25519", "short-modp2048"])
+                               ids=[f"short-{DEFAULT_GROUP.name}", f"full-{DEFAULT_GROUP.name}", "short-modp2048"])
 AT_LEAST = {"short": 20, "full": 33}  # positions the control must name
 
 
@@ -52,14 +53,13 @@ def related(group: Group, index: int) -> int:
     """A card encoding with known relations: the control."""
     if isinstance(group, ModpGroup):
         return gmpy2.powmod(index + 2, 2, group.p)
-    return int.from_bytes(bindings.crypto_scalarmult_ed25519_base_noclamp((index + 2).to_bytes(32, "little")),
-                          "little")
+    return group.base_power(index + 2)  # (i + 2)·G: a sum of two is often a third
 
 
 @pytest.fixture
 def related_encodings(monkeypatch):
     """Encodings full of relations in every group (the control)."""
-    for kind in (ModpGroup, Ed25519Group):
+    for kind in (ModpGroup, Ed25519Group, Secp256k1Group):
         monkeypatch.setattr(kind, "encode", related)
     crypto._encodings.cache_clear()
     yield

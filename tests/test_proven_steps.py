@@ -14,6 +14,7 @@ from room import Room
 from tabletop import wire
 from tabletop.deck import Shuffle, prove_phase1
 from tabletop.ed25519 import ED25519
+from tabletop.groups import DEFAULT_GROUP
 from tabletop.table import Table
 from tabletop.values import Phase
 
@@ -155,8 +156,9 @@ def test_the_other_seats_proof_replayed_as_mine_does_not_hold():
 
 
 @pytest.mark.parametrize("what, items", [("truncated", lambda proof: proof[:-1]),
-                                          ("a scalar at q", lambda proof: [*proof[:-1], format(ED25519.q, "x")]),
-                                          ("the identity inside", lambda proof: ["01" + "00" * 31, *proof[1:]])])
+                                          ("a scalar at q", lambda proof: [*proof[:-1], format(DEFAULT_GROUP.q, "x")]),
+                                          ("the identity inside",
+                                           lambda proof: [DEFAULT_GROUP.to_hex(DEFAULT_GROUP.identity), *proof[1:]])])
 def test_a_malformed_proof_is_named(what, items):
     room = Room(game="war", options={"tricks": 1})
     room.tamper = {CHEATER: step_tamper(1, lambda table, body: {"proof": items(body["msg"]["proof"])})}
