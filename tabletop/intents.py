@@ -1,4 +1,4 @@
-"""What this seat may do, what it owes and what it waits for: readings of the table's state (pure).
+"""What this seat may do, what it owes and what it waits for, as functions of the table's state (pure).
 
 :meth:`Intents.owed` is what the seat must post next: a message ready to sign (:class:`Post`), work for the process
 pool first (:class:`Work`), or a choice only the player can make (:class:`Needs`). The player's own moves, choices and

@@ -1,8 +1,8 @@
 """One seat's state in a room: the record of each game (:class:`Play`), the seat's secrets, and how the state reads
 (its phase, the seats' names). Pure: no I/O.
 
-tabletop/table.py folds the ledger into this state; tabletop/intents.py, tabletop/audit.py and tabletop/view.py read
-it, each for its own purpose, and :class:`~tabletop.table.Table` is all of them.
+tabletop/table.py folds the ledger into this state; tabletop/intents.py, tabletop/audit.py and tabletop/view.py use
+it, each for a purpose of its own, and :class:`~tabletop.table.Table` is all of them.
 """
 
 from __future__ import annotations
