@@ -116,7 +116,7 @@ class TableState:
         return self._identities[number]
 
     def secrets(self, number: int, group: Group) -> mental.Secrets:
-        """My deck secrets for game ``number``: from a seed of their own, published at the audit."""
+        """My deck secrets for game ``number``: from a seed of their own (versions 3 and 4 published it at the audit)."""
         if number not in self._secrets:
             self._secrets[number] = mental.Secrets(group, self.deck_seed(number))
         return self._secrets[number]

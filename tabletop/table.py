@@ -14,9 +14,11 @@ verdict (tabletop/audit.py), and the snapshot a screen draws (tabletop/view.py).
 
 Per game of the room (a :class:`Play`): every seat says hello; a
 commit–reveal draw picks who starts (a rematch may let the game say who);
-if the game has cards, the deck is shuffled in 2N steps and dealt; then moves,
-each checked on receipt, each showing what it reveals; then every seat
-publishes its secrets and the audit re-checks everything.
+if the game has cards, the deck is shuffled in 2N steps, each proven and its
+proof checked on receipt (``check_work``), and dealt; then moves, each checked
+on receipt, each showing what it reveals. The verdict follows from the last
+move (version 5 publishes nothing at the end; a version-3 or 4 transcript's
+audit publishes every seat's deck seed and re-checks everything).
 """
 
 from __future__ import annotations
