@@ -4,8 +4,9 @@ Prints one plain line per game of each transcript (tabletop/transcript.py
 does the checking). Exit status 0 when every game ended and checked out;
 3 when a game is unfinished (the transcript stops before its end, or an old
 version's audit never came) and nothing in it broke the rules; 1 when a
-problem was found (a violation, a failed audit); 2 when a file cannot be read
-or is not a transcript; 130 on Ctrl-C. With several files, the worst status
+problem was found (a violation, a failed audit); 2 when a file cannot be read,
+is not a transcript, or is damaged (changed after it was written: its events'
+digest does not match, or sequence numbers are missing); 130 on Ctrl-C. With several files, the worst status
 counts (2, then 1, then 3). Never a traceback.
 """
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -28,6 +27,7 @@ from .deck import Job, Task
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
+from .transcript import events_digest, seed_path, write_seed
 from .values import Phase
 from .words import empty_room_words, silence_words
 
@@ -305,11 +305,12 @@ class Seat:
         first = self.events[0].time if self.events else time.time()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(first))
         path = self.transcript_dir / f"{stamp}-{self.table.room}-seat{self.table.me}.json"
-        record = {"room": self.table.room, "seat": self.table.me, "reason": reason,
-                  "events": [e.as_json() for e in self.events]}
+        events = [e.as_json() for e in self.events]
+        record = {"room": self.table.room, "seat": self.table.me, "reason": reason, "events": events,
+                  "digest": events_digest(events)}
         try:
             self.transcript_dir.mkdir(parents=True, exist_ok=True)
-            write_seed(transcript_seed_path(path), self.table.seed)
+            write_seed(seed_path(path), self.table.seed)
             temporary = path.with_suffix(".tmp")
             temporary.write_text(json.dumps(record, indent=1))
             temporary.replace(path)
@@ -327,20 +328,6 @@ async def compute(job: Job[Any] | Task[Any, Any]) -> Any:
     return job.finish(await powers(job.group, job.bases, job.exponents))
 
 
-def transcript_seed_path(transcript: Path) -> Path:
-    """Where the seat's own seed is kept beside its transcript (``….seed``, mode 0600), so that ``--replay`` run
-    from this data directory shows the seat's own cards; the transcript itself holds no secret and can be
-    shared."""
-    return transcript.with_suffix(".seed")
-
-
-def write_seed(path: Path, seed: bytes) -> None:
-    """Write ``seed`` (hex) to ``path``, readable by its owner alone."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w") as file:
-        file.write(seed.hex())
-
-
 def prune(directory: Path, keep: int) -> None:
     """Remove all but the ``keep`` newest transcripts (``*.json``) of ``directory``, each with its seed."""
     def modified(path: Path) -> float:
@@ -351,7 +338,7 @@ def prune(directory: Path, keep: int) -> None:
 
     for path in sorted(directory.glob("*.json"), key=modified, reverse=True)[keep:]:
         path.unlink(missing_ok=True)
-        transcript_seed_path(path).unlink(missing_ok=True)
+        seed_path(path).unlink(missing_ok=True)
 
 
 async def join(url: str, room: str, wish: Wish, catalog: Mapping[str, Game], *, seed: bytes, token: str | None = None,

@@ -12,7 +12,9 @@ run here, in this process.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,11 +94,18 @@ def parse(record: Any) -> Transcript:
     if not isinstance(record, dict) or not isinstance(record.get("room"), str) or \
             not isinstance(record.get("events"), list):
         raise NotATranscript("not a transcript: it has no room and events")
-    events = []
+    digest = record.get("digest")
+    if digest is not None and digest != events_digest(record["events"]):
+        raise NotATranscript("damaged: its events are not the ones it was written with (the file was changed "
+                             "after the game; nobody's moves are judged from it)")
+    events: list[Event] = []
     for index, item in enumerate(record["events"]):
         event = _event(item)
         if event is None:
             raise NotATranscript(f"not a transcript: its event {index + 1} is not a ledger event")
+        if events and event.seq != events[-1].seq + 1:
+            raise NotATranscript(f"damaged: the events between sequence numbers {events[-1].seq} and {event.seq} "
+                                 "are missing")
         events.append(event)
     seat = record.get("seat")
     reason = record.get("reason")
@@ -122,13 +131,31 @@ def observer(room: str, catalog: Mapping[str, Game], seat: int = OBSERVER, seed:
     return Table(room, seat, seed, catalog, wish)
 
 
+def seed_path(transcript: Path) -> Path:
+    """Where the seat's own seed is kept beside its transcript (``….seed``, mode 0600), so that ``--replay`` run
+    from that data directory shows the seat's own cards; the transcript itself holds no secret and can be
+    shared."""
+    return transcript.with_suffix(".seed")
+
+
+def write_seed(path: Path, seed: bytes) -> None:
+    """Write ``seed`` (hex) to ``path``, readable by its owner alone."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(seed.hex())
+
+
+def events_digest(events: list[Any]) -> str:
+    """SHA-256 of a transcript's events as written (sorted keys, ASCII): the writer records it, so that a file
+    damaged or edited afterwards is named as such instead of blaming a player for what a change made."""
+    return hashlib.sha256(json.dumps(events, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def seed_beside(path: Path) -> bytes | None:
     """The seat's own seed kept beside its transcript in its data directory (tabletop/shell.py writes it), if
     there is one that reads as a seed."""
-    from .shell import transcript_seed_path
-
     try:
-        text = transcript_seed_path(path).read_text().strip()
+        text = seed_path(path).read_text().strip()
         seed = bytes.fromhex(text)
     except (OSError, ValueError):
         return None

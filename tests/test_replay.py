@@ -55,13 +55,14 @@ def test_the_seat_that_kept_the_transcript_sees_its_own_cards_with_its_seed_and_
 
 
 def test_the_seed_is_written_beside_the_transcript_for_its_owner_alone_and_pruned_with_it(tmp_path):
-    from tabletop.shell import prune, transcript_seed_path, write_seed
+    from tabletop.shell import prune
+    from tabletop.transcript import seed_path, write_seed
 
     kept = tmp_path / "old.json"
     kept.write_text("{}")
-    write_seed(transcript_seed_path(kept), bytes(range(32)))
+    write_seed(seed_path(kept), bytes(range(32)))
     assert transcript.seed_beside(kept) == bytes(range(32))
-    assert transcript_seed_path(kept).stat().st_mode & 0o777 == 0o600
+    assert seed_path(kept).stat().st_mode & 0o777 == 0o600
     newer = tmp_path / "new.json"
     newer.write_text("{}")
     os.utime(kept, (1, 1))

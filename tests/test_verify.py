@@ -13,6 +13,7 @@ import pytest
 
 from discard_tui import verify
 from games.discard.strategy import simple
+from tabletop.transcript import events_digest
 from tabletop.shell import prune
 
 
@@ -35,6 +36,15 @@ def run(tmp_path: Path, record: object, capsys) -> tuple[int, list[str]]:
     return int(stopped.value.code or 0), [line.removeprefix(f"{path}: ") for line in out.splitlines()]
 
 
+def faithful(record: dict) -> dict:
+    """``record`` as a seat would have written it had it seen these events: its digest made again (a test's way to
+    put a cheat, or an early end, into a transcript without it reading as damaged)."""
+    events = record["events"]
+    for seq, event in enumerate(events, events[0]["seq"]):
+        event["seq"] = seq
+    return dict(record, digest=events_digest(events))
+
+
 def posts(record: dict, kind: str) -> list[int]:
     return [i for i, e in enumerate(record["events"]) if e["kind"] == "post" and e["body"]["msg"]["type"] == kind]
 
@@ -52,6 +62,7 @@ async def test_a_game_cut_short_is_unfinished_exit_3_and_nobody_is_blamed(transc
              in ("draw", "discard", "cant_move")]
     cut = copy.deepcopy(transcript)
     del cut["events"][moves[len(moves) // 2]:]
+    cut = faithful(cut)
     code, [line] = run(tmp_path, cut, capsys)
     assert code == 3, line
     assert line.startswith("game 1 (discard, ana vs bo): UNFINISHED: the transcript ends before the game did (")
@@ -70,15 +81,30 @@ async def test_a_tampered_transcript_is_one_line_and_exit_1(transcript, tmp_path
     changed = copy.deepcopy(transcript)
     move = changed["events"][posts(changed, "discard")[0]]
     move["body"]["msg"]["pos"] += 1
-    code, [line] = run(tmp_path, changed, capsys)
+    code, [line] = run(tmp_path, faithful(changed), capsys)
     assert code == 1 and "has a bad signature: it was forged or altered" in line
 
     swapped = copy.deepcopy(transcript)
     events = swapped["events"]
     first, second = [i for i in posts(swapped, "share") if events[i]["seat"] == 1][:2]
     events[first], events[second] = events[second], events[first]
-    code, [line] = run(tmp_path, swapped, capsys)
+    code, [line] = run(tmp_path, faithful(swapped), capsys)
     assert code == 1 and "arrived out of order" in line
+
+
+async def test_a_damaged_file_is_named_as_damaged_and_nobody_is_blamed(transcript, tmp_path, capsys):
+    """A file changed after the game (one byte of a key, an event deleted) is exit 2 and says so; without the
+    digest (an older file), a deleted event still shows as a gap in the sequence numbers."""
+    changed = copy.deepcopy(transcript)
+    share = changed["events"][posts(changed, "share")[0]]
+    share["body"]["shares"]["sealed"][0]["box"] = "0" + share["body"]["shares"]["sealed"][0]["box"][1:]
+    code, [line] = run(tmp_path, changed, capsys)
+    assert code == 2 and line.startswith("damaged: its events are not the ones it was written with"), line
+
+    gap = copy.deepcopy(transcript)
+    del gap["digest"], gap["events"][posts(gap, "discard")[0]]
+    code, [line] = run(tmp_path, gap, capsys)
+    assert code == 2 and line.startswith("damaged: the events between sequence numbers "), line
 
 
 @pytest.mark.parametrize("content", ["not json at all", json.dumps({"room": "x"}), json.dumps([1, 2]),
