@@ -1,6 +1,6 @@
 """Independent conformance tests for the relay wire protocol, version 1.2 (docs/relay-protocol.md).
 
-Written from the contract alone (``shared/relay-protocol.md`` version 1 and
+Written from the contract alone (docs/relay-protocol.md: version 1 and
 the project's N-seat extension): a client that knows the contract and
 nothing about the implementation.  The relay is started as subprocesses
 (``python -m relay --port 0``) and spoken to over real sockets, once per
