@@ -13,6 +13,8 @@ and deal of 52 cards the same way.
     uv run python benchmarks/shuffle.py --three cabo          # three players, every group
     uv run python benchmarks/shuffle.py --baseline ../old-checkout --groups modp2048
                                       # the same runs, old and new bots taking turns, side by side
+    uv run python benchmarks/shuffle.py --baseline ../v4 --baseline-group ed25519 --groups ed25519,secp256k1
+                                      # version 4's default against version 5 on the same group and on its own
 
 A baseline is another checkout of this repository with its own `uv sync`
 done; its bots run with its own .venv, against the same relay, alternating
@@ -47,6 +49,8 @@ from tabletop.deck import prove_phase1, prove_phase2
 from tabletop.groups import GROUPS
 
 TARGETS = {  # (players, group) -> the median shuffle+deal, every proof made and checked, not to exceed, in seconds
+    (2, "secp256k1"): 0.200,
+    (3, "secp256k1"): 0.350,
     (2, "ed25519"): 0.200,
     (3, "ed25519"): 0.350,
 }
@@ -167,6 +171,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5, help="rematches per figure (default 5)")
     parser.add_argument("--baseline", metavar="CHECKOUT", help="another checkout to compare with")
     parser.add_argument("--rounds", type=int, default=3, help="with --baseline: alternating rounds (default 3)")
+    parser.add_argument("--baseline-group", metavar="G", help="with --baseline: the baseline's bots play in G "
+                        "(default: the group they are compared in; an old checkout may not have a new group)")
     parser.add_argument("--three", metavar="GAME", help="time a 52-card shuffle and deal among three bots playing "
                         "GAME (e.g. cabo) instead of two playing discard")
     args = parser.parse_args()
@@ -178,7 +184,7 @@ def main() -> None:
     for name in groups:
         power, check = operation_us(name)
         print(f"{name}: one exponentiation {power:.0f} µs, one element check {check:.0f} µs")
-        proof_figures(name, 52 if name == "ed25519" else 8)
+        proof_figures(name, 52 if GROUPS[name].threads else 8)
     seats = 3 if args.three else 2
     relay, url = start_relay()
     missed = False
@@ -203,15 +209,17 @@ def main() -> None:
 def compare(url: str, data_dir: str, args: argparse.Namespace, group: str, seats: int) -> None:
     """This checkout's bots and the baseline's, taking turns in ``group``, medians side by side."""
     samples: dict[str, list[float]] = {"baseline": [], "this checkout": []}
+    groups = {"baseline": args.baseline_group or group, "this checkout": group}
     for round_ in range(args.rounds):
         for label, checkout in (("baseline", args.baseline), ("this checkout", None)):
-            results = play(url, f"compare-{group}-{round_}-{label[0]}-{os.getpid()}", group, args.games, data_dir,
-                           checkout, game=args.three, seats=seats)
+            results = play(url, f"compare-{group}-{round_}-{label[0]}-{os.getpid()}", groups[label], args.games,
+                           data_dir, checkout, game=args.three, seats=seats)
             if {r["audit"] for r in results} != {"fair"}:
                 sys.exit(f"{label}: a game was not fair")
             samples[label] += [r["shuffle_s"] for r in results]
     for label, values in samples.items():
-        print(f"52 cards, {group}, {seats} players, {label}: shuffle+deal median {statistics.median(values) * 1000:.0f}"
+        print(f"52 cards, {groups[label]}, {seats} players, {label}: shuffle+deal median "
+              f"{statistics.median(values) * 1000:.0f}"
               f" ms (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}, {len(values)} samples)")
     ratio = statistics.median(samples["this checkout"]) / statistics.median(samples["baseline"])
     print(f"{group}: this checkout / baseline: {ratio:.2f}", flush=True)

@@ -15,6 +15,7 @@ from discard_tui.config import PlayConfig
 from discard_tui.lobby import LobbyError, LobbyLink, Page, Waiting, parse_page, public_fields
 from discard_tui.lobby_screen import CreateRoom, LobbyScreen, waited_words
 from discard_tui.profile import Profile
+from tabletop.groups import DEFAULT_GROUP
 from pilot import text_of, until
 
 RELAY = "ws://relay.example:8765"
@@ -140,7 +141,7 @@ async def test_c_creates_a_public_room_with_the_game_its_players_and_options():
     [chosen] = app.chosen
     assert chosen is not None and chosen.public and chosen.room.startswith("table-")
     assert (chosen.game, chosen.seats, chosen.options) == ("war", 2, {"tricks": 50})
-    assert public_fields(chosen) == {"game": "war", "group": "ed25519", "tricks": 50}
+    assert public_fields(chosen) == {"game": "war", "group": DEFAULT_GROUP.name, "tricks": 50}
 
 
 @pytest.mark.parametrize("frame", [
@@ -183,7 +184,7 @@ async def test_a_room_created_in_the_lobby_is_listed_on_a_real_relay_until_it_is
         room = app.config.room
         [listed] = (await link.page(None)).rooms
         assert (listed.room, listed.game, listed.names, listed.seats) == (room, "discard", ("ana",), 2)
-        assert listed.options == {"group": "ed25519", "deck": "full"}
+        assert listed.options == {"group": DEFAULT_GROUP.name, "deck": "full"}
         async with connect(relay_url) as other:  # a second player takes the last seat: the room is full
             await other.send('{"type": "join", "room": "%s", "name": "bo", "token": null}' % room)
             await other.recv()
