@@ -355,3 +355,16 @@ def test_secp256k1_hashes_to_the_first_even_point():
     first = next(c for c, x in enumerate(xs) if int.from_bytes(x, "big") < SECP_P
                  and on_secp256k1(int.from_bytes(x, "big")))
     assert SECP_CARD == "02" + xs[first].hex()
+
+
+def test_secp256k1_multiply_takes_only_a_cancelling_sum_for_the_identity():
+    """libsecp256k1 refuses a sum that is the point at infinity, and only that is the identity: a value that is
+    no point (the identity's 0 among them, which add() keeps from multiply) raises, rather than being summed as
+    the point at infinity."""
+    card = SECP256K1.encode(0)
+    assert SECP256K1.multiply(card, SECP256K1.scale(card, -1)) == SECP256K1.identity
+    for x in (SECP256K1.identity, int(secp_x(OFF_CURVE_X), 16)):
+        with pytest.raises(ValueError):
+            SECP256K1.multiply(x, card)
+        with pytest.raises(ValueError):
+            SECP256K1.multiply(card, x)
