@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nacl import bindings
 
@@ -13,8 +14,10 @@ from tabletop import wire
 from tabletop.crypto import derive_below, derive_bytes
 from tabletop.deck import Secrets, key_commitment, seal_key
 from tabletop.ed25519 import ED25519
+from tabletop.groups import GROUPS
 from tabletop.ledger import post_id
 from tabletop.modp import MODP_2048
+from test_proofs import honest
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 A, B = bytes(range(32)), bytes(range(32, 64))
@@ -107,3 +110,26 @@ def test_post_ids():
     escaped = wire.canonical(stopped).replace("é".encode(), b"\\u00e9")
     assert post_id(stopped) == hashlib.sha256(escaped).hexdigest()[:32]
     documented(post_id(draw), stopped["sig"], post_id(stopped), hashlib.sha256(wire.canonical(stopped)).hexdigest()[:32])
+
+
+PROOF_VECTORS = {  # SHA-256 of the phase-1 and the phase-2 proof's wire strings joined by commas
+    "ed25519": ("5c8f26fe5b8972fb5af278d6c02d238dc14d9b1ba7ea31f08021594b015b0fa3",
+                "120cbf809d128d6fb7a6ffcdb10593848d5226ba8e7e85e07815a0486dc9acdf"),
+}
+
+
+@pytest.mark.parametrize("name", list(PROOF_VECTORS))
+def test_proofs(name: str):
+    """The 4-card deck, key Key.derive(group, A, "shuffle/0"), order [2, 0, 3, 1], secret B, room "vectors"; phase
+    2 re-keys Y with Key.derive(group, A, f"card/{j}") (tests/test_proofs.py's honest step)."""
+    group = GROUPS[name]
+    step = honest(group, 4, order=(2, 0, 3, 1), room="vectors")
+    assert step.context == {"version": 5, "group": name, "room": "vectors", "game": 1, "deal": 0, "seat": 0,
+                            "step": 1}
+    assert step.sigma == (1, 3, 0, 2)
+    shuffle = hashlib.sha256(",".join(step.shuffle.to_wire(group)).encode()).hexdigest()
+    rekey = hashlib.sha256(",".join(step.rekey.to_wire(group)).encode()).hexdigest()
+    assert (shuffle, rekey) == PROOF_VECTORS[name]
+    documented(shuffle, rekey, group.to_hex(step.commitment))
+    step.check_shuffle()
+    step.check_rekey()
