@@ -62,11 +62,12 @@ def shuffle_steps(g: Group, size: int, seats: int = 2) -> tuple[list[list], list
     return steps, secrets
 
 
-@pytest.mark.parametrize("g, seats, size", [(ED25519, 2, 24), (ED25519, 3, 24), (MODP_2048, 2, 8), (MODP_2048, 3, 8),
-                                           (MODP_3072, 2, 4)],
-                         ids=["2-ed25519", "3-ed25519", "2-modp2048", "3-modp2048", "2-modp3072"])
+@pytest.mark.parametrize("g, seats, size", [(SECP256K1, 2, 24), (SECP256K1, 3, 24), (ED25519, 2, 24),
+                                           (ED25519, 3, 24), (MODP_2048, 2, 8), (MODP_2048, 3, 8), (MODP_3072, 2, 4)],
+                         ids=["2-secp256k1", "3-secp256k1", "2-ed25519", "3-ed25519", "2-modp2048", "3-modp2048",
+                              "2-modp3072"])
 def test_the_shuffle_decrypts_to_a_permutation(g: Group, seats: int, size: int):
-    """Every group; three shufflers in the curve and in MODP (3072 bits runs the code 2048 does, slower). Every
+    """Every group; three shufflers on each curve and in MODP (3072 bits runs the code 2048 does, slower). Every
     step is proven, so MODP's decks are small."""
     steps, secrets = shuffle_steps(g, size, seats)
     final = steps[-1]
