@@ -2,9 +2,10 @@
 
 * A :class:`Group` is a cyclic group of prime order q in which nobody knows
   a discrete log between two cards: raising every card to one key then keeps
-  no structure that could name a card. Two groups implement it:
-  ``tabletop.ed25519`` (the default) and ``tabletop.modp`` (RFC 3526 safe
-  primes); ``tabletop.groups`` lists them by the id a hello announces.
+  no structure that could name a card. Three modules implement it:
+  ``tabletop.secp256k1`` (the default), ``tabletop.ed25519`` and
+  ``tabletop.modp`` (RFC 3526 safe primes); ``tabletop.groups`` lists them by
+  the id a hello announces.
 * Elements and keys are Python ints everywhere outside a group's own module;
   only the group parses, validates, prints and multiplies them.
 * A key is a random e in [2, q - 1] (q is prime, so e is invertible) with
@@ -13,7 +14,7 @@
   SHAKE-256, so saving the seed saves the game.
 * Batches of exponentiations run off the event loop: in a process pool for a
   group whose arithmetic holds the GIL (gmpy2), on threads for one that
-  releases it (libsodium).
+  releases it (libsecp256k1, libsodium).
 
 Nothing here knows about cards' ranks, the network or the game's rules.
 """

@@ -1,7 +1,8 @@
 """Zero-knowledge proofs of the two shuffle steps (protocol version 5), non-interactive by Fiat–Shamir.
 
 Pure functions of their arguments: nothing here knows the network, the ledger or a table; the shell runs
-them on a worker (threads for ed25519, whose arithmetic releases the GIL; the process pool for MODP).
+them on a worker (threads for secp256k1 and ed25519, whose arithmetic releases the GIL; the process pool for
+MODP).
 
 **Phase 1: an exponentiation shuffle.** A seat with key e (d = e⁻¹) turns the deck X into
 Y_t = e·X_order[t] and commits to d as F = d·G. Read backwards, X_i = d·Y_σ(i) with σ = order⁻¹: a

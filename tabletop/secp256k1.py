@@ -74,9 +74,12 @@ class Secp256k1Group(Group):
         return _int(_point(x).multiply(k.to_bytes(32, "big")))
 
     def multiply(self, x: int, y: int) -> int:
+        """x + y for two points (add() takes the identity). Only the sum is caught: a value that is no point raises,
+        rather than being taken for the point at infinity."""
+        points = [_point(x), _point(y)]
         try:
-            return _int(PublicKey.combine_keys([_point(x), _point(y)]))
-        except ValueError:  # x = -y: the sum is the point at infinity
+            return _int(PublicKey.combine_keys(points))
+        except ValueError:  # x = -y: libsecp256k1 refuses a sum that is the point at infinity
             return IDENTITY
 
 

@@ -1,7 +1,13 @@
 """SRA in every group: commutativity, round trips, encoding, validation, keys; then each group's own checks."""
 
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
 import gmpy2
 import pytest
+from coincurve import PrivateKey
 from gmpy2 import mpz
 from nacl import bindings
 
@@ -56,11 +62,12 @@ def shuffle_steps(g: Group, size: int, seats: int = 2) -> tuple[list[list], list
     return steps, secrets
 
 
-@pytest.mark.parametrize("g, seats, size", [(ED25519, 2, 24), (ED25519, 3, 24), (MODP_2048, 2, 8), (MODP_2048, 3, 8),
-                                           (MODP_3072, 2, 4)],
-                         ids=["2-ed25519", "3-ed25519", "2-modp2048", "3-modp2048", "2-modp3072"])
+@pytest.mark.parametrize("g, seats, size", [(SECP256K1, 2, 24), (SECP256K1, 3, 24), (ED25519, 2, 24),
+                                           (ED25519, 3, 24), (MODP_2048, 2, 8), (MODP_2048, 3, 8), (MODP_3072, 2, 4)],
+                         ids=["2-secp256k1", "3-secp256k1", "2-ed25519", "3-ed25519", "2-modp2048", "3-modp2048",
+                              "2-modp3072"])
 def test_the_shuffle_decrypts_to_a_permutation(g: Group, seats: int, size: int):
-    """Every group; three shufflers in the curve and in MODP (3072 bits runs the code 2048 does, slower). Every
+    """Every group; three shufflers on each curve and in MODP (3072 bits runs the code 2048 does, slower). Every
     step is proven, so MODP's decks are small."""
     steps, secrets = shuffle_steps(g, size, seats)
     final = steps[-1]
@@ -207,3 +214,158 @@ def test_a_pool_shut_down_before_prepare_started_it_is_not_started():
         assert crypto._pool is None and not crypto._started
     finally:
         crypto.start_pool()  # the session's pool (tests/conftest.py), as the other tests expect it
+
+
+# -- secp256k1: libsecp256k1's parse is the element check ----------------------------------------------------------
+
+SECP_P = 2**256 - 2**32 - 977  # the field prime
+SECP_CARD = SECP256K1.to_hex(SECP256K1.encode(0))
+
+
+def secp_x(x: int, prefix: str = "02") -> str:
+    """The compressed encoding with this x, written out whether or not it is a point (x may be p or more)."""
+    return prefix + x.to_bytes(32, "big").hex()
+
+
+def on_secp256k1(x: int) -> bool:
+    return pow((x**3 + 7) % SECP_P, (SECP_P - 1) // 2, SECP_P) == 1
+
+
+@dataclass(frozen=True)
+class SecpPoint:
+    """Affine secp256k1 in plain Python, slow and obviously right: a reference for libsecp256k1's results."""
+
+    x: int
+    y: int
+
+    @classmethod
+    def of(cls, element: int) -> SecpPoint:
+        encoded = element.to_bytes(33, "big")
+        x = int.from_bytes(encoded[1:], "big")
+        y = pow((x**3 + 7) % SECP_P, (SECP_P + 1) // 4, SECP_P)  # p = 3 mod 4
+        return cls(x, y if y % 2 == encoded[0] - 2 else SECP_P - y)
+
+    def element(self) -> int:
+        return int.from_bytes(bytes([2 + self.y % 2]) + self.x.to_bytes(32, "big"), "big")
+
+    def uncompressed(self) -> bytes:
+        return self.x.to_bytes(32, "big") + self.y.to_bytes(32, "big")
+
+    def __add__(self, other: SecpPoint | None) -> SecpPoint | None:
+        if other is None:
+            return self
+        if self.x == other.x and (self.y + other.y) % SECP_P == 0:
+            return None  # the point at infinity
+        if self == other:
+            slope = 3 * self.x * self.x * pow(2 * self.y, -1, SECP_P)
+        else:
+            slope = (other.y - self.y) * pow(other.x - self.x, -1, SECP_P)
+        x = (slope * slope - self.x - other.x) % SECP_P
+        return SecpPoint(x, (slope * (self.x - x) - self.y) % SECP_P)
+
+    def times(self, k: int) -> SecpPoint | None:
+        result: SecpPoint | None = None
+        addend: SecpPoint | None = self
+        while k:
+            assert addend is not None  # 2^i·P, never infinity: the order is a large prime
+            if k & 1:
+                result = addend + result
+            addend = addend + addend
+            k >>= 1
+        return result
+
+
+OFF_CURVE_X = next(x for x in range(1, 100) if not on_secp256k1(x))
+ON_CURVE_X = next(x for x in range(1, 100) if on_secp256k1(x))  # x = 1: 1 + 7 = 8 is a square mod p
+
+
+@pytest.mark.parametrize("value", [
+    SECP256K1.to_hex(SECP256K1.identity),  # 33 zero bytes: the identity has no encoding
+    "04" + SecpPoint.of(SECP256K1.encode(0)).uncompressed().hex(),  # uncompressed SEC 1: a point, but not canonical
+    "06" + SecpPoint.of(SECP256K1.encode(0)).uncompressed().hex(),  # hybrid SEC 1, which libsecp256k1 also parses
+    "00" + SECP_CARD[2:],
+    "01" + SECP_CARD[2:],
+    "05" + SECP_CARD[2:],
+    secp_x(SECP_P),  # x = p: not reduced
+    secp_x(SECP_P + ON_CURVE_X),  # x = p + 1 would be the point with x = 1 if it were reduced
+    secp_x(2**256 - 1, "03"),
+    secp_x(0),  # 0³ + 7 is not a square: no point has x = 0
+    secp_x(OFF_CURVE_X),
+    SECP_CARD.upper(),
+    SECP_CARD[:2] + SECP_CARD[2:].upper(),
+    SECP_CARD[:-2],  # 32 bytes
+    SECP_CARD + "00",  # 34 bytes
+    SECP_CARD[:-1],
+    SECP_CARD + "\n",
+    "zz" * 33,
+    "",
+], ids=["identity", "uncompressed", "hybrid", "prefix-00", "prefix-01", "prefix-05", "x=p", "x=p+1", "x=2^256-1",
+        "x=0", "off-curve", "upper-case", "upper-case-x", "32-bytes", "34-bytes", "odd-length", "newline", "not-hex",
+        "empty"])
+def test_secp256k1_points_are_checked(value):
+    with pytest.raises(CryptoViolation, match="not an element"):
+        SECP256K1.from_hex(value, "card")
+
+
+def test_secp256k1_accepts_both_parities_of_a_point_and_the_point_with_x_1():
+    """The prefixes 02 and 03 of one x are a point and its negation, both elements; the encoding is unique."""
+    card = SECP256K1.encode(0)
+    negated = SECP256K1.scale(card, -1)
+    assert SECP_CARD.startswith("02") and SECP256K1.to_hex(negated) == "03" + SECP_CARD[2:]
+    assert SECP256K1.from_hex("03" + SECP_CARD[2:], "card") == negated
+    assert SECP256K1.from_hex(secp_x(ON_CURVE_X), "card") == int(secp_x(ON_CURVE_X), 16)
+
+
+def test_secp256k1_arithmetic_is_the_curve_s():
+    """power, base_power and multiply against plain-Python affine arithmetic and coincurve's other paths (its
+    secret-key arithmetic); add(x, -x) is the identity and add(x, x) doubles."""
+    card, other = SECP256K1.encode(0), SECP256K1.encode(1)
+    g = SecpPoint.of(SECP256K1.generator)
+    assert (g.x, g.y) == (0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798,
+                          0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8)
+    assert SecpPoint.of(card).times(SECP256K1.q) is None and g.times(SECP256K1.q) is None
+    for k in (1, 2, 3, 2**128 + 1, SECP256K1.q - 1, Key.derive(SECP256K1, SEED, "a").e):
+        assert SECP256K1.power(card, k) == SecpPoint.of(card).times(k).element()
+        assert SECP256K1.base_power(k) == g.times(k).element() == SECP256K1.power(SECP256K1.generator, k)
+        assert SECP256K1.base_power(k) == int.from_bytes(PrivateKey.from_int(k).public_key.format(), "big")
+    assert SECP256K1.multiply(card, other) == (SecpPoint.of(card) + SecpPoint.of(other)).element()
+    assert SECP256K1.add(card, card) == SecpPoint.of(card).times(2).element() == SECP256K1.power(card, 2)
+    assert SECP256K1.add(card, SECP256K1.scale(card, -1)) == SECP256K1.identity
+    assert SECP256K1.multiply(card, SECP256K1.power(card, SECP256K1.q - 1)) == SECP256K1.identity
+    assert SECP256K1.add(SECP256K1.identity, card) == card == SECP256K1.add(card, SECP256K1.identity)
+    assert SECP256K1.scale(card, SECP256K1.q) == SECP256K1.identity == SECP256K1.scale(SECP256K1.identity, 5)
+    assert SECP256K1.scale(card, SECP256K1.q + 2) == SECP256K1.power(card, 2)
+
+
+def test_secp256k1_multiplication_refuses_a_scalar_out_of_range():
+    """libsecp256k1 gets k as it is, never reduced: coincurve refuses 0 and n or more (scale() reduces first)."""
+    card = SECP256K1.encode(0)
+    for k in (0, SECP256K1.q, SECP256K1.q + 1):
+        with pytest.raises(ValueError):
+            SECP256K1.power(card, k)
+        with pytest.raises(ValueError):
+            SECP256K1.base_power(k)
+    with pytest.raises(OverflowError):
+        SECP256K1.power(card, 2**256)
+
+
+def test_secp256k1_hashes_to_the_first_even_point():
+    """Card 0 is 02 ‖ x for the first counter whose x = SHAKE-256(label ‖ "/" ‖ counter) is the x of a point."""
+    label = SECP256K1.card_label(0)
+    xs = [hashlib.shake_256(label + b"/" + str(c).encode()).digest(32) for c in range(20)]
+    first = next(c for c, x in enumerate(xs) if int.from_bytes(x, "big") < SECP_P
+                 and on_secp256k1(int.from_bytes(x, "big")))
+    assert SECP_CARD == "02" + xs[first].hex()
+
+
+def test_secp256k1_multiply_takes_only_a_cancelling_sum_for_the_identity():
+    """libsecp256k1 refuses a sum that is the point at infinity, and only that is the identity: a value that is
+    no point (the identity's 0 among them, which add() keeps from multiply) raises, rather than being summed as
+    the point at infinity."""
+    card = SECP256K1.encode(0)
+    assert SECP256K1.multiply(card, SECP256K1.scale(card, -1)) == SECP256K1.identity
+    for x in (SECP256K1.identity, int(secp_x(OFF_CURVE_X), 16)):
+        with pytest.raises(ValueError):
+            SECP256K1.multiply(x, card)
+        with pytest.raises(ValueError):
+            SECP256K1.multiply(card, x)
