@@ -74,13 +74,23 @@ class Secp256k1Group(Group):
         return _int(_point(x).multiply(k.to_bytes(32, "big")))
 
     def multiply(self, x: int, y: int) -> int:
-        """x + y for two points (add() takes the identity). Only the sum is caught: a value that is no point raises,
-        rather than being taken for the point at infinity."""
-        points = [_point(x), _point(y)]
-        try:
-            return _int(PublicKey.combine_keys(points))
-        except ValueError:  # x = -y: libsecp256k1 refuses a sum that is the point at infinity
-            return IDENTITY
+        """x + y for two points (add() takes the identity)."""
+        return _sum([_point(x), _point(y)])
+
+    def total(self, elements: list[int]) -> int:
+        """The sum of ``elements`` in one call of libsecp256k1 (each parsed once, not once per addition)."""
+        return _sum([_point(x) for x in elements if x != IDENTITY])
+
+
+def _sum(points: list[PublicKey]) -> int:
+    """The sum of parsed points. Only the sum is caught: a value that is no point raised already, when parsed,
+    rather than being taken for the point at infinity."""
+    if not points:
+        return IDENTITY
+    try:
+        return _int(PublicKey.combine_keys(points))
+    except ValueError:  # libsecp256k1 refuses a sum that is the point at infinity
+        return IDENTITY
 
 
 def _point(x: int) -> PublicKey:

@@ -369,3 +369,15 @@ def test_secp256k1_multiply_takes_only_a_cancelling_sum_for_the_identity():
             SECP256K1.multiply(x, card)
         with pytest.raises(ValueError):
             SECP256K1.multiply(card, x)
+
+
+def test_a_sum_of_many_points_is_the_sum_added_one_at_a_time(group: Group):
+    """A group may sum many points at once (secp256k1: one call of libsecp256k1): the same as adding them in turn,
+    the identity skipped, a sum that cancels the identity."""
+    points = [group.encode(i) for i in range(7)]
+    one_at_a_time = group.identity
+    for x in points:
+        one_at_a_time = group.add(one_at_a_time, x)
+    assert group.total(points) == group.total([group.identity, *points, group.identity]) == one_at_a_time
+    assert group.total([points[0], group.scale(points[0], -1)]) == group.identity
+    assert group.total([]) == group.identity and group.total(points[:1]) == points[0]
