@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from typing import Any
 
 from local_relay import run_bots, start_relay
 
@@ -86,18 +87,24 @@ def operation_us(group_name: str, rounds: int = 200) -> tuple[float, float]:
     return power, (time.perf_counter() - start) / rounds * 1e6
 
 
+def operations(group: Group) -> list[str]:
+    """What a proof's cost is counted in: variable-base and fixed-base (k·G) multiplications, additions, and, for a
+    group that sums many points at once (secp256k1), the points summed that way."""
+    return ["power", "base_power", "multiply"] + (["total"] if type(group).total is not Group.total else [])
+
+
 class Counting:
-    """A group's multiplications, counted: variable-base, fixed-base (k·G) and additions."""
+    """A group's operations (:func:`operations`), counted."""
 
     def __init__(self, group: Group) -> None:
         self.group = copy.deepcopy(group)
-        self.counts = {"power": 0, "base_power": 0, "multiply": 0}
+        self.counts = dict.fromkeys(operations(group), 0)
         for name in self.counts:
             setattr(self.group, name, self._counted(name, getattr(self.group, name)))
 
     def _counted(self, name: str, method: Callable[..., int]) -> Callable[..., int]:
-        def counted(*args: int) -> int:
-            self.counts[name] += 1
+        def counted(*args: Any) -> int:
+            self.counts[name] += len(args[0]) if name == "total" else 1
             return method(*args)
         return counted
 
@@ -107,9 +114,11 @@ def proof_figures(group_name: str, size: int = 52) -> None:
     each costs, their lower bound (that many operations at this machine's cost per operation, on one core) and the
     ratio of the measured time on this machine's threads to it, and the proof's size."""
     group = GROUPS[group_name]
+    summed = list(group.encoded(size))
     unit = {"power": _time(lambda: group.power(group.encode(1), group.q - 12345)),
             "base_power": _time(lambda: group.base_power(group.q - 12345)),
-            "multiply": _time(lambda: group.multiply(group.encode(1), group.encode(2)))}
+            "multiply": _time(lambda: group.multiply(group.encode(1), group.encode(2))),
+            "total": _time(lambda: group.total(summed)) / size}  # per point summed
     source = list(group.encoded(size))
     key, order = Key.derive(group, bytes(32), "shuffle/0"), list(range(size))[::-1]
     keys = [Key.derive(group, bytes(32), f"card/{j}") for j in range(size)]
@@ -137,8 +146,8 @@ def proof_figures(group_name: str, size: int = 52) -> None:
         start = time.perf_counter()
         run(group)
         took = time.perf_counter() - start
-        bound = sum(counting.counts[name] * unit[name] for name in unit)
-        counts = ", ".join(f"{counting.counts[name]} {name}" for name in unit)
+        bound = sum(count * unit[name] for name, count in counting.counts.items())
+        counts = ", ".join(f"{count} {name}" for name, count in counting.counts.items())
         size_note = f", proof {digits:,} hex digits" if digits else ""
         print(f"{group_name}, {size} cards, {label}: {took * 1000:.1f} ms on {WORKERS} threads; {counts}; "
               f"lower bound {bound * 1000:.1f} ms on one core, measured/bound {took / bound:.2f}{size_note}",
