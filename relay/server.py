@@ -22,7 +22,9 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   Until its join is answered, a connection's burst is ``unjoined_burst``
   frames: one that sends more at once is dropped after parsing a few hundred
   bytes of it, so a stranger reconnecting to flood costs little more than
-  the handshake. A connection that keeps sending frames the relay refuses (more than
+  the handshake. Until then its messages may have ``UNJOINED_FRAME`` bytes: a
+  larger one is refused from its frame header (close 1009), its payload never
+  read. A connection that keeps sending frames the relay refuses (more than
   ``max_refused`` in ``refusal_window`` seconds) is closed with 1008.
 * Log lines about refusals and drops are sampled: at most a few of each kind
   every ``refusal_window`` seconds, then one line counting the rest.
@@ -61,7 +63,7 @@ from http import HTTPStatus
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, PayloadTooBig
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
@@ -79,7 +81,7 @@ MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
 TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
 READ_SLICE = 8192  # bytes of a read parsed before the read budget is checked again (at most 1,365 frames)
 UNJOINED_SLICE = 512  # the same before the connection's join is answered: a join is a few hundred bytes
-UNJOINED_FRAME = 16 << 10  # bytes a frame may have before the join is answered (a join, a list: well under 2 KiB)
+UNJOINED_FRAME = 16 << 10  # bytes a message may have before the join is answered (a join, a list: well under 2 KiB)
 FRAGMENT_COST = 256  # bytes a fragment of an unfinished message counts for at least (websockets keeps a Frame each)
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
 
@@ -319,7 +321,12 @@ class ReadBudget(ServerConnection):
     reading pauses until the bucket has refilled (TCP then slows the sender). One that sends a whole further
     burst's worth at once (reading may be resumed by websockets' own flow control, and one read can hold
     thousands of tiny frames) is aborted, and its frames still queued are dropped unread. Set up by
-    :meth:`Relay.serve`."""
+    :meth:`Relay.serve`.
+
+    Until :meth:`joined`, websockets reads messages of ``UNJOINED_FRAME`` bytes at most: it checks a frame's
+    length in its header, before reading the payload, and closes a connection that sends a larger one with 1009
+    (Message Too Big), reading no more of it. A frame whose header was parsed before the join was answered (sent
+    along with the join, before the welcome) is held to that limit too."""
 
     read_rate: float = 200.0
     read_burst: float = 800.0
@@ -333,10 +340,13 @@ class ReadBudget(ServerConnection):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.burst, self.slice = self.unjoined_burst, UNJOINED_SLICE  # until joined() is called
+        self.joined_size = self.protocol.max_message_size  # Relay.serve's max_size (None: no limit)
+        self.protocol.max_message_size = min(UNJOINED_FRAME, self.joined_size or UNJOINED_FRAME)
         self.read_tokens, self.read_refill = self.burst, time.monotonic()
         self.read_resume: asyncio.TimerHandle | None = None
         self.flooding = False
         self.read_after_close = 0  # bytes received since this connection began to close
+        self.told_too_big = False  # its 1009 (a message over max_message_size) was logged
 
     def process_event(self, event: Any) -> None:
         if isinstance(event, Frame):
@@ -347,6 +357,10 @@ class ReadBudget(ServerConnection):
 
     def data_received(self, data: bytes) -> None:
         self._parse_within_budget(data)
+        if isinstance(self.protocol.parser_exc, PayloadTooBig) and not self.told_too_big:
+            self.told_too_big = True  # websockets closed it with 1009 and reads no more of the frame
+            SAMPLED.info("refused frames", "closed a connection (%s) with 1009: %s",
+                         "not joined" if self.slice == UNJOINED_SLICE else "joined", self.protocol.parser_exc)
         self._count_unfinished(len(self.protocol.reader.buffer) + (self.protocol.current_size or 0)
                                + FRAGMENT_COST * self.fragments)
 
@@ -410,9 +424,11 @@ class ReadBudget(ServerConnection):
             self.read_resume = self.loop.call_later(-self.read_tokens / self.read_rate, self._resume_reading)
 
     def joined(self) -> None:
-        """The connection holds a seat: it may now send a game's bursts, read in larger slices."""
+        """The connection holds a seat: it may now send a game's bursts and messages up to the relay's max_size
+        (from its next frame header on), read in larger slices."""
         self.read_tokens += self.read_burst - self.burst
         self.burst, self.slice = self.read_burst, READ_SLICE
+        self.protocol.max_message_size = self.joined_size
 
     def unread_bytes(self) -> int:
         """Bytes received and not handled yet: an unfinished message (as tallied), and frames waiting for the
@@ -522,8 +538,6 @@ class Relay:
             size = len(message) if isinstance(message, bytes) or message.isascii() else len(message.encode())
             if size > self.limits.max_frame:
                 raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
-            if client.room is None and size > UNJOINED_FRAME:
-                raise Refused("too_large", f"a frame before a join may have {UNJOINED_FRAME} bytes at most")
             if not client.take_bytes(size):
                 raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB a second; "
                                               "slow down and send this one again")
