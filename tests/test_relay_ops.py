@@ -1018,6 +1018,7 @@ async def test_unfinished_frames_of_one_address_are_bounded_and_the_largest_hold
     _, elsewhere = await hold_unfinished(running.url, "127.0.0.1", "other", 900 << 10)  # another address
     holder_reader, holder = await hold_unfinished(running.url, ELSEWHERE, "hold", 900 << 10)
     await eventually(lambda: relay.addresses[ELSEWHERE].unfinished >= 900 << 10, "the holder's bytes received")
+    assert relay.strangers.unfinished == 0  # seated: not among the strangers' bytes
     neighbour = await seated(running.url, "game", "ann", source=ELSEWHERE)
     assert (await neighbour.post({"pad": "y" * 600_000}))["seat"] == 0  # passing 1 MiB on the way in
     await until_dropped(holder_reader)
@@ -1171,6 +1172,7 @@ async def test_a_strangers_big_frame_is_refused_from_its_header(in_process_relay
     await until_dropped(reader)  # and the relay ends the connection
     writer.close()
     assert sum(fed[handshake:]) <= relay_module.UNJOINED_SLICE
+    assert running.relay.strangers.unfinished == 0  # nothing of it kept
     await a.send_post({"still": "here"})
     assert (await b.until(lambda e: e["kind"] == "post"))["body"] == {"still": "here"}
     await a.close()
@@ -1195,6 +1197,30 @@ async def test_once_seated_a_connection_may_send_frames_up_to_the_joined_limit(i
     assert await refused.expect_closed() == 1009
     await a.close()
     await b.close()
+
+
+async def test_what_all_strangers_are_receiving_is_bounded_and_the_stalest_goes(in_process_relay, eventually):
+    """Strangers from many addresses, each within its own budgets, holding unfinished frames of up to 16 KiB:
+    together they may hold unjoined_buffers; past it the one whose frame has not grown for the longest is
+    dropped at once (the sweep is off here), and an honest join still gets its seat."""
+    running = await in_process_relay(unjoined_buffers=40 << 10, sweep=3600)
+    strangers = running.relay.strangers
+    holders = []
+    for k in range(3):
+        reader, writer = await raw_websocket(running.url, source=f"127.0.0.{3 + k}")
+        writer.write(text_header(16 << 10) + b"x" * (15 << 10))
+        holders.append((reader, writer))
+        if k < 2:  # the third passes 40 KiB
+            await eventually(lambda: strangers.unfinished >= (k + 1) * (15 << 10), f"holder {k}'s bytes received")
+    await until_dropped(holders[0][0])  # the first, which stopped growing first
+    await eventually(lambda: strangers.unfinished >= 30 << 10, "the third holder's bytes received")
+    assert strangers.unfinished <= 40 << 10 and len([c for c in strangers.receiving if c.unfinished]) == 2
+    honest = await seated(running.url, "honest", "ann")
+    assert (await honest.post({"pad": "y" * (20 << 10)}))["seat"] == 0
+    for _, writer in holders:
+        writer.close()
+    await honest.close()
+    await eventually(lambda: strangers.unfinished == 0 and not strangers.receiving, "the strangers' tally back to 0")
 
 
 async def test_a_seated_client_may_send_a_games_burst_at_once(in_process_relay):
