@@ -20,11 +20,17 @@ party to the relay's per-address budgets), and never reads what the relay sends:
   reconnecting when dropped (it reads, only to see that);
 - list-flood: twenty public rooms held open, and forty connections asking
   for the lobby's largest page (50 rooms) at the frame rate each may send
-  (100 a second), reading the answers.
+  (100 a second), reading the answers;
+- stranger-frames: once a second, twenty-five connections that never join,
+  each from an address of its own (127.0.0.2 to 127.0.0.26), each send one
+  frame of 4 MiB - 4 KiB (just under what the relay reads of a seated
+  connection) at once; a connection is done when its frame is sent or the
+  relay answers (then it is closed).
 
     uv run python benchmarks/relay_abuse.py
     uv run python benchmarks/relay_abuse.py --backends memory --abuses ping-flood,junk
     uv run python benchmarks/relay_abuse.py --baseline HEAD~3   # the same abuses on an older relay, side by side
+    uv run python benchmarks/relay_abuse.py --baseline DIR      # ... or the relay package in DIR, as it is
 
 Targets (issue 22): during any abuse the honest room's p99 stays under 50 ms on
 memory and SQLite and under 100 ms on Redis, and the relay's memory grows by
@@ -53,7 +59,8 @@ from websockets.asyncio.client import connect
 
 from local_relay import start_redis, start_relay, status_mib
 
-ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers", "partial-frames", "list-flood"]
+ABUSES = ["ping-flood", "junk", "post-flood", "big-frames", "slow-readers", "partial-frames", "list-flood",
+          "stranger-frames"]
 ABUSER_ADDRESS = "127.0.0.2"  # Linux routes all of 127.0.0.0/8 to loopback
 TARGET_P99_MS = {"memory": 50.0, "sqlite": 50.0, "redis": 100.0}
 TARGET_RSS_GROWTH_MIB = 64.0
@@ -62,9 +69,9 @@ TARGET_RSS_GROWTH_MIB = 64.0
 # -- the abuser: raw RFC 6455 frames over a blocking socket, never reading ----------------------------------
 
 
-def raw_connect(url: str) -> socket.socket:
+def raw_connect(url: str, source: str = ABUSER_ADDRESS) -> socket.socket:
     host, port = url.removeprefix("ws://").split("/")[0].split(":")
-    sock = socket.create_connection((host, int(port)), source_address=(ABUSER_ADDRESS, 0))
+    sock = socket.create_connection((host, int(port)), source_address=(source, 0))
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall(f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
@@ -108,6 +115,8 @@ def abuse(kind: str, url: str, room: str, stop_at: float) -> None:
                 partial_frames(url, room, stop_at)
             elif kind == "list-flood":
                 list_flood(url, room, stop_at)
+            elif kind == "stranger-frames":
+                stranger_frames(url, stop_at)
             else:
                 flood(kind, url, room, stop_at)
         except OSError:
@@ -197,6 +206,43 @@ def list_flood(url: str, room: str, stop_at: float) -> None:
     finally:
         for sock in holders + listers:
             sock.close()
+
+
+def stranger_frames(url: str, stop_at: float) -> None:
+    """Once a second, 25 unjoined connections from 25 addresses each send one text frame of 4 MiB - 4 KiB at once
+    (non-blocking, all together); each is done once its frame is sent or the relay has answered it (a too_large
+    error, or a close). A wave that takes longer than a second is followed by the next at once."""
+    one = frame(0x1, b'"' + b"x" * ((4 << 20) - (4 << 10) - 2) + b'"')
+    while (wave := time.time()) < stop_at:
+        socks = []
+        for k in range(25):
+            try:
+                socks.append(raw_connect(url, f"127.0.0.{2 + k}"))
+            except OSError:
+                pass
+        left = {sock: memoryview(one) for sock in socks}
+        for sock in socks:
+            sock.setblocking(False)
+        while left and time.time() < stop_at:
+            readable, writable, _ = select.select(list(left), list(left), [], 0.1)
+            for sock in readable:  # answered (or dropped): done
+                left.pop(sock, None)
+            for sock in writable:
+                if sock not in left:
+                    continue
+                try:
+                    rest = left[sock][sock.send(left[sock]):]
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    rest = memoryview(b"")
+                if rest:
+                    left[sock] = rest
+                else:
+                    del left[sock]
+        for sock in socks:
+            sock.close()
+        time.sleep(max(0.0, min(wave + 1.0, stop_at) - time.time()))
 
 
 def slow_readers(url: str, room: str, stop_at: float) -> None:
@@ -304,7 +350,10 @@ def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) 
 
 
 def baseline_tree(revision: str) -> str:
-    """A git worktree of ``revision`` in a temporary directory, to run its relay beside this one."""
+    """A git worktree of ``revision`` in a temporary directory, to run its relay beside this one; or ``revision``
+    itself if it is a directory (a checkout, or an exported ``relay`` package, used as it is)."""
+    if os.path.isdir(revision):
+        return revision
     directory = tempfile.mkdtemp(prefix="abuse-baseline-")
     subprocess.run(["git", "worktree", "add", "--detach", directory, revision], check=True, capture_output=True)
     return directory
@@ -317,10 +366,16 @@ def main() -> None:
     parser.add_argument("--before", type=float, default=3.0, help="seconds of the honest room alone first")
     parser.add_argument("--during", type=float, default=8.0, help="seconds of abuse")
     parser.add_argument("--after", type=float, default=4.0, help="seconds after the abuser has gone")
-    parser.add_argument("--baseline", metavar="REV", help="also run the relay of this git revision, side by side")
+    parser.add_argument("--baseline", metavar="REV|DIR",
+                        help="also run the relay of this git revision (or of this directory), side by side")
     args = parser.parse_args()
-    versions = [("this", None)] + ([(args.baseline, baseline_tree(args.baseline))] if args.baseline else [])
-    print(f"{'relay':<10} {'backend':<7} {'abuse':<13} {'p50 / p99 ms: before':>22} {'during':>16} {'after':>16} "
+    versions: list[tuple[str, str | None]] = [("this", None)]
+    if args.baseline:
+        named = os.path.isdir(args.baseline)  # a directory: its last part names it
+        versions.append((os.path.basename(os.path.normpath(args.baseline)) if named else args.baseline,
+                         baseline_tree(args.baseline)))
+    made = [cwd for _, cwd in versions if cwd is not None and cwd != args.baseline]  # worktrees to remove after
+    print(f"{'relay':<10} {'backend':<7} {'abuse':<15} {'p50 / p99 ms: before':>22} {'during':>16} {'after':>16} "
           f"{'RSS MiB before/during/after/peak':>39}  ok")
     failed = False
     try:
@@ -333,12 +388,11 @@ def main() -> None:
                     ok = (r["p99"][1] <= TARGET_P99_MS[backend] and rss[3] - rss[0] <= TARGET_RSS_GROWTH_MIB
                           and rss[2] - rss[0] <= TARGET_RSS_GROWTH_MIB / 2 and r["alive"])
                     failed |= label == "this" and not ok
-                    print(f"{label[:10]:<10} {backend:<7} {kind:<13} {cells[0]:>22} {cells[1]:>16} {cells[2]:>16} "
+                    print(f"{label[:10]:<10} {backend:<7} {kind:<15} {cells[0]:>22} {cells[1]:>16} {cells[2]:>16} "
                           f"{rss[0]:9.0f} {rss[1]:9.0f} {rss[2]:9.0f} {rss[3]:9.0f}  {'yes' if ok else 'NO'}", flush=True)
     finally:
-        for _, cwd in versions:
-            if cwd is not None:
-                subprocess.run(["git", "worktree", "remove", "--force", cwd], capture_output=True)
+        for cwd in made:
+            subprocess.run(["git", "worktree", "remove", "--force", cwd], capture_output=True)
     sys.exit(1 if failed else 0)
 
 

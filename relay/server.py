@@ -22,7 +22,11 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   Until its join is answered, a connection's burst is ``unjoined_burst``
   frames: one that sends more at once is dropped after parsing a few hundred
   bytes of it, so a stranger reconnecting to flood costs little more than
-  the handshake. A connection that keeps sending frames the relay refuses (more than
+  the handshake. Until then its messages may have ``UNJOINED_FRAME`` bytes: a
+  larger one is refused from its frame header (close 1009), its payload never
+  read; and what all such connections are receiving together stays within
+  ``unjoined_buffers`` (past it the one whose message has not grown for the
+  longest is dropped). A connection that keeps sending frames the relay refuses (more than
   ``max_refused`` in ``refusal_window`` seconds) is closed with 1008.
 * Log lines about refusals and drops are sampled: at most a few of each kind
   every ``refusal_window`` seconds, then one line counting the rest.
@@ -61,7 +65,7 @@ from http import HTTPStatus
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, PayloadTooBig
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
@@ -79,7 +83,7 @@ MAX_DEPTH = 64  # nesting levels of arrays and objects a frame may have
 TOO_DEEP = f"frame nests arrays and objects deeper than {MAX_DEPTH} levels"
 READ_SLICE = 8192  # bytes of a read parsed before the read budget is checked again (at most 1,365 frames)
 UNJOINED_SLICE = 512  # the same before the connection's join is answered: a join is a few hundred bytes
-UNJOINED_FRAME = 16 << 10  # bytes a frame may have before the join is answered (a join, a list: well under 2 KiB)
+UNJOINED_FRAME = 16 << 10  # bytes a message may have before the join is answered (a join, a list: well under 2 KiB)
 FRAGMENT_COST = 256  # bytes a fragment of an unfinished message counts for at least (websockets keeps a Frame each)
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \ud800-\udfff: only valid in pairs
 
@@ -106,6 +110,7 @@ class Limits:
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
+    unjoined_buffers: int = 4 << 20  # bytes of messages being received by all unjoined connections together
     max_refused: int = 100  # refused frames in one refusal_window before the connection is closed
     refusal_window: float = 10.0
     sweep: float = 0.1  # seconds between two checks of every connection's write buffer
@@ -181,6 +186,15 @@ class Address:
             return False
         self.refill(limits, now)
         return self.byte_tokens >= limits.address_byte_burst and self.list_tokens >= limits.address_list_burst
+
+
+@dataclass(eq=False)
+class Strangers:
+    """What all of a relay's connections whose join is not answered yet are receiving: the bytes of their messages
+    not yet whole, and who holds them, to find the one to drop (:meth:`ReadBudget._count_unfinished`)."""
+
+    unfinished: int = 0
+    receiving: set[ReadBudget] = field(default_factory=set)
 
 
 @dataclass(eq=False)
@@ -319,12 +333,19 @@ class ReadBudget(ServerConnection):
     reading pauses until the bucket has refilled (TCP then slows the sender). One that sends a whole further
     burst's worth at once (reading may be resumed by websockets' own flow control, and one read can hold
     thousands of tiny frames) is aborted, and its frames still queued are dropped unread. Set up by
-    :meth:`Relay.serve`."""
+    :meth:`Relay.serve`.
+
+    Until :meth:`joined`, websockets reads messages of ``UNJOINED_FRAME`` bytes at most: it checks a frame's
+    length in its header, before reading the payload, and closes a connection that sends a larger one with 1009
+    (Message Too Big), reading no more of it. A frame whose header was parsed before the join was answered (sent
+    along with the join, before the welcome) is held to that limit too."""
 
     read_rate: float = 200.0
     read_burst: float = 800.0
     unjoined_burst: float = 32.0
     address_buffers: int = 16 << 20
+    unjoined_buffers: int = 4 << 20
+    strangers: Strangers | None = None  # the relay's tally of what its unjoined connections are receiving
     address: Address | None = None  # set by the relay's handler (attach)
     unfinished = 0  # bytes of the message being received, as last counted
     fragments = 0  # frames of that message received so far
@@ -333,10 +354,16 @@ class ReadBudget(ServerConnection):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.burst, self.slice = self.unjoined_burst, UNJOINED_SLICE  # until joined() is called
+        self.joined_size = self.protocol.max_message_size  # Relay.serve's max_size (None: no limit)
+        self.protocol.max_message_size = min(UNJOINED_FRAME, self.joined_size or UNJOINED_FRAME)
+        self.unjoined = self.strangers  # counted among the strangers until joined() (None: not counted)
+        if self.unjoined is not None:
+            self.unjoined.receiving.add(self)
         self.read_tokens, self.read_refill = self.burst, time.monotonic()
         self.read_resume: asyncio.TimerHandle | None = None
         self.flooding = False
         self.read_after_close = 0  # bytes received since this connection began to close
+        self.told_too_big = False  # its 1009 (a message over max_message_size) was logged
 
     def process_event(self, event: Any) -> None:
         if isinstance(event, Frame):
@@ -347,31 +374,50 @@ class ReadBudget(ServerConnection):
 
     def data_received(self, data: bytes) -> None:
         self._parse_within_budget(data)
+        if isinstance(self.protocol.parser_exc, PayloadTooBig) and not self.told_too_big:
+            self.told_too_big = True  # websockets closed it with 1009 and reads no more of the frame
+            SAMPLED.info("refused frames", "closed a connection (%s) with 1009: %s",
+                         "not joined" if self.slice == UNJOINED_SLICE else "joined", self.protocol.parser_exc)
         self._count_unfinished(len(self.protocol.reader.buffer) + (self.protocol.current_size or 0)
                                + FRAGMENT_COST * self.fragments)
 
     def _count_unfinished(self, unfinished: int) -> None:
         """Keep this connection's address's tally of bytes received in messages not yet whole (an unfinished frame,
         or the fragments of an unfinished message, each counting for FRAGMENT_COST at least: up to 4 x max_frame,
-        held as long as the sender likes), and once that passes ``address_buffers`` drop the address's connection
-        whose message has not grown for the longest (a post on its way in is growing; a hold is not): arriving at
-        network speed, they cannot wait for the sweep."""
+        held as long as the sender likes), and until it is joined the relay's tally of all its unjoined
+        connections' (:class:`Strangers`). Once the address's passes ``address_buffers``, or the strangers' passes
+        ``unjoined_buffers``, drop the connection among them whose message has not grown for the longest (a post
+        or a join on its way in is growing; a hold is not): arriving at network speed, they cannot wait for the
+        sweep."""
         grown, self.unfinished = unfinished - self.unfinished, unfinished
-        address = self.address
-        if address is None:
+        address, strangers = self.address, self.unjoined
+        for holding in (address, strangers):
+            if holding is not None:
+                holding.unfinished += grown
+        if grown <= 0:
             return
-        address.unfinished += grown
-        if grown > 0:
-            self.grew_at = time.monotonic()
-        if grown > 0 and address.unfinished > self.address_buffers:
-            # the stalest holder: one that is still sending is more likely a post than a hold
-            stalest = min((c for c in address.receiving if c.unfinished), key=lambda c: (c.grew_at, -c.unfinished))
+        self.grew_at = time.monotonic()
+        if address is not None and address.unfinished > self.address_buffers:
             SAMPLED.info("dropped clients", "dropping a client whose address holds %d bytes of unfinished frames",
                          address.unfinished)
-            stalest.transport.abort()
-            address.receiving.discard(stalest)
-            address.unfinished -= stalest.unfinished
-            stalest.unfinished, stalest.address = 0, None  # counted out now: its connection_lost changes nothing
+            self._drop_stalest(address.receiving)
+        if strangers is not None and strangers.unfinished > self.unjoined_buffers:
+            SAMPLED.info("dropped clients", "dropping a client: connections not joined hold %d bytes of unfinished "
+                         "frames", strangers.unfinished)
+            self._drop_stalest(strangers.receiving)
+
+    @staticmethod
+    def _drop_stalest(receiving: set[ReadBudget]) -> None:
+        """Abort the holder among ``receiving`` whose message has not grown for the longest (one that is still
+        sending is more likely a post than a hold), and count it out of every tally at once: its connection_lost
+        then changes nothing."""
+        stalest = min((c for c in receiving if c.unfinished), key=lambda c: (c.grew_at, -c.unfinished))
+        stalest.transport.abort()
+        for holding in (stalest.address, stalest.unjoined):
+            if holding is not None:
+                holding.receiving.discard(stalest)
+                holding.unfinished -= stalest.unfinished
+        stalest.unfinished, stalest.address, stalest.unjoined = 0, None, None
 
     def attach(self, address: Address) -> None:
         """Count this connection's unfinished messages against ``address`` from now on."""
@@ -410,9 +456,15 @@ class ReadBudget(ServerConnection):
             self.read_resume = self.loop.call_later(-self.read_tokens / self.read_rate, self._resume_reading)
 
     def joined(self) -> None:
-        """The connection holds a seat: it may now send a game's bursts, read in larger slices."""
+        """The connection holds a seat: it may now send a game's bursts and messages up to the relay's max_size
+        (from its next frame header on), read in larger slices, and no longer counts among the strangers."""
         self.read_tokens += self.read_burst - self.burst
         self.burst, self.slice = self.read_burst, READ_SLICE
+        self.protocol.max_message_size = self.joined_size
+        if self.unjoined is not None:
+            self.unjoined.receiving.discard(self)
+            self.unjoined.unfinished -= self.unfinished
+            self.unjoined = None
 
     def unread_bytes(self) -> int:
         """Bytes received and not handled yet: an unfinished message (as tallied), and frames waiting for the
@@ -430,8 +482,9 @@ class ReadBudget(ServerConnection):
         if self.read_resume is not None:
             self.read_resume.cancel()
         self._count_unfinished(0)
-        if self.address is not None:
-            self.address.receiving.discard(self)
+        for holding in (self.address, self.unjoined):
+            if holding is not None:
+                holding.receiving.discard(self)
         super().connection_lost(exc)
 
 
@@ -446,6 +499,7 @@ class Relay:
         self.clients: set[Client] = set()
         self.addresses: dict[str, Address] = {}  # kept after their last connection until their budget is full
         self._idle: set[Address] = set()  # the addresses with no connection left, until forgotten
+        self.strangers = Strangers()  # what the connections not joined yet are receiving, all together
         self._connection_numbers = itertools.count()  # when each connection is an address of its own
         self._background: set[asyncio.Task[Any]] = set()
         self._unreleased: list[tuple[str, int, int]] = []  # seats whose leave the ledger could not take yet
@@ -522,8 +576,6 @@ class Relay:
             size = len(message) if isinstance(message, bytes) or message.isascii() else len(message.encode())
             if size > self.limits.max_frame:
                 raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
-            if client.room is None and size > UNJOINED_FRAME:
-                raise Refused("too_large", f"a frame before a join may have {UNJOINED_FRAME} bytes at most")
             if not client.take_bytes(size):
                 raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB a second; "
                                               "slow down and send this one again")
@@ -866,7 +918,9 @@ class Relay:
         limits = self.limits
         return type("Budgeted", (ReadBudget,), {"read_rate": limits.read_rate, "read_burst": float(limits.read_burst),
                                                  "unjoined_burst": float(limits.unjoined_burst),
-                                                 "address_buffers": limits.address_buffers})
+                                                 "address_buffers": limits.address_buffers,
+                                                 "unjoined_buffers": limits.unjoined_buffers,
+                                                 "strangers": self.strangers})
 
     async def close(self) -> None:
         """Stop housekeeping and followers, then close the ledger (after the server has closed)."""

@@ -990,11 +990,13 @@ async def test_posts_beyond_the_byte_budget_are_refused_so_one_reader_cannot_fil
 
 async def test_a_stranger_cannot_pad_its_frames_and_the_byte_budget_counts_bytes(in_process_relay):
     """Before a join a frame needs a few hundred bytes: a padded one (a valid list with 32 KiB beside it) is
-    refused unparsed. And the budget counts UTF-8 bytes, not characters: 4-byte characters cost four."""
+    refused unparsed, the connection closed with 1009. And the budget counts UTF-8 bytes, not characters:
+    4-byte characters cost four."""
     running = await in_process_relay(byte_rate=1000, byte_burst=40_000)
     stranger = await unseated(running.url, "stranger")
     await stranger.send({"type": "list", "pad": "x" * (32 << 10)})
-    assert (await stranger.expect_error("too_large"))["message"].startswith("a frame before a join")
+    assert await stranger.expect_closed() == 1009
+    assert stranger.ws.close_reason.endswith(f"exceeds limit of {relay_module.UNJOINED_FRAME} bytes")
     poster = await seated(running.url, "utf8", "ann")
     post = json.dumps({"type": "post", "body": {"pad": "\U0001F0A1" * 5000}}, ensure_ascii=False)
     await poster.send_text(post)  # 5,000 characters, 20,000 bytes
@@ -1006,18 +1008,17 @@ async def test_a_stranger_cannot_pad_its_frames_and_the_byte_budget_counts_bytes
 
 async def test_unfinished_frames_of_one_address_are_bounded_and_the_largest_holder_goes(in_process_relay,
                                                                                            eventually):
-    """A connection may send the start of a frame of up to 4 x max_frame, seated or not, and keep it unfinished as
-    long as it likes: sixty connections of one address held 240 MiB of the relay that way. One address's
+    """A seated connection may send the start of a frame of up to 4 x max_frame and keep it unfinished as long as
+    it likes: sixty connections of one address held 240 MiB of the relay that way. One address's
     unfinished frames together may take address_buffers; past it, the connection whose frame has not grown for
     the longest is dropped at once (at network speed they cannot wait for the sweep, which is off here), so an
     honest post from the same address still lands, and another address's unfinished frame is not touched."""
     running = await in_process_relay(address_buffers=1 << 20, sweep=3600)
     relay = running.relay
-    elsewhere_reader, elsewhere = await raw_websocket(running.url)  # 127.0.0.1: another address
-    elsewhere.write(text_header(4 << 20) + b"x" * (900 << 10))
-    holder_reader, holder = await raw_websocket(running.url, source=ELSEWHERE)  # never joins
-    holder.write(text_header(4 << 20) + b"x" * (900 << 10))
+    _, elsewhere = await hold_unfinished(running.url, "127.0.0.1", "other", 900 << 10)  # another address
+    holder_reader, holder = await hold_unfinished(running.url, ELSEWHERE, "hold", 900 << 10)
     await eventually(lambda: relay.addresses[ELSEWHERE].unfinished >= 900 << 10, "the holder's bytes received")
+    assert relay.strangers.unfinished == 0  # seated: not among the strangers' bytes
     neighbour = await seated(running.url, "game", "ann", source=ELSEWHERE)
     assert (await neighbour.post({"pad": "y" * 600_000}))["seat"] == 0  # passing 1 MiB on the way in
     await until_dropped(holder_reader)
@@ -1139,6 +1140,87 @@ async def test_a_stranger_flooding_before_its_join_is_dropped_within_a_few_hundr
     await until_dropped(reader)
     writer.close()
     assert sum(fed[handshake:]) <= 2 * relay_module.UNJOINED_SLICE
+
+
+async def read_close_code(reader: asyncio.StreamReader) -> int:
+    """Read the relay's frames up to its close frame; its close code."""
+    while True:
+        head = await reader.readexactly(2)
+        size = head[1] & 0x7F
+        if size == 126:
+            size = int.from_bytes(await reader.readexactly(2), "big")
+        elif size == 127:
+            size = int.from_bytes(await reader.readexactly(8), "big")
+        payload = await reader.readexactly(size)
+        if head[0] & 0x0F == 0x8:
+            return int.from_bytes(payload[:2], "big")
+
+
+async def test_a_strangers_big_frame_is_refused_from_its_header(in_process_relay, monkeypatch):
+    """Before its join is answered a connection's message may have UNJOINED_FRAME bytes: websockets checks the
+    length in the frame's header and closes with 1009 before reading the payload. The stranger sends the header
+    of a frame of 4 MiB - 4 KiB (just under what a seated connection may send) and 100 bytes of it: the 1009
+    comes all the same, so the relay never waited for the rest, and it parsed one slice of what came."""
+    fed = frames_parsed(monkeypatch)
+    running = await in_process_relay()
+    a, b = await seated(running.url, "honest", "ann"), await seated(running.url, "honest", "bob")
+    reader, writer = await raw_websocket(running.url, source=ELSEWHERE)
+    handshake = len(fed)
+    writer.write(text_header((4 << 20) - (4 << 10)) + b"x" * 100)
+    async with asyncio.timeout(WAIT):
+        assert await read_close_code(reader) == 1009
+    await until_dropped(reader)  # and the relay ends the connection
+    writer.close()
+    assert sum(fed[handshake:]) <= relay_module.UNJOINED_SLICE
+    assert running.relay.strangers.unfinished == 0  # nothing of it kept
+    await a.send_post({"still": "here"})
+    assert (await b.until(lambda e: e["kind"] == "post"))["body"] == {"still": "here"}
+    await a.close()
+    await b.close()
+
+
+async def test_once_seated_a_connection_may_send_frames_up_to_the_joined_limit(in_process_relay):
+    """The join raises the limit to four times --max-frame from the next frame on: a post of 100 KiB (over the
+    strangers' 16 KiB) right after the welcome lands, and one of 2 MiB is refused with too_large, the connection
+    kept, as before. A connection whose join was refused keeps the strangers' limit."""
+    running = await in_process_relay()
+    a, b = await seated(running.url, "big", "ann"), await seated(running.url, "big", "bob")
+    event = await a.post({"pad": "x" * (100 << 10)})
+    assert (await b.until(lambda e: e["kind"] == "post")) == event
+    await a.send_post({"pad": "x" * (2 << 20)})
+    await a.expect_error("too_large")
+    assert (await a.post({"small": True}))["body"] == {"small": True}
+    refused = await unseated(running.url, "refused")
+    await refused.send({"type": "join", "room": "no spaces", "name": "eve"})
+    await refused.expect_error("bad_request")
+    await refused.send({"type": "list", "pad": "x" * (20 << 10)})
+    assert await refused.expect_closed() == 1009
+    await a.close()
+    await b.close()
+
+
+async def test_what_all_strangers_are_receiving_is_bounded_and_the_stalest_goes(in_process_relay, eventually):
+    """Strangers from many addresses, each within its own budgets, holding unfinished frames of up to 16 KiB:
+    together they may hold unjoined_buffers; past it the one whose frame has not grown for the longest is
+    dropped at once (the sweep is off here), and an honest join still gets its seat."""
+    running = await in_process_relay(unjoined_buffers=40 << 10, sweep=3600)
+    strangers = running.relay.strangers
+    holders = []
+    for k in range(3):
+        reader, writer = await raw_websocket(running.url, source=f"127.0.0.{3 + k}")
+        writer.write(text_header(16 << 10) + b"x" * (15 << 10))
+        holders.append((reader, writer))
+        if k < 2:  # the third passes 40 KiB
+            await eventually(lambda: strangers.unfinished >= (k + 1) * (15 << 10), f"holder {k}'s bytes received")
+    await until_dropped(holders[0][0])  # the first, which stopped growing first
+    await eventually(lambda: strangers.unfinished >= 30 << 10, "the third holder's bytes received")
+    assert strangers.unfinished <= 40 << 10 and len([c for c in strangers.receiving if c.unfinished]) == 2
+    honest = await seated(running.url, "honest", "ann")
+    assert (await honest.post({"pad": "y" * (20 << 10)}))["seat"] == 0
+    for _, writer in holders:
+        writer.close()
+    await honest.close()
+    await eventually(lambda: strangers.unfinished == 0 and not strangers.receiving, "the strangers' tally back to 0")
 
 
 async def test_a_seated_client_may_send_a_games_burst_at_once(in_process_relay):
