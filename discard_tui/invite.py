@@ -46,14 +46,12 @@ def addresses(host: str) -> list[str]:
     return found or [socket.gethostname()]
 
 
-def command(address: str, port: int, room: str) -> str:
-    """The command the friend types, as the README writes it."""
-    return relay_command(f"ws://{address}:{port}", room)
-
-
-def relay_command(url: str, room: str) -> str:
-    """What a friend types to join ``room`` on the relay at ``url`` (several nodes: as given, comma-separated)."""
-    return shlex.join(["uv", "run", "discard-tui", "--relay", url, "--room", room])
+def relay_command(url: str, room: str, game: str, seats: int) -> str:
+    """What a friend types to join ``room`` on the relay at ``url`` (several nodes: as given, comma-separated). It
+    names the room's game and seats, so that the friend's own preferences (another game, another number of players,
+    kept from their last game) cannot make the relay refuse the join."""
+    return shlex.join(["uv", "run", "discard-tui", "--relay", url, "--room", room, "--game", game,
+                       "--seats", str(seats)])
 
 
 LOOPBACK = ("localhost", "::1", "[::1]")

@@ -41,7 +41,7 @@ class Session:
         self.config, self.profile, self.strategy = config, profile, strategy
         self.seat: Seat | None = None
         self.computers: list[Seat] = []
-        self.invites: list[str] = []  # the commands a friend types to join this room (hosted: one per address)
+        self._invite_urls: list[str] = []  # the relay's addresses a friend can reach (hosted: one per address)
         self.invite_note = ""  # why the command may not work from another machine, if it may not
         self.autoplaying: int | None = None  # the game that auto-play is playing to its end
         self._computer_runs: list[asyncio.Task[None]] = []
@@ -51,6 +51,15 @@ class Session:
         self._store_lock: TextIO | None = None
         self._room_over = False  # the player left a finished game: its seats and ledger can go
         self._stage: str | None = None  # what the saved seat says of the room, as last written
+
+    @property
+    def invites(self) -> list[str]:
+        """The commands a friend types to join this room (hosted: one per address), naming the room's game and
+        seats as they stand now (a room joined takes the game its first hello chose)."""
+        from .invite import relay_command
+
+        c = self.config
+        return [relay_command(url, c.room, c.game, c.seats) for url in self._invite_urls]
 
     @property
     def relay_key(self) -> str:
@@ -72,7 +81,7 @@ class Session:
         if c.relay:
             from . import invite
 
-            self.invites = [invite.relay_command(c.relay, c.room)]
+            self._invite_urls = [c.relay]
             if invite.loopback_only(c.relay):
                 self.invite_note = (f"{c.relay} works only on this machine: a friend elsewhere needs an address of "
                                     "the relay they can reach (or you host one: --host finds yours).")
@@ -92,7 +101,7 @@ class Session:
         if c.host:
             from . import invite
 
-            self.invites = [invite.command(address, port, c.room) for address in invite.addresses(host)]
+            self._invite_urls = [f"ws://{address}:{port}" for address in invite.addresses(host)]
         return f"ws://127.0.0.1:{port}"
 
     def _durable_store(self) -> MemoryLedger:

@@ -758,12 +758,15 @@ async def test_the_hosts_invite_uses_an_address_a_friend_can_reach():
     reachable = invite.interface_addresses()
     if not reachable:
         pytest.skip("this machine has no network interface but loopback")
-    app = DiscardApp(PlayConfig(room="table-abc", name="ana", host="0.0.0.0", port=0), terminal_profile())
+    app = DiscardApp(PlayConfig(room="table-abc", name="ana", host="0.0.0.0", port=0, game="holdem", seats=2),
+                     terminal_profile())
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, ConnectingScreen) and app.screen.query("#invite"),
                     "the invite")
         command = text_of(app.screen, "#invite")
-        match = re.fullmatch(r"uv run discard-tui --relay ws://([\d.]+):(\d+) --room table-abc", command)
+        # the room's game and seats: a friend whose own last game was a three-seat Hold'em is not refused
+        match = re.fullmatch(r"uv run discard-tui --relay ws://([\d.]+):(\d+) --room table-abc --game holdem "
+                             r"--seats 2", command)
         assert match and match.group(1) in reachable and not match.group(1).startswith("127."), command
         await pilot.press("escape")
 
@@ -945,10 +948,11 @@ class WaitingRoom(App[None]):
         await self.push_screen(self.room)
 
 
-HOSTED = "uv run discard-tui --relay ws://192.168.100.200:65535 --room table-3fa2c1d0"  # the longest IPv4 invite
+HOSTED = ("uv run discard-tui --relay ws://192.168.100.200:65535 --room table-3fa2c1d0 --game holdem "
+          "--seats 6")  # the longest IPv4 invite
 
 
-@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+@pytest.mark.parametrize("size", [(120, 30), (80, 24), (60, 20)])
 async def test_the_waiting_room_says_who_sits_where_who_is_missing_and_what_a_friend_types(size):
     from textual.widgets import Footer
 
@@ -966,9 +970,9 @@ async def test_the_waiting_room_says_who_sits_where_who_is_missing_and_what_a_fr
         shown = text_of(room, "#invite").splitlines()
         width = room.query_one("#invite").content_region.width
         assert shown == shell_lines(HOSTED, width) and all(len(line) <= width for line in shown)
-        if size[0] >= 80:
+        if len(HOSTED) <= width:
             assert shown == [HOSTED]  # one line: a mouse copies it whole
-        else:
+        else:  # broken between words, each line but the last ending in " \\" (a shell takes it whole; c copies it)
             assert " ".join(line.removesuffix(" \\").strip() for line in shown) == HOSTED
         assert "Copy command" in [key.description for key in room.query_one(Footer).query("FooterKey")]
         await pilot.press("c")
@@ -1001,7 +1005,8 @@ def test_a_command_breaks_only_between_words_and_a_loopback_relay_is_said():
         assert [word for line in lines for word in line.removesuffix(" \\").split()] == HOSTED.split()
         assert all(len(line) <= width or " " not in line.removesuffix(" \\").strip() for line in lines)
         assert all(line.endswith(" \\") for line in lines[:-1])
-    assert relay_command("ws://a:1,ws://b:2", "r.1") == "uv run discard-tui --relay ws://a:1,ws://b:2 --room r.1"
+    assert relay_command("ws://a:1,ws://b:2", "r.1", "holdem", 2) == ("uv run discard-tui --relay ws://a:1,ws://b:2 "
+                                                                      "--room r.1 --game holdem --seats 2")
     assert loopback_only("ws://127.0.0.1:8777") and loopback_only("ws://localhost:1,ws://[::1]:2")
     assert not loopback_only("ws://127.0.0.1:1,ws://10.0.0.2:1") and not loopback_only("wss://relay.example:443")
 
