@@ -192,13 +192,30 @@ def wrong_own_key(table, body):
 
 # Whole games on the curve and on the smallest MODP group: the checks are the group seam's (tests/test_crypto.py and
 # tests/test_proofs.py run every group), and a proven MODP game costs seconds.
-WHOLE_GAME_GROUPS = pytest.mark.parametrize("group", [GROUPS["ed25519"], GROUPS["modp2048"]], ids=["ed25519",
-                                                                                               "modp2048"])
+WHOLE_GAME_GROUPS = pytest.mark.parametrize("group", [GROUPS[name] for name in ("secp256k1", "ed25519", "modp2048")],
+                                            ids=["secp256k1", "ed25519", "modp2048"])
 
 
 @WHOLE_GAME_GROUPS
 def test_a_discard_with_a_wrong_key_is_named_at_once(group):
     problem = caught(play(Once(wrong_own_key), group=group), "sent a wrong key for card", "not their committed key")
+    assert room_verdict_none(problem)
+
+
+def key_of_another_position(table, body):
+    """The cheater's real key, committed as d·G, but for the next position: it matches a commitment, not this
+    card's."""
+    if body["msg"]["type"] != "discard" or "shares" not in body:
+        return None
+    shares = wire.Shares.model_validate(body["shares"])
+    secrets = table.play.deck.secrets
+    opened = [o if o.seat != table.me else o.model_copy(update={"key": format(secrets.card_key(o.pos + 1).d, "x")})
+              for o in shares.open]
+    return reseal(table, body, shares=wire.Shares(open=opened, sealed=shares.sealed))
+
+
+def test_a_key_that_matches_the_commitment_of_another_position_is_named_at_once():
+    problem = caught(play(Once(key_of_another_position)), "sent a wrong key for card", "not their committed key")
     assert room_verdict_none(problem)
 
 
