@@ -21,6 +21,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Input, Label, Select
 
 from tabletop.about import OneOf
+from tabletop.words import duration
 
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room
 from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining
@@ -42,17 +43,6 @@ Each row is a room somebody created as public: its game, the seats taken and how
 [b]Esc[/b]    leave the lobby
 
 The list is read again every few seconds. Names and games are typed by other players: discard shows them as they are."""
-
-
-def waited_words(seconds: int) -> str:
-    """How long a room has waited, in a few characters: "40 s", "12 min", "3 h", "2 d"."""
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min"
-    if seconds < 86400:
-        return f"{seconds // 3600} h"
-    return f"{seconds // 86400} d"
 
 
 def cell(text: str, width: int) -> Text:
@@ -131,7 +121,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
         names_width = max(10, self.size.width - FIXED)
         for room in page.rooms:
             table.add_row(cell(room.game or "?", 12), f"{len(room.names)}/{room.seats}",
-                          cell(", ".join(room.names), names_width), waited_words(room.waited), key=room.room)
+                          cell(", ".join(room.names), names_width), duration(room.waited), key=room.room)
         rooms = [room.room for room in page.rooms]
         if keep is not None and keep.room in rooms:
             table.move_cursor(row=rooms.index(keep.room))
