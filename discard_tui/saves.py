@@ -41,6 +41,8 @@ from tabletop.words import ago
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
+
+    from .config import PlayConfig
     from tabletop.table import Wish
 
 LOCAL_RELAY = "local"  # the relay key of games against the computer (embedded relay)
@@ -172,6 +174,25 @@ def unfinished(directory: Path) -> list[SavedSeat]:
         if seat.stage == "playing" and not (seat.relay == LOCAL_RELAY and seat.name == COMPUTER):
             seats.append(seat)
     return sorted(seats, key=lambda s: s.last_played)
+
+
+def returnable(directory: Path, relay: str | None = None) -> list[SavedSeat]:
+    """The unfinished games a screen can take the player back to, newest first: those on ``relay`` (None: on
+    any relay, and against the computer; a hosted game needs its relay started again, with --host), of a game
+    this program plays."""
+    from .config import SCREENS
+
+    return [seat for seat in reversed(unfinished(directory)) if seat.game in SCREENS
+            and (seat.relay == relay if relay is not None else not seat.relay.startswith("host:"))]
+
+
+def back_to(base: PlayConfig, directory: Path, seat: SavedSeat) -> PlayConfig:
+    """The table that takes ``seat`` back, from a screen's settings ``base``: the seat's relay (None against the
+    computer), room and name, its room's game and players, and no new room's options."""
+    terms = room_terms(directory, seat.relay, seat.room, seat.name)
+    game, seats = terms if terms is not None else (seat.game, base.seats)
+    return dataclasses.replace(base, relay=None if seat.relay == LOCAL_RELAY else seat.relay, host=None,
+                               room=seat.room, name=seat.name, game=game, seats=seats, options={}, public=False)
 
 
 def saved_room(directory: Path, relay: str, name: str, game: str | None = None, seats: int | None = None
