@@ -343,6 +343,13 @@ class DiscardApp(App[None]):
         from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
 
         self.push_screen(StartScreen(self.config, self.profile), self.started)
+        self.call_after_refresh(self.preload)
+
+    @work(thread=True, exclusive=True, group="preload")
+    def preload(self) -> None:
+        """While the player chooses (on the start screen, in the lobby), import the table, the crypto and the
+        rules, so that the table opens as soon as a game is chosen (``play`` would wait for them)."""
+        load_engine(self.config.game)
 
     def started(self, config: PlayConfig | None) -> None:
         """The start screen's choice: the computer's think time chosen there is kept for next time."""
@@ -363,9 +370,13 @@ class DiscardApp(App[None]):
         self.config = config
         self.keep(name=config.name, game=config.game)  # the name and the game played last, for next time
         if config.relay and not config.room:
+            from . import saves
             from .lobby_screen import LobbyScreen  # imported only when it is shown (start-up time)
 
-            self.push_screen(LobbyScreen(config), self.begin)
+            games = self.profile.games_dir
+            saved = saves.returnable(games, config.relay) if self.profile.resumes else []
+            self.push_screen(LobbyScreen(config, saved=saved, games=games), self.begin)
+            self.call_after_refresh(self.preload)
             return
         self.ui = SCREENS[config.game].ui()
         self.title = self.ui.title

@@ -130,15 +130,18 @@ def resume_command(seat: saves.SavedSeat) -> str:
     return shlex.join(words + ["--room", seat.room, "--name", seat.name])
 
 
-def list_games(profile: Profile) -> None:
-    seats = saves.unfinished(profile.games_dir)
+def list_games(profile: Profile, now: float | None = None) -> None:
+    """Each unfinished game, newest first: what it is (the game, the other players, the score or how far it got,
+    when it was last played), then the command that goes back to it."""
+    seats = saves.unfinished(profile.games_dir)[::-1]
     if not seats:
         print("No unfinished games.")
         return
-    print("Unfinished games (run the command to go back):")
+    now = time.time() if now is None else now
+    print("Unfinished games, newest first (run the command to go back):")
     for seat in seats:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(seat.saved_at))
-        print(f"  {when}  room {seat.room} as {seat.name}:  {resume_command(seat)}")
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(seat.last_played))
+        print(f"  {saves.summary(seat, now)} ({when})\n    {resume_command(seat)}")
 
 
 def play(argv: list[str] | None) -> int:

@@ -3,15 +3,17 @@
 Guarantees: the rooms come from strangers through the relay, so every text of theirs (room names, player names,
 options) is shown literally, never read as markup; a page is read by a worker, never on the screen's own time,
 and a relay that cannot be read costs one line on the screen, which then tries again at the next refresh. The
-screen dismisses itself with the table to open (a listed room to join, or a new public room), or None (Escape).
+screen dismisses itself with the table to open (a listed room to join, a new public room, or one of the player's
+own unfinished games on this relay, listed first: Enter goes back to it), or None (Escape).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,10 +23,12 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Input, Label, Select
 
 from tabletop.about import OneOf
+from tabletop.words import ago, duration
 
+from . import saves
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room
 from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining
-from .widgets import HelpScreen
+from .widgets import HelpScreen, cell
 
 Fetch = Callable[[str | None, int], Awaitable[Page]]  # a page after a cursor (None: the first), at most n rooms
 
@@ -33,33 +37,18 @@ FIXED = 7 + 8 + 12 + 8  # the players, waiting and game columns, and the cells' 
 
 HELP = """[b]The lobby[/b]: rooms on this relay waiting for players.
 
+Your own unfinished games on this relay come first (a game you left, or whose window closed): the game, the other players, the score or the game under way, and when you last played it. Enter goes back to the highlighted one; Tab moves between your games and the rooms.
+
 Each row is a room somebody created as public: its game, the seats taken and how many it has, who sits there, and how long it has waited. A room leaves the list once it is full (its game starts) or empty.
 
-[b]Enter[/b]  join the highlighted room
+[b]Enter[/b]  go back to your game, or join the highlighted room
+[b]Tab[/b]    move between your games and the rooms
 [b]c[/b]      create a room, listed here
 [b]n p[/b]    next page, previous page
 [b]r[/b]      read the list again now
 [b]Esc[/b]    leave the lobby
 
 The list is read again every few seconds. Names and games are typed by other players: discard shows them as they are."""
-
-
-def waited_words(seconds: int) -> str:
-    """How long a room has waited, in a few characters: "40 s", "12 min", "3 h", "2 d"."""
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min"
-    if seconds < 86400:
-        return f"{seconds // 3600} h"
-    return f"{seconds // 86400} d"
-
-
-def cell(text: str, width: int) -> Text:
-    """A table cell showing ``text`` literally, cut with an ellipsis to ``width`` columns."""
-    shown = Text(text, no_wrap=True, overflow="ellipsis")
-    shown.truncate(max(width, 1), overflow="ellipsis")
-    return shown
 
 
 def detail_line(room: Waiting) -> str:
@@ -73,8 +62,9 @@ class LobbyScreen(Screen[PlayConfig | None]):
     """The rooms waiting on ``config.relay``, a page at a time; Enter joins one, ``c`` creates one."""
 
     CSS_PATH = "lobby.tcss"
-    BINDINGS = [  # Enter before the table's own (which only says "selected"); r and Esc are in the help
-        Binding("enter", "join", "Join", priority=True),
+    BINDINGS = [  # Enter before the tables' own (which only say "selected"); r and Esc are in the help
+        Binding("enter", "go_back", "Return", priority=True),  # on my own games
+        Binding("enter", "join", "Join", priority=True),  # on the rooms waiting
         Binding("c", "create", "Create"),
         Binding("n", "next_page", "Next"),
         Binding("p", "previous_page", "Previous"),
@@ -83,9 +73,13 @@ class LobbyScreen(Screen[PlayConfig | None]):
         Binding("escape", "leave", "Leave", show=False),
     ]
 
-    def __init__(self, config: PlayConfig, fetch: Fetch | None = None, refresh: float | None = REFRESH) -> None:
+    def __init__(self, config: PlayConfig, fetch: Fetch | None = None, refresh: float | None = REFRESH,
+                 saved: Sequence[saves.SavedSeat] = (), games: Path | None = None) -> None:
+        """``saved``: the player's unfinished games on this relay, newest first (saves.returnable), whose seat
+        files are in ``games``."""
         super().__init__()
         self.config = config
+        self.saved, self.games = list(saved), games
         self.link = LobbyLink(config.relay or "") if fetch is None else None
         self.fetch: Fetch = fetch or self.link.page  # type: ignore[union-attr]
         self.refresh_every = refresh
@@ -96,6 +90,9 @@ class LobbyScreen(Screen[PlayConfig | None]):
         with Vertical(id="lobby"):
             yield Label(f"Rooms waiting on {self.config.relay} · you play as {self.config.name}", id="where",
                         markup=False)
+            if self.saved:
+                yield DataTable(id="yours", cursor_type="row")
+                yield Label("", id="yours-detail", markup=False)
             yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
             yield Label("", id="detail", markup=False)
             yield Label("Reading the lobby…", id="status", markup=False)
@@ -106,6 +103,9 @@ class LobbyScreen(Screen[PlayConfig | None]):
         for label, key in (("Game", "game"), ("Players", "players"), ("Names", "names"), ("Waiting", "waited")):
             table.add_column(label, key=key)
         table.focus()
+        if self.saved:
+            self.show_saved()
+            self.query_one("#yours", DataTable).focus()
         self.load()
         if self.refresh_every:
             self.set_interval(self.refresh_every, self.load)
@@ -131,7 +131,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
         names_width = max(10, self.size.width - FIXED)
         for room in page.rooms:
             table.add_row(cell(room.game or "?", 12), f"{len(room.names)}/{room.seats}",
-                          cell(", ".join(room.names), names_width), waited_words(room.waited), key=room.room)
+                          cell(", ".join(room.names), names_width), duration(room.waited), key=room.room)
         rooms = [room.room for room in page.rooms]
         if keep is not None and keep.room in rooms:
             table.move_cursor(row=rooms.index(keep.room))
@@ -146,9 +146,48 @@ class LobbyScreen(Screen[PlayConfig | None]):
         self.show_detail()
         self.refresh_bindings()
 
+    def show_saved(self, now: float | None = None) -> None:
+        """My unfinished games here: the game, the other players, the score or the game under way, when last
+        played (names are shown literally)."""
+        yours = self.query_one("#yours", DataTable)
+        yours.clear(columns=True)
+        for label in ("Your game", "With", "Score", "Played"):
+            yours.add_column(label)
+        now = time.time() if now is None else now
+        width = max(20, min(self.size.width, 110) - 34)  # what the game and played columns and the padding leave
+        for seat in self.saved:
+            yours.add_row(cell(seat.game, 12), cell(saves.opponents(seat), width // 3),
+                          cell(seat.standing(), width - width // 3), ago(now - seat.last_played))
+        self.show_own()
+
+    @on(DataTable.RowHighlighted, "#yours")
+    def show_own(self) -> None:
+        seat = self.own
+        if seat is not None:
+            who = f" as {seat.name}" if seat.name != self.config.name else ""
+            self.query_one("#yours-detail", Label).update(
+                f"Your game in room {seat.room}{who} is waiting: Enter returns to it.")
+
+    @property
+    def own(self) -> saves.SavedSeat | None:
+        """The highlighted game of mine, if any."""
+        if not self.saved:
+            return None
+        return self.saved[min(self.query_one("#yours", DataTable).cursor_row, len(self.saved) - 1)]
+
+    @property
+    def on_own(self) -> bool:
+        """Whether Enter goes back to a game of mine (my games have the focus) rather than joining a room."""
+        return bool(self.saved) and self.focused is not None and self.focused.id == "yours"
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
     def on_resize(self) -> None:
         if self.page is not None:
             self.show(self.page)
+        if self.saved:
+            self.show_saved()
 
     def say(self, text: str) -> None:
         self.query_one("#status", Label).update(text)
@@ -169,15 +208,22 @@ class LobbyScreen(Screen[PlayConfig | None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that do nothing now are not offered: False leaves them out of the footer (None would dim them)."""
+        if action == "go_back":
+            return self.on_own
         if action == "join":
-            return self.highlighted is not None
+            return self.highlighted is not None and not self.on_own
         if action == "next_page":
             return self.page is not None and self.page.next is not None
         if action == "previous_page":
             return len(self.cursors) > 1
         return True
 
-    @on(DataTable.RowSelected)
+    def action_go_back(self) -> None:
+        seat = self.own
+        if seat is not None and self.games is not None:
+            self.dismiss(saves.back_to(self.config, self.games, seat))
+
+    @on(DataTable.RowSelected, "#rooms")
     def action_join(self) -> None:
         room = self.highlighted
         if room is None:

@@ -7,8 +7,11 @@ room derives from (before the seat is taken, so a data directory that cannot
 be written costs no seat), then the relay's seat token (before the session
 posts anything). It also records the room's game and number of players
 (``game``, ``seats``: going back needs no flags, and starts as many computer
-players as before), how far the room got (``stage``), for
-``discard-tui --games``, and the last game whose result line was written
+players as before), how far the room got (``stage``), who sits there, the
+game under way, the fair games each has won and when the seat last played
+(``names``, ``me``, ``number``, ``wins``, ``played_at``), for
+``discard-tui --games`` and the screens that offer to go back (the lobby,
+the start screen), and the last game whose result line was written
 (``reported``), for ``discard-bot --json``.
 
 A process holds a lock beside each seat file it plays from, so two players
@@ -34,8 +37,12 @@ try:  # POSIX; elsewhere two same-named players in one room share a file
 except ImportError:
     fcntl = None  # type: ignore[assignment]
 
+from tabletop.words import ago
+
 if TYPE_CHECKING:
     from tabletop.shell import Seat
+
+    from .config import PlayConfig
     from tabletop.table import Wish
 
 LOCAL_RELAY = "local"  # the relay key of games against the computer (embedded relay)
@@ -55,10 +62,52 @@ class SavedSeat:
     stage: str = "waiting"
     reported: int = 0  # the last game whose result line was written
     seats: int = 0  # the room's number of players; 0 in a seat file written before it was recorded
+    names: list[str] = dataclasses.field(default_factory=list)  # every seat's name, in seat order ([]: not known)
+    me: int = -1  # my seat among ``names``
+    number: int = 0  # the game under way (or the last one)
+    wins: list[int] = dataclasses.field(default_factory=list)  # fair games won per seat, as ``names``
+    played_at: float = 0.0  # when the room last moved on with this seat there (0: not recorded; see saved_at)
 
     @property
     def seed_bytes(self) -> bytes:
         return bytes.fromhex(self.seed)
+
+    @property
+    def last_played(self) -> float:
+        """When this seat last played: the last recorded progress, or when the seat was taken."""
+        return max(self.played_at, self.saved_at)
+
+    @property
+    def others(self) -> list[str]:
+        """The other players' names, in seat order ([] if the file does not say)."""
+        return [name for seat, name in enumerate(self.names) if seat != self.me]
+
+    def standing(self) -> str:
+        """The score, or how far the room got before any game ended: "bo 1 – 0 ana, game 2", "game 1 under way";
+        around a bigger table the players who have won, "ana 2 · cy 1 games won, game 4"."""
+        if self.number <= 1 or not self.wins or len(self.wins) != len(self.names) or not 0 <= self.me < len(self.names):
+            return f"game {self.number or 1} under way"
+        if len(self.names) == 2:
+            other = 1 - self.me
+            score = f"{self.names[self.me]} {self.wins[self.me]} – {self.wins[other]} {self.names[other]}"
+        else:
+            winners = sorted((s for s in range(len(self.names)) if self.wins[s]), key=lambda s: -self.wins[s])
+            score = " · ".join(f"{self.names[s]} {self.wins[s]}" for s in winners) + " games won" if winners \
+                else "no game won yet"
+        return f"{score}, game {self.number}"
+
+
+def opponents(seat: SavedSeat) -> str:
+    """Whom ``seat`` plays: the other players' names ("ana, cy"); a file that does not say (one written before
+    they were recorded), "the computer" or "?"."""
+    if seat.others:
+        return ", ".join(seat.others)
+    return "the computer" if seat.relay == LOCAL_RELAY else "?"
+
+
+def summary(seat: SavedSeat, now: float) -> str:
+    """One line of what ``seat``'s game is: "discard with ana · bo 1 – 0 ana, game 2 · played 3 min ago"."""
+    return f"{seat.game} with {opponents(seat)} · {seat.standing()} · played {ago(now - seat.last_played)}"
 
 
 def relay_key(relay: str | None, hosting: bool, port: int) -> str:
@@ -114,7 +163,8 @@ def saved(session: Seat) -> SavedSeat | None:
 
 
 def unfinished(directory: Path) -> list[SavedSeat]:
-    """Every saved seat a person can go back to: a game under way (the computer's own seats are not listed)."""
+    """Every saved seat a person can go back to: a game under way (the computer's own seats are not listed),
+    the one played longest ago first."""
     seats = []
     for path in sorted(directory.glob("*.json")):
         try:
@@ -123,7 +173,26 @@ def unfinished(directory: Path) -> list[SavedSeat]:
             continue
         if seat.stage == "playing" and not (seat.relay == LOCAL_RELAY and seat.name == COMPUTER):
             seats.append(seat)
-    return sorted(seats, key=lambda s: s.saved_at)
+    return sorted(seats, key=lambda s: s.last_played)
+
+
+def returnable(directory: Path, relay: str | None = None) -> list[SavedSeat]:
+    """The unfinished games a screen can take the player back to, newest first: those on ``relay`` (None: on
+    any relay, and against the computer; a hosted game needs its relay started again, with --host), of a game
+    this program plays."""
+    from .config import SCREENS
+
+    return [seat for seat in reversed(unfinished(directory)) if seat.game in SCREENS
+            and (seat.relay == relay if relay is not None else not seat.relay.startswith("host:"))]
+
+
+def back_to(base: PlayConfig, directory: Path, seat: SavedSeat) -> PlayConfig:
+    """The table that takes ``seat`` back, from a screen's settings ``base``: the seat's relay (None against the
+    computer), room and name, its room's game and players, and no new room's options."""
+    terms = room_terms(directory, seat.relay, seat.room, seat.name)
+    game, seats = terms if terms is not None else (seat.game, base.seats)
+    return dataclasses.replace(base, relay=None if seat.relay == LOCAL_RELAY else seat.relay, host=None,
+                               room=seat.room, name=seat.name, game=game, seats=seats, options={}, public=False)
 
 
 def saved_room(directory: Path, relay: str, name: str, game: str | None = None, seats: int | None = None

@@ -14,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sqlite3
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .config import PlayConfig
 from .profile import Profile
+
+PLAYED_EVERY = 60.0  # seconds between two records of when a game under way last moved on (a crash loses no more)
 
 if TYPE_CHECKING:
     from relay.ledger import MemoryLedger
@@ -50,7 +53,8 @@ class Session:
         self._store: MemoryLedger | None = None  # the embedded relay's ledger (on disk when games resume)
         self._store_lock: TextIO | None = None
         self._room_over = False  # the player left a finished game: its seats and ledger can go
-        self._stage: str | None = None  # what the saved seat says of the room, as last written
+        self._standing: tuple[object, ...] | None = None  # what the saved seat says of the room, as last written
+        self._played: tuple[float, float] = (0.0, 0.0)  # the seat's last progress and when it was recorded
 
     @property
     def invites(self) -> list[str]:
@@ -167,8 +171,8 @@ class Session:
     def follow(self) -> bool:
         """Bring what is kept of the room up to date with my seat's state; call it after every change.
 
-        Stops auto-play once its game ends, records in the seat file how far the room got (for ``--games``),
-        and, if the room plays another game or for other players than asked for (its first hello decides),
+        Stops auto-play once its game ends, records in the seat file how far the room got, who plays, the score
+        and when it last moved on (for ``--games``, the lobby and the start screen), and, if the room plays another game or for other players than asked for (its first hello decides),
         takes its terms into ``config`` and the seat file: then it returns True (the caller shows that game).
         """
         from . import saves
@@ -181,15 +185,31 @@ class Session:
         if self.autoplaying is not None and (play.number != self.autoplaying or play.outcome is not None
                                              or table.problem is not None):
             self.set_autoplay(False)
-        stage = room_stage(seat)
-        if stage is not None and stage != self._stage:  # for --games: only rooms with a game under way
-            self._stage = stage
-            saves.mark(seat, stage=stage)
+        self._record(seat)
         if play.game is None or (play.game.name, play.seats) == (self.config.game, self.config.seats):
             return False
         self.config = dataclasses.replace(self.config, game=play.game.name, seats=play.seats)
         saves.mark(seat, game=play.game.name, seats=play.seats)  # going back shows this game, for as many
         return True
+
+    def _record(self, seat: Seat) -> None:
+        """Keep the seat file's account of the room up to date: at once when its stage, players, game or score
+        change; when it last moved on, at most every PLAYED_EVERY seconds (a write is an fsync). Nothing while
+        replaying: what an earlier run played is already recorded."""
+        from . import saves
+
+        stage = room_stage(seat)
+        if stage is None:
+            return
+        table = seat.table
+        standing = (stage, table.seat_names(), table.me, table.play.number, table.wins())
+        now = time.time()
+        progress, recorded = self._played
+        moved = seat.last_progress != progress and now - recorded >= PLAYED_EVERY
+        if standing != self._standing or moved:
+            self._standing, self._played = standing, (seat.last_progress, now)
+            saves.mark(seat, stage=stage, names=list(standing[1]), me=table.me, number=table.play.number,
+                       wins=list(standing[4]), played_at=now)
 
     def set_autoplay(self, on: bool) -> bool:
         """Let the game's computer strategy play my seat to the end of this game, or stop it; whether it could.

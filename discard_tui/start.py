@@ -4,23 +4,28 @@ A browser visitor always starts here (discard-web); in the terminal
 ``discard-tui --pick`` does. Whom to play: the computer, or, when a relay is
 on offer (``--relay``), people there: the rooms waiting in its lobby (the
 default), or a room named here, listed in the lobby or not (private, the default). What is typed is checked
-when Play is pressed; a bad field costs one line and keeps everything typed.
+when Play is pressed; a bad field costs one line and keeps everything typed. The player's unfinished games
+(against the computer, or on a relay) are listed first: Enter goes back to the highlighted one.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import shlex
+import time
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Select
+from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select
 
+from . import saves
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile
+from .widgets import cell
+from tabletop.words import ago
 
 
 SPEEDS = {0.0: "at once", 0.3: "quick: 0.3 s a move", 0.6: "steady: 0.6 s a move", 1.5: "slow: 1.5 s a move"}
@@ -36,17 +41,21 @@ def speeds(think: float) -> list[tuple[str, float]]:
 class StartScreen(Screen[PlayConfig]):
     """Choose, then Play (Enter in any field): the screen dismisses itself with the table to open."""
 
-    BINDINGS = [Binding("escape", "app.quit", "Quit")]
+    BINDINGS = [Binding("enter", "go_back", "Return", priority=True), Binding("escape", "app.quit", "Quit")]
 
     def __init__(self, config: PlayConfig, profile: Profile) -> None:
         super().__init__()
         self.config, self.profile = config, profile
         self.relay = config.relay  # the relay on offer, if any
+        self.saved = saves.returnable(profile.games_dir) if profile.resumes else []  # newest first
 
     def compose(self) -> ComposeResult:
         c = self.config
         with Vertical(id="start", classes="dialog"):
             yield Label("[b]discard[/b]: nobody deals, every move is checked.")
+            if self.saved:
+                yield Label("", id="yours-detail", markup=False)
+                yield DataTable(id="yours", cursor_type="row")
             with Grid(id="start-form"):
                 yield Label("Name")
                 yield Input(c.name, placeholder="your name at the table", max_length=32, id="name", compact=True)
@@ -79,6 +88,49 @@ class StartScreen(Screen[PlayConfig]):
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()
         self.show_room()
+        if self.saved:
+            self.show_saved()
+            self.query_one("#yours", DataTable).focus()
+
+    def show_saved(self, now: float | None = None) -> None:
+        """My unfinished games: the game, the other players, the score or the game under way, when last played."""
+        yours = self.query_one("#yours", DataTable)
+        now = time.time() if now is None else now
+        for label in ("Your game", "With", "Score", "Played"):
+            yours.add_column(label)
+        for seat in self.saved:
+            yours.add_row(cell(seat.game, 8), cell(saves.opponents(seat), 14), cell(seat.standing(), 22),
+                          ago(now - seat.last_played))
+        self.show_own()
+
+    @on(DataTable.RowHighlighted, "#yours")
+    def show_own(self) -> None:
+        seat = self.own
+        if seat is not None:
+            where = "against the computer" if seat.relay == saves.LOCAL_RELAY else f"in room {seat.room}"
+            self.query_one("#yours-detail", Label).update(
+                f"Your game {where} is waiting: Enter returns to it (Tab: a new game).")
+
+    @property
+    def own(self) -> saves.SavedSeat | None:
+        """The highlighted game of mine, if any."""
+        if not self.saved:
+            return None
+        return self.saved[min(self.query_one("#yours", DataTable).cursor_row, len(self.saved) - 1)]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Enter goes back to a game of mine while my games have the focus; elsewhere it plays (the fields')."""
+        if action == "go_back":
+            return self.focused is not None and self.focused.id == "yours"
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def action_go_back(self) -> None:
+        seat = self.own
+        if seat is not None:
+            self.dismiss(saves.back_to(self.config, self.profile.games_dir, seat))
 
     @property
     def through_relay(self) -> bool:

@@ -29,7 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatPhase, SeatView
-from tabletop.words import result_words
+from tabletop.words import ago, result_words
 from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text
 
 if TYPE_CHECKING:
@@ -343,17 +343,6 @@ def score_line(view: SeatView) -> str:
         return f"{view.my_name} {wins[view.me]} – {wins[other]} {view.names[other]}"
     winners = sorted((seat for seat in range(len(view.names)) if wins[seat]), key=lambda seat: -wins[seat])
     return " · ".join(f"{view.names[seat]}: {wins[seat]}" for seat in winners) + " games won" if winners else ""
-
-
-def ago(seconds: float) -> str:
-    """ "just now", "40 s ago", "2 min ago", "3 h ago"."""
-    if seconds < 10:
-        return "just now"
-    if seconds < 60:
-        return f"{int(seconds)} s ago"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
-    return f"{int(seconds // 3600)} h ago"
 
 
 def absence(view: SeatView, now: float | None = None) -> str | None:

@@ -519,3 +519,10 @@ class CommandLines(Widget):
 
     def render(self) -> Content:
         return Content("\n".join(self.lines(self.content_region.width or self.size.width)))
+
+
+def cell(text: str, width: int) -> Text:
+    """A table cell showing ``text`` literally, cut with an ellipsis to ``width`` columns."""
+    shown = Text(text, no_wrap=True, overflow="ellipsis")
+    shown.truncate(max(width, 1), overflow="ellipsis")
+    return shown

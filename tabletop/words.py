@@ -124,6 +124,23 @@ def progress_words(progress: Progress) -> str:
     return PROGRESS[progress.phase.value].format(step=progress.step, steps=progress.steps)
 
 
+def duration(seconds: float) -> str:
+    """A time in a few characters: "40 s", "12 min", "3 h", "2 d"."""
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    if seconds < 86400:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} d"
+
+
+def ago(seconds: float) -> str:
+    """ "just now", "40 s ago", "2 min ago", "3 h ago", "2 d ago"."""
+    return "just now" if seconds < 10 else f"{duration(seconds)} ago"
+
+
 def clip(text: object, limit: int = 40) -> str:
     """Text that came from the other side (a player, a relay), cut short enough for a one-line message and shown
     as text: every character a terminal would act on (ESC, the other controls) becomes a space."""

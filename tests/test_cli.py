@@ -78,14 +78,47 @@ def test_games_lists_games_under_way_with_a_command_that_really_resumes(capsys):
                  saved(saves.LOCAL_RELAY, "computer-cd34", "bo"), saved("host:9000", "table-abc", "ana b")]
     saved("ws://relay.example:8765", "left-early", "ana", stage="waiting")  # abandoned before a game started
     saved(saves.LOCAL_RELAY, "computer-done", "bo", stage="over")  # its game is over
-    lines = [line for line in games(capsys).splitlines() if ":  uv run " in line]
+    lines = [line.strip() for line in games(capsys).splitlines() if line.startswith("    uv run ")]
     assert len(lines) == len(under_way)
-    for seat, line in zip(sorted(under_way, key=lambda s: s.saved_at), lines):
-        words = shlex.split(line.split(":  ", 1)[1])
+    for seat, line in zip(sorted(under_way, key=lambda s: -s.saved_at), lines):  # newest first
+        words = shlex.split(line)
         assert words[:3] == ["uv", "run", "discard-tui"]
         config = cli.config_from(cli.parser().parse_args(words[3:]), cli.parser(), terminal_profile())
         relay_key = saves.relay_key(config.relay, config.host is not None, config.port)
         assert (relay_key, config.room, config.name) == (seat.relay, seat.room, seat.name), line
+
+
+def test_games_says_what_each_game_is_newest_first(capsys):
+    """Each row: the game, the other players, the score (or, before a game ended, which game is under way) and
+    when it was last played, the game played last at the top; then the command that goes back to it."""
+    import dataclasses
+    import time
+
+    now = time.time()
+
+    def played(room, game, names, me, number, wins, minutes_ago, relay="ws://relay.example:8765"):
+        seat = saves.new_seat(relay, room, names[me], "t" * 32, b"\1" * 32, game, len(names))
+        saves.save(seat_dir(), dataclasses.replace(seat, stage="playing", names=list(names), me=me, number=number,
+                                                   wins=list(wins), saved_at=now - 86400 * 3,
+                                                   played_at=now - 60 * minutes_ago))
+
+    played("table-old", "cabo", ("ana", "bo", "cy"), 1, 4, (2, 0, 1), 60 * 26)
+    played("table-new", "discard", ("ana", "bo"), 1, 3, (1, 1), 3)
+    played("computer-ab12", "war", ("bo", "Computer"), 0, 1, (0, 0), 40, relay=saves.LOCAL_RELAY)
+    old = saves.new_seat("ws://relay.example:8765", "table-unsaid", "bo", "t" * 32, b"\1" * 32, "discard")
+    saves.save(seat_dir(), dataclasses.replace(old, stage="playing", saved_at=now - 86400 * 9))  # an older file
+    with pytest.raises(SystemExit):
+        cli.main(["--games"])
+    out = capsys.readouterr().out.splitlines()
+    rows = [line.strip().rsplit(" (", 1)[0] for line in out[1::2]]
+    assert out[0] == "Unfinished games, newest first (run the command to go back):"
+    assert rows == ["discard with ana · bo 1 – 1 ana, game 3 · played 3 min ago",
+                    "war with Computer · game 1 under way · played 40 min ago",
+                    "cabo with ana, cy · ana 2 · cy 1 games won, game 4 · played 1 d ago",
+                    "discard with ? · game 1 under way · played 9 d ago"]
+    assert [line.split("--room ")[1].split()[0] for line in out[2::2]] == ["table-new", "computer-ab12", "table-old",
+                                                                           "table-unsaid"]
+    assert out[1].endswith(time.strftime("(%Y-%m-%d %H:%M)", time.localtime(now - 180)))
 
 
 def test_room_against_the_computer_only_goes_back_to_a_saved_game(capsys):

@@ -13,10 +13,11 @@ import discard_tui
 from discard_tui.app import DiscardApp, HelpScreen
 from discard_tui.config import PlayConfig
 from discard_tui.lobby import LobbyError, LobbyLink, Page, Waiting, parse_page, public_fields
-from discard_tui.lobby_screen import CreateRoom, LobbyScreen, waited_words
+from discard_tui.lobby_screen import CreateRoom, LobbyScreen
 from discard_tui.profile import Profile
 from tabletop.groups import DEFAULT_GROUP
 from pilot import text_of, until
+from tabletop.words import duration
 
 RELAY = "ws://relay.example:8765"
 
@@ -164,7 +165,7 @@ def test_a_page_that_is_not_what_the_protocol_says_is_refused_in_one_line(frame)
 
 
 def test_waiting_times_are_short():
-    assert [waited_words(s) for s in (0, 59, 60, 3599, 3600, 86400 * 3)] == ["0 s", "59 s", "1 min", "59 min", "1 h",
+    assert [duration(s) for s in (0, 59, 60, 3599, 3600, 86400 * 3)] == ["0 s", "59 s", "1 min", "59 min", "1 h",
                                                                              "3 d"]
 
 

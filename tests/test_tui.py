@@ -1044,3 +1044,58 @@ async def test_the_theme_and_the_start_screens_choices_are_kept_for_next_time(da
         await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
         assert [n.message for n in app._notifications][0].startswith("your preferences in ")
         assert app.theme == "textual-dark"
+
+
+# -- coming back after a crash: the lobby and the start screen offer the game -------------------------------
+
+
+def own_rows(app) -> list[list[str]]:
+    """The rows of my own unfinished games, as the lobby or the start screen lists them."""
+    from textual.widgets import DataTable
+
+    table = app.screen.query_one("#yours", DataTable)
+    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_after_a_crash_the_lobby_offers_the_game_and_enter_returns_to_it(relay_url, opponent):
+    """A window closed mid-game without quitting (kill -9 leaves the same on disk: the seat file of a game under
+    way); the same command, with no room, opens the lobby, which lists the game first; Enter goes back to it."""
+    from discard_tui.lobby_screen import LobbyScreen
+
+    await opponent.join(relay_url, "crashed", name="ana")
+    app = through(relay_url, "crashed", name="bo")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app) and app.view.phase is SeatPhase.PLAYING, "my turn")
+        hand = app.view.hand
+    again = through(relay_url, room="", name="bo")
+    async with again.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, LobbyScreen) and again.screen.query("#yours-detail"),
+                    "the lobby")
+        assert own_rows(again)[0][:3] == ["discard", "ana", "game 1 under way"]
+        assert text_of(again.screen, "#yours-detail").replace("\n", " ") == \
+            "Your game in room crashed is waiting: Enter returns to it."
+        assert again.screen.active_bindings["enter"].binding.description == "Return"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
+                    and not again.view.replaying and again.view.phase is SeatPhase.PLAYING, "back at the table")
+        assert (again.config.room, again.view.hand) == ("crashed", hand)
+
+
+async def test_the_start_screen_offers_an_unfinished_game_against_the_computer():
+    from discard_tui.start import StartScreen
+
+    app = computer_game(seeds=fixed(3))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app) and app.view.phase is SeatPhase.PLAYING, "my turn")
+        room, hand = app.config.room, app.view.hand
+    again = DiscardApp(computer_config(), terminal_profile(), pick=True)
+    async with again.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, StartScreen), "the start screen")
+        [row] = own_rows(again)
+        assert row[:3] == ["discard", "Computer", "game 1 under way"] and row[3].endswith(("just now", " s ago"))
+        assert "Your game against the computer is waiting: Enter returns to it" in \
+            text_of(again.screen, "#yours-detail").replace("\n", " ")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
+                    and not again.view.replaying and again.view.phase is SeatPhase.PLAYING, "back at the table")
+        assert (again.config.room, again.view.hand) == (room, hand)
