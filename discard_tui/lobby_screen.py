@@ -10,7 +10,6 @@ own unfinished games on this relay, listed first: Enter goes back to it), or Non
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
@@ -23,12 +22,13 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Input, Label, Select
 
 from tabletop.about import OneOf
-from tabletop.words import ago, duration
+from tabletop.words import duration
 
 from . import saves
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room
 from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining
 from .widgets import HelpScreen, cell
+from .your_games import YourGames
 
 Fetch = Callable[[str | None, int], Awaitable[Page]]  # a page after a cursor (None: the first), at most n rooms
 
@@ -91,7 +91,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
             yield Label(f"Rooms waiting on {self.config.relay} · you play as {self.config.name}", id="where",
                         markup=False)
             if self.saved:
-                yield DataTable(id="yours", cursor_type="row")
+                yield YourGames(self.saved, id="yours")
                 yield Label("", id="yours-detail", markup=False)
             yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
             yield Label("", id="detail", markup=False)
@@ -105,7 +105,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
         table.focus()
         if self.saved:
             self.show_saved()
-            self.query_one("#yours", DataTable).focus()
+            self.query_one(YourGames).focus()
         self.load()
         if self.refresh_every:
             self.set_interval(self.refresh_every, self.load)
@@ -149,15 +149,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
     def show_saved(self, now: float | None = None) -> None:
         """My unfinished games here: the game, the other players, the score or the game under way, when last
         played (names are shown literally)."""
-        yours = self.query_one("#yours", DataTable)
-        yours.clear(columns=True)
-        for label in ("Your game", "With", "Score", "Played"):
-            yours.add_column(label)
-        now = time.time() if now is None else now
-        width = max(20, min(self.size.width, 110) - 34)  # what the game and played columns and the padding leave
-        for seat in self.saved:
-            yours.add_row(cell(seat.game, 12), cell(saves.opponents(seat), width // 3),
-                          cell(seat.standing(), width - width // 3), ago(now - seat.last_played))
+        self.query_one(YourGames).fill(min(self.size.width, 110), now)
         self.show_own()
 
     @on(DataTable.RowHighlighted, "#yours")
@@ -171,9 +163,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
     @property
     def own(self) -> saves.SavedSeat | None:
         """The highlighted game of mine, if any."""
-        if not self.saved:
-            return None
-        return self.saved[min(self.query_one("#yours", DataTable).cursor_row, len(self.saved) - 1)]
+        return self.query_one(YourGames).highlighted if self.saved else None
 
     @property
     def on_own(self) -> bool:

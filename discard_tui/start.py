@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-import time
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,8 +23,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, S
 from . import saves
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile
-from .widgets import cell
-from tabletop.words import ago
+from .your_games import YourGames
 
 
 SPEEDS = {0.0: "at once", 0.3: "quick: 0.3 s a move", 0.6: "steady: 0.6 s a move", 1.5: "slow: 1.5 s a move"}
@@ -55,7 +53,7 @@ class StartScreen(Screen[PlayConfig]):
             yield Label("[b]discard[/b]: nobody deals, every move is checked.")
             if self.saved:
                 yield Label("", id="yours-detail", markup=False)
-                yield DataTable(id="yours", cursor_type="row")
+                yield YourGames(self.saved, id="yours")
             with Grid(id="start-form"):
                 yield Label("Name")
                 yield Input(c.name, placeholder="your name at the table", max_length=32, id="name", compact=True)
@@ -90,17 +88,11 @@ class StartScreen(Screen[PlayConfig]):
         self.show_room()
         if self.saved:
             self.show_saved()
-            self.query_one("#yours", DataTable).focus()
+            self.query_one(YourGames).focus()
 
     def show_saved(self, now: float | None = None) -> None:
         """My unfinished games: the game, the other players, the score or the game under way, when last played."""
-        yours = self.query_one("#yours", DataTable)
-        now = time.time() if now is None else now
-        for label in ("Your game", "With", "Score", "Played"):
-            yours.add_column(label)
-        for seat in self.saved:
-            yours.add_row(cell(seat.game, 8), cell(saves.opponents(seat), 14), cell(seat.standing(), 22),
-                          ago(now - seat.last_played))
+        self.query_one(YourGames).fill(78, now)  # the dialog's width
         self.show_own()
 
     @on(DataTable.RowHighlighted, "#yours")
@@ -114,9 +106,7 @@ class StartScreen(Screen[PlayConfig]):
     @property
     def own(self) -> saves.SavedSeat | None:
         """The highlighted game of mine, if any."""
-        if not self.saved:
-            return None
-        return self.saved[min(self.query_one("#yours", DataTable).cursor_row, len(self.saved) - 1)]
+        return self.query_one(YourGames).highlighted if self.saved else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Enter goes back to a game of mine while my games have the focus; elsewhere it plays (the fields')."""

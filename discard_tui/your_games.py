@@ -1,0 +1,39 @@
+"""This data directory's unfinished games as a table, for the lobby and the start screen: Enter goes back to one."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from textual.widgets import DataTable
+
+from tabletop.words import ago
+
+from . import saves
+from .widgets import cell
+
+
+class YourGames(DataTable[object]):
+    """One row per unfinished game, newest first: the game, the other players, the score or the game under way,
+    when it was last played (names shown literally). :attr:`highlighted` is the one Enter goes back to."""
+
+    def __init__(self, seats: Sequence[saves.SavedSeat], **kwargs: object) -> None:
+        super().__init__(cursor_type="row", **kwargs)  # type: ignore[arg-type]
+        self.seats = list(seats)
+
+    def fill(self, width: int, now: float | None = None) -> None:
+        """(Re)draw the rows for ``width`` columns of the screen."""
+        self.clear(columns=True)
+        for label in ("Your game", "With", "Score", "Played"):
+            self.add_column(label)
+        now = time.time() if now is None else now
+        room = max(20, width - 34)  # what the game and played columns and the padding leave
+        for seat in self.seats:
+            self.add_row(cell(seat.game, 12), cell(saves.opponents(seat), room // 3),
+                         cell(seat.standing(), room - room // 3), ago(now - seat.last_played))
+
+    @property
+    def highlighted(self) -> saves.SavedSeat | None:
+        if not self.seats:
+            return None
+        return self.seats[min(self.cursor_row, len(self.seats) - 1)]
