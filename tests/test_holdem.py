@@ -13,7 +13,7 @@ import pytest
 
 from games.holdem.game import HoldemOptions, HoldemState
 from games.holdem.moves import Board, Call, Check, Fold, Muck, Raise, Show, Shown
-from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, hand_name
+from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, first_places, hand_name, next_places
 from games.holdem.strategy import equity, player, tier
 from tabletop.deck import Show as Reveal
 from tabletop.game import RuleViolation, Setup
@@ -42,7 +42,7 @@ def board(state: HoldemState) -> list[str]:
     """The button shows every street still owed (the forced move), as the table posts it."""
     lines = []
     while state.hand.stage is Stage.BOARD:
-        seat = state.hand.button
+        seat = state.hand.dealer
         owed = state.owed(seat)
         assert isinstance(owed, Board)
         lines.append(play(state, seat, owed))
@@ -163,6 +163,97 @@ def test_a_short_all_in_raise_does_not_reopen_the_betting():
     play(state, 1, Raise(to=130))  # all in: 30 more, under a full raise
     assert state.hand.raise_bounds() is None  # the button faced no full raise: it may only call or fold
     assert refused(state, 2, Raise(to=300)).rule == "the betting is closed to raises: call or fold"
+
+
+def flop_table(chips: list[int]) -> HoldemState:
+    """Seats 0… with ``chips`` (each having called the big blind of 10 before the flop), the flop out, seat 0 (the
+    small blind) first to act: the last seat has the button."""
+    state = new(seats=len(chips), starter=len(chips) - 1, blinds="5/10")
+    state.chips = [amount + 10 for amount in chips]
+    state.hand = state._new_hand(0, len(chips) - 1)
+    while state.hand.stage is Stage.BETTING:
+        seat = state.to_move()[0]
+        play(state, seat, Call() if state.hand.to_call() else Check())
+    stack(state, {-1: "2c7d9hJsKs"})
+    board(state)
+    return state
+
+
+def test_tda_rule_47_short_all_ins_that_add_up_to_a_full_raise_reopen_the_betting():
+    """The issue's example (TDA rule 47, addendum): four seats, the flop: bo bets 100, cy all in to 150, di all in
+    to 230. bo faces 130, more than the last full bet of 100: bo may raise."""
+    state = flop_table([990, 990, 150, 230])
+    play(state, 0, Check())
+    assert play(state, 1, Raise(to=100)) == "bet 100"
+    play(state, 2, Raise(to=150))  # all in: 50 more, short
+    play(state, 3, Raise(to=230))  # all in: 80 more, short; 130 in all
+    play(state, 0, Call())
+    assert state.to_move() == (1,) and state.hand.raise_bounds() == (330, 990)
+    assert play(state, 1, Raise(to=330)) == "raised to 330"
+
+
+def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
+    """bo bets 100, cy all in to 160, di all in to 220 (120 more between them: a full raise), ed all in to 250. bo
+    faces 150 since bo bet, more than a full raise: bo may raise (PokerKit alone sums only the short all-ins since
+    the last full raise, 30 here, and would say no)."""
+    state = flop_table([990, 990, 160, 220, 250])
+    play(state, 0, Check())
+    play(state, 1, Raise(to=100))
+    for seat, to in ((2, 160), (3, 220), (4, 250)):
+        play(state, seat, Raise(to=to))
+    play(state, 0, Call())
+    assert state.to_move() == (1,) and state.hand.raise_bounds() is not None  # 150 more than bo's 100
+
+
+def test_tda_rule_47_a_player_who_called_a_short_all_in_faces_no_full_raise():
+    """bo bets 100, cy all in to 150, di calls 150, ed all in to 230: bo faces 130 and may raise; di, who called
+    150, faces 80, under the full bet of 100: di may only call or fold (PokerKit alone would let di raise)."""
+    state = flop_table([990, 990, 150, 990, 230])
+    play(state, 0, Check())
+    play(state, 1, Raise(to=100))
+    play(state, 2, Raise(to=150))
+    play(state, 3, Call())
+    play(state, 4, Raise(to=230))
+    play(state, 0, Fold())
+    assert state.hand.raise_bounds() is not None
+    play(state, 1, Call())
+    assert state.to_move() == (3,) and state.hand.raise_bounds() is None
+    assert refused(state, 3, Raise(to=500)).rule == "the betting is closed to raises: call or fold"
+    assert [type(move) for move in state.legal_moves(3)] == [Fold, Call]
+
+
+def test_tda_rule_34_dead_button_nobody_skips_or_pays_the_big_blind_twice():
+    """TDA rule 34 (dead button): the big blind moves on to the next seat with chips; the small blind goes to the
+    last big blind's seat and the button to the last small blind's, dead when that seat has busted. Heads-up (rule
+    35) the other player has the button and the small blind."""
+    assert next_places([1, 1, 1, 1], (0, 1, 2)) == (1, 2, 3)
+    assert next_places([1, 1, 0, 1], (0, 1, 2)) == (1, 2, 3)  # the big blind busted: no small blind this hand
+    assert next_places([1, 1, 0, 1], (1, 2, 3)) == (2, 3, 0)  # then the button is dead on its seat
+    assert next_places([1, 1, 0, 1], (2, 3, 0)) == (3, 0, 1)
+    assert next_places([1, 0, 1, 1], (0, 1, 2)) == (1, 2, 3)  # the small blind busted: the button is dead
+    assert next_places([1, 1, 0, 0], (0, 1, 2)) == (1, 1, 0)  # two left: heads-up, bo's big blind goes on to ana
+    assert first_places([1, 1, 1], 2) == (2, 0, 1) and first_places([1, 1], 1) == (1, 1, 0)
+
+    state = new(seats=4, starter=0, blinds="5/10")  # ana the button, bo small blind, cy big blind, di first
+    state.chips = [1000, 1000, 10, 1000]  # cy is all in with the big blind
+    state.hand = state._new_hand(0, 0)
+    stack(state, {0: "2c3d", 1: "4c5d", 2: "7c2d", 3: "AsAd", -1: "3c8d9hJs4h"})
+    play(state, 3, Call())
+    play(state, 0, Fold())
+    play(state, 1, Fold())
+    play(state, 3, Show(positions=list(state.hand.hole(3))))
+    play(state, 2, Show(positions=list(state.hand.hole(2))))
+    lines = board(state)
+    assert lines[-1].endswith("Hand 2: the button goes to {1}, blinds 5/10; no small blind, {2} being out "
+                              "(TDA rule 34)")
+    h = state.hand
+    assert state.chips[2] == 0 and h.players == (3, 0, 1) and h.small_blind is None and h.button == 1
+    assert (h.bet(3), h.bet(0), h.bet(1)) == (10, 0, 0) and state.to_move() == (0,)  # di posts the big blind alone
+    play(state, 0, Fold())
+    play(state, 1, Fold())
+    assert state.hand.number == 2 and state.hand.button == 2 and state.hand.players == (3, 0, 1)
+    assert state.said.endswith("Hand 3: the button goes to {2}, who is out: a dead button (TDA rule 34), blinds 5/10")
+    assert (state.hand.bet(3), state.hand.bet(0)) == (5, 10) and state.hand.dealer == 1
 
 
 # -- pots and showdown ------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from tabletop.wire import STRICT, Message
 
 from .about import ABOUT, BLINDS, CHIPS, HANDS
 from .moves import MOVES, Board, Call, Check, Fold, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
-from .rules import DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, hand_name, parse_blinds
+from .rules import (DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
+                    parse_blinds)
 from .strategy import player
 
 VERBS = {Fold: "fold", Check: "check", Call: "call", Raise: "raise"}
@@ -97,11 +98,20 @@ class HoldemState(GameState[str]):
         return options
 
     def _new_hand(self, number: int, button: int) -> Hand:
-        """Hand ``number`` with the button at ``button``: every seat with chips is dealt in, left of the button first."""
+        """Hand ``number`` with the button at ``button`` and the blinds on the next seats with chips."""
+        return self._deal_hand(number, first_places(self.chips, button))
+
+    def _deal_hand(self, number: int, places: tuple[int, int, int]) -> Hand:
+        """Hand ``number`` with the button, small and big blind at ``places`` (dead ones on busted seats): every
+        seat with chips is dealt in, in PokerKit's order: from the small blind (the big one when the small is dead)
+        round the table; heads-up, the big blind and then the button."""
         n = self.setup.seats
-        players = tuple(seat for k in range(1, n + 1) if self.chips[seat := (button + k) % n] > 0)
+        button, small, big = places
+        start = small if self.chips[small] > 0 and small != button else big
+        players = (big, button) if small == button else \
+            tuple(seat for k in range(n) if self.chips[seat := (start + k) % n] > 0)
         return Hand(number, players, tuple(self.chips[seat] for seat in players),
-                    blinds_at(parse_blinds(self.options.blinds), number))
+                    blinds_at(parse_blinds(self.options.blinds), number), places)
 
     @property
     def over(self) -> bool:
@@ -130,8 +140,9 @@ class HoldemState(GameState[str]):
         if isinstance(move, (Fold, Check, Call, Raise)):
             self._check_bet(seat, move, stage)
         elif isinstance(move, Board):
-            if stage is not Stage.BOARD or seat != h.button:
-                raise RuleViolation("showed board cards out of turn", rule="the board is the button's to show")
+            if stage is not Stage.BOARD or seat != h.dealer:
+                raise RuleViolation("showed board cards out of turn", rule="the board is the button's to show"
+                                    if h.dealer == h.button else "the board is the last player's before the button")
             expected = list(h.next_street())
             if move.positions != expected:
                 street = STREETS[h.street_dealt()]
@@ -230,11 +241,16 @@ class HoldemState(GameState[str]):
         self.last_result = result_words(self.last)
         self.said += f". H{self.last_result[1:]}"
         if not self.over:
-            n = self.setup.seats
-            button = next(seat for k in range(1, n + 1) if self.chips[seat := (h.button + k) % n] > 0)
-            self.hand = self._new_hand(h.number + 1, button)
+            assert h.places is not None
+            self.hand = self._deal_hand(h.number + 1, next_places(self.chips, h.places))
+            button, small_seat, _ = self.hand.places or h.places
             small, big = self.hand.blinds
-            self.said += f". Hand {h.number + 2}: the button goes to {{{button}}}, blinds {small}/{big}"
+            self.said += f". Hand {h.number + 2}: the button goes to {{{button}}}"
+            if button not in self.hand.players:
+                self.said += ", who is out: a dead button (TDA rule 34)"
+            self.said += f", blinds {small}/{big}"
+            if self.hand.small_blind is None:
+                self.said += f"; no small blind, {{{small_seat}}} being out (TDA rule 34)"
 
     def describe(self, seat: int, move: Message) -> str:
         return self.said
