@@ -58,15 +58,15 @@ def refused(state: HoldemState, seat: int, move: Message) -> RuleViolation:
 # -- hand ranking -----------------------------------------------------------------------------------------
 
 CATEGORIES = [  # one hand of each category, weakest first, as published (Wikipedia, "List of poker hands")
-    ("high card", "AsJd", "9c7h4s3d2c"),
-    ("one pair", "AsAd", "9c7h4s3d2c"),
-    ("two pair", "AsAd", "9c9h4s3d2c"),
-    ("three of a kind", "AsAd", "Ac7h4s3d2c"),
-    ("a straight", "6s5d", "9c8h7s3d2c"),
-    ("a flush", "As2s", "9s7s4s3d2c"),
-    ("a full house", "AsAd", "Ac7h7s3d2c"),
-    ("four of a kind", "AsAd", "AcAh4s3d2c"),
-    ("a straight flush", "6s5s", "9s8s7s3d2c"),
+    ("high card, Ace, Jack kicker", "AsJd", "9c7h4s3d2c"),
+    ("one pair, Aces, Nine kicker", "AsAd", "9c7h4s3d2c"),
+    ("two pair, Aces and Nines, Four kicker", "AsAd", "9c9h4s3d2c"),
+    ("three of a kind, Aces, Seven kicker", "AsAd", "Ac7h4s3d2c"),
+    ("a straight, Nine high", "6s5d", "9c8h7s3d2c"),
+    ("a flush, Ace high", "As2s", "9s7s4s3d2c"),
+    ("a full house, Aces full of Sevens", "AsAd", "Ac7h7s3d2c"),
+    ("four of a kind, Aces, Four kicker", "AsAd", "AcAh4s3d2c"),
+    ("a straight flush, Nine high", "6s5s", "9s8s7s3d2c"),
 ]
 
 
@@ -85,13 +85,26 @@ def test_the_wheel_is_the_lowest_straight_and_kickers_decide():
     board_ = cards("5c4d3h9sKc")
     wheel = best_hand(cards("As2d"), board_)
     six_high = best_hand(cards("6s2d"), board_)
-    assert hand_name(cards("As2d"), board_) == "a straight" and wheel < six_high
+    assert hand_name(cards("As2d"), board_) == "a straight, Five high" and wheel < six_high
     assert best_hand(cards("AhAd"), board_) < wheel  # a pair of aces is no straight
     pairs = cards("KdQc"), cards("KsJc")  # kings, a queen kicker against a jack
     assert best_hand(pairs[0], board_) > best_hand(pairs[1], board_)
     plays = cards("2c2d"), cards("2h2s")  # the board plays for both: a tie
     assert best_hand(cards("7c7d"), cards("AsAhKsKh9c")) == best_hand(cards("6c6d"), cards("AsAhKsKh9c"))
     assert best_hand(plays[0], cards("AsKsQsJsTs")) == best_hand(plays[1], cards("AsKsQsJsTs"))
+
+
+def test_hand_names_give_the_ranks_and_the_kickers_that_decide():
+    assert hand_name(cards("JsTd"), cards("JcTh4sKd2c")) == "two pair, Jacks and Tens, King kicker"
+    assert hand_name(cards("6s5d"), cards("9c8h7s3d2c")) == "a straight, Nine high"
+    assert hand_name(cards("7s7d"), cards("7cKhKs3d2c")) == "a full house, Sevens full of Kings"
+    assert hand_name(cards("6s6d"), cards("AcTh4s3d2c")) == "one pair, Sixes, Ace kicker"
+    spades = cards("As9s4s2s3d")  # two flushes, Ace high both: the next card decides, and is named
+    assert hand_name(cards("Qs5c"), spades) == "a flush, Ace high"
+    assert hand_name(cards("Qs5c"), spades, [cards("Js5d")]) == "a flush, Ace high, Queen kicker"
+    kings = cards("KcKd9h5s2c")  # kings, an ace each: the second kicker decides
+    assert hand_name(cards("AsQd"), kings, [cards("AhJd")]) == "one pair, Kings, Ace, Queen kickers"
+    assert hand_name(cards("AsQd"), kings, [cards("AhQc")]) == "one pair, Kings, Ace, Queen, Nine kickers"  # a tie
 
 
 def test_pokerkit_and_eval7_order_random_hands_alike():
@@ -291,7 +304,7 @@ def test_a_split_pot_gives_the_odd_chip_to_the_first_seat_left_of_the_button():
         play(state, 1, Check())
         play(state, 2, Check())
     line = play(state, 1, Show(positions=list(state.hand.hole(1))))  # nobody bet: left of the button shows first
-    assert line == "showed 2♦ 3♦: high card" and state.to_move() == (2,)
+    assert line == "showed 2♦ 3♦: high card, Ace, King kicker" and state.to_move() == (2,)
     play(state, 2, Show(positions=list(state.hand.hole(2))))
     assert state.chips == [995, 1003, 1002]  # 25 split: bo, first left of the button among the winners, gets 13
 
@@ -320,7 +333,7 @@ def test_the_last_aggressor_shows_first_and_a_loser_may_muck():
     assert play(state, 0, Muck()).startswith("mucked. Hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 120 with one pair")
     assert state.chips == [940, 1060, 1000] and state.hand.number == 1
     last = state.view(2).last  # the next hand is dealt: what was shown stays in every seat's view
-    assert last is not None and last.shown == (Shown(1, ("Ks", "Kd"), "one pair"),) and last.mucked == (0,)
+    assert last is not None and last.shown == (Shown(1, ("Ks", "Kd"), "one pair, Kings, Jack kicker"),) and last.mucked == (0,)
     assert last.won == ((1, 120),) and last.returned == ()
 
 
@@ -341,6 +354,26 @@ def test_in_an_all_in_showdown_every_hand_is_shown_and_the_computer_shows_it():
     assert not view.may_muck and view.stage is Stage.SHOWDOWN
     table = SimpleNamespace(play=SimpleNamespace(state=state), me=1)  # all the computer reads of its table
     assert player(1)(table) == Show(positions=list(state.hand.hole(1)))  # 7-2 beaten: it would muck otherwise
+
+
+def test_each_seat_shows_its_last_action_and_a_dealer_all_in_deals_for_the_table():
+    state = new(seats=3, starter=2)  # ana small blind, bo big blind, cy the button
+    assert [p.action for p in state.view(0).players] == ["Small blind 10", "Big blind 20", ""]
+    play(state, 2, Raise(to=60))
+    play(state, 0, Call())
+    assert [p.action for p in state.view(1).players] == ["Called 60", "Big blind 20", "Raised to 60"]
+    play(state, 1, Fold())
+    stack(state, {0: "AsAd", 1: "KsKd", 2: "7c2d", -1: "2c7d9hJsKs"})
+    board(state)
+    assert [p.action for p in state.view(1).players] == ["", "", ""]  # a new street
+    play(state, 0, Check())
+    assert play(state, 2, Raise(to=940)) == "bet 940, all in"
+    assert state.view(1).players[2].action == "Bet 940"
+    play(state, 0, Call())
+    while state.hand.stage is Stage.SHOWDOWN:
+        seat = state.to_move()[0]
+        play(state, seat, Show(positions=list(state.hand.hole(seat))))
+    assert state.hand.dealer == 2 and board(state)[0] == "showed, for the table, the turn: J♠"
 
 
 def test_an_uncalled_bet_is_returned_and_said_so_and_the_chips_agree():
@@ -368,7 +401,7 @@ def test_a_bet_is_capped_at_what_the_others_can_call_so_an_all_in_called_leaves_
     play(state, 1, Show(positions=list(state.hand.hole(1))))
     board(state)
     assert state.last is not None and state.last.won == ((1, 600),) and state.last.returned == ()
-    assert state.last_result == "hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 600 with one pair"
+    assert state.last_result == "hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 600 with one pair, Aces, Jack kicker"
     assert state.chips == [700, 600]
 
 
@@ -385,8 +418,36 @@ def test_the_last_player_with_chips_wins():
     board(state)
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == (0,) and outcome.scores == (200, 0)
-    assert outcome.reason == "200 ▄█ {0}\n  0 ▄▁ {1}\n{0} holds every chip after 1 hand"
+    assert outcome.reason == "1st 200 ▄█ {0}\n2nd   0 ▄▁ {1}\nevery chip went to {0} in 1 hand"
     assert state.to_move() == () and state.deals() == 1
+    busted = state.view(0).players[1]
+    assert not busted.dealt and not busted.folded  # the game-over table says "out", not "folded"
+
+
+def test_side_pots_are_won_pot_by_pot_and_the_game_over_table_gives_finishing_places():
+    """ana (100) and bo (300) all in against cy: ana's aces take the main pot, bo's kings the side pot. Then places:
+    a seat that busts later ranks higher; two busted in one hand rank by the chips they began it with."""
+    state = new(seats=3, starter=2, chips=1000)
+    state.chips = [100, 300, 1000]
+    state.hand = state._new_hand(0, 2)
+    stack(state, {0: "AsAd", 1: "KsKd", 2: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 2, Raise(to=300))  # the most anyone can call
+    play(state, 0, Call())
+    play(state, 1, Call())
+    while state.hand.stage is Stage.SHOWDOWN:
+        seat = state.to_move()[0]
+        play(state, seat, Show(positions=list(state.hand.hole(seat))))
+    board(state)
+    last = state.last
+    assert last is not None and last.pots == ((300, ((0, 300),)), (400, ((1, 400),)))
+    assert state.last_result == ("hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {0} won 300 with one pair, Aces, Jack kicker and {1} "
+                                 "won 400 with one pair, Kings, Jack kicker (main pot 300 to {0}; side pot 400 to {1})")
+    assert state.chips == [300, 400, 700] and state.hand.number == 1
+    state.history = [(300, 400, 700), (0, 400, 1000), (0, 0, 1400)]
+    state.chips = [0, 0, 1400]
+    assert state.places() == {2: 1, 1: 2, 0: 3}
+    state.history = [(300, 200, 900), (0, 0, 1400)]  # both busted in hand 2: bo began it with less
+    assert state.places() == {2: 1, 0: 2, 1: 3}
 
 
 def test_after_the_last_hand_the_chip_leader_wins_and_equal_stacks_draw():
@@ -395,7 +456,7 @@ def test_after_the_last_hand_the_chip_leader_wins_and_equal_stacks_draw():
     play(state, 1, Fold())  # the button moves: seat 1's small blind is lost too
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == () and outcome.scores == (1000, 1000)
-    assert outcome.reason == ("1000 ███ {0}\n1000 ███ {1}\n"
+    assert outcome.reason == ("1st 1,000 ███ {0}\n1st 1,000 ███ {1}\n"
                               "2 hands were played; the chip lead wins, and it is shared by all")
 
 

@@ -69,10 +69,53 @@ def best_hand(hole: Sequence[str], board: Sequence[str]) -> Ranked:
     return StandardHighHand.from_game("".join(hole), "".join(board))
 
 
-def hand_name(hole: Sequence[str], board: Sequence[str]) -> str:
-    """The category of the best hand, in words: "two pair", "a flush"."""
-    label = best_hand(hole, board).entry.label.value.lower()
-    return f"a {label}" if label in {"straight", "flush", "full house", "straight flush"} else label
+RANK_NAMES = dict(zip(RANKS, ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen",
+                               "King", "Ace"), strict=True))
+
+
+def plural(rank: str) -> str:
+    """ "Sevens", "Sixes"."""
+    return RANK_NAMES[rank] + ("es" if rank == "6" else "s")
+
+
+def hand_parts(hole: Sequence[str], board: Sequence[str]) -> tuple[str, str, tuple[str, ...]]:
+    """The best hand as (its category, what makes it, its kickers best first): ("two pair", "Jacks and Tens",
+    ("K",)); a straight's or a flush's "what" is its high card, a full house's "Sevens full of Kings"."""
+    hand = best_hand(hole, board)
+    label = hand.entry.label.value.lower()
+    ranks = [str(card.rank.value) for card in hand.cards]
+    counts = {rank: ranks.count(rank) for rank in ranks}
+    order = sorted(counts, key=lambda rank: (-counts[rank], -RANKS.index(rank)))  # the sets first, then high cards
+    if label in {"straight", "straight flush"}:
+        high = "5" if set(ranks) == set("A2345") else order[0]
+        return label, f"{RANK_NAMES[high]} high", ()
+    if label == "flush":
+        return label, f"{RANK_NAMES[order[0]]} high", tuple(order[1:])
+    if label == "full house":
+        return label, f"{plural(order[0])} full of {plural(order[1])}", ()
+    if label == "two pair":
+        return label, f"{plural(order[0])} and {plural(order[1])}", tuple(order[2:])
+    if label == "high card":
+        return label, RANK_NAMES[order[0]], tuple(order[1:])
+    return label, plural(order[0]), tuple(order[1:])  # one pair, three and four of a kind
+
+
+def hand_name(hole: Sequence[str], board: Sequence[str], others: Sequence[Sequence[str]] = ()) -> str:
+    """The best hand in words, with its ranks and as many kickers as it takes to tell it from ``others`` (other
+    hole cards on the same board; one kicker at least): "two pair, Jacks and Tens, King kicker", "a straight, Nine
+    high", "a full house, Sevens full of Kings", "a flush, Ace high" (a flush's other cards only when they decide)."""
+    label, what, kickers = hand_parts(hole, board)
+    shown = 1 if kickers and label != "flush" else 0
+    for other in others:
+        other_label, other_what, other_kickers = hand_parts(other, board)
+        if (other_label, other_what) == (label, what):
+            differ = next((k for k, (a, b) in enumerate(zip(kickers, other_kickers, strict=False)) if a != b), None)
+            shown = max(shown, len(kickers) if differ is None else differ + 1)
+    article = "a " if label in {"straight", "flush", "full house", "straight flush"} else ""
+    words = f"{article}{label}, {what}"
+    if shown:
+        words += f", {', '.join(RANK_NAMES[rank] for rank in kickers[:shown])} kicker{'s' * (shown > 1)}"
+    return words
 
 
 def first_places(chips: Sequence[int], button: int) -> tuple[int, int, int]:
@@ -222,6 +265,10 @@ class Hand:
     def to_call(self) -> int:
         p = self.poker
         return int(p.checking_or_calling_amount or 0) if p.actor_index is not None else 0
+
+    def opening(self) -> bool:
+        """A raise now would be the street's first bet: after the flop, with nothing bet yet."""
+        return self.stage is Stage.BETTING and self.street_dealt() > 0 and not any(self.poker.bets)
 
     def reopened(self, seat: int) -> bool:
         """TDA rule 47: a player who has acted this street may raise again only when the bets since (one full raise,
