@@ -53,7 +53,7 @@ shown (TDA rule 16). The game ends when one player has every
 chip, or after the last hand: the chip leader wins.
 
 [b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
-      ← → ±1 big blind  ↑ ↓ ±10  digits type it  ⌫ deletes
+      ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it  ⌫ deletes
       h ½ pot  p pot  a all in  Enter send  Esc cancel
       at showdown: c shows your hand, f mucks it
       n rematch   q quit
@@ -134,8 +134,8 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     top.append(name(view, seat), "reverse bold" if acting else "bold")
     if seat == board.button:
         top.append(" D", "bold")
-    middle = Text(f"  {player.chips}" + (f" · bet {player.bet}" if player.bet else ""), no_wrap=True,
-                  overflow="ellipsis")
+    doing = player.action or (f"bet {player.bet:,}" if player.bet else "")
+    middle = Text(f"  {player.chips:,}" + (f" · {doing}" if doing else ""), no_wrap=True, overflow="ellipsis")
     bottom = Text("  ", no_wrap=True, overflow="ellipsis")
     if player.dealt and not player.folded and not player.mucked:
         bottom.append_text(cards(player.hole))
@@ -148,16 +148,17 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
 
 
 def pots_line(view: HoldemScreenView) -> str:
-    """ "Pot 180 · side pot 60 (bo, cy)": every chip in the middle, and the pots that not everyone can win."""
+    """ "Pot 180" (every chip in the middle); with side pots each pot and who may win it, and the bets of this
+    street: "Main pot 420 (ana, bo, cy) · side pot 200 (bo, cy) · bets 60"."""
     board = view.board
     if board is None:
         return ""
-    line = f"Pot {board.total}"
-    if len(board.pots) > 1:
-        for k, (amount, seats) in enumerate(board.pots[1:], start=1):
-            label = "side pot" if len(board.pots) == 2 else f"side pot {k}"
-            line += f" · {label} {amount} ({', '.join(name(view, s) for s in seats)})"
-    return line
+    if len(board.pots) < 2:
+        return f"Pot {board.total:,}"
+    parts = [f"{'Main pot' if k == 0 else 'side pot' if len(board.pots) == 2 else f'side pot {k}'} {amount:,} "
+             f"({', '.join(name(view, s) for s in seats)})" for k, (amount, seats) in enumerate(board.pots)]
+    bets = board.total - sum(amount for amount, _ in board.pots)
+    return " · ".join(parts + ([f"bets {bets:,}"] if bets else []))
 
 
 def spark(values: Sequence[int], top: int) -> str:
@@ -184,9 +185,13 @@ def last_hand(view: HoldemScreenView) -> list[str]:
     for shown in last.shown:
         took = last.took(shown.seat)
         lines.append(f"  {name(view, shown.seat)[:width]:<{width}}  {plain_cards(shown.cards)}  {shown.name}"
-                     + (f" · won {took}" if took else ""))
+                     + (f" · won {took:,}" if took else ""))
     lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]
-    lines += [f"  {amount} uncalled returned to {words[seat]}" for seat, amount in last.returned]
+    if last.pots:
+        lines.append("  " + " · ".join(
+            f"{'Main pot' if k == 0 else 'side pot' if len(last.pots) == 2 else f'side pot {k}'} {amount:,} to "
+            + " and ".join(words[seat] for seat, _ in winners) for k, (amount, winners) in enumerate(last.pots)))
+    lines += [f"  {amount:,} uncalled returned to {words[seat]}" for seat, amount in last.returned]
     return lines
 
 
@@ -231,10 +236,18 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
     bounds = amounts(view)
     if amount is not None and bounds is not None:
         least, most, _ = bounds
-        return f"Raise to {amount} · min {least} max {most} · ←→↑↓ 0-9 h p a · Enter sends"
-    call = f"c calls {min(board.to_call, board.players[view.me].chips)}" if board.to_call else "c checks"
-    raise_ = f" · r raises ({bounds[0]}–{bounds[1]})" if bounds is not None else ""
+        verb = "Bet" if opening(board) else "Raise to"
+        return f"{verb} {amount:,} · min {least:,} max {most:,} · ←→↑↓ 0-9 h p a · Enter sends"
+    call = f"c calls {min(board.to_call, board.players[view.me].chips):,}" if board.to_call else "c checks"
+    if bounds is None:  # the betting is closed to raises (or I cannot cover the call): no all in beyond a call
+        return f"f folds · {call}"
+    raise_ = f" · r {'bets' if opening(board) else 'raises'} ({bounds[0]:,}–{bounds[1]:,})"
     return f"f folds · {call}{raise_} · a all in"
+
+
+def opening(board: HoldemView) -> bool:
+    """A raise now is the street's first bet: after the flop, nobody has bet."""
+    return len(board.board) >= 3 and not any(player.bet for player in board.players)
 
 
 # -- the screen -------------------------------------------------------------------------------------------
@@ -377,7 +390,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
     def action_digit(self, digit: int) -> None:
         if self.amount is None:
             return
-        text = str(self.amount) if self.typed else ""
+        text = str(self.amount) if self.typed or digit < 0 else ""  # ⌫ on a preset edits it, a digit replaces it
         text = text[:-1] if digit < 0 else (text + str(digit))[:12]
         self.set_amount(int(text or 0), typed=True)
 
@@ -447,12 +460,13 @@ def view(seat: Seat) -> HoldemScreenView:
                                 all_in_refusal="it is the showdown: c shows, f mucks", refusal_of=seat.refusal)
     call = Call() if board.to_call else Check()
     least = Raise(to=board.raise_bounds[0]) if board.raise_bounds else None
-    shove = Raise(to=board.raise_bounds[1]) if board.raise_bounds else Call() if board.to_call else None
+    shove = Raise(to=board.raise_bounds[1]) if board.raise_bounds else None
     fold = Fold()
+    closed = "the betting is closed to raises: c calls" + (" (all in)" if board.to_call >= me.chips else "") \
+        if board.to_call else f"you have {me.chips:,} chips behind and nothing to call: check"
     return HoldemScreenView(
         **fields, fold=fold, fold_refusal=seat.refusal(fold), call=call, call_refusal=seat.refusal(call),
-        all_in=shove, all_in_refusal=seat.refusal(shove) if shove else seat.refusal(least or call) or
-        f"you have {me.chips} chips behind and nothing to call: check",
+        all_in=shove, all_in_refusal=seat.refusal(shove) if shove else seat.refusal(call) or closed,
         raise_refusal=seat.refusal(least) if least else seat.refusal(call) or
         "the betting is closed to raises: call or fold", raising=lambda to: Raise(to=to), refusal_of=seat.refusal)
 

@@ -13,7 +13,7 @@ import pytest
 
 from games.holdem.game import HoldemOptions, HoldemState
 from games.holdem.moves import Board, Call, Check, Fold, Muck, Raise, Show, Shown
-from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, hand_name
+from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, first_places, hand_name, next_places
 from games.holdem.strategy import equity, player, tier
 from tabletop.deck import Show as Reveal
 from tabletop.game import RuleViolation, Setup
@@ -42,7 +42,7 @@ def board(state: HoldemState) -> list[str]:
     """The button shows every street still owed (the forced move), as the table posts it."""
     lines = []
     while state.hand.stage is Stage.BOARD:
-        seat = state.hand.button
+        seat = state.hand.dealer
         owed = state.owed(seat)
         assert isinstance(owed, Board)
         lines.append(play(state, seat, owed))
@@ -58,15 +58,15 @@ def refused(state: HoldemState, seat: int, move: Message) -> RuleViolation:
 # -- hand ranking -----------------------------------------------------------------------------------------
 
 CATEGORIES = [  # one hand of each category, weakest first, as published (Wikipedia, "List of poker hands")
-    ("high card", "AsJd", "9c7h4s3d2c"),
-    ("one pair", "AsAd", "9c7h4s3d2c"),
-    ("two pair", "AsAd", "9c9h4s3d2c"),
-    ("three of a kind", "AsAd", "Ac7h4s3d2c"),
-    ("a straight", "6s5d", "9c8h7s3d2c"),
-    ("a flush", "As2s", "9s7s4s3d2c"),
-    ("a full house", "AsAd", "Ac7h7s3d2c"),
-    ("four of a kind", "AsAd", "AcAh4s3d2c"),
-    ("a straight flush", "6s5s", "9s8s7s3d2c"),
+    ("high card, Ace, Jack kicker", "AsJd", "9c7h4s3d2c"),
+    ("one pair, Aces, Nine kicker", "AsAd", "9c7h4s3d2c"),
+    ("two pair, Aces and Nines, Four kicker", "AsAd", "9c9h4s3d2c"),
+    ("three of a kind, Aces, Seven kicker", "AsAd", "Ac7h4s3d2c"),
+    ("a straight, Nine high", "6s5d", "9c8h7s3d2c"),
+    ("a flush, Ace high", "As2s", "9s7s4s3d2c"),
+    ("a full house, Aces full of Sevens", "AsAd", "Ac7h7s3d2c"),
+    ("four of a kind, Aces, Four kicker", "AsAd", "AcAh4s3d2c"),
+    ("a straight flush, Nine high", "6s5s", "9s8s7s3d2c"),
 ]
 
 
@@ -85,13 +85,26 @@ def test_the_wheel_is_the_lowest_straight_and_kickers_decide():
     board_ = cards("5c4d3h9sKc")
     wheel = best_hand(cards("As2d"), board_)
     six_high = best_hand(cards("6s2d"), board_)
-    assert hand_name(cards("As2d"), board_) == "a straight" and wheel < six_high
+    assert hand_name(cards("As2d"), board_) == "a straight, Five high" and wheel < six_high
     assert best_hand(cards("AhAd"), board_) < wheel  # a pair of aces is no straight
     pairs = cards("KdQc"), cards("KsJc")  # kings, a queen kicker against a jack
     assert best_hand(pairs[0], board_) > best_hand(pairs[1], board_)
     plays = cards("2c2d"), cards("2h2s")  # the board plays for both: a tie
     assert best_hand(cards("7c7d"), cards("AsAhKsKh9c")) == best_hand(cards("6c6d"), cards("AsAhKsKh9c"))
     assert best_hand(plays[0], cards("AsKsQsJsTs")) == best_hand(plays[1], cards("AsKsQsJsTs"))
+
+
+def test_hand_names_give_the_ranks_and_the_kickers_that_decide():
+    assert hand_name(cards("JsTd"), cards("JcTh4sKd2c")) == "two pair, Jacks and Tens, King kicker"
+    assert hand_name(cards("6s5d"), cards("9c8h7s3d2c")) == "a straight, Nine high"
+    assert hand_name(cards("7s7d"), cards("7cKhKs3d2c")) == "a full house, Sevens full of Kings"
+    assert hand_name(cards("6s6d"), cards("AcTh4s3d2c")) == "one pair, Sixes, Ace kicker"
+    spades = cards("As9s4s2s3d")  # two flushes, Ace high both: the next card decides, and is named
+    assert hand_name(cards("Qs5c"), spades) == "a flush, Ace high"
+    assert hand_name(cards("Qs5c"), spades, [cards("Js5d")]) == "a flush, Ace high, Queen kicker"
+    kings = cards("KcKd9h5s2c")  # kings, an ace each: the second kicker decides
+    assert hand_name(cards("AsQd"), kings, [cards("AhJd")]) == "one pair, Kings, Ace, Queen kickers"
+    assert hand_name(cards("AsQd"), kings, [cards("AhQc")]) == "one pair, Kings, Ace, Queen, Nine kickers"  # a tie
 
 
 def test_pokerkit_and_eval7_order_random_hands_alike():
@@ -165,6 +178,97 @@ def test_a_short_all_in_raise_does_not_reopen_the_betting():
     assert refused(state, 2, Raise(to=300)).rule == "the betting is closed to raises: call or fold"
 
 
+def flop_table(chips: list[int]) -> HoldemState:
+    """Seats 0… with ``chips`` (each having called the big blind of 10 before the flop), the flop out, seat 0 (the
+    small blind) first to act: the last seat has the button."""
+    state = new(seats=len(chips), starter=len(chips) - 1, blinds="5/10")
+    state.chips = [amount + 10 for amount in chips]
+    state.hand = state._new_hand(0, len(chips) - 1)
+    while state.hand.stage is Stage.BETTING:
+        seat = state.to_move()[0]
+        play(state, seat, Call() if state.hand.to_call() else Check())
+    stack(state, {-1: "2c7d9hJsKs"})
+    board(state)
+    return state
+
+
+def test_tda_rule_47_short_all_ins_that_add_up_to_a_full_raise_reopen_the_betting():
+    """The issue's example (TDA rule 47, addendum): four seats, the flop: bo bets 100, cy all in to 150, di all in
+    to 230. bo faces 130, more than the last full bet of 100: bo may raise."""
+    state = flop_table([990, 990, 150, 230])
+    play(state, 0, Check())
+    assert play(state, 1, Raise(to=100)) == "bet 100"
+    play(state, 2, Raise(to=150))  # all in: 50 more, short
+    play(state, 3, Raise(to=230))  # all in: 80 more, short; 130 in all
+    play(state, 0, Call())
+    assert state.to_move() == (1,) and state.hand.raise_bounds() == (330, 990)
+    assert play(state, 1, Raise(to=330)) == "raised to 330"
+
+
+def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
+    """bo bets 100, cy all in to 160, di all in to 220 (120 more between them: a full raise), ed all in to 250. bo
+    faces 150 since bo bet, more than a full raise: bo may raise (PokerKit alone sums only the short all-ins since
+    the last full raise, 30 here, and would say no)."""
+    state = flop_table([990, 990, 160, 220, 250])
+    play(state, 0, Check())
+    play(state, 1, Raise(to=100))
+    for seat, to in ((2, 160), (3, 220), (4, 250)):
+        play(state, seat, Raise(to=to))
+    play(state, 0, Call())
+    assert state.to_move() == (1,) and state.hand.raise_bounds() is not None  # 150 more than bo's 100
+
+
+def test_tda_rule_47_a_player_who_called_a_short_all_in_faces_no_full_raise():
+    """bo bets 100, cy all in to 150, di calls 150, ed all in to 230: bo faces 130 and may raise; di, who called
+    150, faces 80, under the full bet of 100: di may only call or fold (PokerKit alone would let di raise)."""
+    state = flop_table([990, 990, 150, 990, 230])
+    play(state, 0, Check())
+    play(state, 1, Raise(to=100))
+    play(state, 2, Raise(to=150))
+    play(state, 3, Call())
+    play(state, 4, Raise(to=230))
+    play(state, 0, Fold())
+    assert state.hand.raise_bounds() is not None
+    play(state, 1, Call())
+    assert state.to_move() == (3,) and state.hand.raise_bounds() is None
+    assert refused(state, 3, Raise(to=500)).rule == "the betting is closed to raises: call or fold"
+    assert [type(move) for move in state.legal_moves(3)] == [Fold, Call]
+
+
+def test_tda_rule_34_dead_button_nobody_skips_or_pays_the_big_blind_twice():
+    """TDA rule 34 (dead button): the big blind moves on to the next seat with chips; the small blind goes to the
+    last big blind's seat and the button to the last small blind's, dead when that seat has busted. Heads-up (rule
+    35) the other player has the button and the small blind."""
+    assert next_places([1, 1, 1, 1], (0, 1, 2)) == (1, 2, 3)
+    assert next_places([1, 1, 0, 1], (0, 1, 2)) == (1, 2, 3)  # the big blind busted: no small blind this hand
+    assert next_places([1, 1, 0, 1], (1, 2, 3)) == (2, 3, 0)  # then the button is dead on its seat
+    assert next_places([1, 1, 0, 1], (2, 3, 0)) == (3, 0, 1)
+    assert next_places([1, 0, 1, 1], (0, 1, 2)) == (1, 2, 3)  # the small blind busted: the button is dead
+    assert next_places([1, 1, 0, 0], (0, 1, 2)) == (1, 1, 0)  # two left: heads-up, bo's big blind goes on to ana
+    assert first_places([1, 1, 1], 2) == (2, 0, 1) and first_places([1, 1], 1) == (1, 1, 0)
+
+    state = new(seats=4, starter=0, blinds="5/10")  # ana the button, bo small blind, cy big blind, di first
+    state.chips = [1000, 1000, 10, 1000]  # cy is all in with the big blind
+    state.hand = state._new_hand(0, 0)
+    stack(state, {0: "2c3d", 1: "4c5d", 2: "7c2d", 3: "AsAd", -1: "3c8d9hJs4h"})
+    play(state, 3, Call())
+    play(state, 0, Fold())
+    play(state, 1, Fold())
+    play(state, 3, Show(positions=list(state.hand.hole(3))))
+    play(state, 2, Show(positions=list(state.hand.hole(2))))
+    lines = board(state)
+    assert lines[-1].endswith("Hand 2: the button goes to {1}, blinds 5/10; no small blind, {2} being out "
+                              "(TDA rule 34)")
+    h = state.hand
+    assert state.chips[2] == 0 and h.players == (3, 0, 1) and h.small_blind is None and h.button == 1
+    assert (h.bet(3), h.bet(0), h.bet(1)) == (10, 0, 0) and state.to_move() == (0,)  # di posts the big blind alone
+    play(state, 0, Fold())
+    play(state, 1, Fold())
+    assert state.hand.number == 2 and state.hand.button == 2 and state.hand.players == (3, 0, 1)
+    assert state.said.endswith("Hand 3: the button goes to {2}, who is out: a dead button (TDA rule 34), blinds 5/10")
+    assert (state.hand.bet(3), state.hand.bet(0)) == (5, 10) and state.hand.dealer == 1
+
+
 # -- pots and showdown ------------------------------------------------------------------------------------
 
 
@@ -200,7 +304,7 @@ def test_a_split_pot_gives_the_odd_chip_to_the_first_seat_left_of_the_button():
         play(state, 1, Check())
         play(state, 2, Check())
     line = play(state, 1, Show(positions=list(state.hand.hole(1))))  # nobody bet: left of the button shows first
-    assert line == "showed 2♦ 3♦: high card" and state.to_move() == (2,)
+    assert line == "showed 2♦ 3♦: high card, Ace, King kicker" and state.to_move() == (2,)
     play(state, 2, Show(positions=list(state.hand.hole(2))))
     assert state.chips == [995, 1003, 1002]  # 25 split: bo, first left of the button among the winners, gets 13
 
@@ -229,7 +333,7 @@ def test_the_last_aggressor_shows_first_and_a_loser_may_muck():
     assert play(state, 0, Muck()).startswith("mucked. Hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 120 with one pair")
     assert state.chips == [940, 1060, 1000] and state.hand.number == 1
     last = state.view(2).last  # the next hand is dealt: what was shown stays in every seat's view
-    assert last is not None and last.shown == (Shown(1, ("Ks", "Kd"), "one pair"),) and last.mucked == (0,)
+    assert last is not None and last.shown == (Shown(1, ("Ks", "Kd"), "one pair, Kings, Jack kicker"),) and last.mucked == (0,)
     assert last.won == ((1, 120),) and last.returned == ()
 
 
@@ -250,6 +354,26 @@ def test_in_an_all_in_showdown_every_hand_is_shown_and_the_computer_shows_it():
     assert not view.may_muck and view.stage is Stage.SHOWDOWN
     table = SimpleNamespace(play=SimpleNamespace(state=state), me=1)  # all the computer reads of its table
     assert player(1)(table) == Show(positions=list(state.hand.hole(1)))  # 7-2 beaten: it would muck otherwise
+
+
+def test_each_seat_shows_its_last_action_and_a_dealer_all_in_deals_for_the_table():
+    state = new(seats=3, starter=2)  # ana small blind, bo big blind, cy the button
+    assert [p.action for p in state.view(0).players] == ["Small blind 10", "Big blind 20", ""]
+    play(state, 2, Raise(to=60))
+    play(state, 0, Call())
+    assert [p.action for p in state.view(1).players] == ["Called 60", "Big blind 20", "Raised to 60"]
+    play(state, 1, Fold())
+    stack(state, {0: "AsAd", 1: "KsKd", 2: "7c2d", -1: "2c7d9hJsKs"})
+    board(state)
+    assert [p.action for p in state.view(1).players] == ["", "", ""]  # a new street
+    play(state, 0, Check())
+    assert play(state, 2, Raise(to=940)) == "bet 940, all in"
+    assert state.view(1).players[2].action == "Bet 940"
+    play(state, 0, Call())
+    while state.hand.stage is Stage.SHOWDOWN:
+        seat = state.to_move()[0]
+        play(state, seat, Show(positions=list(state.hand.hole(seat))))
+    assert state.hand.dealer == 2 and board(state)[0] == "showed, for the table, the turn: J♠"
 
 
 def test_an_uncalled_bet_is_returned_and_said_so_and_the_chips_agree():
@@ -277,7 +401,7 @@ def test_a_bet_is_capped_at_what_the_others_can_call_so_an_all_in_called_leaves_
     play(state, 1, Show(positions=list(state.hand.hole(1))))
     board(state)
     assert state.last is not None and state.last.won == ((1, 600),) and state.last.returned == ()
-    assert state.last_result == "hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 600 with one pair"
+    assert state.last_result == "hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {1} won 600 with one pair, Aces, Jack kicker"
     assert state.chips == [700, 600]
 
 
@@ -294,8 +418,36 @@ def test_the_last_player_with_chips_wins():
     board(state)
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == (0,) and outcome.scores == (200, 0)
-    assert outcome.reason == "200 ▄█ {0}\n  0 ▄▁ {1}\n{0} holds every chip after 1 hand"
+    assert outcome.reason == "1st 200 ▄█ {0}\n2nd   0 ▄▁ {1}\nevery chip went to {0} in 1 hand"
     assert state.to_move() == () and state.deals() == 1
+    busted = state.view(0).players[1]
+    assert not busted.dealt and not busted.folded  # the game-over table says "out", not "folded"
+
+
+def test_side_pots_are_won_pot_by_pot_and_the_game_over_table_gives_finishing_places():
+    """ana (100) and bo (300) all in against cy: ana's aces take the main pot, bo's kings the side pot. Then places:
+    a seat that busts later ranks higher; two busted in one hand rank by the chips they began it with."""
+    state = new(seats=3, starter=2, chips=1000)
+    state.chips = [100, 300, 1000]
+    state.hand = state._new_hand(0, 2)
+    stack(state, {0: "AsAd", 1: "KsKd", 2: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 2, Raise(to=300))  # the most anyone can call
+    play(state, 0, Call())
+    play(state, 1, Call())
+    while state.hand.stage is Stage.SHOWDOWN:
+        seat = state.to_move()[0]
+        play(state, seat, Show(positions=list(state.hand.hole(seat))))
+    board(state)
+    last = state.last
+    assert last is not None and last.pots == ((300, ((0, 300),)), (400, ((1, 400),)))
+    assert state.last_result == ("hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: {0} won 300 with one pair, Aces, Jack kicker and {1} "
+                                 "won 400 with one pair, Kings, Jack kicker (main pot 300 to {0}; side pot 400 to {1})")
+    assert state.chips == [300, 400, 700] and state.hand.number == 1
+    state.history = [(300, 400, 700), (0, 400, 1000), (0, 0, 1400)]
+    state.chips = [0, 0, 1400]
+    assert state.places() == {2: 1, 1: 2, 0: 3}
+    state.history = [(300, 200, 900), (0, 0, 1400)]  # both busted in hand 2: bo began it with less
+    assert state.places() == {2: 1, 0: 2, 1: 3}
 
 
 def test_after_the_last_hand_the_chip_leader_wins_and_equal_stacks_draw():
@@ -304,7 +456,7 @@ def test_after_the_last_hand_the_chip_leader_wins_and_equal_stacks_draw():
     play(state, 1, Fold())  # the button moves: seat 1's small blind is lost too
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == () and outcome.scores == (1000, 1000)
-    assert outcome.reason == ("1000 ███ {0}\n1000 ███ {1}\n"
+    assert outcome.reason == ("1st 1,000 ███ {0}\n1st 1,000 ███ {1}\n"
                               "2 hands were played; the chip lead wins, and it is shared by all")
 
 

@@ -42,9 +42,9 @@ async def test_the_raise_is_chosen_by_keys_and_a_raise_under_the_minimum_is_refu
         status = screen.query_one(StatusBar)
         board = screen.view.board
         least, most = board.raise_bounds
-        assert f"r raises ({least}–{most})" in status.hint
+        assert f"r raises ({least:,}–{most:,})" in status.hint
         await pilot.press("r")
-        assert screen.amount == least and f"min {least} max {most}" in status.hint
+        assert screen.amount == least and f"min {least:,} max {most:,}" in status.hint
         await pilot.press("right")
         assert screen.amount == least + board.blinds[1]
         await pilot.press("1", "5")  # typed: 15, under the minimum
@@ -60,6 +60,9 @@ async def test_the_raise_is_chosen_by_keys_and_a_raise_under_the_minimum_is_refu
         assert screen.amount == most
         await pilot.press("escape", "enter")
         assert status.notice == "press r to raise first"
+        await pilot.press("r", "backspace")  # ⌫ on a preset edits it (40 becomes 4), not clears it to 0
+        assert screen.amount == least // 10
+        await pilot.press("escape")
         assert await play_key(pilot, "c") in ("call", "check")
 
 
@@ -98,6 +101,10 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
             board = str(screen.query_one("#board").render())
             assert board.startswith("Board  ") and "··" in board
             assert str(screen.query_one("#pots").render()).startswith("Pot ")
+
+
+def test_the_help_names_every_raise_key():
+    assert "↑ ↓ ±10 big blinds" in HELP and "⌫ deletes" in HELP
 
 
 def test_the_cues_read_without_colour_and_the_help_says_that_a_folded_hand_is_never_shown():

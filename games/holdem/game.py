@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pokerkit import ChipsPulling
+from pokerkit import ChipsPulling, ChipsPushing
 from pydantic import BaseModel
 
 from tabletop.deck import Show as Reveal
@@ -22,7 +22,8 @@ from tabletop.wire import STRICT, Message
 
 from .about import ABOUT, BLINDS, CHIPS, HANDS
 from .moves import MOVES, Board, Call, Check, Fold, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
-from .rules import DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, hand_name, parse_blinds
+from .rules import (DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
+                    parse_blinds)
 from .strategy import player
 
 VERBS = {Fold: "fold", Check: "check", Call: "call", Raise: "raise"}
@@ -40,29 +41,50 @@ def settle(h: Hand) -> LastHand:
     are the usual ones, and either way a seat's chips after the hand are its chips before it, less what it put
     in, plus what it won and what was returned."""
     pulled = dict.fromkeys(h.players, 0)
+    pushed: dict[int, dict[int, int]] = {}  # pot index -> seat -> chips of that pot
     for operation in h.poker.operations:
         if isinstance(operation, ChipsPulling):
             pulled[h.players[operation.player_index]] += int(operation.amount)
+        elif isinstance(operation, ChipsPushing):
+            pot = pushed.setdefault(operation.pot_index, {})
+            for i, amount in enumerate(operation.amounts):
+                if amount:
+                    pot[h.players[i]] = pot.get(h.players[i], 0) + int(amount)
     final = h.chips()
     put_in = {seat: start - (final[seat] - pulled[seat]) for seat, start in zip(h.players, h.stacks, strict=True)}
     returned = {seat: max(0, amount - max((put_in[s] for s in h.players if s != seat), default=0))
                 for seat, amount in put_in.items()}
-    names = {seat: hand_name(cards, h.board_cards) if len(h.board_cards) == 5 else "" for seat, cards in h.shown.items()}
+    names = {seat: hand_name(cards, h.board_cards, [other for s, other in h.shown.items() if s != seat])
+             if len(h.board_cards) == 5 else "" for seat, cards in h.shown.items()}
+    pots = tuple((sum(pushed[k].values()), tuple(sorted(pushed[k].items()))) for k in sorted(pushed))
     return LastHand(
         number=h.number + 1, board=tuple(h.board_cards),
         shown=tuple(Shown(seat, cards, names[seat]) for seat, cards in h.shown.items()), mucked=tuple(sorted(h.mucked)),
         won=tuple((seat, pulled[seat] - returned[seat]) for seat in sorted(h.players) if pulled[seat] > returned[seat]),
-        returned=tuple((seat, amount) for seat, amount in sorted(returned.items()) if amount))
+        returned=tuple((seat, amount) for seat, amount in sorted(returned.items()) if amount),
+        pots=pots if len(pots) > 1 else ())
 
 
 def result_words(last: LastHand) -> str:
     """ "hand 3 on A♠ K♦ 7♣ 2♥ 9♠: {1} won 210 with two pair; 200 uncalled returned to {1}": seats as {0}, {1}…"""
     names = {shown.seat: shown.name for shown in last.shown}
     board = f" on {cards_text(last.board)}" if last.board else ""
-    won = " and ".join(f"{{{seat}}} won {amount}" + (f" with {names[seat]}" if names.get(seat) else "")
+    won = " and ".join(f"{{{seat}}} won {amount:,}" + (f" with {names[seat]}" if names.get(seat) else "")
                        for seat, amount in last.won)
-    returned = "".join(f"; {amount} uncalled returned to {{{seat}}}" for seat, amount in last.returned)
-    return f"hand {last.number}{board}: {won}{returned}"
+    pots = "; ".join(f"{pot_label(k, len(last.pots))} {amount:,} to {' and '.join(f'{{{seat}}}' for seat, _ in winners)}"
+                     for k, (amount, winners) in enumerate(last.pots))
+    returned = "".join(f"; {amount:,} uncalled returned to {{{seat}}}" for seat, amount in last.returned)
+    return f"hand {last.number}{board}: {won}" + (f" ({pots})" if pots else "") + returned
+
+
+def pot_label(k: int, pots: int) -> str:
+    """ "main pot", "side pot", or "side pot 2" when there are several."""
+    return "main pot" if k == 0 else "side pot" if pots == 2 else f"side pot {k}"
+
+
+def ordinal(place: int) -> str:
+    """ "1st", "2nd", "3rd", "4th"."""
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th')}"
 
 
 def spark(values: Sequence[int], top: int) -> str:
@@ -86,6 +108,7 @@ class HoldemState(GameState[str]):
     last: LastHand | None = None  # the last finished hand: what was shown, who took what
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERBS.values(), 0))  # bet moves made, by kind
     said: str = ""  # the last move in words, for describe
+    actions: dict[int, str] = field(default_factory=dict)  # this street: each seat's last action, "Raised to 80"
 
     def __post_init__(self) -> None:
         self.chips = [self.options.chips] * self.setup.seats
@@ -97,11 +120,23 @@ class HoldemState(GameState[str]):
         return options
 
     def _new_hand(self, number: int, button: int) -> Hand:
-        """Hand ``number`` with the button at ``button``: every seat with chips is dealt in, left of the button first."""
+        """Hand ``number`` with the button at ``button`` and the blinds on the next seats with chips."""
+        return self._deal_hand(number, first_places(self.chips, button))
+
+    def _deal_hand(self, number: int, places: tuple[int, int, int]) -> Hand:
+        """Hand ``number`` with the button, small and big blind at ``places`` (dead ones on busted seats): every
+        seat with chips is dealt in, in PokerKit's order: from the small blind (the big one when the small is dead)
+        round the table; heads-up, the big blind and then the button."""
         n = self.setup.seats
-        players = tuple(seat for k in range(1, n + 1) if self.chips[seat := (button + k) % n] > 0)
-        return Hand(number, players, tuple(self.chips[seat] for seat in players),
-                    blinds_at(parse_blinds(self.options.blinds), number))
+        button, small, big = places
+        start = small if self.chips[small] > 0 and small != button else big
+        players = (big, button) if small == button else \
+            tuple(seat for k in range(n) if self.chips[seat := (start + k) % n] > 0)
+        hand = Hand(number, players, tuple(self.chips[seat] for seat in players),
+                    blinds_at(parse_blinds(self.options.blinds), number), places)
+        self.actions = {seat: f"{blind} {hand.bet(seat):,}" for seat, blind in
+                        ((hand.small_blind, "Small blind"), (places[2], "Big blind")) if seat is not None}
+        return hand
 
     @property
     def over(self) -> bool:
@@ -130,8 +165,9 @@ class HoldemState(GameState[str]):
         if isinstance(move, (Fold, Check, Call, Raise)):
             self._check_bet(seat, move, stage)
         elif isinstance(move, Board):
-            if stage is not Stage.BOARD or seat != h.button:
-                raise RuleViolation("showed board cards out of turn", rule="the board is the button's to show")
+            if stage is not Stage.BOARD or seat != h.dealer:
+                raise RuleViolation("showed board cards out of turn", rule="the board is the button's to show"
+                                    if h.dealer == h.button else "the board is the last player's before the button")
             expected = list(h.next_street())
             if move.positions != expected:
                 street = STREETS[h.street_dealt()]
@@ -183,6 +219,7 @@ class HoldemState(GameState[str]):
     def push(self, seat: int, move: Message) -> None:
         h = self.hand
         self.said = self._describe_before(seat, move)
+        action = self._action(seat, move)
         if type(move) in VERBS:
             self.counts[VERBS[type(move)]] += 1
         if isinstance(move, Fold):
@@ -200,23 +237,40 @@ class HoldemState(GameState[str]):
             h.muck(seat)
         if isinstance(move, Raise) and h.stack(seat) == 0:
             self.said += ", all in"
+        if isinstance(move, Board):
+            self.actions = {}
+        elif type(move) in VERBS:
+            self.actions[seat] = action
         if h.stage is Stage.OVER:
             self._finish_hand()
+
+    def _action(self, seat: int, move: Message) -> str:
+        """What a seat does, as a poker table shows it under the seat ("Called 20": its bet is now 20); from the state
+        before the move and the move's words."""
+        h = self.hand
+        if isinstance(move, Check):
+            return "Checked"
+        if isinstance(move, Call):
+            return f"Called {min(max(h.poker.bets), h.bet(seat) + h.stack(seat)):,}"
+        if isinstance(move, Raise):
+            return ("Bet " if self.said.startswith("bet") else "Raised to ") + f"{move.to:,}"
+        return ""  # a fold: the seat says "folded"
 
     def _describe_before(self, seat: int, move: Message) -> str:
         """The move in words, from the state before it is applied."""
         h = self.hand
         if isinstance(move, Call):
-            return f"called {min(h.to_call(), h.stack(seat))}" + (", all in" if h.to_call() >= h.stack(seat) else "")
+            return f"called {min(h.to_call(), h.stack(seat)):,}" + (", all in" if h.to_call() >= h.stack(seat) else "")
         if isinstance(move, Raise):
-            opened = h.stage is Stage.BETTING and h.street_dealt() > 0 and not any(h.poker.bets)
-            return f"bet {move.to}" if opened else f"raised to {move.to}"
-        if isinstance(move, Board):
+            return f"bet {move.to:,}" if h.opening() else f"raised to {move.to:,}"
+        if isinstance(move, Board):  # a dealer all in or folded only opens its keys: it deals for the table
             cards = [self.faces[pos] for pos in move.positions]
-            return f"dealt the {STREETS[h.street_dealt()]}: {cards_text(cards)}"
+            verb = "dealt" if h.in_hand(seat) and not h.all_in(seat) else "showed, for the table,"
+            return f"{verb} the {STREETS[h.street_dealt()]}: {cards_text(cards)}"
         if isinstance(move, Show):
             cards = [self.faces[pos] for pos in h.hole(seat)]
-            return f"showed {cards_text(cards)}: {hand_name(cards, h.board_cards)}" if len(h.board_cards) == 5 \
+            return f"showed {cards_text(cards)}: {hand_name(cards, h.board_cards, list(h.shown.values()))}" \
+                if len(h.board_cards) == 5 \
                 else f"showed {cards_text(cards)}"
         return {Fold: "folded", Check: "checked", Muck: "mucked"}[type(move)]
 
@@ -230,11 +284,16 @@ class HoldemState(GameState[str]):
         self.last_result = result_words(self.last)
         self.said += f". H{self.last_result[1:]}"
         if not self.over:
-            n = self.setup.seats
-            button = next(seat for k in range(1, n + 1) if self.chips[seat := (h.button + k) % n] > 0)
-            self.hand = self._new_hand(h.number + 1, button)
+            assert h.places is not None
+            self.hand = self._deal_hand(h.number + 1, next_places(self.chips, h.places))
+            button, small_seat, _ = self.hand.places or h.places
             small, big = self.hand.blinds
-            self.said += f". Hand {h.number + 2}: the button goes to {{{button}}}, blinds {small}/{big}"
+            self.said += f". Hand {h.number + 2}: the button goes to {{{button}}}"
+            if button not in self.hand.players:
+                self.said += ", who is out: a dead button (TDA rule 34)"
+            self.said += f", blinds {small}/{big}"
+            if self.hand.small_blind is None:
+                self.said += f"; no small blind, {{{small_seat}}} being out (TDA rule 34)"
 
     def describe(self, seat: int, move: Message) -> str:
         return self.said
@@ -274,17 +333,33 @@ class HoldemState(GameState[str]):
         winners = () if len(leaders) == len(self.chips) else leaders
         hands = self.hand.number + 1
         if len(leaders) == 1 and best == sum(self.chips):
-            why = f"{{{leaders[0]}}} holds every chip after {hands} hand{'s' * (hands > 1)}"
+            why = f"every chip went to {{{leaders[0]}}} in {hands} hand{'s' * (hands > 1)}"
         else:
             why = f"{hands} hands were played; the chip lead wins"
             why += f": {' and '.join(f'{{{seat}}}' for seat in leaders)}" if winners else ", and it is shared by all"
         series = [tuple(self.options.chips for _ in self.chips), *self.history]
         if len(series) > SPARK_POINTS:  # evenly spaced points, the first and the last among them
             series = [series[round(k * (len(series) - 1) / (SPARK_POINTS - 1))] for k in range(SPARK_POINTS)]
-        top, width = max(max(chips) for chips in series), len(str(best))
-        table = [f"{chips:>{width}} {spark([point[seat] for point in series], top)} {{{seat}}}"
-                 for seat, chips in sorted(enumerate(self.chips), key=lambda item: -item[1])]
+        top, width = max(max(chips) for chips in series), len(f"{best:,}")
+        places = self.places()
+        table = [f"{ordinal(places[seat])} {chips:>{width},} {spark([point[seat] for point in series], top)} {{{seat}}}"
+                 for seat, chips in sorted(enumerate(self.chips), key=lambda item: places[item[0]])]
         return Outcome(winners, tuple(self.chips), "\n".join([*table, why]))
+
+    def places(self) -> dict[int, int]:
+        """Each seat's finishing place (from 1): the players with chips by their chips, then those who busted, the
+        last to bust first; two who busted in the same hand by the chips they began it with (as tournaments
+        rank them). Equal players share a place."""
+        start = [self.options.chips] * self.setup.seats
+
+        def standing(seat: int) -> tuple[int, int, int]:
+            if self.chips[seat]:
+                return (len(self.history), self.chips[seat], 0)
+            busted = next(k for k, chips in enumerate(self.history) if chips[seat] == 0)
+            return (busted, (self.history[busted - 1] if busted else start)[seat], 0)
+
+        order = sorted(range(self.setup.seats), key=standing, reverse=True)
+        return {seat: 1 + sum(standing(other) > standing(seat) for other in order) for seat in order}
 
     def table_lines(self, names: Sequence[str]) -> list[str]:
         h = self.hand
@@ -312,10 +387,12 @@ class HoldemState(GameState[str]):
             dealt = s in h.players
             return Player(
                 seat=s, chips=h.stack(s) if dealt and not over else self.chips[s], bet=0 if over else h.bet(s),
-                dealt=dealt, folded=dealt and not h.in_hand(s) and s not in h.mucked, all_in=not over and h.all_in(s),
+                dealt=dealt and (not over or self.chips[s] > 0),
+                folded=dealt and not h.in_hand(s) and s not in h.mucked and s not in h.shown,
+                all_in=not over and h.all_in(s),
                 hole=tuple(self.faces.get(pos) for pos in h.hole(s)) if dealt else (),
                 positions=h.hole(s) if dealt else (), shown=s in h.shown,
-                mucked=s in h.mucked)
+                mucked=s in h.mucked, action="" if over else self.actions.get(s, ""))
 
         acting = h.to_move() if h.stage is Stage.BETTING else None
         return HoldemView(

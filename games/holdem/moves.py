@@ -77,6 +77,7 @@ class Player:
     positions: tuple[int, ...]  # their deck positions
     shown: bool  # shown at showdown
     mucked: bool
+    action: str = ""  # its last action this street, "Raised to 80", "Big blind 20"; "" for none or a fold
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ class LastHand:
     mucked: tuple[int, ...]
     won: tuple[tuple[int, int], ...]  # (seat, chips won from the pots), winners only, in seat order
     returned: tuple[tuple[int, int], ...]  # (seat, its uncalled bet handed back)
+    pots: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = ()  # with side pots: each pot (main first), its
+    # chips and (seat, chips) of each winner; () when there was one pot
 
     def took(self, seat: int) -> int:
         """What ``seat`` won from the pots."""

@@ -69,10 +69,78 @@ def best_hand(hole: Sequence[str], board: Sequence[str]) -> Ranked:
     return StandardHighHand.from_game("".join(hole), "".join(board))
 
 
-def hand_name(hole: Sequence[str], board: Sequence[str]) -> str:
-    """The category of the best hand, in words: "two pair", "a flush"."""
-    label = best_hand(hole, board).entry.label.value.lower()
-    return f"a {label}" if label in {"straight", "flush", "full house", "straight flush"} else label
+RANK_NAMES = dict(zip(RANKS, ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen",
+                               "King", "Ace"), strict=True))
+
+
+def plural(rank: str) -> str:
+    """ "Sevens", "Sixes"."""
+    return RANK_NAMES[rank] + ("es" if rank == "6" else "s")
+
+
+def hand_parts(hole: Sequence[str], board: Sequence[str]) -> tuple[str, str, tuple[str, ...]]:
+    """The best hand as (its category, what makes it, its kickers best first): ("two pair", "Jacks and Tens",
+    ("K",)); a straight's or a flush's "what" is its high card, a full house's "Sevens full of Kings"."""
+    hand = best_hand(hole, board)
+    label = hand.entry.label.value.lower()
+    ranks = [str(card.rank.value) for card in hand.cards]
+    counts = {rank: ranks.count(rank) for rank in ranks}
+    order = sorted(counts, key=lambda rank: (-counts[rank], -RANKS.index(rank)))  # the sets first, then high cards
+    if label in {"straight", "straight flush"}:
+        high = "5" if set(ranks) == set("A2345") else order[0]
+        return label, f"{RANK_NAMES[high]} high", ()
+    if label == "flush":
+        return label, f"{RANK_NAMES[order[0]]} high", tuple(order[1:])
+    if label == "full house":
+        return label, f"{plural(order[0])} full of {plural(order[1])}", ()
+    if label == "two pair":
+        return label, f"{plural(order[0])} and {plural(order[1])}", tuple(order[2:])
+    if label == "high card":
+        return label, RANK_NAMES[order[0]], tuple(order[1:])
+    return label, plural(order[0]), tuple(order[1:])  # one pair, three and four of a kind
+
+
+def hand_name(hole: Sequence[str], board: Sequence[str], others: Sequence[Sequence[str]] = ()) -> str:
+    """The best hand in words, with its ranks and as many kickers as it takes to tell it from ``others`` (other
+    hole cards on the same board; one kicker at least): "two pair, Jacks and Tens, King kicker", "a straight, Nine
+    high", "a full house, Sevens full of Kings", "a flush, Ace high" (a flush's other cards only when they decide)."""
+    label, what, kickers = hand_parts(hole, board)
+    shown = 1 if kickers and label != "flush" else 0
+    for other in others:
+        other_label, other_what, other_kickers = hand_parts(other, board)
+        if (other_label, other_what) == (label, what):
+            differ = next((k for k, (a, b) in enumerate(zip(kickers, other_kickers, strict=False)) if a != b), None)
+            shown = max(shown, len(kickers) if differ is None else differ + 1)
+    article = "a " if label in {"straight", "flush", "full house", "straight flush"} else ""
+    words = f"{article}{label}, {what}"
+    if shown:
+        words += f", {', '.join(RANK_NAMES[rank] for rank in kickers[:shown])} kicker{'s' * (shown > 1)}"
+    return words
+
+
+def first_places(chips: Sequence[int], button: int) -> tuple[int, int, int]:
+    """The button, small blind and big blind seats of the first hand: the blinds are the seats with chips after the
+    button; heads-up, the button posts the small blind (TDA rule 35)."""
+    live = [seat for k in range(1, len(chips) + 1) if chips[seat := (button + k) % len(chips)] > 0]
+    if len(live) == 2:
+        return button, button, next(seat for seat in live if seat != button)
+    return button, live[0], live[1]
+
+
+def next_places(chips: Sequence[int], places: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The button, small blind and big blind seats of the next hand, by TDA rule 34 (dead button): the big blind
+    moves to the next seat with chips; the small blind goes to the seat that had the big blind, and the button to
+    the seat that had the small blind, even when that seat has busted (then there is no small blind, or the button
+    is dead). So nobody skips the big blind or pays it twice. Heads-up (TDA rule 35) the other player has the
+    button and posts the small blind."""
+    n = len(chips)
+    _, small, big = places
+    new_big = next(seat for k in range(1, n + 1) if chips[seat := (big + k) % n] > 0)
+    live = [seat for seat in range(n) if chips[seat] > 0]
+    if len(live) == 2:
+        other = next(seat for seat in live if seat != new_big)
+        return other, other, new_big
+    return small, big, new_big
 
 
 @dataclass
@@ -80,19 +148,29 @@ class Hand:
     """One hand, as one seat knows it."""
 
     number: int  # from 0: the table's deal number
-    players: tuple[int, ...]  # the seats dealt in, in PokerKit's order: left of the button first, the button last
+    players: tuple[int, ...]  # the seats dealt in, in PokerKit's order: the small blind (else the big) first, the
+    # last to act after the flop last (the button, or the seat before a dead button)
     stacks: tuple[int, ...]  # each player's chips as the hand began (PokerKit's order)
     blinds: tuple[int, int]
+    places: tuple[int, int, int] | None = None  # the button, small and big blind seats (a busted one when dead);
+    # None: the button is the last player, the blinds the first two
     poker: State = field(init=False)
     shown: dict[int, tuple[str, str]] = field(default_factory=dict)  # seat -> hole cards shown at showdown
     mucked: set[int] = field(default_factory=set)
     board_cards: list[str] = field(default_factory=list)
+    acted: dict[int, int] = field(default_factory=dict)  # this street: seat -> the highest bet when it last acted
+    full: int = 0  # this street: the last full bet or raise (what it added), for TDA rule 47
 
     def __post_init__(self) -> None:
+        if self.places is None:
+            n = len(self.players)
+            self.places = (self.players[-1], self.players[-1 if n == 2 else 0], self.players[0 if n == 2 else 1])
+        blinds: tuple[int, ...] = self.blinds if self.small_blind is not None else (self.blinds[1],)
         self.poker = NoLimitTexasHoldem.create_state(
-            AUTOMATIONS, True, 0, self.blinds, self.blinds[1], self.stacks, len(self.players), mode=Mode.TOURNAMENT)
+            AUTOMATIONS, True, 0, blinds, self.blinds[1], self.stacks, len(self.players), mode=Mode.TOURNAMENT)
         while self.poker.can_deal_hole():
             self.poker.deal_hole("??")
+        self.full = self.blinds[1]
 
     # -- positions ----------------------------------------------------------------------------------------
 
@@ -102,6 +180,20 @@ class Hand:
 
     @property
     def button(self) -> int:
+        """The seat with the button: a busted seat's when the button is dead (TDA rule 34)."""
+        assert self.places is not None
+        return self.places[0]
+
+    @property
+    def small_blind(self) -> int | None:
+        """The seat that posts the small blind; None when it is dead (its seat busted: TDA rule 34)."""
+        assert self.places is not None
+        small = self.places[1]
+        return small if small in self.players else None
+
+    @property
+    def dealer(self) -> int:
+        """The seat that shows each street: the last to act after the flop (the button, unless it is dead)."""
         return self.players[-1]
 
     def index(self, seat: int) -> int:
@@ -149,7 +241,7 @@ class Hand:
         if stage is Stage.SHOWDOWN:
             assert p.showdown_index is not None
             return self.players[p.showdown_index]
-        return self.button if stage is Stage.BOARD else None
+        return self.dealer if stage is Stage.BOARD else None
 
     def in_hand(self, seat: int) -> bool:
         """Dealt in and not folded (nor mucked)."""
@@ -174,11 +266,23 @@ class Hand:
         p = self.poker
         return int(p.checking_or_calling_amount or 0) if p.actor_index is not None else 0
 
+    def opening(self) -> bool:
+        """A raise now would be the street's first bet: after the flop, with nothing bet yet."""
+        return self.stage is Stage.BETTING and self.street_dealt() > 0 and not any(self.poker.bets)
+
+    def reopened(self, seat: int) -> bool:
+        """TDA rule 47: a player who has acted this street may raise again only when the bets since (one full raise,
+        or several short all-ins that add up to one) are at least the last full bet or raise."""
+        faced = self.acted.get(seat)
+        return faced is None or max(self.poker.bets) - faced >= max(self.full, self.blinds[1])
+
     def raise_bounds(self) -> tuple[int, int] | None:
         """The smallest and largest "raise to" allowed now (the smallest is all-in when the stack is short); None
         when the betting is not open to a raise."""
         p = self.poker
-        if p.actor_index is None or not p.can_complete_bet_or_raise_to():
+        if p.actor_index is None or not self.reopened(self.players[p.actor_index]):
+            return None
+        if not p.can_complete_bet_or_raise_to():
             return None
         most = int(p.max_completion_betting_or_raising_to_amount or 0)
         least = int(p.min_completion_betting_or_raising_to_amount or 0)
@@ -198,15 +302,29 @@ class Hand:
         self.poker.fold()
 
     def check_or_call(self) -> None:
+        seat = self.to_move()
+        assert seat is not None
+        self.acted[seat] = max(self.poker.bets)
         self.poker.check_or_call()
 
     def raise_to(self, amount: int) -> None:
+        seat = self.to_move()
+        assert seat is not None
+        added = amount - max(self.poker.bets)
+        if added >= max(self.full, self.blinds[1]):
+            self.full = added
+        self.acted[seat] = amount
         self.poker.complete_bet_or_raise_to(amount)
+        # Rule 47 is ours (reopened): PokerKit's own sums every short all-in since the last full raise, for every
+        # player alike, where the rule counts what each player faces since it last acted.
+        self.poker.consecutive_short_all_in_amounts.clear()
 
     def deal_board(self, cards: Sequence[str]) -> None:
         self.poker.burn_card("??")
         self.poker.deal_board("".join(cards))
         self.board_cards.extend(cards)
+        self.acted.clear()
+        self.full = 0
 
     def show(self, seat: int, cards: tuple[str, str]) -> None:
         self.poker.show_or_muck_hole_cards("".join(cards))
