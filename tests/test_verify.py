@@ -144,6 +144,24 @@ def test_a_transcript_of_protocol_version_3_is_still_verified(tmp_path, capsys):
                                    "verified — nobody cheated (1 deck of 24 cards, 9 moves)"])
 
 
+VERSION_4_HOLDEM = Path(__file__).parent / "data" / "v4-holdem-3.json.gz"  # three bots of 0617dac, 14 hands
+
+
+def test_a_version_4_holdem_transcript_is_judged_by_version_4_s_rules(tmp_path, capsys):
+    """Version 5 brought TDA rules 16 (every hand shown in an all-in showdown), 34 (the dead button) and 47 (short
+    all-ins reopen the betting); a version-4 game played before them is still verified by its own rules: this one
+    has a muck in an all-in showdown, which version 5 refuses."""
+    import gzip
+
+    record = json.loads(gzip.decompress(VERSION_4_HOLDEM.read_bytes()))
+    assert {e["body"]["msg"]["version"] for e in record["events"] if e["kind"] == "post"
+            and e["body"]["msg"]["type"] == "hello"} == {4}
+    assert any(e["kind"] == "post" and e["body"]["msg"]["type"] == "muck" for e in record["events"])
+    status, lines = run(tmp_path, record, capsys)
+    assert (status, lines) == (0, ["game 1 (Texas Hold'em, p1 vs p0 vs p2): p1 won. Checked: every shuffle, deal and "
+                                   "move was verified — nobody cheated (14 decks of 52 cards, 124 moves)"])
+
+
 def test_a_hello_the_program_cannot_read_is_named_not_a_game_missing(tmp_path, capsys):
     import gzip
 

@@ -133,7 +133,7 @@ class HoldemState(GameState[str]):
         players = (big, button) if small == button else \
             tuple(seat for k in range(n) if self.chips[seat := (start + k) % n] > 0)
         hand = Hand(number, players, tuple(self.chips[seat] for seat in players),
-                    blinds_at(parse_blinds(self.options.blinds), number), places)
+                    blinds_at(parse_blinds(self.options.blinds), number), places, tda=self.setup.proven)
         self.actions = {seat: f"{blind} {hand.bet(seat):,}" for seat, blind in
                         ((hand.small_blind, "Small blind"), (places[2], "Big blind")) if seat is not None}
         return hand
@@ -285,7 +285,13 @@ class HoldemState(GameState[str]):
         self.said += f". H{self.last_result[1:]}"
         if not self.over:
             assert h.places is not None
-            self.hand = self._deal_hand(h.number + 1, next_places(self.chips, h.places))
+            if self.setup.proven:
+                places = next_places(self.chips, h.places)
+            else:  # version 4: the button moves to the next seat with chips, the blinds after it
+                n = self.setup.seats
+                places = first_places(self.chips, next(seat for k in range(1, n + 1)
+                                                       if self.chips[seat := (h.button + k) % n] > 0))
+            self.hand = self._deal_hand(h.number + 1, places)
             button, small_seat, _ = self.hand.places or h.places
             small, big = self.hand.blinds
             self.said += f". Hand {h.number + 2}: the button goes to {{{button}}}"

@@ -154,6 +154,7 @@ class Hand:
     blinds: tuple[int, int]
     places: tuple[int, int, int] | None = None  # the button, small and big blind seats (a busted one when dead);
     # None: the button is the last player, the blinds the first two
+    tda: bool = True  # TDA rules 16 and 47 (version 5); a version-4 transcript is replayed by version 4's rules
     poker: State = field(init=False)
     shown: dict[int, tuple[str, str]] = field(default_factory=dict)  # seat -> hole cards shown at showdown
     mucked: set[int] = field(default_factory=set)
@@ -260,7 +261,7 @@ class Hand:
         """A hand at showdown may be given up unshown: once the first is shown, and never when a player in the
         hand is all in (TDA rule 16: all cards are turned face up once a player is all in and the betting is
         over)."""
-        return bool(self.shown) and not any(self.all_in(seat) for seat in self.players)
+        return bool(self.shown) and not (self.tda and any(self.all_in(seat) for seat in self.players))
 
     def to_call(self) -> int:
         p = self.poker
@@ -274,7 +275,7 @@ class Hand:
         """TDA rule 47: a player who has acted this street may raise again only when the bets since (one full raise,
         or several short all-ins that add up to one) are at least the last full bet or raise."""
         faced = self.acted.get(seat)
-        return faced is None or max(self.poker.bets) - faced >= max(self.full, self.blinds[1])
+        return not self.tda or faced is None or max(self.poker.bets) - faced >= max(self.full, self.blinds[1])
 
     def raise_bounds(self) -> tuple[int, int] | None:
         """The smallest and largest "raise to" allowed now (the smallest is all-in when the stack is short); None
@@ -316,8 +317,9 @@ class Hand:
         self.acted[seat] = amount
         self.poker.complete_bet_or_raise_to(amount)
         # Rule 47 is ours (reopened): PokerKit's own sums every short all-in since the last full raise, for every
-        # player alike, where the rule counts what each player faces since it last acted.
-        self.poker.consecutive_short_all_in_amounts.clear()
+        # player alike, where the rule counts what each player faces since it last acted. (Version 4 kept PokerKit's.)
+        if self.tda:
+            self.poker.consecutive_short_all_in_amounts.clear()
 
     def deal_board(self, cards: Sequence[str]) -> None:
         self.poker.burn_card("??")
