@@ -2,11 +2,13 @@
 
 One cursor moves over every card on the table (← → within a hand, ↑ ↓ from
 hand to hand); the card under it is lifted. Enter acts on it: the card taken
-replaces it, or it is peeked at, spied on or swapped, as the turn requires.
+replaces it, or it is peeked at, spied on or swapped, as the turn requires
+(a swap takes two Enters, on mine then on theirs; Esc puts mine back).
 Space marks cards of mine for a claim that they are identical. ``d`` draws,
 or discards the card drawn; ``t`` takes the discard; ``s`` stops the round.
 Each key's footer label follows what it does now, greyed out while it is
-refused (and pressing it says why).
+refused (and pressing it says why); the hint line follows each step, and a
+refusal goes with the next step that is not refused.
 
 ``view(seat)`` is this game's side of the app, and :func:`move_for` makes the
 move a key asks for on the chosen card; both import the game when called, so
@@ -31,7 +33,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
 
-from .table_screen import GameUI, MakeMove, TableScreen
+from .table_screen import GameUI, MakeMove, MoveLog, TableScreen
 from .view import SeatPhase, SeatView
 from .widgets import BACK_STYLE, LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, Scale, back_rows, card_at, card_size, \
     corner_rows, empty_rows, fan, fitting_fan, framed_rows, inside, scale_for, show_text
@@ -60,7 +62,7 @@ card taken replaces one of yours, or several [b]identical[/b] ones
 Rounds add up until a total passes 66 (or --points).
 
 [b]Keys[/b]  ← → ↑ ↓ choose a card   Enter act on it   Space mark
-      d draw/discard  t take  s stop  n rematch  q quit
+      d draw/discard  t take  s stop  Esc back  n rematch  q quit
 [b]Cues[/b]  chosen: lifted · marked: ╔╗ · ▚▞ a card you have not seen"""
 
 
@@ -225,6 +227,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         Binding("enter", "spy", "Spy"),
         Binding("enter", "swap", "Swap"),
         Binding("space", "mark", "Mark", key_display="␣"),
+        Binding("escape", "back", "Back"),  # a card of mine chosen for a swap is put back
         # The same keys while what they do now is refused (greyed out above): say why instead of doing nothing.
         Binding("d", "refuse('d')", show=False),
         Binding("t", "refuse('take')", show=False),
@@ -232,7 +235,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         Binding("enter", "refuse('enter')", show=False),
         Binding("space", "refuse('mark')", show=False),
     ]
-    actions = ("draw", "discard", "take", "stop", "replace", "peek", "spy", "swap", "mark", "rematch")
+    actions = ("draw", "discard", "take", "stop", "replace", "peek", "spy", "swap", "mark", "back", "rematch")
 
     def __init__(self, leave_grace: float, resumes: bool = True) -> None:
         super().__init__(leave_grace, resumes)
@@ -336,7 +339,7 @@ class CaboTable(TableScreen[CaboScreenView]):
             return
         seat, slot = self.target
         self.target = (seat, max(0, min(slot + step, len(self.view.board.hands[seat]) - 1)))
-        self.show_board(self.view)
+        self.stepped()
 
     def action_hand(self, step: int) -> None:
         """Up and down go from hand to hand, but only among the hands this step of my turn can act on."""
@@ -350,7 +353,14 @@ class CaboTable(TableScreen[CaboScreenView]):
         here = order.index(self.target[0]) if self.target[0] in order else -step
         seat = order[(here + step) % len(order)]
         self.target = (seat, min(self.target[1], len(self.view.board.hands[seat]) - 1))
-        self.show_board(self.view)
+        self.stepped()
+
+    def stepped(self) -> None:
+        """A step of mine that makes no move (the cursor moved, a card marked or chosen): the board and the hint
+        follow it, and a refusal of an earlier key goes."""
+        if self.view is not None:
+            self.notice("")
+            self.update(self.view)
 
     def chosen(self) -> Slot | None:
         board = self.view.board if self.view is not None else None
@@ -364,8 +374,7 @@ class CaboTable(TableScreen[CaboScreenView]):
             self.marks = frozenset({card.pos})  # one card of mine to give
         else:
             self.marks = self.marks ^ {card.pos}
-        if self.view is not None:
-            self.show_board(self.view)
+        self.stepped()
 
     def play(self, action: str) -> None:
         """Ask for the move ``action`` makes on the chosen card (the table judges it again)."""
@@ -406,12 +415,26 @@ class CaboTable(TableScreen[CaboScreenView]):
             return
         self.play("swap")
 
+    def action_back(self) -> None:
+        """Esc during a swap: the card of mine chosen to give is put back, and the cursor goes back to it."""
+        view = self.view
+        if view is None or view.board is None or not self.marks:
+            return
+        hand = view.board.hands[view.me]
+        self.target = (view.me, next((slot for slot, card in enumerate(hand) if card.pos in self.marks), 0))
+        self.marks = frozenset()
+        self.stepped()
+
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
             self.notice(self.refused(self.view, key_action(self.view, action)) or "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.view
+        if action == "back":  # this screen's own step: no move, nothing to refuse
+            if self.has_class("-too-small") or isinstance(self.focused, MoveLog):
+                return False
+            return view is not None and my_stage(view) == "swap" and bool(self.marks)
         if view is not None and action in ("draw", "discard"):
             if key_action(view, "d") != action:
                 return False
@@ -428,7 +451,7 @@ class CaboTable(TableScreen[CaboScreenView]):
     def card_clicked(self, message: CaboHand.Chosen) -> None:
         self.target = (message.seat, message.slot)
         if self.view is not None:
-            self.show_board(self.view)
+            self.stepped()
             action = key_action(self.view, "enter")
             if self.refused(self.view, action) is None:
                 getattr(self, f"action_{action}")()
@@ -445,7 +468,7 @@ class CaboTable(TableScreen[CaboScreenView]):
     # -- words ------------------------------------------------------------------------------------------------
 
     def hint(self, view: CaboScreenView) -> str:
-        return hint(view)
+        return hint(view, self.marks)
 
     def refusal(self, view: CaboScreenView, action: str, index: int | None = None) -> str | None:
         return refusal(view, action, self.target, self.marks)
@@ -520,8 +543,8 @@ def info(view: CaboScreenView, short: bool = False) -> str:
     return "\n".join(lines)
 
 
-def hint(view: CaboScreenView) -> str:
-    """What the player can do now, in one line."""
+def hint(view: CaboScreenView, marks: frozenset[int] = frozenset()) -> str:
+    """What the player can do now, in one line; during a swap, with the card of mine chosen (``marks``)."""
     board = view.board
     if board is None or not view.my_turn:
         return ""
@@ -543,6 +566,9 @@ def hint(view: CaboScreenView) -> str:
     if stage == "spy":
         return "Spy: raise another player's card (↑ ↓ ← →) and press Enter"
     if stage == "swap":
+        chosen = [slot for slot, card in enumerate(board.hands[view.me]) if card.pos in marks]
+        if chosen:
+            return f"Swap: your card {chosen[0] + 1} chosen; now Enter on another player's card · Esc: back"
         return "Swap: Enter on one of your cards, then on another player's card"
     return ""
 

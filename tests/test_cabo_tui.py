@@ -156,6 +156,37 @@ async def test_help_names_the_keys_and_every_hand_fits_its_box_at_every_size():
             assert app.screen.query_one("#taken").render().plain.splitlines()[-1].strip() == "You drew"  # a card from the draw pile
 
 
+async def test_the_hint_follows_a_swap_step_by_step_and_an_old_refusal_goes():
+    """Seed 10: my first draw is an 11, and d discards it for a swap."""
+    app = TableHarness.of(at_my_turn(seed=10))
+    async with app.run_test(size=SIZE) as pilot:
+        await draw(pilot)
+        assert await play_key(pilot, "d") == "discard"
+        table, me = app.table, app.view.me
+        assert table.view.board.stage is Stage.SWAP
+        status = table.query_one(StatusBar)
+        first = "Swap: Enter on one of your cards, then on another player's card"
+        assert status.hint == first
+        await pilot.press("t")  # refused: the swap comes first
+        assert status.notice
+        await pilot.press("right", "enter")  # my card 2: chosen; the cursor goes up to the next player
+        assert not status.notice  # the refusal went with a step that was not refused
+        chosen = "Swap: your card 2 chosen; now Enter on another player's card · Esc: back"
+        assert status.hint == chosen and table.target[0] != me
+        await pilot.press("escape")  # back: no card chosen, the cursor on the one that was
+        assert status.hint == first and table.marks == frozenset() and table.target == (me, 1)
+        await pilot.press("up", "enter")  # another player's card before one of mine: refused
+        assert status.notice == "first choose one of your cards to give (Enter on it)"
+        await pilot.press("down")  # a step that is not refused
+        assert not status.notice
+        await pilot.press("enter")
+        assert status.hint == chosen
+        await pilot.press("enter")
+        assert app.asked()[-1] == "swap"
+        mine = table.view.board.hands[me][1].pos
+        assert app.intents[-1].move.mine == mine
+
+
 def test_snapshot_of_the_table_with_a_card_drawn(snap_compare, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
 
