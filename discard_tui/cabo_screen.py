@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     from tabletop.wire import Message as Move
 
 POWER_NAMES = {7: "pk", 8: "pk", 9: "spy", 10: "spy", 11: "swp", 12: "swp"}  # printed on the cards
-VALUE_CHIP = 5  # cells per cabo card in the one-line layout: "[13]" and a space (widgets.CHIP: a playing card)
+VALUE_CHIP = 5  # cells per cabo card in the one-line layout: "[13]" and a space (widgets.CHIP: a playing card);
+# 4, without the space, when a hand would not fit otherwise (four cards in a crowded seat at 60 columns)
 KEY_ACTIONS = {  # what a key does in each stage of my turn ("": in any other stage, and while it is not my turn)
     "d": {"taken": "discard", "": "draw"},
     "enter": {"taken": "replace", "peek": "peek", "spy": "spy", "swap": "swap", "": "replace"},
@@ -130,10 +131,11 @@ class CaboHand(CardWidget, can_focus=True):
         fitted = self.fitted_fan()
         if fitted is None:
             line = Text(no_wrap=True)
+            gap = " " * (self.chip_advance() - len(chip(None)))
             for slot, value in enumerate(self.values):
                 style = ("reverse " if slot == self.cursor else "") + ("underline" if slot in self.marks else "")
                 line.append(chip(value), style.strip() or "bold")
-                line.append(" ")
+                line.append(gap)
             return line
         scale, advances = fitted
         cards = [unseen_rows(scale, slot in self.marks, self.border(slot, BACK_STYLE)) if value is None else
@@ -153,8 +155,12 @@ class CaboHand(CardWidget, can_focus=True):
         if old and len(old) == len(new) and (slots := [i for i, (a, b) in enumerate(zip(old, new)) if a != b]):
             self.flash(slots)
 
+    def chip_advance(self) -> int:
+        """Cells per chip: with a space between them if the whole hand fits so, else without."""
+        return VALUE_CHIP if len(self.values) * VALUE_CHIP - 1 <= self.size.width else VALUE_CHIP - 1
+
     def on_click(self, event: events.Click) -> None:
-        advances = self.layout_advances() or [VALUE_CHIP] * len(self.values)
+        advances = self.layout_advances() or [self.chip_advance()] * len(self.values)
         slot = card_at(advances, self.content_x(event.x, sum(advances)))
         if slot is not None:
             self.post_message(self.Chosen(self.seat, slot))

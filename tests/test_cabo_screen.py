@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from discard_tui.cabo_screen import CaboScreenView, CaboTable, seat_label
+from discard_tui.cabo_screen import CaboHand, CaboScreenView, CaboTable, seat_label
 from discard_tui.view import SeatPhase
 from discard_tui.widgets import DrawPile
 from games.cabo.game import CaboOptions, CaboState
@@ -40,3 +40,18 @@ async def test_while_a_round_is_shuffled_no_hand_is_dealt_and_the_deck_is_whole(
         screen.update(five_seats(SeatPhase.PLAYING))
         await pilot.pause()
         assert screen.query_one(DrawPile).count == 52 - 5 * 4 - 1  # dealt: four each, one turned up
+
+
+async def test_in_a_crowded_seat_at_60_columns_every_card_of_a_hand_shows():
+    """Four cards are one line of chips, "[▚▞] [▚▞] [▚▞] [▚▞]" (19 cells); a seat in the two-column grid has 18:
+    the chips close up rather than lose the last card (at a round's end it is a value)."""
+    app = TableHarness(CaboTable(30.0, resumes=True), five_seats(SeatPhase.PLAYING))
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = app.table
+        await until(pilot, lambda: screen.seats_shown == (1, 2, 3, 4), "the seats")
+        screen.update(app.view)
+        await pilot.pause()
+        for hand in screen.query(CaboHand):
+            if hand.id != "hand":
+                line = hand.render().plain.rstrip()
+                assert hand.compact and line.count("[") == 4 and len(line) <= hand.size.width, (line, hand.size)
