@@ -359,7 +359,8 @@ class DiscardApp(App[None]):
 
     def new_table(self) -> TableScreen:
         """The table screen of the game being played."""
-        return self.ui.screen(self.config.leave_grace, resumes=self.profile.resumes)
+        return self.ui.screen(self.config.leave_grace, resumes=self.profile.resumes,
+                              computers=self.config.against_computer)
 
     def begin(self, config: PlayConfig | None) -> None:
         """Sit down at the table ``config`` describes; on a relay with no room named, pick one in its lobby first.

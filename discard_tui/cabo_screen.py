@@ -2,11 +2,17 @@
 
 One cursor moves over every card on the table (← → within a hand, ↑ ↓ from
 hand to hand); the card under it is lifted. Enter acts on it: the card taken
-replaces it, or it is peeked at, spied on or swapped, as the turn requires.
+replaces it, or it is peeked at, spied on or swapped, as the turn requires
+(a swap takes two Enters, on mine then on theirs; Esc puts mine back).
 Space marks cards of mine for a claim that they are identical. ``d`` draws,
 or discards the card drawn; ``t`` takes the discard; ``s`` stops the round.
 Each key's footer label follows what it does now, greyed out while it is
-refused (and pressing it says why).
+refused (and pressing it says why); the hint line follows each step, and a
+refusal goes with the next step that is not refused.
+
+When a round ends the table deals the next at once; the screen holds the
+round that ended (:class:`RoundEnd`: every hand face up with its sum, who
+called cabo) until a key, or against the computer a few seconds.
 
 ``view(seat)`` is this game's side of the app, and :func:`move_for` makes the
 move a key asks for on the chosen card; both import the game when called, so
@@ -16,6 +22,8 @@ that this module stays as light as the screen. The table judges every move.
 from __future__ import annotations
 
 import dataclasses
+import math
+import time
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,12 +37,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Label, Static
 
-from .table_screen import GameUI, MakeMove, TableScreen
+from .table_screen import GameUI, MakeMove, MoveLog, TableScreen
 from .view import SeatPhase, SeatView
-from .widgets import BACK_STYLE, LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, Scale, back_rows, card_at, card_size, \
-    corner_rows, empty_rows, fan, fitting_fan, framed_rows, inside, scale_for, show_text
+from .widgets import BACK_STYLE, LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, Scale, StatusBar, back_rows, \
+    card_at, card_size, corner_rows, empty_rows, fan, fitting_fan, framed_rows, inside, scale_for, show_text
 
 if TYPE_CHECKING:
     from games.cabo.moves import CaboView, Slot
@@ -42,11 +51,16 @@ if TYPE_CHECKING:
     from tabletop.wire import Message as Move
 
 POWER_NAMES = {7: "pk", 8: "pk", 9: "spy", 10: "spy", 11: "swp", 12: "swp"}  # printed on the cards
-VALUE_CHIP = 5  # cells per cabo card in the one-line layout: "[13]" and a space (widgets.CHIP: a playing card)
+VALUE_CHIP = 5  # cells per cabo card in the one-line layout: "[13]" and a space (widgets.CHIP: a playing card);
+# 4, without the space, when a hand would not fit otherwise (four cards in a crowded seat at 60 columns)
 KEY_ACTIONS = {  # what a key does in each stage of my turn ("": in any other stage, and while it is not my turn)
     "d": {"taken": "discard", "": "draw"},
     "enter": {"taken": "replace", "peek": "peek", "spy": "spy", "swap": "swap", "": "replace"},
 }
+PLAYABLE = (SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING)  # a round's end is held only in these
+ROUND_END_SECONDS = 8.0  # against the computer, how long a round's end stays if no key takes it away
+KEEP_ROUND_END = frozenset({"question_mark", "q", "x", "tab", "shift+tab", "L"})  # keys that open something over the
+# table or leave it (help, quit, leave, the log) keep doing so under a round's end; any other key takes it away
 
 
 # The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
@@ -57,10 +71,11 @@ the discard or [b]stop[/b] (everyone else has one more turn). The
 card taken replaces one of yours, or several [b]identical[/b] ones
 (if they are not, they stay and it joins them); a drawn 7 8
 [b]peeks[/b] at yours, 9 10 [b]spies[/b] on another's, 11 12 [b]swaps[/b] blind.
-Rounds add up until a total passes 66 (or --points).
+A round's end shows every hand face up until a key; rounds
+add up until a total passes 66 (or --points).
 
 [b]Keys[/b]  ← → ↑ ↓ choose a card   Enter act on it   Space mark
-      d draw/discard  t take  s stop  n rematch  q quit
+      d draw/discard  t take  s stop  Esc back  n rematch  q quit
 [b]Cues[/b]  chosen: lifted · marked: ╔╗ · ▚▞ a card you have not seen"""
 
 
@@ -128,10 +143,11 @@ class CaboHand(CardWidget, can_focus=True):
         fitted = self.fitted_fan()
         if fitted is None:
             line = Text(no_wrap=True)
+            gap = " " * (self.chip_advance() - len(chip(None)))
             for slot, value in enumerate(self.values):
                 style = ("reverse " if slot == self.cursor else "") + ("underline" if slot in self.marks else "")
                 line.append(chip(value), style.strip() or "bold")
-                line.append(" ")
+                line.append(gap)
             return line
         scale, advances = fitted
         cards = [unseen_rows(scale, slot in self.marks, self.border(slot, BACK_STYLE)) if value is None else
@@ -151,8 +167,12 @@ class CaboHand(CardWidget, can_focus=True):
         if old and len(old) == len(new) and (slots := [i for i, (a, b) in enumerate(zip(old, new)) if a != b]):
             self.flash(slots)
 
+    def chip_advance(self) -> int:
+        """Cells per chip: with a space between them if the whole hand fits so, else without."""
+        return VALUE_CHIP if len(self.values) * VALUE_CHIP - 1 <= self.size.width else VALUE_CHIP - 1
+
     def on_click(self, event: events.Click) -> None:
-        advances = self.layout_advances() or [VALUE_CHIP] * len(self.values)
+        advances = self.layout_advances() or [self.chip_advance()] * len(self.values)
         slot = card_at(advances, self.content_x(event.x, sum(advances)))
         if slot is not None:
             self.post_message(self.Chosen(self.seat, slot))
@@ -207,11 +227,24 @@ class CaboScreenView(SeatView["CaboView"]):
                                                      compare=False, repr=False)
 
 
+@dataclass(frozen=True)
+class RoundEnd:
+    """A round as it ended: every hand face up, each hand's sum, who called cabo (None: the draw pile ran out), the
+    totals after it. The screen holds it while the table deals and plays the next round."""
+
+    number: int  # 1 for the first round
+    hands: tuple[tuple[int, ...], ...]  # per seat, left to right
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    stopper: int | None
+
+
 class CaboTable(TableScreen[CaboScreenView]):
     """Cabo's board: the other players' hands, the piles and the card taken, the round, my hand."""
 
     CSS_PATH = "cabo.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "next_round", "Next round"),  # while a round's end is held (any key takes it away)
         Binding("left,h", "move(-1)", "Left", show=False),
         Binding("right,l", "move(1)", "Right", show=False),
         Binding("up,k", "hand(1)", "Up", show=False),
@@ -225,6 +258,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         Binding("enter", "spy", "Spy"),
         Binding("enter", "swap", "Swap"),
         Binding("space", "mark", "Mark", key_display="␣"),
+        Binding("escape", "back", "Back"),  # a card of mine chosen for a swap is put back
         # The same keys while what they do now is refused (greyed out above): say why instead of doing nothing.
         Binding("d", "refuse('d')", show=False),
         Binding("t", "refuse('take')", show=False),
@@ -232,14 +266,19 @@ class CaboTable(TableScreen[CaboScreenView]):
         Binding("enter", "refuse('enter')", show=False),
         Binding("space", "refuse('mark')", show=False),
     ]
-    actions = ("draw", "discard", "take", "stop", "replace", "peek", "spy", "swap", "mark", "rematch")
+    actions = ("draw", "discard", "take", "stop", "replace", "peek", "spy", "swap", "mark", "back", "next_round",
+               "rematch")
 
-    def __init__(self, leave_grace: float, resumes: bool = True) -> None:
-        super().__init__(leave_grace, resumes)
+    def __init__(self, leave_grace: float, resumes: bool = True, computers: bool = False) -> None:
+        super().__init__(leave_grace, resumes, computers)
         self.target: tuple[int, int] = (0, 0)  # (seat, slot) of the chosen card
         self.marks: frozenset[int] = frozenset()  # positions of my cards marked
         self.stage = ""  # the stage of my turn the cursor was placed for
         self.seats_shown: tuple[int, ...] = ()
+        self.summary: RoundEnd | None = None  # the round that ended, shown until a key takes it away
+        self.last_end: tuple[int, RoundEnd] | None = None  # the last round held, and the moves made when it ended
+        self._summary_due: float | None = None  # time.monotonic() when it goes by itself (against the computer)
+        self._summary_timer: Timer | None = None
 
     def compose_board(self) -> ComposeResult:
         yield Horizontal(id="opponents")
@@ -259,6 +298,69 @@ class CaboTable(TableScreen[CaboScreenView]):
     def on_mount(self) -> None:
         self.query_one("#hand", CaboHand).focus()
         super().on_mount()
+
+    # -- the end of a round ---------------------------------------------------------------------------------
+
+    def update(self, view: CaboScreenView, now: float | None = None, wall: float | None = None) -> None:
+        self.hold_round_end(self.view, view)
+        super().update(view, now, wall)
+        if self.last_end is None or not self.is_mounted or not self.query(StatusBar):
+            return
+        status = self.query_one(StatusBar)
+        moves, ended = self.last_end
+        if self.summary is not None or view.moves == moves:  # what happened, not the move that showed the hands,
+            status.event = round_line(view, ended)  # until another move is made
+        if self.summary is not None:
+            status.my_turn = False  # the turn is the next round's, which is not on the screen yet
+
+    def hold_round_end(self, old: CaboScreenView | None, new: CaboScreenView) -> None:
+        """Hold a round that ended between ``old`` and ``new``: the next round's deal and turns go on underneath.
+
+        A view that is the first one shown (a game taken back), or one rebuilt from an earlier run, holds nothing;
+        a new game, the game's end (the table shows every card then), a violation or a lost relay drop what is held.
+        """
+        board = new.board
+        if board is None or board.over or new.phase not in PLAYABLE or (old is not None and old.number != new.number):
+            self._drop_round_end()
+            self.last_end = None
+            return
+        ended = round_end(new)
+        if old is None or ended is None or new.replaying or not self.is_mounted or ended.number <= scored(old):
+            return
+        self._drop_round_end()
+        self.summary, self.last_end = ended, (new.moves, ended)
+        if self.computers:  # nobody else waits for me to read it
+            self._summary_due = time.monotonic() + ROUND_END_SECONDS
+            self._summary_timer = self.set_timer(ROUND_END_SECONDS, self.action_next_round)
+
+    def _drop_round_end(self) -> None:
+        self.summary, self._summary_due = None, None
+        if self._summary_timer is not None:
+            self._summary_timer.stop()
+            self._summary_timer = None
+
+    def action_next_round(self) -> None:
+        """The round that ended gives way to the table as it is now."""
+        if self.summary is None:
+            return
+        self._drop_round_end()
+        for hand in self.query(CaboHand):
+            hand.values, hand.positions = (), ()  # the next round's cards come in unmarked, as after a deal
+        if self.view is not None:
+            self.update(self.view)
+
+    def on_key(self, event: events.Key) -> None:
+        """While a round's end is held, a key takes it away and does nothing else: it was not meant for a table the
+        player has not seen yet. Help, quit, leave and the log keep their keys; a log being read keeps them all."""
+        if self.summary is None or event.key in KEEP_ROUND_END or isinstance(self.focused, MoveLog) or \
+                self.has_class("-too-small"):
+            return
+        event.stop()
+        event.prevent_default()
+        self.action_next_round()
+
+    def headline(self, view: CaboScreenView) -> str:
+        return f"Round {self.summary.number} over" if self.summary is not None else super().headline(view)
 
     # -- drawing -------------------------------------------------------------------------------------------
 
@@ -281,6 +383,8 @@ class CaboTable(TableScreen[CaboScreenView]):
         self._place_cursor(view)
         crowded = len(others) > 2 and not (self.size.height >= LARGE_SCREEN[1] and len(others) <= 4)
         self.set_class(crowded, "-crowded")
+        ended = self.summary
+        self.set_class(ended is not None, "-round-end")  # the piles are the next round's: hidden meanwhile
         hands = {hand.seat: hand for hand in self.query(CaboHand) if hand.id != "hand"}
         mine = self.query_one("#hand", CaboHand)
         mine.seat = view.me
@@ -289,6 +393,9 @@ class CaboTable(TableScreen[CaboScreenView]):
         scale = scale_for(self.size.width, self.size.height)
         for seat, hand in [*hands.items(), (view.me, mine)]:
             hand.compact = crowded and hand is not mine
+            if ended is not None:  # the round that ended, every card face up
+                hand.values, hand.positions, hand.cursor, hand.marks = ended.hands[seat], (), None, frozenset()
+                continue
             hand.values = () if dealing else hand_values(view, seat)
             hand.positions = () if dealing or board is None else tuple(slot.pos for slot in board.hands[seat])
             hand.cursor = self.target[1] if choosing and self.target[0] == seat else None
@@ -300,8 +407,8 @@ class CaboTable(TableScreen[CaboScreenView]):
             hand.scale = theirs
         mine.scale = scale
         for name, seat in zip(self.query(".seat-label").results(Label), others):
-            show_text(name, seat_label(view, seat, name.content_size.width or None))
-        show_text(self.query_one("#hand-label", Label), seat_label(view, view.me))
+            show_text(name, seat_label(view, seat, name.content_size.width or None, ended))
+        show_text(self.query_one("#hand-label", Label), seat_label(view, view.me, ended=ended))
         deck = board.draw_pile + board.discard_count + sum(map(len, board.hands)) if board else 52
         self.query_one(DrawPile).count = deck if dealing else board.draw_pile if board else 52
         discard, taken = self.query_one("#discard", CardPile), self.query_one("#taken", CardPile)
@@ -313,8 +420,10 @@ class CaboTable(TableScreen[CaboScreenView]):
         drawn = board is not None and board.from_draw
         taken.caption = ("You drew" if drawn else "You took") if held is not None and view.my_turn else \
             ("Drawn" if drawn else "Taken")
-        show_text(self.query_one("#info", Static), info(view, self.has_class("-short")))
-        self.query_one(ProgressBox).show(view.progress)
+        show_text(self.query_one("#info", Static),
+                  info(view, self.has_class("-short")) if ended is None else
+                  round_end_info(view, ended, self.has_class("-short")))
+        self.query_one(ProgressBox).show(view.progress if ended is None else None)
 
     def _place_cursor(self, view: CaboScreenView) -> None:
         """Where the cursor starts for each step of my turn: my hand, or (for a spy) the next player's."""
@@ -336,7 +445,7 @@ class CaboTable(TableScreen[CaboScreenView]):
             return
         seat, slot = self.target
         self.target = (seat, max(0, min(slot + step, len(self.view.board.hands[seat]) - 1)))
-        self.show_board(self.view)
+        self.stepped()
 
     def action_hand(self, step: int) -> None:
         """Up and down go from hand to hand, but only among the hands this step of my turn can act on."""
@@ -350,7 +459,14 @@ class CaboTable(TableScreen[CaboScreenView]):
         here = order.index(self.target[0]) if self.target[0] in order else -step
         seat = order[(here + step) % len(order)]
         self.target = (seat, min(self.target[1], len(self.view.board.hands[seat]) - 1))
-        self.show_board(self.view)
+        self.stepped()
+
+    def stepped(self) -> None:
+        """A step of mine that makes no move (the cursor moved, a card marked or chosen): the board and the hint
+        follow it, and a refusal of an earlier key goes."""
+        if self.view is not None:
+            self.notice("")
+            self.update(self.view)
 
     def chosen(self) -> Slot | None:
         board = self.view.board if self.view is not None else None
@@ -364,8 +480,7 @@ class CaboTable(TableScreen[CaboScreenView]):
             self.marks = frozenset({card.pos})  # one card of mine to give
         else:
             self.marks = self.marks ^ {card.pos}
-        if self.view is not None:
-            self.show_board(self.view)
+        self.stepped()
 
     def play(self, action: str) -> None:
         """Ask for the move ``action`` makes on the chosen card (the table judges it again)."""
@@ -406,12 +521,30 @@ class CaboTable(TableScreen[CaboScreenView]):
             return
         self.play("swap")
 
+    def action_back(self) -> None:
+        """Esc during a swap: the card of mine chosen to give is put back, and the cursor goes back to it."""
+        view = self.view
+        if view is None or view.board is None or not self.marks:
+            return
+        hand = view.board.hands[view.me]
+        self.target = (view.me, next((slot for slot, card in enumerate(hand) if card.pos in self.marks), 0))
+        self.marks = frozenset()
+        self.stepped()
+
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
             self.notice(self.refused(self.view, key_action(self.view, action)) or "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.view
+        if action in ("next_round", "back"):  # this screen's own steps: no move, nothing to refuse
+            if self.has_class("-too-small") or isinstance(self.focused, MoveLog):
+                return False
+            if action == "next_round":
+                return self.summary is not None
+            return self.summary is None and view is not None and my_stage(view) == "swap" and bool(self.marks)
+        if self.summary is not None and (action in self.actions or action == "refuse"):
+            return False  # the keys act on the table once the round that ended gives way to it
         if view is not None and action in ("draw", "discard"):
             if key_action(view, "d") != action:
                 return False
@@ -426,26 +559,32 @@ class CaboTable(TableScreen[CaboScreenView]):
 
     @on(CaboHand.Chosen)
     def card_clicked(self, message: CaboHand.Chosen) -> None:
+        if self.summary is not None:  # a click, like a key, takes a round's end away
+            self.action_next_round()
+            return
         self.target = (message.seat, message.slot)
         if self.view is not None:
-            self.show_board(self.view)
+            self.stepped()
             action = key_action(self.view, "enter")
             if self.refused(self.view, action) is None:
                 getattr(self, f"action_{action}")()
 
     @on(DrawPile.Pressed)
     def draw_clicked(self) -> None:
-        self.play("draw")
+        if self.summary is None:
+            self.play("draw")
 
     @on(CardPile.Pressed, "#discard")
     def discard_clicked(self) -> None:
-        if self.view is not None:  # the drawn card goes onto it, or its top card is taken
+        if self.view is not None and self.summary is None:  # the drawn card goes onto it, or its top card is taken
             self.play("discard" if key_action(self.view, "d") == "discard" else "take")
 
     # -- words ------------------------------------------------------------------------------------------------
 
     def hint(self, view: CaboScreenView) -> str:
-        return hint(view)
+        if self.summary is not None:
+            return round_end_hint(view, self.summary, self._summary_due)
+        return hint(view, self.marks)
 
     def refusal(self, view: CaboScreenView, action: str, index: int | None = None) -> str | None:
         return refusal(view, action, self.target, self.marks)
@@ -471,32 +610,35 @@ def my_stage(view: CaboScreenView) -> str:
 
 
 def hand_values(view: CaboScreenView, seat: int) -> tuple[int | None, ...]:
-    """The values of ``seat``'s cards I know; while the next round is shuffled, the hands the last one ended with."""
+    """The values of ``seat``'s cards I know (the round that ended is the screen's own: :class:`RoundEnd`)."""
     board = view.board
-    if board is None:
-        return ()
-    if board.showdown is not None and view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING):
-        return board.showdown[seat]
-    return tuple(slot.value for slot in board.hands[seat])
+    return () if board is None else tuple(slot.value for slot in board.hands[seat])
 
 
-def seat_label(view: CaboScreenView, seat: int, width: int | None = None) -> str:
+def seat_label(view: CaboScreenView, seat: int, width: int | None = None, ended: RoundEnd | None = None) -> str:
     """ "bo · 20 pts · stopped" above a hand, "▶ bo · …" while it is bo's turn; mine also says what I know of it.
+    Over a round that ended, the hand's sum and who called cabo: "bo · sum 3 · called cabo".
 
     In ``width`` columns the name is cut first, in its middle ("Comp…r 3 · 34 pts · stopped"): the points and
-    the stop matter more, and names often differ at their ends.
+    the stop matter more, and names often differ at their ends (but "called cabo" is "cabo" before that).
     """
     board = view.board
     name = "You" if seat == view.me else view.names[seat]
     if board is None:
         return name
     turn = view.phase is SeatPhase.PLAYING and seat in board.to_move and board.stage.value not in ("showdown", "over")
-    facts = [f"{board.totals[seat]} pts"]
-    if seat == view.me:
-        known, unseen = board.known_sum(seat)
-        facts.append(f"known {known}" + (f" + {unseen} unseen" if unseen else ""))
-    if board.stopper == seat:
-        facts.append("stopped")
+    if ended is not None:
+        turn = False
+        facts = [f"sum {ended.scores[seat]}", *(["called cabo"] if ended.stopper == seat else [])]
+        if width and len(" · ".join([name, *facts])) > width:
+            facts[1:] = ["cabo"] * (len(facts) - 1)
+    else:
+        facts = [f"{board.totals[seat]} pts"]
+        if seat == view.me:
+            known, unseen = board.known_sum(seat)
+            facts.append(f"known {known}" + (f" + {unseen} unseen" if unseen else ""))
+        if board.stopper == seat:
+            facts.append("stopped")
     marker = "▶ " if turn else ""
     over = len(" · ".join([marker + name, *facts])) - width if width else 0
     if over > 0 and seat != view.me:
@@ -520,8 +662,51 @@ def info(view: CaboScreenView, short: bool = False) -> str:
     return "\n".join(lines)
 
 
-def hint(view: CaboScreenView) -> str:
-    """What the player can do now, in one line."""
+def round_end(view: CaboScreenView) -> RoundEnd | None:
+    """The last round scored in ``view``, or None before the first is."""
+    board = view.board
+    if board is None or board.last_scores is None or board.showdown is None:
+        return None
+    number = board.round if board.stage.value == "over" else board.round - 1  # the last round stays on the table
+    return RoundEnd(number, board.showdown, board.last_scores, board.totals, board.last_stopper)
+
+
+def scored(view: CaboScreenView) -> int:
+    """How many rounds ``view``'s game has scored: more in the next view means a round just ended."""
+    ended = round_end(view)
+    return ended.number if ended is not None else 0
+
+
+def round_line(view: CaboScreenView, ended: RoundEnd, seats: tuple[int, ...] | None = None) -> str:
+    """What happened, with the sums of ``seats`` (everyone's, mine first):
+    "Round 2: Computer 2 called cabo; you 32, Computer 7, Computer 2 3"."""
+    cause = f"{who(view, ended.stopper)} called cabo" if ended.stopper is not None else "the draw pile ran out"
+    sums = ", ".join(f"{who(view, seat)} {ended.scores[seat]}" for seat in seats or (view.me, *view.others))
+    return f"Round {ended.number}: {cause}; {sums}"
+
+
+def round_end_info(view: CaboScreenView, ended: RoundEnd, short: bool = False) -> str:
+    """In the piles' place while a round's end is held: what happened, and the totals after it. On a short screen
+    the others' sums are left to the labels over their hands (mine has none there)."""
+    order = (view.me, *view.others)
+    totals = " · ".join(f"{who(view, seat)} {ended.totals[seat]}" for seat in order)
+    return f"{round_line(view, ended, (view.me,) if short else None)}\nTotals: {totals}"
+
+
+def round_end_hint(view: CaboScreenView, ended: RoundEnd, due: float | None, now: float | None = None) -> str:
+    """What takes a round's end away: "Any key: on to round 3 (your turn) · by itself in 6 s"."""
+    words = f"Any key: on to round {ended.number + 1}" + (" (your turn)" if view.my_turn else "")
+    left = None if due is None else math.ceil(due - (now or time.monotonic()))
+    return words + (f" · by itself in {left} s" if left is not None and left > 0 else "")
+
+
+def who(view: CaboScreenView, seat: int) -> str:
+    """A player in a sentence: "you", or their name as they chose it."""
+    return "you" if seat == view.me else view.names[seat]
+
+
+def hint(view: CaboScreenView, marks: frozenset[int] = frozenset()) -> str:
+    """What the player can do now, in one line; during a swap, with the card of mine chosen (``marks``)."""
     board = view.board
     if board is None or not view.my_turn:
         return ""
@@ -543,6 +728,9 @@ def hint(view: CaboScreenView) -> str:
     if stage == "spy":
         return "Spy: raise another player's card (↑ ↓ ← →) and press Enter"
     if stage == "swap":
+        chosen = [slot for slot, card in enumerate(board.hands[view.me]) if card.pos in marks]
+        if chosen:
+            return f"Swap: your card {chosen[0] + 1} chosen; now Enter on another player's card · Esc: back"
         return "Swap: Enter on one of your cards, then on another player's card"
     return ""
 

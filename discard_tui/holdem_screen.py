@@ -288,8 +288,8 @@ class HoldemTable(TableScreen[HoldemScreenView]):
     ]
     actions = ("fold", "call", "raise", "all_in", "send", "step", "share", "digit", "rematch")
 
-    def __init__(self, leave_grace: float, resumes: bool = True) -> None:
-        super().__init__(leave_grace, resumes)
+    def __init__(self, leave_grace: float, resumes: bool = True, computers: bool = False) -> None:
+        super().__init__(leave_grace, resumes, computers)
         self.amount: int | None = None  # the raise being chosen, None when no raise is open
         self.typed = False  # the amount was typed: the next digit goes on its end
         self.seats_shown = 0

@@ -165,9 +165,10 @@ class TableScreen(Screen[None], Generic[V]):
     _footer_shows: tuple[bool | None, ...] = ()  # check_action of each action the footer shows, as last shown
     _footer_timer: Timer | None = None
 
-    def __init__(self, leave_grace: float, resumes: bool = True) -> None:
+    def __init__(self, leave_grace: float, resumes: bool = True, computers: bool = False) -> None:
         super().__init__()
         self.leave_grace, self.resumes = leave_grace, resumes  # resumes: the same command comes back to the game
+        self.computers = computers  # every other player is this app's computer: nobody waits for me to read
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")

@@ -202,6 +202,7 @@ def test_after_a_stop_everyone_else_has_one_more_turn_then_the_stopper_shows_eve
     assert state.deal()[-1] == Show(64)
     view = state.view(0)
     assert (view.round, view.totals, view.last_scores) == (2, (10, 20, 13), (10, 20, 13))
+    assert view.showdown == ((1, 2, 3, 4), (5, 5, 5, 5), (0, 13, 0, 0)) and view.last_stopper == 0  # for the screen
 
 
 def test_a_round_ends_when_the_draw_pile_runs_out():

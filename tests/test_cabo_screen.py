@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from discard_tui.cabo_screen import CaboScreenView, CaboTable, seat_label
+import dataclasses
+
+from discard_tui.cabo_screen import CaboHand, CaboScreenView, CaboTable, seat_label
 from discard_tui.view import SeatPhase
-from discard_tui.widgets import DrawPile
+from discard_tui.widgets import DrawPile, StatusBar
 from games.cabo.game import CaboOptions, CaboState
 from games.cabo.rules import VALUES
 from pilot import TableHarness, seat_view, text_of, until
@@ -40,3 +42,41 @@ async def test_while_a_round_is_shuffled_no_hand_is_dealt_and_the_deck_is_whole(
         screen.update(five_seats(SeatPhase.PLAYING))
         await pilot.pause()
         assert screen.query_one(DrawPile).count == 52 - 5 * 4 - 1  # dealt: four each, one turned up
+
+
+async def test_in_a_crowded_seat_at_60_columns_every_card_of_a_hand_shows():
+    """Four cards are one line of chips, "[▚▞] [▚▞] [▚▞] [▚▞]" (19 cells); a seat in the two-column grid has 18:
+    the chips close up rather than lose the last card (at a round's end it is a value)."""
+    app = TableHarness(CaboTable(30.0, resumes=True), five_seats(SeatPhase.PLAYING))
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = app.table
+        await until(pilot, lambda: screen.seats_shown == (1, 2, 3, 4), "the seats")
+        screen.update(app.view)
+        await pilot.pause()
+        for hand in screen.query(CaboHand):
+            if hand.id != "hand":
+                line = hand.render().plain.rstrip()
+                assert hand.compact and line.count("[") == 4 and len(line) <= hand.size.width, (line, hand.size)
+
+
+async def test_a_round_s_end_shows_names_as_their_players_wrote_them_and_hands_of_any_length():
+    """Round 1 ends (bo called cabo; a claim left one hand with one card, a penalty another with five): its line,
+    the labels and the totals name players literally, markup and all."""
+    names = ("you", "[b]bo[/b]", "cy")
+    board = CaboState(Setup(3, 1, CaboOptions(), VALUES)).view(0)
+    playing = seat_view(CaboScreenView, board=board, names=names, present=(True,) * 3)
+    ended = dataclasses.replace(board, round=2, last_scores=(5, 7, 30), totals=(5, 7, 30), last_stopper=1,
+                                showdown=((1, 4), (7,), (9, 0, 13, 8, 0)))
+    app = TableHarness(CaboTable(30.0), playing)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.table
+        await until(pilot, lambda: screen.seats_shown == (1, 2), "the seats")
+        screen.update(dataclasses.replace(playing, board=ended, phase=SeatPhase.SHUFFLING))
+        await pilot.pause()
+        assert screen.summary is not None
+        assert text_of(screen, "#info").splitlines() == ["Round 1: [b]bo[/b] called cabo; you 5, [b]bo[/b] 7, cy 30",
+                                                         "Totals: you 5 · [b]bo[/b] 7 · cy 30"]
+        assert screen.query_one(StatusBar).event == "Round 1: [b]bo[/b] called cabo; you 5, [b]bo[/b] 7, cy 30"
+        assert [label.render().plain for label in screen.query(".seat-label")] == \
+            ["[b]bo[/b] · sum 7 · cabo", "cy · sum 30"]  # "called cabo" does not fit
+        assert [hand.values for hand in screen.query(CaboHand)] == [(7,), (9, 0, 13, 8, 0), (1, 4)]

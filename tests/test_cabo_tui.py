@@ -11,12 +11,12 @@ import pytest
 
 from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
 from discard_tui.profile import terminal_profile
-from discard_tui.cabo_screen import HELP, CaboHand, refusal
+from discard_tui.cabo_screen import HELP, CaboHand, CaboTable, refusal
 from discard_tui.table_screen import help_page
 from discard_tui.view import SeatPhase
 from discard_tui.widgets import StatusBar
 from games.cabo.rules import Stage
-from pilot import TableHarness, offline_room, play_key, settled, text_of, until
+from pilot import TableHarness, carry_out, offline_room, play_key, settled, text_of, until, view_of
 from room import Room
 
 SIZE = (80, 24)
@@ -35,9 +35,9 @@ def cabo_game(seed: int = 1, points: int = 20) -> DiscardApp:
     return DiscardApp(cabo_config(seed, points), terminal_profile())
 
 
-def at_my_turn(seed: int) -> Room:
+def at_my_turn(seed: int, points: int = 20) -> Room:
     """The app's game of ``seed`` on the in-memory ledger, at my first turn."""
-    room = offline_room(cabo_config(seed))
+    room = offline_room(cabo_config(seed, points))
     room.run(until=lambda: room.tables[-1].view().my_turn)
     return room
 
@@ -66,6 +66,10 @@ async def play_by_keys(pilot, app) -> set[str]:
         view = app.view
         if view.phase is not SeatPhase.PLAYING:
             break
+        if app.screen.summary is not None:  # the last round's hands, face up, until a key
+            stages.add("round end")
+            await pilot.press("space")  # it only takes the summary away
+            assert app.screen.summary is None and app.view.moves == view.moves
         board = view.board
         stages.add(board.stage.value)
         if board.stage is Stage.TURN:
@@ -93,7 +97,7 @@ async def test_a_whole_game_by_keys_against_two_computers_to_the_game_over_dialo
     app = cabo_game(seed=3, points=points)  # 32 moves, in which my turns spy and swap
     async with app.run_test(size=SIZE) as pilot:
         stages = await play_by_keys(pilot, app)
-        assert {"turn", "taken", "spy", "swap"} <= stages
+        assert {"turn", "taken", "spy", "swap", "round end"} <= stages
         text = text_of(app.screen, "#result") + " " + text_of(app.screen, "#ending")
         assert ("You win" in text) or ("You lose" in text)
         assert f"passed {points} after round" in text and "; the lowest total wins: " in text
@@ -154,6 +158,92 @@ async def test_help_names_the_keys_and_every_hand_fits_its_box_at_every_size():
             mine = app.screen.query_one("#hand", CaboHand)
             assert mine.cursor == 0 and len(mine.render().plain.splitlines()) == (8 if size == (120, 40) else 5)  # 9x7 cards, one lifted
             assert app.screen.query_one("#taken").render().plain.splitlines()[-1].strip() == "You drew"  # a card from the draw pile
+
+
+async def test_a_round_s_end_shows_every_hand_face_up_with_its_sum_until_a_key():
+    """Seed 1, to 66 points: I stop at once; the computers play their last turns, every hand is shown and summed, and
+    round 2 is dealt and played up to my turn, all before the screen sees the next view. The screen still shows
+    round 1's hands face up, each with its sum, and says what happened, however the table moves on, until a key;
+    that key only takes the summary away."""
+    room = at_my_turn(seed=1, points=66)
+    app = TableHarness.of(room)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await play_key(pilot, "s") == "stop"
+        table = app.table
+        board = table.view.board
+        assert board.round == 2 and table.view.my_turn  # the next round is under way underneath
+        computer, computer_2, me = board.last_scores
+
+        def held() -> None:
+            assert {hand.seat: hand.values for hand in table.query(CaboHand)} == dict(enumerate(board.showdown))
+            status = table.query_one(StatusBar)
+            assert status.headline == "Round 1 over" and not status.my_turn
+            assert status.event == f"Round 1: you called cabo; you {me}, Computer {computer}, Computer 2 {computer_2}"
+            assert status.hint.startswith("Any key: on to round 2")
+            assert text_of(table, "#hand-label") == f"You · sum {me} · called cabo"
+            assert text_of(table, ".seat-label") == f"Computer · sum {computer}"  # the first of the others
+            assert f"Totals: you {me} · Computer {computer} · Computer 2 {computer_2}" in text_of(table, "#info")
+            assert not table.query_one("#draw").display  # the piles are the next round's: hidden meanwhile
+
+        held()
+        table.update(view_of(room))  # the clock's update, a second later: the same view again
+        await pilot.pause()
+        held()
+        asked = len(app.intents)
+        await pilot.press("d")  # would draw in round 2
+        assert len(app.intents) == asked and table.summary is None
+        mine = table.query_one("#hand", CaboHand)
+        assert mine.values == tuple(slot.value for slot in board.hands[board.me])  # round 2's: two seen, two not
+        assert table.query_one(StatusBar).headline == "Your turn"
+        assert await play_key(pilot, "d") == "draw"
+
+
+async def test_against_the_computer_the_round_s_end_gives_way_to_the_next_round_by_itself(monkeypatch):
+    from discard_tui import cabo_screen
+
+    monkeypatch.setattr(cabo_screen, "ROUND_END_SECONDS", 0.05)
+    room = at_my_turn(seed=1, points=66)
+    app = TableHarness(CaboTable(PlayConfig.leave_grace, computers=True), view_of(room))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        assert await carry_out(room, app.intents[-1]) is None
+        app.table.update(view_of(room))
+        assert app.table.summary is not None and app.table.summary.number == 1
+        await until(pilot, lambda: app.table.summary is None, "the next round")
+        board = app.table.view.board
+        mine = app.table.query_one("#hand", CaboHand)
+        assert mine.values == tuple(slot.value for slot in board.hands[board.me])
+
+
+async def test_the_hint_follows_a_swap_step_by_step_and_an_old_refusal_goes():
+    """Seed 10: my first draw is an 11, and d discards it for a swap."""
+    app = TableHarness.of(at_my_turn(seed=10))
+    async with app.run_test(size=SIZE) as pilot:
+        await draw(pilot)
+        assert await play_key(pilot, "d") == "discard"
+        table, me = app.table, app.view.me
+        assert table.view.board.stage is Stage.SWAP
+        status = table.query_one(StatusBar)
+        first = "Swap: Enter on one of your cards, then on another player's card"
+        assert status.hint == first
+        await pilot.press("t")  # refused: the swap comes first
+        assert status.notice
+        await pilot.press("right", "enter")  # my card 2: chosen; the cursor goes up to the next player
+        assert not status.notice  # the refusal went with a step that was not refused
+        chosen = "Swap: your card 2 chosen; now Enter on another player's card · Esc: back"
+        assert status.hint == chosen and table.target[0] != me
+        await pilot.press("escape")  # back: no card chosen, the cursor on the one that was
+        assert status.hint == first and table.marks == frozenset() and table.target == (me, 1)
+        await pilot.press("up", "enter")  # another player's card before one of mine: refused
+        assert status.notice == "first choose one of your cards to give (Enter on it)"
+        await pilot.press("down")  # a step that is not refused
+        assert not status.notice
+        await pilot.press("enter")
+        assert status.hint == chosen
+        await pilot.press("enter")
+        assert app.asked()[-1] == "swap"
+        mine = table.view.board.hands[me][1].pos
+        assert app.intents[-1].move.mine == mine
 
 
 def test_snapshot_of_the_table_with_a_card_drawn(snap_compare, monkeypatch):

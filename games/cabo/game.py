@@ -34,6 +34,7 @@ class CaboState(GameState[int]):
     totals: list[int] = field(init=False)
     scores: list[tuple[int, ...]] = field(default_factory=list)  # per finished round
     showdown: tuple[tuple[int, ...], ...] | None = None  # every hand's values at the last round's end
+    last_stopper: int | None = None  # who stopped the last round scored (None: its draw pile ran out)
     said: str = ""  # the last move in words, for describe
 
     def __post_init__(self) -> None:
@@ -137,6 +138,7 @@ class CaboState(GameState[int]):
         scores = self.round.apply_showdown(seat, self.faces)
         self.scores.append(scores)
         self.showdown = tuple(tuple(self.faces[pos] for pos in hand) for hand in self.round.hands)
+        self.last_stopper = self.round.stopper
         self.totals = [total + score for total, score in zip(self.totals, scores)]
         each = " · ".join(f"{{{s}}} {score}" for s, score in enumerate(scores))
         totals = " · ".join(f"{{{s}}} {total}" for s, total in enumerate(self.totals))
@@ -251,7 +253,7 @@ class CaboState(GameState[int]):
             taken=slot(r.taken) if r.taken is not None else None, from_draw=r.from_draw,
             turn=None if r.over else r.turn, stage=r.stage, stopper=r.stopper, totals=tuple(self.totals),
             last_scores=self.scores[-1] if self.scores else None, showdown=self.showdown, to_move=r.to_move(),
-            over=self.over)
+            over=self.over, last_stopper=self.last_stopper)
 
 
 def joined(seats: Sequence[int]) -> str:

@@ -109,6 +109,7 @@ class CaboView:
     showdown: tuple[tuple[int, ...], ...] | None  # every hand's values at the last round's end
     to_move: tuple[int, ...]
     over: bool
+    last_stopper: int | None = None  # who stopped the last round scored (None: its draw pile ran out, or no round yet)
 
     @property
     def my_turn(self) -> bool:
