@@ -19,7 +19,7 @@ import pytest
 from redis.asyncio.cluster import RedisCluster as ClusterClient
 from websockets.exceptions import ConnectionClosed
 
-from conftest import RedisCluster, RelayProcess
+from conftest import RedisCluster
 from relay.redis_cluster_ledger import startup_nodes
 from relay_client import Client, close_leftover_clients as close_leftover_clients  # autouse
 
