@@ -63,13 +63,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--retention", type=positive(float), default=600.0, metavar="SECONDS",
                    help="how long a room's ledger outlives its last connection (default 600)")
     p.add_argument("--store", metavar="PATH|URL", help="where ledgers live: an SQLite file that keeps them across "
-                   "restarts, or redis://HOST:PORT/DB shared by several relay nodes (default: memory only)")
+                   "restarts, or redis://HOST:PORT/DB shared by several relay nodes, or a Redis Cluster "
+                   "(redis-cluster://HOST:PORT[,HOST:PORT...], or a redis:// URL of any of its nodes) (default: memory only)")
     p.add_argument("--max-memory", type=positive(int), default=256, metavar="MIB",
                    help="without --store: what every room's events may take in memory; past it, rooms nobody is in "
                    "are dropped, then a room past its share gets store_full (default 256)")
     p.add_argument("--lease", type=positive(float), default=15.0, metavar="SECONDS",
                    help="with redis://: how long a dead node's seats stay taken before another node posts their "
                    "leave events (default 15)")
+    p.add_argument("--wait-replicas", type=int, default=0, metavar="N",
+                   help="with Redis: answer a post only once N replicas of its master have it (WAIT N MS); "
+                   "else the post is refused as unavailable and the client resumes (default 0: on the master)")
+    p.add_argument("--wait-ms", type=positive(int), default=1000, metavar="MS",
+                   help="with --wait-replicas: how long a post may wait for its replicas (default 1000)")
     p.add_argument("--tls-cert", metavar="FILE", help="serve wss:// with this PEM certificate (chain) file")
     p.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
     p.add_argument("--rate", type=positive(float), default=100.0, metavar="N",
@@ -89,10 +95,14 @@ def parser() -> argparse.ArgumentParser:
 
 def ledger_for(args: argparse.Namespace) -> Ledger:
     """The backend ``--store`` names: Redis for a redis:// URL, else an SQLite file, else memory."""
-    if args.store and args.store.startswith(("redis://", "rediss://", "unix://")):
-        from .redis_ledger import RedisLedger  # only a Redis relay needs the client library loaded
+    if args.store and args.store.startswith(("redis://", "rediss://", "unix://", "redis-cluster://")):
+        # only a Redis relay needs the client library loaded
+        from .redis_cluster_ledger import RedisClusterLedger, is_cluster
+        from .redis_ledger import RedisLedger
 
-        return RedisLedger(args.store, retention=args.retention, lease=args.lease)
+        kind = RedisClusterLedger if is_cluster(args.store) else RedisLedger
+        return kind(args.store, retention=args.retention, lease=args.lease, replicas=args.wait_replicas,
+                    wait_ms=args.wait_ms)
     if args.store:
         return SQLiteLedger(args.store, retention=args.retention)
     return MemoryLedger(retention=args.retention, max_bytes=args.max_memory << 20)

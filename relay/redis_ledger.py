@@ -34,7 +34,7 @@ from contextlib import asynccontextmanager
 from typing import Any, cast
 
 import redis.asyncio as redis
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
 from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
                      Unavailable, bad_token, check_seats, event_frame, lobby_key, now_stamp, room_full, to_json)
@@ -45,6 +45,7 @@ PAGE = 1000  # entries per XRANGE / XREAD reply
 BLOCK_MS = 5000  # a follower's blocking XREAD returns empty after this long, and is sent again
 NODES = "discard:nodes"
 LOBBY = "discard:lobby"  # the open public rooms, members "MS:ROOM" at score 0 (ordered by listing time)
+STORE_ERRORS = (RedisError, RedisClusterException)  # what redis-py raises when the store (or a Cluster) fails
 COMMAND_CONNECTIONS = 32  # connections for claims, appends and reads (followers have their own)
 
 ADD = """
@@ -56,23 +57,27 @@ local function add(seats, events, seat, name, kind, body, stamp, id)
   else
     redis.call('XADD', events, seq .. '-0', 's', seat, 'n', name, 'k', kind, 'b', body, 't', stamp)
   end
+  --ring
   return seq
 end
 """
 
-# KEYS[3]: the lobby. Lists a public room while it is open: not full, and a seat held.
+# KEYS[3]: the lobby, if the scripts may touch it (one Redis; not a Cluster, where it has a slot of its own).
+# Lists a public room while it is open: not full, and a seat held. Returns {lobby member ('' if private), open}.
 RELIST = """
 local function relist(seats, lobby)
   local state = redis.call('HMGET', seats, 'lk', 'size', 'count')
-  if not state[1] then return end
-  local count = tonumber(state[3] or '0')
-  for s = 0, count - 1 do
-    if count < tonumber(state[2]) and redis.call('HEXISTS', seats, 'h:' .. s) == 1 then
-      redis.call('ZADD', lobby, 0, state[1])
-      return
+  if not state[1] then return {'', 0} end
+  local count, open = tonumber(state[3] or '0'), 0
+  if count < tonumber(state[2]) then
+    for s = 0, count - 1 do
+      if redis.call('HEXISTS', seats, 'h:' .. s) == 1 then open = 1 break end
     end
   end
-  redis.call('ZREM', lobby, state[1])
+  if lobby then
+    if open == 1 then redis.call('ZADD', lobby, 0, state[1]) else redis.call('ZREM', lobby, state[1]) end
+  end
+  return {state[1], open}
 end
 """
 
@@ -108,8 +113,8 @@ redis.call('HSET', seats, 'n:' .. seat, ARGV[3], 'h:' .. seat, ARGV[5])
 local seq = add(seats, events, seat, ARGV[3], 'join', 'null', ARGV[6])
 redis.call('PERSIST', seats)
 redis.call('PERSIST', events)
-relist(seats, KEYS[3])
-return {'ok', tonumber(seat), epoch, seq, size}
+local listed = relist(seats, KEYS[3])
+return {'ok', tonumber(seat), epoch, seq, size, listed[1], listed[2]}
 """
 
 # ARGV: seat, epoch, node, body (JSON), time, post id ('' for none). Returns the seq (the first one's, for a post id
@@ -125,7 +130,8 @@ end
 return add(KEYS[1], KEYS[2], ARGV[1], state[3], 'post', ARGV[4], ARGV[5], ARGV[6])
 """
 
-# ARGV: node, seat ('' for every seat the node holds), epoch, time, retention in ms. Returns the leaves added.
+# ARGV: node, seat ('' for every seat the node holds), epoch, time, retention in ms. Returns {the leaves added,
+# lobby member, open}.
 RELEASE = ADD + RELIST + """
 local seats, events = KEYS[1], KEYS[2]
 local count = tonumber(redis.call('HGET', seats, 'count') or '0')
@@ -144,8 +150,8 @@ if count > 0 and not anyone then
   redis.call('PEXPIRE', seats, ARGV[5])
   redis.call('PEXPIRE', events, ARGV[5])
 end
-relist(seats, KEYS[3])
-return left
+local listed = relist(seats, KEYS[3])
+return {left, listed[1], listed[2]}
 """
 
 
@@ -254,7 +260,7 @@ class StreamReader:
             try:
                 await connection.send_packed_command(self.command(list(self.followers.values())))
                 reply = await connection.read_response()
-            except RedisError as error:
+            except STORE_ERRORS as error:
                 await connection.disconnect()  # the next command connects afresh
                 log.warning("reading %d rooms: %s; retrying in %.1fs", len(self.followers), describe(error), delay)
                 await asyncio.sleep(delay)
@@ -272,7 +278,7 @@ class StreamReader:
         if self.changed.is_set():
             try:
                 await self.ledger.client.xadd(self.wake, {"w": "1"}, maxlen=10, approximate=True)
-            except RedisError as error:
+            except STORE_ERRORS as error:
                 log.warning("cannot wake this node's reader: %s", describe(error))
 
     def stop(self) -> None:
@@ -281,27 +287,48 @@ class StreamReader:
 
 
 class RedisLedger(Ledger):
-    """Rooms in Redis; any number of nodes may serve the same rooms at once."""
+    """Rooms in Redis; any number of nodes may serve the same rooms at once.
 
-    def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0) -> None:
+    With ``replicas`` > 0, a post is acknowledged only once ``WAIT replicas wait_ms`` says that many replicas have
+    it; if they do not within ``wait_ms``, the append is refused as ``unavailable`` (it may still be in the
+    ledger: the client's resume with the same post id returns its seq, exactly once).
+    """
+
+    SCRIPTS = (CLAIM, APPEND, RELEASE)
+
+    def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0, replicas: int = 0,
+                 wait_ms: int = 1000) -> None:
         self.url, self.retention, self.lease = url, retention, lease
+        self.replicas, self.wait_ms = replicas, wait_ms
         self.interval = lease / 3
         self.node = secrets.token_hex(8)
         options: dict[str, Any] = {"decode_responses": True, "socket_connect_timeout": 2,
                                    "socket_timeout": BLOCK_MS / 1000 + 5}
         # Commands share a few connections, waiting for one when all are busy; the rooms' blocking
         # XREAD has a connection of its own.
-        self.client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(
-            url, max_connections=COMMAND_CONNECTIONS, timeout=5, **options))
-        self.reader = redis.Redis.from_url(url, single_connection_client=True, **options)
-        self._claim = self.client.register_script(CLAIM)
-        self._append = self.client.register_script(APPEND)
-        self._release = self.client.register_script(RELEASE)
+        self.client: Any = self._connect(url, options)
+        claim, append, release = self.SCRIPTS
+        self._claim = self.client.register_script(claim)
+        self._append = self.client.register_script(append)
+        self._release = self.client.register_script(release)
         self._holding: collections.Counter[str] = collections.Counter()  # rooms -> seats held from this node
         self._appends: list[tuple[list[str], list[str | int], asyncio.Future[int]]] = []  # waiting for a pipeline
         self._sending: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
-        self.streams = StreamReader(self)
+        self.streams: Any = StreamReader(self)
+
+    def _connect(self, url: str, options: dict[str, Any]) -> Any:
+        """The command client (and, here, the rooms' reader with its own connection)."""
+        self.reader = redis.Redis.from_url(url, single_connection_client=True, **options)
+        return redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(
+            url, max_connections=COMMAND_CONNECTIONS, timeout=5, **options))
+
+    def _lobby_keys(self, room: str) -> list[str]:
+        """The keys a claim or a release may touch: the room's and, on one Redis, the lobby's."""
+        return with_lobby(room)
+
+    async def _listed(self, member: str, open_: int) -> None:
+        """A script changed whether the public room ``member`` is open; on one Redis it listed it itself."""
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -312,13 +339,13 @@ class RedisLedger(Ledger):
     async def _talking(self) -> AsyncIterator[None]:
         try:
             yield
-        except RedisError as error:
+        except STORE_ERRORS as error:
             raise Unavailable(describe(error)) from None
 
     async def open(self) -> None:
         try:
             await self.client.ping()
-        except RedisError as error:
+        except STORE_ERRORS as error:
             raise Unavailable(f"cannot reach {self.url}: {describe(error)}") from None
         await self._renew()
 
@@ -330,7 +357,7 @@ class RedisLedger(Ledger):
                 await self.client.sadd(f"discard:node:{self.node}:rooms", room)
             self._holding[room] += 1
             try:
-                result = await self._claim(with_lobby(room), [
+                result = await self._claim(self._lobby_keys(room), [
                     token_hash(token) if token is not None else "", token_hash(new_token), to_json(name),
                     "" if seats is None else seats, self.node, now_stamp(), public or "",
                     lobby_key(int(time.time() * 1000), room)])
@@ -345,7 +372,9 @@ class RedisLedger(Ledger):
             if outcome == "room_full":
                 raise room_full(room, int(result[1]))
             check_seats(room, int(result[1]), seats)
-        _, seat, epoch, seq, size = result
+        _, seat, epoch, seq, size, member, open_ = result
+        if member:
+            await self._listed(member, int(open_))
         return Claim(int(seat), token if token is not None else new_token, int(epoch), int(seq), int(size))
 
     async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
@@ -368,7 +397,7 @@ class RedisLedger(Ledger):
                 batch, self._appends = self._appends, []
                 try:
                     replies = await self._run_appends([(room_keys, args) for room_keys, args, _ in batch])
-                except RedisError as error:
+                except STORE_ERRORS as error:
                     replies = [error] * len(batch)
                 for (_, _, done), reply in zip(batch, replies):
                     if done.done():
@@ -386,17 +415,35 @@ class RedisLedger(Ledger):
         replies: list[object] = [None] * len(calls)
         todo = list(range(len(calls)))
         for _ in range(2):
-            async with self.client.pipeline(transaction=False) as pipe:
-                for i in todo:
-                    room_keys, args = calls[i]
-                    pipe.evalsha(self._append.sha, len(room_keys), *room_keys, *args)
-                for i, reply in zip(todo, await pipe.execute(raise_on_error=False)):
-                    replies[i] = reply
+            for i, reply in zip(todo, await self._send_appends_once([calls[i] for i in todo])):
+                replies[i] = reply
             todo = [i for i in todo if isinstance(replies[i], NoScriptError)]
             if not todo:
                 break
-            await self.client.script_load(APPEND)
+            await self.client.script_load(self._append.script)
         return replies
+
+    async def _send_appends_once(self, calls: list[tuple[list[str], list[str | int]]]) -> list[object]:
+        """One pipeline of EVALSHA, then (with ``replicas``) WAIT on its connection: WAIT counts this client's
+        writes."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for room_keys, args in calls:
+                pipe.evalsha(self._append.sha, len(room_keys), *room_keys, *args)
+            if self.replicas:
+                pipe.execute_command("WAIT", self.replicas, self.wait_ms)
+            results = await pipe.execute(raise_on_error=False)
+        if self.replicas:
+            self._unsafe(results, results.pop(), range(len(calls)))
+        return results
+
+    def _unsafe(self, results: list[object], acked: object, which: range | list[int]) -> None:
+        """The durability rule: appends that fewer than ``replicas`` replicas acknowledged are not answered."""
+        if isinstance(acked, int) and acked >= self.replicas:
+            return
+        why = describe(acked) if isinstance(acked, BaseException) else f"on {acked} of {self.replicas} replicas"
+        for i in which:
+            if not isinstance(results[i], BaseException):
+                results[i] = RedisError(f"not yet safe ({why} after {self.wait_ms} ms)")
 
     async def read(self, room: str, after: int) -> list[Entry]:
         async with self._talking():
@@ -414,21 +461,27 @@ class RedisLedger(Ledger):
         async with self._talking():
             members = cast(list[str], await self.client.zrangebylex(
                 LOBBY, f"({after}" if after else "-", "+", start=0, num=limit + 1))
-            fields = ["size", "pub", *(f"n:{seat}" for seat in range(MAX_SEATS))]
+            fields = ["size", "count", "pub", *(f"n:{seat}" for seat in range(MAX_SEATS)),
+                      *(f"h:{seat}" for seat in range(MAX_SEATS))]
             async with self.client.pipeline(transaction=False) as pipe:
                 for member in members[:limit]:
                     pipe.hmget(keys(member.split(":", 1)[1])[0], fields)
                 states = await pipe.execute()
         listings = []
-        for member, (size, public, *names) in zip(members, states):
-            if size is not None and public is not None:  # else expired since the range was read
+        for member, (size, count, public, *seats) in zip(members, states):
+            names, held = seats[:MAX_SEATS], seats[MAX_SEATS:]
+            if size is not None and public is not None and int(count or 0) < int(size) and any(held):
+                # (else expired or closed since the range was read: a Cluster's lobby is updated after the script)
                 listings.append(Listing(member, member.split(":", 1)[1], int(size), [json.loads(n) for n in names
                                                                                      if n is not None], public))
         return listings, len(members) > limit
 
     async def release(self, room: str, seat: int, epoch: int) -> bool:
         async with self._talking():
-            left = await self._release(with_lobby(room), [self.node, seat, epoch, now_stamp(), self._retention_ms])
+            left, member, open_ = await self._release(self._lobby_keys(room), [
+                self.node, seat, epoch, now_stamp(), self._retention_ms])
+            if member:
+                await self._listed(member, int(open_))
         await self._let_go(room)
         return bool(left)
 
@@ -452,9 +505,13 @@ class RedisLedger(Ledger):
                 rooms = f"discard:node:{node}:rooms"
                 held = cast(set[str], await self.client.smembers(rooms))
                 for room in held:
-                    await self._release(with_lobby(room), [node, "", "", now_stamp(), self._retention_ms])
+                    _, member, open_ = await self._release(self._lobby_keys(room), [
+                        node, "", "", now_stamp(), self._retention_ms])
+                    if member:
+                        await self._listed(member, int(open_))
                     log.info("released the seats of dead node %s in room=%s", node, room)
-                await self.client.delete(rooms, f"discard:node:{node}:wake")
+                await self.client.delete(rooms)  # (one key a command: each has its own slot on a Cluster)
+                await self.client.delete(f"discard:node:{node}:wake")
                 await self.client.zrem(NODES, node)
 
     async def _renew(self) -> None:
@@ -464,7 +521,7 @@ class RedisLedger(Ledger):
     async def health(self) -> str | None:
         try:
             await asyncio.wait_for(self.client.ping(), 2)
-        except (RedisError, TimeoutError) as error:
+        except (*STORE_ERRORS, TimeoutError) as error:
             return f"redis at {self.url}: {describe(error)}"
         return None
 
@@ -475,9 +532,12 @@ class RedisLedger(Ledger):
         try:
             if not self._holding:  # a clean stop: this node's lease ends now
                 await self.client.zrem(NODES, self.node)
-                await self.client.delete(self.streams.wake)
-        except RedisError:
+                await self.client.delete(f"discard:node:{self.node}:wake")
+        except STORE_ERRORS:
             pass
         await self.client.aclose()
+        await self._close_reader()
+
+    async def _close_reader(self) -> None:
         await self.reader.aclose()
 

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import NoReturn
 
@@ -181,6 +182,7 @@ class RedisServer:
             missing("redis-server", "apt-get install redis-server")
         self.binary, self.directory, self.port = binary, directory, free_port()
         self.proc: subprocess.Popen[str] | None = None
+        self.extra: list[str] = []  # more options (a Cluster node's)
 
     @property
     def url(self) -> str:
@@ -190,7 +192,8 @@ class RedisServer:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-             "--appendonly", "yes", "--save", "", "--logfile", "", "--loglevel", "notice", "--daemonize", "no"],
+             "--appendonly", "yes", "--save", "", "--logfile", "", "--loglevel", "notice", "--daemonize", "no",
+             *self.extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         seen = []
         assert self.proc.stdout is not None
@@ -226,6 +229,72 @@ def redis_server(tmp_path):
     server = RedisServer(tmp_path / "redis").start()
     yield server
     server.stop()
+
+
+class RedisCluster:
+    """Six ``redis-server --cluster-enabled yes`` on free loopback ports, joined by ``redis-cli --cluster create``:
+    three masters, each with one replica. A master that is killed is taken over by its replica within about a
+    second (``cluster-node-timeout`` 500 ms)."""
+
+    NODE_TIMEOUT_MS = 500
+
+    def __init__(self, directory: Path) -> None:
+        self.nodes = [RedisServer(directory / f"node{i}") for i in range(6)]
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            missing("redis-cli", "apt-get install redis-server")
+        self.cli = cli
+
+    @property
+    def url(self) -> str:
+        return "redis-cluster://" + ",".join(f"127.0.0.1:{node.port}" for node in self.nodes[:3])
+
+    def start(self) -> RedisCluster:
+        for node in self.nodes:
+            node.extra = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                          "--cluster-port", str(free_port()),  # the bus: not PORT + 10000, which may be taken
+                          "--cluster-node-timeout", str(self.NODE_TIMEOUT_MS), "--appendonly", "no"]
+            node.start()
+        subprocess.run([self.cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in self.nodes),
+                        "--cluster-replicas", "1", "--cluster-yes"], check=True, capture_output=True, timeout=60)
+        deadline = time.monotonic() + 30
+        while not all(self.state(node.port).get("cluster_state") == "ok" for node in self.nodes):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not come up")
+            time.sleep(0.05)
+        return self
+
+    def call(self, port: int, *args: str) -> str:
+        return subprocess.run([self.cli, "-p", str(port), *args], capture_output=True, text=True,
+                              timeout=10).stdout
+
+    def state(self, port: int) -> dict[str, str]:
+        lines = self.call(port, "cluster", "info").splitlines()
+        return dict(line.strip().split(":", 1) for line in lines if ":" in line)
+
+    def masters(self) -> list[RedisServer]:
+        """The nodes that are masters with slots now (as the first live node sees it)."""
+        live = [n for n in self.nodes if n.proc is not None and n.proc.poll() is None]
+        listing = self.call(live[0].port, "cluster", "nodes").splitlines()
+        ports = {int(f[1].split("@")[0].rsplit(":", 1)[1]) for f in (line.split() for line in listing)
+                 if "master" in f[2] and "fail" not in f[2] and len(f) > 8}
+        return [n for n in live if n.port in ports]
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            if node.proc is not None and node.proc.poll() is None:
+                node.proc.kill()
+                node.proc.wait(WAIT)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory):
+    """One Redis Cluster (three masters, three replicas) for every test that uses rooms of its own."""
+    cluster = RedisCluster(tmp_path_factory.mktemp("redis-cluster"))
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
 
 
 # -- TLS ----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ Written from the contract alone (docs/relay-protocol.md: version 1 and
 the project's N-seat extension): a client that knows the contract and
 nothing about the implementation.  The relay is started as subprocesses
 (``python -m relay --port 0``) and spoken to over real sockets, once per
-backend: in memory, SQLite, Redis, and two nodes sharing one Redis, where
+backend: in memory, SQLite, Redis, and two nodes sharing one Redis, and two nodes on a Redis Cluster (three masters, three replicas), where
 consecutive clients (the two of every check) sit on different nodes.  The
 fuzzing cases run against the memory relay only: they test the frame
 parser, which every backend shares.
@@ -63,7 +63,7 @@ FUZZ_SETTINGS = settings(
 # the relay under test: every backend, and two nodes sharing one Redis
 # --------------------------------------------------------------------------
 
-BACKENDS = ["memory", "sqlite", "redis", "redis-2-nodes"]
+BACKENDS = ["memory", "sqlite", "redis", "redis-2-nodes", "redis-cluster"]
 
 
 class Target:
@@ -104,7 +104,7 @@ def start_target(backend: str, store: Path, redis_url: str, *args: Any, durable:
     elif backend in ("memory", "sqlite"):
         stores = [["--store", store]]
     else:
-        stores = [["--store", redis_url]] * (2 if backend == "redis-2-nodes" else 1)
+        stores = [["--store", redis_url]] * (1 if backend == "redis" else 2)
     return Target([RelayProcess(*where, *args).start() for where in stores])
 
 
@@ -116,6 +116,8 @@ def backend(request) -> str:
 @pytest.fixture(scope="module")
 def redis_for(backend, request) -> str:
     """The shared Redis's URL for the Redis backends (started only for them)."""
+    if backend == "redis-cluster":
+        return request.getfixturevalue("redis_cluster").url
     return request.getfixturevalue("shared_redis").url if backend.startswith("redis") else ""
 
 
