@@ -30,7 +30,7 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture(scope="module")
 def own_cluster(tmp_path_factory):
-    cluster = RedisCluster(tmp_path_factory.mktemp("failover-cluster"))
+    cluster = RedisCluster(tmp_path_factory.mktemp("failover-cluster"), node_timeout_ms=500)  # a fast failover
     try:
         yield cluster.start()
     finally:
