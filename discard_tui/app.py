@@ -158,8 +158,12 @@ def needed_words(view: SeatView) -> str:
     return " · ".join(words + ([f"waiting for {' and '.join(away)} to come back"] if away else []))
 
 
+CANNOT_PLAY = 3  # the exit status after a "Cannot play" screen (relay unreachable, room full, game lost)
+
+
 class ProblemScreen(Screen[None]):
-    """The game cannot go on (relay unreachable, seat lost); say why and what r does."""
+    """The game cannot go on (relay unreachable, seat lost); say why and what r does. Leaving from here exits with
+    ``CANNOT_PLAY``, the problem left on the terminal (``DiscardApp.cannot_play``)."""
 
     BINDINGS = [Binding("r", "app.retry", "Retry"), Binding("q,escape", "app.quit", "Quit")]
 
@@ -307,6 +311,7 @@ class DiscardApp(App[None]):
     # -- an unexpected error ----------------------------------------------------------
 
     crash: str | None = None  # one line about an unexpected error; its traceback is in a file
+    cannot_play: str | None = None  # why the player left from a "Cannot play" screen (status CANNOT_PLAY)
 
     def _handle_exception(self, error: Exception) -> None:
         """Textual's hook for an unhandled error (private: it has no public one).
@@ -634,6 +639,10 @@ class DiscardApp(App[None]):
     @work(exclusive=True, group="quit")
     async def quit_game(self) -> None:
         """Mid-game, ask first and keep the seat; a finished game, or a room where none started, is forgotten."""
+        if isinstance(self.screen, ProblemScreen):  # no game could be played: a script must not read success
+            self.cannot_play = self.screen.problem
+            self.exit(return_code=CANNOT_PLAY)
+            return
         phase = self.view.phase if self.view is not None else SeatPhase.CONNECTING
         if phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):

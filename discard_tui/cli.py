@@ -178,6 +178,8 @@ def run(config: PlayConfig, profile: Profile, pick: bool, kept: Kept | None = No
     if app.crash:
         print(f"discard-tui: {app.crash}", file=sys.stderr)
         return app.return_code or 0
+    if app.cannot_play:
+        print(f"discard-tui: cannot play: {app.cannot_play}", file=sys.stderr)
     for line in leaving_lines(unfinished_seat(app, profile), app.waiting_invite, app.config):
         print(line)
     return app.return_code or 0

@@ -11,7 +11,7 @@ from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
 from discard_tui.table_screen import MakeMove
 from discard_tui.profile import terminal_profile
-from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
+from discard_tui.app import CANNOT_PLAY, DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import SeatPhase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
@@ -211,6 +211,7 @@ async def test_unreachable_relay_screen_offers_retry():
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen again")
         await pilot.press("q")
+    assert app.return_code == CANNOT_PLAY != 0 and "cannot reach the relay" in app.cannot_play  # a script sees it
 
 
 async def test_violation_dialog_names_it_and_shows_the_transcript():
