@@ -8,6 +8,8 @@ is lifted (reversed, as a chip), and whose turn it is shows in reverse video.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -519,6 +521,31 @@ class CommandLines(Widget):
 
     def render(self) -> Content:
         return Content("\n".join(self.lines(self.content_region.width or self.size.width)))
+
+
+class PathLines(CommandLines):
+    """A file's path shown whole, for a person to select with the mouse: on one line when the width allows, else
+    broken only after a "/" (or, in a name longer than a line, after a "-"), never inside a word."""
+
+    def lines(self, width: int) -> list[str]:
+        return path_lines(self.command, max(width, 1)) if self.command else []
+
+
+def path_lines(path: str, width: int) -> list[str]:
+    """``path`` on lines of at most ``width`` columns, each broken after a "/", a name too long for a line after a
+    "-", and only what is still too long (no "/" nor "-" in a line's width) inside a word."""
+    lines: list[str] = []
+    line = ""
+    for piece in re.findall(r"[^/]*/|[^/]+", path):
+        for part in ([piece] if len(piece) <= width else re.findall(r"[^-]*-|[^-]+", piece)):
+            if line and len(line) + len(part) > width:
+                lines.append(line)
+                line = ""
+            line += part
+            while len(line) > width:
+                lines.append(line[:width])
+                line = line[width:]
+    return [*lines, line] if line else lines
 
 
 def cell(text: str, width: int) -> Text:

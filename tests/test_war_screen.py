@@ -75,10 +75,11 @@ async def test_space_turns_then_a_plays_to_the_game_over_dialog():
         await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.view.verdict is not None,
                     "the game-over dialog")
         end = board(app)
-        text = {name: app.screen.query_one(f"#{name}").render().plain for name in ("result", "ending", "verdict")}
-        summary, kept = text["verdict"].split("\n")
+        text = {name: app.screen.query_one(f"#{name}").render().plain
+                for name in ("result", "ending", "verdict", "transcript", "path")}
+        summary = text["verdict"]
         assert summary.startswith("Checked: every shuffle") and summary == verdict_words(end.verdict, end.names, end.me)
-        assert kept.startswith("Transcript of every message: ") and str(end.transcript) in kept
+        assert text["transcript"].startswith("Transcript, ") and "".join(text["path"].splitlines()) == str(end.transcript)
         assert end.tricks == 10
         assert text["result"] == "You lose" and end.piles == (28, 24)
         assert text["ending"] == "After 10 tricks Computer held 28 cards and you 24: Computer won."
