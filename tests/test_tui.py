@@ -538,6 +538,25 @@ async def test_the_log_takes_focus_scrolls_and_rewraps():
         assert max(strip.cell_length for strip in log.lines) > width  # the lines were laid out again
 
 
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_the_log_breaks_lines_between_words_and_a_long_word_after_a_hyphen(size):
+    """A log of 20-odd columns wrapped by Rich cut "rock-paper-scissors" mid-word ("rock-paper-sciss" / "ors")."""
+    import re
+
+    from discard_tui.table_screen import MoveLog
+
+    said = ("— game 1 —", "game 1: rock-paper-scissors, 2 players, 24 cards, secp256k1 keys",
+            "shuffling; Computer starts", "Computer discarded 10♥")
+    app = discard_table(log=said)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.table.query_one(MoveLog).lines_shown, "the log written")
+        log = app.screen.query_one(MoveLog)
+        shown = [strip.text.rstrip() for strip in log.lines]
+        joined = re.sub(r"-\n", "-", "\n".join(shown)).replace("\n", " ")  # a line broken after "-" goes on
+        assert joined == " ".join(said), shown  # so every other break fell between two words
+        assert max(strip.cell_length for strip in log.lines) <= log.scrollable_content_region.width
+
+
 async def test_one_card_is_one_card():
     app = discard_table(opponent_hand=1, hand=(TOP,), playable=(True,))
     async with app.run_test(size=(80, 24)):
