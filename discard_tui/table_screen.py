@@ -306,10 +306,15 @@ class TableScreen(Screen[None], Generic[V]):
         if action == "rematch" and view is not None and view.phase in IN_GAME:
             return False  # hidden during a game: the footer's room is the game's keys ('n' still says why not)
         if action in self.actions:  # a key that does not apply now is not shown (its refusal binding says why)
-            return view is not None and self.refused(view, action) is None
+            if view is not None and self.refused(view, action) is None:
+                return True
+            shown = action in self.always_shown and (view is None or view.result is None and view.phase not in (
+                SeatPhase.VIOLATION, SeatPhase.FAILED))
+            return None if shown else False  # None: greyed out, and its refusal binding says why
         return True
 
     actions: ClassVar[tuple[str, ...]] = ("rematch",)  # actions hidden (and refused) when not possible
+    always_shown: ClassVar[tuple[str, ...]] = ()  # of those, the ones greyed out instead until the game is over
 
 
 def help_page(rules: str, safety: str | None, seats: int) -> Content:

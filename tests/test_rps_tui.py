@@ -213,3 +213,26 @@ def test_table(snap_compare):
 def test_table_at_60x20_without_colour(snap_compare, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(rps_table(), terminal_size=(60, 20), run_before=two_throws)
+
+
+async def test_the_throw_keys_are_in_the_footer_from_the_first_frame_and_say_why_not_yet():
+    """While the deck is shuffled the footer already shows r, p and s, greyed out, and each says why it waits;
+    once my throw is due they are live."""
+    from discard_tui.rps_screen import RpsScreenView, RpsTable
+    from pilot import seat_view
+
+    shuffling = seat_view(RpsScreenView, phase=SeatPhase.SHUFFLING, names=("tester", "Computer"), throws=(),
+                          scores=(0, 0), target=3, throw=0, chosen=None, opponent_chosen=False,
+                          throw_refusal="the game is not under way")
+    app = TableHarness(RpsTable(30), shuffling)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        keys = {b.binding.key: b.enabled for b in app.screen.active_bindings.values() if b.binding.show}
+        assert {key: keys.get(key) for key in KEYS} == {"r": False, "p": False, "s": False}  # shown, greyed
+        await pilot.press("p")
+        assert app.screen.query_one(StatusBar).notice == "you can throw once the game has started"
+        assert app.intents == []
+        app.show(phase=SeatPhase.PLAYING, my_turn=True, throw=1, throw_refusal=None)
+        await settled(pilot)
+        keys = {b.binding.key: b.enabled for b in app.screen.active_bindings.values() if b.binding.show}
+        assert {key: keys.get(key) for key in KEYS} == {"r": True, "p": True, "s": True}
