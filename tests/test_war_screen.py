@@ -214,3 +214,15 @@ async def test_help_open_while_joining_a_war_room_then_the_war_table(players, re
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, war_screen.WarTable), "the war table")
         assert app.table is app.screen and board(app).limit == 4
+
+
+async def test_the_footer_names_the_key_the_hint_names():
+    """The hint says "Space turns"; the footer showed "⏎ Turn" (Enter, the binding's first key): they agree."""
+    from textual.widgets import Footer
+
+    app = war_table(moves=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        assert "Space turns" in app.screen.query_one(StatusBar).render().plain
+        keys = {key.description: key.key_display for key in app.screen.query_one(Footer).query("FooterKey")}
+        assert keys["Turn"] == "space", keys
