@@ -236,3 +236,16 @@ async def test_the_throw_keys_are_in_the_footer_from_the_first_frame_and_say_why
         await settled(pilot)
         keys = {b.binding.key: b.enabled for b in app.screen.active_bindings.values() if b.binding.show}
         assert {key: keys.get(key) for key in KEYS} == {"r": True, "p": True, "s": True}
+
+
+def test_the_log_names_no_starter_for_throws_made_at_once():
+    """rps's throws are simultaneous: the table's log said "Computer starts" (as for every game); a game with a
+    starter still names it."""
+    from pilot import offline_room
+
+    log = rps_table().view.log  # at my first throw
+    assert any(line.startswith("game 1: rock-paper-scissors") for line in log) and not [line for line in log if "start" in line], log
+    discard = offline_room(PlayConfig(name="tester", room="snapshot", think_time=0, options={"deck": "short"},
+                                      seeds=(b"\x01" * 32, b"\x02" * 32)))
+    discard.run(until=lambda: any("start" in line for line in discard.tables[-1].view().log))
+    assert [line for line in discard.tables[-1].view().log if line.startswith("shuffling; ") and "start" in line]
