@@ -40,7 +40,7 @@ from .profile import Profile
 from .table_screen import (IN_GAME, LeaveTable, Rematch, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
-from .widgets import CommandLines, HelpScreen
+from .widgets import CommandLines, HelpScreen, PathLines
 from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
@@ -158,8 +158,13 @@ def needed_words(view: SeatView) -> str:
     return " · ".join(words + ([f"waiting for {' and '.join(away)} to come back"] if away else []))
 
 
+COPIED = "Copied to the clipboard (OSC 52: your terminal must allow it); the path is also shown above."
+CANNOT_PLAY = 3  # the exit status after a "Cannot play" screen (relay unreachable, room full, game lost)
+
+
 class ProblemScreen(Screen[None]):
-    """The game cannot go on (relay unreachable, seat lost); say why and what r does."""
+    """The game cannot go on (relay unreachable, seat lost); say why and what r does. Leaving from here exits with
+    ``CANNOT_PLAY``, the problem left on the terminal (``DiscardApp.cannot_play``)."""
 
     BINDINGS = [Binding("r", "app.retry", "Retry"), Binding("q,escape", "app.quit", "Quit")]
 
@@ -189,7 +194,9 @@ class ViolationScreen(ModalScreen[None]):
             yield Label("[b]Game stopped: the rules were broken[/b]")
             yield Label(self.problem, id="problem", markup=False)
             if self.transcript:
-                yield Label(transcript_line(self.transcript, self.download), id="transcript", markup=False)
+                yield Label(transcript_line(self.download), id="transcript", markup=False)
+                if not self.download:
+                    yield PathLines(self.transcript, id="path")
         yield Footer()
 
     def action_download(self) -> None:
@@ -199,12 +206,12 @@ class ViolationScreen(ModalScreen[None]):
         return action != "download" or self.transcript is not None
 
 
-def transcript_line(path: str, download: bool) -> str:
-    """Where the transcript is: a path in the terminal (t copies it); in a browser the server's paths mean nothing,
-    so t downloads the file."""
+def transcript_line(download: bool) -> str:
+    """What introduces the transcript: in the terminal its path follows (a ``PathLines``, whole, to select; t copies
+    it); in a browser the server's paths mean nothing, so t downloads the file."""
     if download:
         return "t downloads the transcript of every message."
-    return f"Transcript of every message: {path} (t copies the path; discard-verify checks it)"
+    return "Transcript, for discard-verify (t copies the path):"
 
 
 class GameOverScreen(ModalScreen[None]):
@@ -216,11 +223,13 @@ class GameOverScreen(ModalScreen[None]):
         self.view, self.download = view, download
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="gameover", classes="dialog"):  # scrolls where a short terminal cuts it
+        with Vertical(id="gameover-room"), VerticalScroll(id="gameover", classes="dialog"):  # scrolls if cut
             yield Label("", id="result", markup=False)
             yield Label("", id="ending", markup=False)
             yield Label("", id="score", markup=False)
             yield Label("", id="verdict", markup=False)
+            yield Label("", id="transcript", markup=False)
+            yield PathLines(id="path")
             yield Label("", id="offer", markup=False)
         yield Footer()
 
@@ -236,10 +245,13 @@ class GameOverScreen(ModalScreen[None]):
         self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
         result.set_class(view.result is Result.WIN, "win")
         self.query_one("#score", Label).update(score_line(view))
-        verdict = verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…"
-        if view.verdict and view.transcript:
-            verdict += f"\n{transcript_line(str(view.transcript), self.download)}"
-        self.query_one("#verdict", Label).update(verdict)
+        self.query_one("#verdict", Label).update(
+            verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…")
+        shown = view.verdict is not None and view.transcript is not None
+        self.query_one("#transcript", Label).update(transcript_line(self.download) if shown else "")
+        path = self.query_one("#path", PathLines)
+        path.command = str(view.transcript) if shown and not self.download else ""
+        path.display = bool(path.command)
         name, gone = view.opponent_name, absence(view, now)
         if view.rematch_offered:
             offer = f"{name} wants a rematch: press n to play again, q to quit."
@@ -307,6 +319,7 @@ class DiscardApp(App[None]):
     # -- an unexpected error ----------------------------------------------------------
 
     crash: str | None = None  # one line about an unexpected error; its traceback is in a file
+    cannot_play: str | None = None  # why the player left from a "Cannot play" screen (status CANNOT_PLAY)
 
     def _handle_exception(self, error: Exception) -> None:
         """Textual's hook for an unhandled error (private: it has no public one).
@@ -582,8 +595,8 @@ class DiscardApp(App[None]):
         works over SSH too)."""
         path = Path(self.view.transcript) if self.view is not None and self.view.transcript else None
         if path is not None and not self.profile.browser:
-            self.copy_to_clipboard(str(path))
-            self.notify(f"Copied the path: {path}", markup=False)
+            self.copy_to_clipboard(str(path))  # nothing says whether the terminal took it: say what was done
+            self.notify(COPIED, markup=False)
         elif path is not None:
             downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
             downloads.mkdir(parents=True, exist_ok=True)
@@ -634,6 +647,10 @@ class DiscardApp(App[None]):
     @work(exclusive=True, group="quit")
     async def quit_game(self) -> None:
         """Mid-game, ask first and keep the seat; a finished game, or a room where none started, is forgotten."""
+        if isinstance(self.screen, ProblemScreen):  # no game could be played: a script must not read success
+            self.cannot_play = self.screen.problem
+            self.exit(return_code=CANNOT_PLAY)
+            return
         phase = self.view.phase if self.view is not None else SeatPhase.CONNECTING
         if phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):

@@ -20,7 +20,7 @@ from tabletop.values import Result
 from tabletop.words import verdict_words
 
 from . import saves
-from .config import PlayConfig
+from .config import PlayConfig, name_problem
 from .session import Session
 from .args import OneLineParser, add_game_options, add_think, game_options, seconds, trust_relay
 from .profile import Profile, terminal_profile
@@ -145,12 +145,12 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     if args.games < 1:
         p.error("--games must be 1 or more")
-    if not 1 <= len(args.name) <= 32 or not args.name.isprintable():
-        p.error("--name: use 1 to 32 printable characters")
+    if problem := name_problem(args.name):
+        p.error(f"--name: {problem}")
     game = GAMES[args.game]
     seats = args.seats if args.seats is not None else game.seats.start
     if seats not in game.seats:
-        p.error(f"--seats {seats}: {game.title} is for {game.seats.start} to {game.seats.stop - 1} players")
+        p.error(f"--seats {seats}: {game.title} is for {game.about.players}")
     config = PlayConfig(relay=args.relay, room=args.room, name=args.name, game=game.name, seats=seats,
                         options=game_options(args, game.about, GAMES.abouts.values(), p), group=args.group,
                         think_time=args.think, public=args.public)

@@ -30,9 +30,11 @@ INTERRUPTED = 130  # what a shell reports for a program stopped by Ctrl-C (128 +
 
 
 def parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="discard-tui", description="Play discard, a card game where nobody deals: the deck is "
-                      "shuffled by both players under their own keys and every move is verified. With no "
-                      "options you play the computer.")
+    games = "; ".join(f"{entry.about.name} ({entry.about.title + ', ' if entry.about.title != entry.about.name else ''}"
+                      f"{entry.about.players})" for entry in SCREENS.values())
+    p = OneLineParser(prog="discard-tui", description="Play card games where nobody deals: the deck is shuffled by "
+                      "every player under their own keys and every move is verified. With no options you play "
+                      f"{DEFAULT_GAME} against the computer. The games (--game): {games}.")
     p.add_argument("--relay", metavar="URL", help="play a person through this relay, e.g. ws://host:8765 "
                    "(several nodes of one relay: separate them with commas)")
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
@@ -104,7 +106,7 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     flagged = args.game or (saved[0] if saved else last)  # the game the flags are checked against
     about = SCREENS[flagged].about
     if args.seats is not None and args.seats not in about.seats:
-        p.error(f"--seats {args.seats}: {flagged} is for {about.seats.start} to {about.seats.stop - 1} players")
+        p.error(f"--seats {args.seats}: {flagged} is for {about.players}")
     options = game_options(args, about, (entry.about for entry in SCREENS.values()), p)
     # Going back to a saved seat, its room's game and players win over --game and --seats: the room's first
     # hello fixed them (the table would follow it anyway), and the same command must bring the player back.
@@ -176,6 +178,8 @@ def run(config: PlayConfig, profile: Profile, pick: bool, kept: Kept | None = No
     if app.crash:
         print(f"discard-tui: {app.crash}", file=sys.stderr)
         return app.return_code or 0
+    if app.cannot_play:
+        print(f"discard-tui: cannot play: {app.cannot_play}", file=sys.stderr)
     for line in leaving_lines(unfinished_seat(app, profile), app.waiting_invite, app.config):
         print(line)
     return app.return_code or 0

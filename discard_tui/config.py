@@ -105,7 +105,9 @@ class PlayConfig:
 
 def name_problem(name: str) -> str | None:
     """What is wrong with a player's name (shown to every other player), or None."""
-    return None if 1 <= len(name) <= 32 and name.isprintable() else "use 1 to 32 printable characters"
+    if not (1 <= len(name) <= 32 and name.isprintable()):
+        return "use 1 to 32 printable characters"
+    return "use 1 to 32 printable characters, not only spaces" if not name.strip() else None
 
 
 def fresh_room(kind: str) -> str:

@@ -41,7 +41,7 @@ class ReplayApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Back", priority=True), Binding("right", "step(1)", "On", priority=True),
         Binding("home", "jump(0)", "Deal", priority=True), Binding("end", "jump(-1)", "End", priority=True),
-        Binding("pageup", "game(-1)", "Previous game", priority=True),
+        Binding("pageup", "game(-1)", "Prev game", priority=True),  # short: the whole footer fits 80 columns
         Binding("pagedown", "game(1)", "Next game", priority=True),
         Binding("question_mark", "help", "Help"), Binding("q", "quit", "Quit"),
     ]
@@ -61,7 +61,7 @@ class ReplayApp(App[None]):
             yield Static("", id="table", markup=False)
             with VerticalScroll(id="moves"):
                 yield Static("", id="move-list", markup=False)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # every key in 80 columns (Ctrl+P still opens it)
 
     def on_mount(self) -> None:
         self.show()

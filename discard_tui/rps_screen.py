@@ -34,6 +34,7 @@ from tabletop.words import progress_words
 if TYPE_CHECKING:
     from games.rps.game import RpsView
     from tabletop.shell import Seat
+BEFORE_THE_GAME = (SeatPhase.CONNECTING, SeatPhase.WAITING, SeatPhase.FLIPPING, SeatPhase.SHUFFLING, SeatPhase.DEALING)
 KEYS = tuple(throw[0] for throw in THROWS)  # r, p, s
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
 
@@ -149,6 +150,7 @@ class RpsTable(TableScreen[RpsScreenView]):
         *(Binding(key, "refuse('throw')", show=False) for key in KEYS),
     ]
     actions = ("throw", "rematch")
+    always_shown = ("throw",)  # the footer says which keys throw from the first frame, before the game is ready
 
     def compose_board(self) -> ComposeResult:
         yield Label("", id="rps-score", classes="label", markup=False)
@@ -199,6 +201,8 @@ class RpsTable(TableScreen[RpsScreenView]):
         return hint(view)
 
     def refusal(self, view: RpsScreenView, action: str, index: int | None = None) -> str | None:
+        if view.phase in BEFORE_THE_GAME and view.result is None:
+            return "you can throw once the game has started"
         return view.throw_refusal
 
 

@@ -30,7 +30,7 @@ from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatPhase, SeatView
 from tabletop.words import ago, result_words
-from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text
+from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text, word_lines
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -122,8 +122,10 @@ class MoveLog(RichLog):
             self._timer.stop()
             self._timer = None
         lines = self.lines_wanted
-        for line in lines[len(self.lines_shown):]:
-            self.write(line)
+        width = self.scrollable_content_region.width  # less the scrollbar that a longer log will show
+        width -= 0 if self.show_vertical_scrollbar else self.styles.scrollbar_size_vertical
+        for line in lines[len(self.lines_shown):]:  # broken between words, as Rich does, but a long word at a "-"
+            self.write("\n".join(word_lines(line, width)) if width > 0 else line)  # (not sized: on_resize rewrites)
         self.lines_shown = lines
 
     def on_resize(self, event: events.Resize) -> None:
@@ -304,10 +306,15 @@ class TableScreen(Screen[None], Generic[V]):
         if action == "rematch" and view is not None and view.phase in IN_GAME:
             return False  # hidden during a game: the footer's room is the game's keys ('n' still says why not)
         if action in self.actions:  # a key that does not apply now is not shown (its refusal binding says why)
-            return view is not None and self.refused(view, action) is None
+            if view is not None and self.refused(view, action) is None:
+                return True
+            shown = action in self.always_shown and (view is None or view.result is None and view.phase not in (
+                SeatPhase.VIOLATION, SeatPhase.FAILED))
+            return None if shown else False  # None: greyed out, and its refusal binding says why
         return True
 
     actions: ClassVar[tuple[str, ...]] = ("rematch",)  # actions hidden (and refused) when not possible
+    always_shown: ClassVar[tuple[str, ...]] = ()  # of those, the ones greyed out instead until the game is over
 
 
 def help_page(rules: str, safety: str | None, seats: int) -> Content:

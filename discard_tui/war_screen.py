@@ -42,7 +42,7 @@ one card face down and turns the next; the higher takes the whole
 pot. No cards left, or too few for a war, loses. After the trick
 limit the larger pile wins (equal piles: a draw). Turns alternate.
 
-[b]Keys[/b]   Enter Space turn   a auto-play to the end (a again stops)
+[b]Keys[/b]   Space (or Enter) turns   a auto-play to the end (a again stops)
        n rematch   x leave (when offered)   q quit
 [b]Mouse[/b]  click your pile to turn.
 [b]Cues[/b]   the card that takes a trick has a double frame ╔╗."""
@@ -101,10 +101,10 @@ class WarTable(TableScreen[WarScreenView]):
 
     CSS_PATH = "war.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "turn", "Turn"),
+        Binding("space,enter", "turn", "Turn"),
         Binding("a", "autoplay", "Auto-play"),
         # The same keys while they do nothing (greyed out above): say why instead.
-        Binding("enter,space", "refuse('turn')", show=False),
+        Binding("space,enter", "refuse('turn')", show=False),
         Binding("a", "refuse('autoplay')", show=False),
     ]
     actions = ("turn", "autoplay", "rematch")

@@ -8,10 +8,13 @@ is lifted (reversed, as a chip), and whose turn it is shows in reverse video.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.cells import cell_len, chop_cells
 from rich.style import Style, StyleType
 from rich.text import Text
 from textual import events
@@ -519,6 +522,49 @@ class CommandLines(Widget):
 
     def render(self) -> Content:
         return Content("\n".join(self.lines(self.content_region.width or self.size.width)))
+
+
+class PathLines(CommandLines):
+    """A file's path shown whole, for a person to select with the mouse: on one line when the width allows, else
+    broken only after a "/" (or, in a name longer than a line, after a "-"), never inside a word."""
+
+    def lines(self, width: int) -> list[str]:
+        return path_lines(self.command, max(width, 1)) if self.command else []
+
+
+def path_lines(path: str, width: int) -> list[str]:
+    """``path`` on lines of at most ``width`` columns, each broken after a "/", a name too long for a line after a
+    "-", and only what is still too long (no "/" nor "-" in a line's width) inside a word."""
+    return filled([("", part) for piece in re.findall(r"[^/]*/|[^/]+", path) for part in hyphenated(piece, width)],
+                  width)
+
+
+def word_lines(text: str, width: int) -> list[str]:
+    """``text`` on lines of at most ``width`` columns, broken between words; a word too long for a line after a "-"
+    ("rock-paper-" / "scissors"), and only what is still too long inside a word."""
+    return filled([(" " if n and not k else "", part) for n, word in enumerate(text.split(" "))
+                   for k, part in enumerate(hyphenated(word, width))], width) or [""]
+
+
+def hyphenated(word: str, width: int) -> list[str]:
+    """``word`` whole if it fits in ``width``, else in pieces each ending after a "-"."""
+    return [word] if cell_len(word) <= width else re.findall(r"[^-]*-|[^-]+", word)
+
+
+def filled(parts: list[tuple[str, str]], width: int) -> list[str]:
+    """Lines of at most ``width`` columns of ``parts`` (what goes before each when it does not start a line, the
+    part), as many parts to a line as fit; a part longer than a line is cut."""
+    lines: list[str] = []
+    line = ""
+    for before, part in parts:
+        if line and cell_len(line + before + part) > width:
+            lines.append(line)
+            line = ""
+        line += before + part if line else part
+        if cell_len(line) > width:
+            *cut, line = chop_cells(line, width)
+            lines += cut
+    return [*lines, line] if line else lines
 
 
 def cell(text: str, width: int) -> Text:

@@ -63,3 +63,9 @@ class About:
 
     def __post_init__(self) -> None:
         assert self.default_seats in self.seats, f"{self.name}: {self.default_seats} players is not in {self.seats}"
+
+    @property
+    def players(self) -> str:
+        """How many play, in words: "2 players", "2 to 5 players"."""
+        low, high = self.seats.start, self.seats.stop - 1
+        return f"{low} players" if low == high else f"{low} to {high} players"

@@ -187,6 +187,7 @@ class Game(ABC, Generic[Face]):
     messages: ClassVar[tuple[type[Message], ...]]  # its moves
     Options: ClassVar[type[BaseModel]] = NoOptions
     tally: ClassVar[tuple[str, str]] = ("move", "moves")  # what the audit counts (moves and choices), for people
+    has_starter: ClassVar[bool] = True  # one seat moves first (False: every seat moves at once, as rps's throws)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A game that declares its ``about`` takes its names and seats from it, and its Options must agree."""

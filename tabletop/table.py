@@ -322,9 +322,10 @@ class Table(Viewable):
         p.state = p.game.new(Setup(p.seats, starter, p.options, faces, proven=p.proven))
         if faces:
             self._deal(p)
-            self._say(f"shuffling; {self.who(starter)} start{'s' * (starter != self.me)}")
-        else:
-            self._say(f"{self.who(starter)} start{'s' * (starter != self.me)}")
+        said = (["shuffling"] if faces else []) + \
+            ([f"{self.who(starter)} start{'s' * (starter != self.me)}"] if p.game.has_starter else [])
+        if said:  # a game where everyone moves at once has no starter to name (the game says: Game.has_starter)
+            self._say("; ".join(said))
 
     def _deal(self, p: Play) -> None:
         """A new deck for the next deal: shuffled by every seat, the starter of the deal first."""

@@ -21,6 +21,9 @@ from discard_tui.profile import terminal_profile
     (["--relay", "ws://h:1", "--room", "no spaces"], "use 1 to 64 of"),
     (["--name", "x" * 33], "--name: use 1 to 32 printable characters"),
     (["--think", "-1"], "--think: '-1' is not a number of seconds from 0"),
+    (["--name", "   "], "--name: use 1 to 32 printable characters, not only spaces"),
+    (["--game", "discard", "--seats", "1"], "--seats 1: discard is for 2 players"),
+    (["--game", "cabo", "--seats", "6"], "--seats 6: cabo is for 2 to 5 players"),
 ])
 def test_bad_flags_cost_one_line_and_exit_2(argv, says, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -420,3 +423,25 @@ def test_a_preferences_file_that_cannot_be_opened_is_said_and_never_written_over
     assert kept.problem is not None and kept.problem.startswith(f"cannot read your preferences in {data_dir / FILE} (")
     assert kept.problem.endswith("): using the defaults") and "\n" not in kept.problem
     assert kept.change(name="ana") is None and (data_dir / FILE).is_dir()
+
+
+def test_help_describes_every_game_not_only_discard():
+    from discard_tui.config import SCREENS
+
+    text = " ".join(cli.parser().format_help().split())
+    assert "Play card games where nobody deals" in text
+    for entry in SCREENS.values():
+        assert f"{entry.about.name} (" in text
+    assert "cabo (2 to 5 players)" in text and "discard (2 players)" in text
+
+
+def test_the_bot_refuses_a_blank_name_and_words_its_seats_like_the_tui(capsys):
+    from discard_tui import bot
+
+    for argv, says in ((["--name", "  "], "--name: use 1 to 32 printable characters, not only spaces"),
+                       (["--game", "rps", "--seats", "3"], "rock-paper-scissors is for 2 players")):
+        with pytest.raises(SystemExit) as stop:
+            bot.main(["--relay", "ws://127.0.0.1:9", "--room", "r", *argv])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert says in err and err.count("\n") == 1, err

@@ -102,3 +102,20 @@ def test_a_file_that_is_not_a_transcript_is_one_line_and_exit_2(tmp_path, capsys
     path.write_text(json.dumps({"room": "x"}))
     assert replay(str(path)) == 2
     assert capsys.readouterr().err.strip() == f"discard-tui: --replay {path}: not a transcript: it has no room and events"
+
+
+async def test_the_footer_shows_every_key_whole_at_80_columns():
+    """At 80 columns the footer was cut to "pgdn Next gam": each key and what it does is shown whole."""
+    from textual.binding import Binding
+    from textual.widgets import Footer
+
+    [check] = transcript.check(played(deck="short"), GAMES)
+    app = ReplayApp([(check, transcript.replay(check))])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        keys = list(app.query_one(Footer).query("FooterKey"))
+        described = [binding.description for binding in ReplayApp.BINDINGS if isinstance(binding, Binding)]
+        assert [key.description for key in keys if key.description != "palette"] == described
+        assert all(key.region.right <= 80 and key.region.width >= len(f"{key.key_display} {key.description}")
+                   for key in keys), [(key.description, key.region) for key in keys]
+        assert not any(a.region.overlaps(b.region) for a in keys for b in keys if a is not b)  # nor one over another

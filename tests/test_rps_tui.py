@@ -16,6 +16,8 @@ from discard_tui.rps_screen import HELP, KEYS, ThrowButton, ThrowCard
 from discard_tui.table_screen import help_page
 from discard_tui.view import SeatPhase
 from discard_tui.widgets import StatusBar
+import pytest
+
 from pilot import TableHarness, offline_room, play_key, settled, text_of, until
 
 FIXED = PlayConfig(name="tester", game="rps", opponent_seed=5, think_time=0, room="snapshot",
@@ -55,16 +57,22 @@ async def throw(pilot, key: str) -> None:
     await until(pilot, lambda: len(app.view.throws) > before or app.view.phase is not SeatPhase.PLAYING, "the reveal")
 
 
+async def play_match(pilot) -> None:
+    """Throw r, p, s, r, … to the game-over dialog and its verdict."""
+    app = pilot.app
+    for number in range(40):  # a match ends within a few throws; equal ones are thrown again
+        await until(pilot, lambda: my_throw_or_over(app), "my throw")
+        if app.view.phase is not SeatPhase.PLAYING:
+            break
+        await throw(pilot, KEYS[number % 3])
+    await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+    await until(pilot, lambda: text_of(app.screen, "#verdict"), "the verdict")
+
+
 async def test_a_whole_match_by_keys_to_the_game_over_dialog():
     app = computer_game(opponent_seed=9)  # against my r, p, s, r: a match of four throws (with 5, of eight)
     async with app.run_test(size=(80, 24)) as pilot:
-        for number in range(40):  # a match ends within a few throws; equal ones are thrown again
-            await until(pilot, lambda: my_throw_or_over(app), "my throw")
-            if app.view.phase is not SeatPhase.PLAYING:
-                break
-            await throw(pilot, KEYS[number % 3])
-        await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
-        await until(pilot, lambda: text_of(app.screen, "#verdict"), "the verdict")
+        await play_match(pilot)
         view = app.view
         mine, theirs = view.scores
         assert max(mine, theirs) == 3 and len(view.throws) >= mine + theirs
@@ -84,6 +92,34 @@ async def test_a_whole_match_by_keys_to_the_game_over_dialog():
         assert app.screen.query_one(StatusBar).notice == "the game is not under way"
         await pilot.pause()
         assert len(app.seat.events) == events and app.seat.outbox is None  # nothing was sent
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_game_over_dialog_shows_the_transcript_path_whole_and_leaves_the_score_line(size):
+    """The path breaks only after a "/" or a "-" (never inside a word, which a person copying it would get wrong);
+    the dialog spares the status bar (the score) and at 60 columns takes the whole width (nothing of the table
+    peeks beside its border); t says where the path went, and that it may not have arrived."""
+    from discard_tui.app import COPIED
+    from discard_tui.widgets import PathLines
+
+    app = computer_game(opponent_seed=9)
+    async with app.run_test(size=size) as pilot:
+        await play_match(pilot)
+        path = str(app.view.transcript)
+        assert len(path) > size[0]  # the case at hand: it cannot fit on one line
+        shown = app.screen.query_one("#path", PathLines)
+        lines = shown.render().plain.splitlines()
+        assert "".join(lines) == path and len(lines) > 1
+        assert all(line.endswith(("/", "-")) for line in lines[:-1]), lines
+        assert all(len(line) <= shown.content_region.width for line in lines)
+        assert "t copies the path" in text_of(app.screen, "#transcript")
+        dialog = app.screen.query_one("#gameover")
+        assert dialog.region.y >= 3, dialog.region  # below the status bar's three lines
+        assert dialog.region.x == 0 if size[0] == 60 else dialog.region.x >= 2
+        assert dialog.region.right == size[0] if size[0] == 60 else True
+        await pilot.press("t")
+        assert app.clipboard == path
+        assert [n.message for n in app._notifications] == [COPIED]
 
 
 async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players, relay_url):
@@ -177,3 +213,39 @@ def test_table(snap_compare):
 def test_table_at_60x20_without_colour(snap_compare, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(rps_table(), terminal_size=(60, 20), run_before=two_throws)
+
+
+async def test_the_throw_keys_are_in_the_footer_from_the_first_frame_and_say_why_not_yet():
+    """While the deck is shuffled the footer already shows r, p and s, greyed out, and each says why it waits;
+    once my throw is due they are live."""
+    from discard_tui.rps_screen import RpsScreenView, RpsTable
+    from pilot import seat_view
+
+    shuffling = seat_view(RpsScreenView, phase=SeatPhase.SHUFFLING, names=("tester", "Computer"), throws=(),
+                          scores=(0, 0), target=3, throw=0, chosen=None, opponent_chosen=False,
+                          throw_refusal="the game is not under way")
+    app = TableHarness(RpsTable(30), shuffling)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        keys = {b.binding.key: b.enabled for b in app.screen.active_bindings.values() if b.binding.show}
+        assert {key: keys.get(key) for key in KEYS} == {"r": False, "p": False, "s": False}  # shown, greyed
+        await pilot.press("p")
+        assert app.screen.query_one(StatusBar).notice == "you can throw once the game has started"
+        assert app.intents == []
+        app.show(phase=SeatPhase.PLAYING, my_turn=True, throw=1, throw_refusal=None)
+        await settled(pilot)
+        keys = {b.binding.key: b.enabled for b in app.screen.active_bindings.values() if b.binding.show}
+        assert {key: keys.get(key) for key in KEYS} == {"r": True, "p": True, "s": True}
+
+
+def test_the_log_names_no_starter_for_throws_made_at_once():
+    """rps's throws are simultaneous: the table's log said "Computer starts" (as for every game); a game with a
+    starter still names it."""
+    from pilot import offline_room
+
+    log = rps_table().view.log  # at my first throw
+    assert any(line.startswith("game 1: rock-paper-scissors") for line in log) and not [line for line in log if "start" in line], log
+    discard = offline_room(PlayConfig(name="tester", room="snapshot", think_time=0, options={"deck": "short"},
+                                      seeds=(b"\x01" * 32, b"\x02" * 32)))
+    discard.run(until=lambda: any("start" in line for line in discard.tables[-1].view().log))
+    assert [line for line in discard.tables[-1].view().log if line.startswith("shuffling; ") and "start" in line]

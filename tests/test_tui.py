@@ -11,7 +11,7 @@ from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
 from discard_tui.table_screen import MakeMove
 from discard_tui.profile import terminal_profile
-from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
+from discard_tui.app import CANNOT_PLAY, DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
 from discard_tui.view import SeatPhase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
@@ -211,6 +211,7 @@ async def test_unreachable_relay_screen_offers_retry():
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen again")
         await pilot.press("q")
+    assert app.return_code == CANNOT_PLAY != 0 and "cannot reach the relay" in app.cannot_play  # a script sees it
 
 
 async def test_violation_dialog_names_it_and_shows_the_transcript():
@@ -222,8 +223,9 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
         await app.computers[0].ledger.post({"game": 1, "n": 99, "msg": {"type": "teleport"}, "sig": "00" * 64})
         await until(pilot, lambda: type(app.screen).__name__ == "ViolationScreen", "the violation dialog")
         assert text_of(app.screen, "#problem") == problem
-        transcript = text_of(app.screen, "#transcript")
-        assert str(app.seat.transcript_path) in transcript and app.seat.transcript_path.exists()
+        assert "t copies the path" in text_of(app.screen, "#transcript")
+        path = "".join(text_of(app.screen, "#path").splitlines())  # whole, broken only after a "/" or a "-"
+        assert path == str(app.seat.transcript_path) and app.seat.transcript_path.exists()
 
 
 async def test_clicking_the_draw_pile_draws():
@@ -534,6 +536,25 @@ async def test_the_log_takes_focus_scrolls_and_rewraps():
         await pilot.pause()
         assert log.scrollable_content_region.width > width
         assert max(strip.cell_length for strip in log.lines) > width  # the lines were laid out again
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_the_log_breaks_lines_between_words_and_a_long_word_after_a_hyphen(size):
+    """A log of 20-odd columns wrapped by Rich cut "rock-paper-scissors" mid-word ("rock-paper-sciss" / "ors")."""
+    import re
+
+    from discard_tui.table_screen import MoveLog
+
+    said = ("— game 1 —", "game 1: rock-paper-scissors, 2 players, 24 cards, secp256k1 keys",
+            "shuffling; Computer starts", "Computer discarded 10♥")
+    app = discard_table(log=said)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.table.query_one(MoveLog).lines_shown, "the log written")
+        log = app.screen.query_one(MoveLog)
+        shown = [strip.text.rstrip() for strip in log.lines]
+        joined = re.sub(r"-\n", "-", "\n".join(shown)).replace("\n", " ")  # a line broken after "-" goes on
+        assert joined == " ".join(said), shown  # so every other break fell between two words
+        assert max(strip.cell_length for strip in log.lines) <= log.scrollable_content_region.width
 
 
 async def test_one_card_is_one_card():

@@ -75,10 +75,11 @@ async def test_space_turns_then_a_plays_to_the_game_over_dialog():
         await until(pilot, lambda: isinstance(app.screen, GameOverScreen) and app.view.verdict is not None,
                     "the game-over dialog")
         end = board(app)
-        text = {name: app.screen.query_one(f"#{name}").render().plain for name in ("result", "ending", "verdict")}
-        summary, kept = text["verdict"].split("\n")
+        text = {name: app.screen.query_one(f"#{name}").render().plain
+                for name in ("result", "ending", "verdict", "transcript", "path")}
+        summary = text["verdict"]
         assert summary.startswith("Checked: every shuffle") and summary == verdict_words(end.verdict, end.names, end.me)
-        assert kept.startswith("Transcript of every message: ") and str(end.transcript) in kept
+        assert text["transcript"].startswith("Transcript, ") and "".join(text["path"].splitlines()) == str(end.transcript)
         assert end.tricks == 10
         assert text["result"] == "You lose" and end.piles == (28, 24)
         assert text["ending"] == "After 10 tricks Computer held 28 cards and you 24: Computer won."
@@ -213,3 +214,15 @@ async def test_help_open_while_joining_a_war_room_then_the_war_table(players, re
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, war_screen.WarTable), "the war table")
         assert app.table is app.screen and board(app).limit == 4
+
+
+async def test_the_footer_names_the_key_the_hint_names():
+    """The hint says "Space turns"; the footer showed "⏎ Turn" (Enter, the binding's first key): they agree."""
+    from textual.widgets import Footer
+
+    app = war_table(moves=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        assert "Space turns" in app.screen.query_one(StatusBar).render().plain
+        keys = {key.description: key.key_display for key in app.screen.query_one(Footer).query("FooterKey")}
+        assert keys["Turn"] == "space", keys

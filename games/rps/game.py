@@ -93,6 +93,7 @@ class Rps(Game[str]):
     about = ABOUT
     messages: ClassVar[tuple[type[Message], ...]] = ()
     tally: ClassVar[tuple[str, str]] = ("throw", "throws")
+    has_starter: ClassVar[bool] = False  # both throw at once: the table's log names no starter
 
     def faces(self, options: Any, seats: int) -> tuple[str, ...]:
         return ()
