@@ -441,3 +441,9 @@ def alive(pid: int) -> bool:
             return stat_file.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``long`` first (xdist hands tests out in this order): a long one started last would run
+    on alone while the other workers wait."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

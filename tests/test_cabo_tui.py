@@ -92,6 +92,7 @@ async def play_by_keys(pilot, app) -> set[str]:
     return stages
 
 
+@pytest.mark.long
 async def test_a_whole_game_by_keys_against_two_computers_to_the_game_over_dialog():
     points = 30  # two rounds with these seeds: the second is shuffled and dealt while the screen shows the first
     app = cabo_game(seed=3, points=points)  # 32 moves, in which my turns spy and swap

@@ -83,6 +83,7 @@ async def player(urls: list[str], room: str, name: str, acked: dict[str, int], s
     return resumes
 
 
+@pytest.mark.long
 async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, spawn):
     relays = [spawn("--store", own_cluster.url, "--max-per-address", "0", "--wait-replicas", "1",
                     "--wait-ms", "2000") for _ in range(2)]

@@ -4,10 +4,11 @@ Written from the contract alone (docs/relay-protocol.md: version 1 and
 the project's N-seat extension): a client that knows the contract and
 nothing about the implementation.  The relay is started as subprocesses
 (``python -m relay --port 0``) and spoken to over real sockets, once per
-backend: in memory, SQLite, Redis, and two nodes sharing one Redis, and two nodes on a Redis Cluster (three masters, three replicas), where
-consecutive clients (the two of every check) sit on different nodes.  The
-fuzzing cases run against the memory relay only: they test the frame
-parser, which every backend shares.
+backend: in memory, SQLite, two nodes sharing one Redis, and two nodes on a
+Redis Cluster (three masters, three replicas), where consecutive clients
+(the two of every check) sit on different nodes.  The fuzzing cases and the
+frame limits run against the memory relay only: they test the frame parser,
+which every backend shares.
 
 Synchronisation never relies on sleeping: every wait is for a specific frame
 (with a timeout), and "nothing else arrived" is checked by posting a marker
@@ -63,7 +64,11 @@ FUZZ_SETTINGS = settings(
 # the relay under test: every backend, and two nodes sharing one Redis
 # --------------------------------------------------------------------------
 
-BACKENDS = ["memory", "sqlite", "redis", "redis-2-nodes", "redis-cluster"]
+# Each Redis backend's checks run on one worker (xdist's loadgroup), so that its Redis, Redis Cluster and relay nodes
+# start once per run rather than once per worker. One node on one Redis is left out of the run: two nodes on one Redis run the same store's scripts with each check's clients on both nodes
+# (a third client shares the first one's), and tests/test_resume.py and tests/test_relay_ops.py play on one node.
+BACKENDS = ["memory", "sqlite", *(pytest.param(name, marks=pytest.mark.xdist_group(name))
+                                  for name in ("redis-2-nodes", "redis-cluster"))]
 
 
 class Target:
@@ -104,8 +109,13 @@ def start_target(backend: str, store: Path, redis_url: str, *args: Any, durable:
     elif backend in ("memory", "sqlite"):
         stores = [["--store", store]]
     else:
-        stores = [["--store", redis_url]] * (1 if backend == "redis" else 2)
+        stores = [["--store", redis_url]] * 2  # two nodes on one Redis, or on one Redis Cluster
     return Target([RelayProcess(*where, *args).start() for where in stores])
+
+
+# A frame's limits (its size, what it inflates to) are the server's, checked before any ledger is touched: one backend
+# tells them all.
+FRAME_LIMITS = pytest.mark.parametrize("backend", ["memory"], indirect=True)
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -1388,6 +1398,7 @@ async def test_just_under_default_1mib_is_accepted(relay):
     await close_all(a, b)
 
 
+@FRAME_LIMITS
 async def test_too_large_over_configured_max_frame(relay_with_flags):
     r = relay_with_flags("--max-frame", 1024)
     a, b = await seated_pair(r)
@@ -1417,6 +1428,7 @@ def post_frame_of_size(n: int) -> str:
     return text
 
 
+@FRAME_LIMITS
 async def test_max_frame_boundary_exact_size_accepted_one_byte_more_refused(relay_with_flags):
     r = relay_with_flags("--max-frame", 2048)
     a, b = await seated_pair(r)
@@ -1528,6 +1540,7 @@ async def test_barrage_of_refused_frames_changes_nothing_in_any_ledger(relay):
     await close_all(a, b, c)
 
 
+@FRAME_LIMITS
 async def test_compressed_huge_message_does_not_stop_relay(relay):
     """A tiny compressed frame that inflates to 20 MiB must not take the relay down."""
     room = new_room()

@@ -67,6 +67,7 @@ def assert_never_posted_twice(frames):
     assert not duplicates, duplicates
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("kill_at, group", [(8, "modp2048"), (MID_PLAY, "ed25519")],
                          ids=["mid-shuffle", "mid-play"])
 async def test_bot_killed_mid_game_resumes(relay_server, kill_at, group, data_dir, eventually):

@@ -190,6 +190,7 @@ def close_tab_and_wait_until_gone(browser: Browser, processes: set[int], home: P
 # -- the tests ----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_a_visitor_plays_the_computer_to_the_end_and_leaves_nothing_behind(web, browser, request, tmp_path):
     """The README's screenshot is rewritten only with --snapshot-update, as the snapshots are."""
     png = ROOT / "docs" / "web.png" if request.config.getoption("--snapshot-update") else tmp_path / "web.png"
