@@ -53,7 +53,7 @@ def main() -> None:
     relay, url = start_relay()
     print(f"{'game':<8}{'seats':>6}  {'group':<9}{'verified':>9}{'deal ms':>9}{'deal CPU ms/seat':>18}{'game s':>8}",
           flush=True)
-    worst_six = 0.0
+    six_seat_cpu: dict[str, float] = {}
     try:
         with tempfile.TemporaryDirectory() as data_dir:
             for group in groups:
@@ -68,15 +68,16 @@ def main() -> None:
                         verified = len(lines) == seats and all(line["audit"] == "fair" for line in lines)
                         deal = statistics.median(line["shuffle_s"] for line in lines) * 1000
                         cpu = max(line["shuffle_cpu_s"] for line in lines)
-                        if game == "holdem" and seats == 6 and group == "ed25519":
-                            worst_six = cpu
+                        if game == "holdem" and seats == 6:
+                            six_seat_cpu[group] = cpu
                         print(f"{game:<8}{seats:>6}  {group:<9}{'yes' if verified else 'NO':>9}{deal:>9.0f}"
                               f"{cpu * 1000:>18.0f}{wall:>8.1f}", flush=True)
     finally:
         relay.terminate()
         relay.wait(timeout=10)
-    if worst_six:
-        print(f"six-seat Hold'em deal, the busiest seat's CPU: {worst_six:.2f} s (bound {CPU_BOUND_6:.1f} s)")
+    for group, cpu in six_seat_cpu.items():
+        print(f"six-seat Hold'em deal on {group}, the busiest seat's CPU: {cpu:.2f} s (bound {CPU_BOUND_6:.1f} s; "
+              "MODP's pool is not counted)")
 
 
 if __name__ == "__main__":
