@@ -37,7 +37,7 @@ try:  # POSIX; elsewhere two same-named players in one room share a file
 except ImportError:
     fcntl = None  # type: ignore[assignment]
 
-from tabletop.words import ago
+from tabletop.words import ago, wins_words
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -84,16 +84,14 @@ class SavedSeat:
 
     def standing(self) -> str:
         """The score, or how far the room got before any game ended: "bo 1 – 0 ana, game 2", "game 1 under way";
-        around a bigger table the players who have won, "ana 2 · cy 1 games won, game 4"."""
+        around a bigger table the players who have won, "ana: 2 · cy: 1 games won, game 4"."""
         if self.number <= 1 or not self.wins or len(self.wins) != len(self.names) or not 0 <= self.me < len(self.names):
             return f"game {self.number or 1} under way"
         if len(self.names) == 2:
             other = 1 - self.me
             score = f"{self.names[self.me]} {self.wins[self.me]} – {self.wins[other]} {self.names[other]}"
         else:
-            winners = sorted((s for s in range(len(self.names)) if self.wins[s]), key=lambda s: -self.wins[s])
-            score = " · ".join(f"{self.names[s]} {self.wins[s]}" for s in winners) + " games won" if winners \
-                else "no game won yet"
+            score = wins_words(self.names, self.wins) or "no game won yet"
         return f"{score}, game {self.number}"
 
 

@@ -29,7 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatPhase, SeatView
-from tabletop.words import ago, result_words
+from tabletop.words import ago, result_words, wins_words
 from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text, word_lines
 
 if TYPE_CHECKING:
@@ -349,8 +349,7 @@ def score_line(view: SeatView) -> str:
     if len(view.names) == 2:
         other = 1 - view.me
         return f"{view.my_name} {wins[view.me]} – {wins[other]} {view.names[other]}"
-    winners = sorted((seat for seat in range(len(view.names)) if wins[seat]), key=lambda seat: -wins[seat])
-    return " · ".join(f"{view.names[seat]}: {wins[seat]}" for seat in winners) + " games won" if winners else ""
+    return wins_words(view.names, wins)
 
 
 def absence(view: SeatView, now: float | None = None) -> str | None:

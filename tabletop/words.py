@@ -114,6 +114,16 @@ def verdict_words(verdict: Verdict, names: Sequence[str], me: int | None = None)
     return f"Checked: every shuffle, deal and move was verified — nobody cheated ({decks}, {counted})"
 
 
+def wins_words(names: Sequence[str], wins: Sequence[int]) -> str:
+    """Around a bigger table, the players who have won a game, most first: "ana: 2 · cy: 1 games won", "Computer 2:
+    1 game won" (the colon: a name may end in a number); "" before anyone has."""
+    winners = sorted((seat for seat in range(len(names)) if wins[seat]), key=lambda seat: -wins[seat])
+    if not winners:
+        return ""
+    one = len(winners) == 1 and wins[winners[0]] == 1
+    return " · ".join(f"{names[seat]}: {wins[seat]}" for seat in winners) + (" game won" if one else " games won")
+
+
 def result_words(result: Result, cheer: bool = False) -> str:
     """ "You win" (with ``cheer``: "You win!"), "You lose", "A draw"."""
     return RESULTS[result] + ("!" if cheer and result is Result.WIN else "")

@@ -117,7 +117,7 @@ def test_games_says_what_each_game_is_newest_first(capsys):
     assert out[0] == "Unfinished games, newest first (run the command to go back):"
     assert rows == ["discard with ana · bo 1 – 1 ana, game 3 · played 3 min ago",
                     "war with Computer · game 1 under way · played 40 min ago",
-                    "cabo with ana, cy · ana 2 · cy 1 games won, game 4 · played 1 d ago",
+                    "cabo with ana, cy · ana: 2 · cy: 1 games won, game 4 · played 1 d ago",
                     "discard with ? · game 1 under way · played 9 d ago"]
     assert [line.split("--room ")[1].split()[0] for line in out[2::2]] == ["table-new", "computer-ab12", "table-old",
                                                                            "table-unsaid"]

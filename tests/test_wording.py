@@ -47,6 +47,7 @@ def test_the_match_score_around_a_bigger_table_names_only_who_has_won():
 
     assert line((0, 0, 0)) == ""
     assert line((0, 2, 1)) == "Computer 2: 2 · ana: 1 games won"
+    assert line((0, 1, 0)) == "Computer 2: 1 game won"  # one game, one winner: singular
 
 
 def test_every_thing_owed_and_every_fault_has_its_words():
