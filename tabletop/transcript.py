@@ -168,13 +168,7 @@ def own_faces(transcript: Transcript, catalog: Mapping[str, Game], seed: bytes) 
     seed makes). Up to a violation, if the transcript has one (the public check names it)."""
     if transcript.seat is None or transcript.seat < 0:
         return {}
-    table = observer(transcript.room, catalog, transcript.seat, seed)
-    try:
-        for event in transcript.events:
-            table.apply(event)
-            check_proofs(table)
-    except Violation:
-        pass
+    table, _ = fold(transcript, catalog, observer(transcript.room, catalog, transcript.seat, seed))
     if any(hello.verify_key != wire.public_hex(table.identity(play.number))
            for play in table.plays if (hello := play.hellos.get(table.me)) is not None):
         return {}
@@ -196,10 +190,12 @@ def check_proofs(table: Table) -> None:
         work.job.compute_here()
 
 
-def fold(transcript: Transcript, catalog: Mapping[str, Game]) -> tuple[Table, str | None]:
-    """Every event through an observer's table, auditing each game as it completes; the table and the
-    violation that stopped it, if any."""
-    table = observer(transcript.room, catalog)
+def fold(transcript: Transcript, catalog: Mapping[str, Game], table: Table | None = None
+         ) -> tuple[Table, str | None]:
+    """Every event through ``table`` (by default an observer's), auditing each game as it completes; the table and
+    the violation that stopped it, if any."""
+    if table is None:
+        table = observer(transcript.room, catalog)
     for event in transcript.events:
         try:
             table.apply(event)
