@@ -73,10 +73,6 @@ class Intents(TableState):
             return Work(p.deck.shuffle_job()) if p.deck and mine else None
         if p.deck is not None and p.deck.owes(self.me):
             return Post(p.number, wire.Share(), p.deck.my_shares())
-        if phase is Phase.AUDITING:
-            if self.me in p.audits:
-                return None
-            return Post(p.number, wire.Audit(seed=self.deck_seed(p.number).hex()))
         if phase is Phase.PLAYING and p.pending is None:
             if p.choice is not None:
                 return self._round_owed(p, p.choice)
@@ -225,8 +221,6 @@ class Intents(TableState):
         if p.deck is not None and p.deck.shows:
             what = Owed.HAND_KEYS if phase is Phase.DEALING else Owed.CARD_KEY
             return [Awaiting(s, what) for s in others if p.deck.owes(s)]
-        if phase is Phase.AUDITING:
-            return [Awaiting(s, Owed.AUDIT_KEYS) for s in others if s not in p.audits]
         if p.choice is not None:
             return [Awaiting(s, Owed.CHOICE_COMMITMENT if p.choice.owed(s) == "commit" else Owed.CHOICE_REVEAL)
                     for s in others if p.choice.owed(s)]

@@ -58,7 +58,6 @@ class Owed(str, Enum):
     SHUFFLE_STEP = "shuffle step"  # step ``step`` of ``steps``
     HAND_KEYS = "hand keys"  # its keys to the cards dealt to me
     CARD_KEY = "card key"  # its key to a card being shown
-    AUDIT_KEYS = "audit keys"  # its secrets, published for the audit
     CHOICE_COMMITMENT = "choice commitment"  # a simultaneous choice (a throw)
     CHOICE_REVEAL = "choice reveal"
     MOVE = "move"

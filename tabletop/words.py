@@ -32,7 +32,6 @@ OWED = {  # each ends "bo never …"
     Owed.SHUFFLE_STEP: "sent shuffle step {step} of {steps}",
     Owed.HAND_KEYS: "sent the keys to your hand",
     Owed.CARD_KEY: "sent their key to a card",
-    Owed.AUDIT_KEYS: "sent their keys for the audit: the game cannot be verified",
     Owed.CHOICE_COMMITMENT: "chose",
     Owed.CHOICE_REVEAL: "revealed their choice",
     Owed.MOVE: "made their move",
