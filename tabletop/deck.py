@@ -337,10 +337,14 @@ class Deck:
     def final(self) -> list[int]:
         return self.steps[-1]
 
-    def context(self, step: int) -> dict[str, str | int]:
+    def context(self, step: int) -> dict[str, str | int | list[int]]:
         """Everything a step's proof is bound to besides its decks and keys (docs/protocol.md, "Proofs")."""
-        return {"version": self.version, "group": self.group.name, "room": self.room, "game": self.game,
-                "deal": self.deal, "seat": self.step_owner(step), "step": step + 1, "steps": 2 * self.seats}
+        context: dict[str, str | int | list[int]] = {
+            "version": self.version, "group": self.group.name, "room": self.room, "game": self.game,
+            "deal": self.deal, "seat": self.step_owner(step), "step": step + 1, "steps": 2 * self.seats}
+        if set(self.order) != set(self.box_keys):  # some seats are out of this deal: the statement names who deals
+            context["dealers"] = list(self.order)
+        return context
 
     def step_owner(self, step: int) -> int:
         return self.order[step % self.seats]
@@ -476,8 +480,11 @@ class Deck:
                 and (pos, sender, to) not in self.sealed and sender not in self.public.get(pos, {}))
 
     def owes(self, seat: int) -> list[Show]:
-        """What ``seat`` still has to send for the showings under way (a Show per key)."""
-        owed = []
+        """What ``seat`` still has to send for the showings under way (a Show per key); nothing from a seat out of
+        this deal."""
+        owed: list[Show] = []
+        if seat not in self.order:
+            return owed
         for show in self.shows:
             if show.to is None:
                 if self._public_needed(show.pos, seat):
@@ -486,8 +493,9 @@ class Deck:
                 owed.append(show)
         return list(dict.fromkeys(owed))
 
-    def my_shares(self, extra: Sequence[Show] = ()) -> Shares | None:
-        """The shares I owe now (and for ``extra`` showings my own move is about to start), ready to send.
+    def my_shares(self, extra: Sequence[Show] = (), release: Sequence[int] = ()) -> Shares | None:
+        """The shares I owe now (and for ``extra`` showings my own move is about to start, and my own keys to the
+        positions ``release`` my move opens ahead of their showing), ready to send.
 
         For a showing to everyone that my move starts I also open every other seat's key I already
         know, so that nobody else has to answer (a card I hold and have seen needs nobody but me).
@@ -506,6 +514,7 @@ class Deck:
                         opened.append(OpenKey(pos=show.pos, seat=seat, key=format(key, "x")))
             else:
                 sealed.append(self._seal(show.pos, show.to))
+        opened += [OpenKey(pos=pos, seat=self.me, key=format(self.secrets.card_key(pos).d, "x")) for pos in release]
         opened = list({(o.pos, o.seat): o for o in opened}.values())
         return Shares(open=opened, sealed=sealed) if opened or sealed else None
 
@@ -514,8 +523,23 @@ class Deck:
                        self.secrets.card_key(pos).d, self.group.key_bytes)
         return SealedKey(pos=pos, to=to, box=box)
 
+    def apply_release(self, sender: int, positions: Sequence[int], keys: Sequence[OpenKey]) -> None:
+        """``sender``'s own keys to ``positions``, opened with a move ahead of their showing (the game says which:
+        ``GameState.releases``), so that it owes them nothing more: all of them or none, each its committed key."""
+        if any(entry.seat != sender for entry in keys):
+            raise DeckViolation(sender, "opened another player's key with their move, which may open their own only")
+        if sorted(entry.pos for entry in keys) != sorted(positions):
+            raise DeckViolation(sender, f"opened their keys to cards {sorted(entry.pos for entry in keys)} with their "
+                                f"move, which opens those to cards {sorted(positions)}: all of them or none")
+        for entry in keys:
+            key = self._checked(sender, entry.pos, sender, entry.key)
+            self.public.setdefault(entry.pos, {})[sender] = key
+            self.known.setdefault(entry.pos, {})[sender] = key
+
     def apply_shares(self, sender: int, shares: Shares) -> None:
         """Take in ``sender``'s keys: each one must be owed, well formed, and match its owner's commitment."""
+        if sender not in self.order:
+            raise DeckViolation(sender, f"sent keys to deal {self.deal + 1}, which they do not deal")
         for entry in shares.open:
             if entry.seat in self.public.get(entry.pos, {}):
                 # A copy of a key already public: checked, then ignored. Two seats may answer one showing

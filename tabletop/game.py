@@ -113,6 +113,12 @@ class GameState(ABC, Generic[Face]):
         (deal k holds positions k·n … k·n + n − 1 for a deck of n cards)."""
         return 1
 
+    def dealers(self) -> tuple[int, ...]:
+        """The seats that shuffle the next deal and hold a key to each of its cards: every seat, unless the game
+        has put some out for good (a poker player with no chips). Asked when the table opens a deal; a seat out of
+        it owes the deal nothing and is shown only what everyone is shown."""
+        return tuple(range(self.setup.seats))
+
     @abstractmethod
     def to_move(self) -> tuple[int, ...]:
         """The seat the game waits on for a move now: one at most, or none.
@@ -129,6 +135,13 @@ class GameState(ABC, Generic[Face]):
 
     def shows(self, seat: int, move: Message) -> list[Show]:
         """The positions ``move`` reveals, and to whom; the move is pushed once they are all shown."""
+        return []
+
+    def releases(self, seat: int, move: Message) -> list[int]:
+        """Positions of the current deal whose keys ``seat`` may open with ``move``, its own layer only, so that it
+        owes them nothing more (a player who folds, for the board still to come). A card is read by whoever holds every
+        layer of it: only cards that will be shown to everyone belong here, and a card that may never be shown must
+        keep two seats' layers unopened (Hold'em releases nothing with the fold that ends the hand)."""
         return []
 
     @abstractmethod

@@ -129,11 +129,13 @@ class Intents(TableState):
         return None
 
     def prepare(self, move: wire.Message) -> Post:
-        """My move with the keys it shows (a card I hold and have seen needs no one else's)."""
+        """My move with the keys it shows (a card I hold and have seen needs no one else's), and those it lets me
+        open ahead of their showing (a fold's, to the board still to come: then I owe them nothing more)."""
         p = self.play
         assert p.state is not None
-        shows = p.state.shows(self.me, move)
-        shares = p.deck.my_shares(extra=shows) if p.deck is not None and shows else None
+        shows, released = p.state.shows(self.me, move), p.state.releases(self.me, move)
+        shares = p.deck.my_shares(extra=shows, release=released) if p.deck is not None and (shows or released) \
+            else None
         return Post(p.number, move, shares)
 
     def my_choice(self) -> tuple[str | None, bool]:
@@ -217,7 +219,7 @@ class Intents(TableState):
                 return []
             step = len(p.deck.steps)
             owner = p.deck.step_owner(step)
-            return [] if owner == self.me else [Awaiting(owner, Owed.SHUFFLE_STEP, step + 1, 2 * p.seats)]
+            return [] if owner == self.me else [Awaiting(owner, Owed.SHUFFLE_STEP, step + 1, 2 * p.deck.seats)]
         if p.deck is not None and p.deck.shows:
             what = Owed.HAND_KEYS if phase is Phase.DEALING else Owed.CARD_KEY
             return [Awaiting(s, what) for s in others if p.deck.owes(s)]

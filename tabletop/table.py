@@ -328,13 +328,18 @@ class Table(Viewable):
             self._say("; ".join(said))
 
     def _deal(self, p: Play) -> None:
-        """A new deck for the next deal: shuffled by every seat, the starter of the deal first."""
+        """A new deck for the next deal: shuffled by the seats the game names (every seat, unless some are out for
+        good), from the deal's starter round the table."""
         assert p.group is not None and p.state is not None and p.starter is not None
         deal = len(p.decks)
         if deal >= wire.MAX_DEALS:
             raise Violation(f"the game asked for more than {wire.MAX_DEALS} deals")
         size = len(p.state.setup.faces)
-        order = tuple((p.starter + deal + k) % p.seats for k in range(p.seats))
+        dealers = set(p.state.dealers())
+        if not dealers <= set(range(p.seats)) or len(dealers) < 2:
+            raise GameContractError(f"{p.game.title if p.game else 'the game'} named dealers {sorted(dealers)} of "
+                                    f"{p.seats} seats: at least two seats of the table deal")
+        order = tuple(seat for k in range(p.seats) if (seat := (p.starter + deal + k) % p.seats) in dealers)
         box_keys = {s: h.box_key for s, h in p.hellos.items()}
         p.decks.append(mental.Deck(self.room, p.number, p.group, p.group.encoded(size), order, self.me,
                                    self.secrets(p.number, p.group), box_keys, deal, p.version))
@@ -358,6 +363,10 @@ class Table(Viewable):
         if shares is not None:
             if p.deck is None:
                 raise Violation(f"{self.who(seat)} sent keys in a game without cards")
+            released = p.state.releases(seat, move)
+            if early := [key for key in shares.open if key.pos in released]:  # its keys, opened ahead of their showing
+                p.deck.apply_release(seat, released, early)
+                shares = wire.Shares(open=[key for key in shares.open if key.pos not in released], sealed=shares.sealed)
             self._apply_shares(seat, p, shares)
         p.pending = (seat, move)
 

@@ -153,6 +153,26 @@ class HoldemState(GameState[str]):
     def deals(self) -> int:
         return self.hand.number + 1
 
+    def dealers(self) -> tuple[int, ...]:
+        """From version 5 a seat with no chips is out of the game for good: it deals no more hands (version 4's
+        busted seats shuffled and keyed every deal to the end)."""
+        if not self.setup.proven:
+            return super().dealers()
+        return tuple(seat for seat, chips in enumerate(self.chips) if chips > 0)
+
+    def releases(self, seat: int, move: Message) -> list[int]:
+        """A fold opens the folder's keys to the board still to come (version 5), so that it owes the hand nothing
+        more: every other player's layer stays on those cards until the board shows them. Showdowns need none of
+        its keys (a player who shows opens every key to its own cards: they were sealed to it). The fold that
+        leaves one player opens nothing: that hand shows no more board, and the winner, holding its own layer,
+        would read the cards never dealt."""
+        h = self.hand
+        if not self.setup.proven or not isinstance(move, Fold) or h.stage is not Stage.BETTING or h.to_move() != seat:
+            return []
+        if sum(h.in_hand(s) for s in h.players) - 1 < 2:
+            return []
+        return list(h.board_positions()[len(h.board_cards):])
+
     def to_move(self) -> tuple[int, ...]:
         seat = self.hand.to_move()
         return () if seat is None else (seat,)
@@ -167,7 +187,8 @@ class HoldemState(GameState[str]):
         elif isinstance(move, Board):
             if stage is not Stage.BOARD or seat != h.dealer:
                 raise RuleViolation("showed board cards out of turn", rule="the board is the button's to show"
-                                    if h.dealer == h.button else "the board is the last player's before the button")
+                                    if h.dealer == h.button else "the board is shown by the last player still in "
+                                    "the hand before the button")
             expected = list(h.next_street())
             if move.positions != expected:
                 street = STREETS[h.street_dealt()]
