@@ -313,3 +313,15 @@ async def test_a_busted_seat_whose_program_stops_leaves_a_table_that_plays_on(pl
     await asyncio.wait_for(asyncio.gather(*(seat.completed.get() for seat in live)), 60)
     assert all(s.table.play.verdict == [] and s.table.play.outcome == live[0].table.play.outcome for s in live)
     assert live[0].table.play.state.hand.number == 1 and busted not in live[0].table.play.decks[1].order
+
+
+async def test_a_fold_opening_its_own_hole_card_through_the_relay_is_named(players, eventually):
+    cheats = {seat: Once(opening(own_hole_card)) for seat in range(3)}
+    room = await players("leave-cheat", [first_folds] * 3, game="holdem", options=ONE_HAND, tamper=cheats)
+    await eventually(lambda: any(once.done for once in cheats.values()), "the fold")
+    [cheat] = [seat for seat, once in cheats.items() if once.done]
+    honest = [s for s in room.seats if s.table.me != cheat]
+    assert await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in honest)), 30) == [None, None]
+    problems = {s.table.problem for s in honest}
+    assert problems == {f"{['ana', 'bo', 'cy'][cheat]} sent a key for card {view_of(room.seats[cheat].table).mine.positions[0]}"
+                        " that nobody asked to see"}, problems
