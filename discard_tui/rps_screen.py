@@ -24,7 +24,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from games.rps.about import THROWS
+from games.rps.about import THROWS, UNTHROWN
 
 from .table_screen import Choose, GameUI, TableScreen, capitalized, headline
 from .view import SeatPhase, SeatView
@@ -284,8 +284,9 @@ def view(seat: Seat) -> RpsScreenView:
         throws = tuple((t.values[me], t.values[other], "equal" if t.winner is None else
                         "won" if t.winner == me else "lost") for t in board.throws)
         if throws:  # a revealed throw is this game's move: it also ends a refusal shown in the status bar
-            base = dataclasses.replace(base, last_move=f"throw {len(throws)}: {base.names[other]} threw "
-                                       f"{throws[-1][1]}", moves=len(throws))
+            said = base.last_move if throws[-1][1] == UNTHROWN else \
+                f"throw {len(throws)}: {base.names[other]} threw {throws[-1][1]}"  # a time out: the table's words
+            base = dataclasses.replace(base, last_move=said, moves=len(throws))
     shown = board is not None and base.number == seat.table.play.number  # not a finished game kept on screen
     chosen, opponent_chosen = seat.table.my_choice() if shown else (None, False)
     refusal = seat.table.choice_refusal()

@@ -94,9 +94,9 @@ def to_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def now_stamp() -> str:
-    """The relay's Unix time in seconds, as the JSON number an event carries."""
-    return repr(round(time.time(), 3))
+def now_stamp(now: float | None = None) -> str:
+    """The relay's Unix time in seconds (``now``, by default the system's), as the JSON number an event carries."""
+    return repr(round(time.time() if now is None else now, 3))
 
 
 def check_seats(room: str, seats: int, wanted: int | None) -> None:
@@ -295,8 +295,10 @@ class MemoryLedger(Ledger):
     """Rooms in this process's memory; nothing survives it. Every method completes without suspending,
     so an append reaches every follower in the same step of the event loop."""
 
-    def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20) -> None:
+    def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20,
+                 clock: Callable[[], float] = time.time) -> None:
         self.retention = retention
+        self.clock = clock  # the Unix time each event is stamped with (a test's clock, which it advances)
         self.interval = min(60.0, max(retention / 4, 0.05))
         self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
         self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it
@@ -433,8 +435,8 @@ class MemoryLedger(Ledger):
              ) -> int:
         """Store, then hand to every follower: the one way an event enters a memory ledger."""
         seq = held.head + 1
-        entry = Entry(seq, seat, kind, event_frame(seq, seat, held.seats[seat].name_json, kind, body_json, now_stamp(),
-                                                   post_id))
+        entry = Entry(seq, seat, kind, event_frame(seq, seat, held.seats[seat].name_json, kind, body_json,
+                                                   now_stamp(self.clock()), post_id))
         self._stored(room, entry)
         held.store(entry)
         if held.keep_frames:

@@ -17,9 +17,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-from .about import About, Number, OneOf, Option
+from .about import BANK, CLOCK, About, Number, OneOf, Option
 from .deck import Show
 from .wire import STRICT, Message
 
@@ -66,6 +66,14 @@ def options_problem(model: type[BaseModel], options: tuple[Option, ...]) -> str 
     return None
 
 
+def clocked(model: type[BaseModel], options: tuple[Option, ...]) -> type[BaseModel]:
+    """``model`` with the clock's two fields (tabletop.about.clock), from the game's own declaration of them: the
+    clock is the table's, so a game's Options model need not repeat them."""
+    fields: dict[str, Any] = {option.name: (int, option_field(option)) for option in options
+                              if option.name in (CLOCK, BANK) and option.name not in model.model_fields}
+    return create_model(model.__name__, __base__=model, **fields) if fields else model
+
+
 @dataclass(frozen=True)
 class Setup(Generic[Face]):
     """Everything a game needs to begin: agreed by every seat's hello and the draw for who starts."""
@@ -92,6 +100,10 @@ class Choice:
     label: str
     seats: tuple[int, ...]
     allowed: tuple[str, ...]
+    title: str = "the choice"  # for people: what a seat whose time runs out loses ("throw 4")
+
+
+TIMED_OUT = "timed out"  # a seat's value in a choice it did not make in time (never one of ``allowed``)
 
 
 @dataclass
@@ -161,8 +173,17 @@ class GameState(ABC, Generic[Face]):
         return None
 
     def choose(self, values: dict[int, str]) -> None:
-        """Apply the revealed values of the current :meth:`choice`."""
+        """Apply the revealed values of the current :meth:`choice`; or, when a seat's time ran out during it, only
+        ``{seat: TIMED_OUT}``: the seat loses the choice (the game says what that means: rps gives the throw to
+        the other seat), and nobody's hidden value is known."""
         raise NotImplementedError
+
+    def time_out(self, seat: int) -> Message | None:
+        """The move the table makes in the place of ``seat``, whose time to move ran out (docs/games.md, "The
+        clock"): checked, shown and pushed as if the seat had made it, and logged "bo's time ran out: folded". It may
+        be a move of the game's own that only the table makes (not in :attr:`Game.messages`). None while the game
+        waits on a choice (see :meth:`choose`). Every seat must compute the same: from public state only."""
+        return None
 
     @abstractmethod
     def outcome(self) -> Outcome | None:
@@ -208,6 +229,7 @@ class Game(ABC, Generic[Face]):
         about = cls.__dict__.get("about")
         if about is not None:
             cls.name, cls.title, cls.seats = about.name, about.title, about.seats
+            cls.Options = clocked(cls.Options, about.options)
             if problem := options_problem(cls.Options, about.options):
                 raise TypeError(f"{cls.__name__}.Options: {problem}")
 

@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from . import commit
 from . import deck as mental
 from . import wire
+from .clock import Timers
 from .crypto import Group, derive_bytes
 from .game import Game, GameState, Outcome
 from .values import Phase, Problem
@@ -55,6 +56,9 @@ class Play:
     moves: list[tuple[int, wire.Message]] = field(default_factory=list)
     choices: list[dict[int, str]] = field(default_factory=list)
     pending: tuple[int, wire.Message] | None = None  # a move waiting for its showings
+    timed_out: bool = False  # ... made by the table for a seat whose time ran out (its log line says so)
+    timers: Timers | None = None  # the clock: each seat's wait and bank, once the game has begun
+    late: set[int] = field(default_factory=set)  # seats timed out whose next move or choice may have crossed the claim
     outcome: Outcome | None = None
     audits: dict[int, wire.Audit] = field(default_factory=dict)
     verdict: list[Problem] | None = None  # [] means fair
@@ -100,6 +104,8 @@ class TableState:
         self.problem: str | None = None
         self.log: list[str] = []
         self._logged_game = 0
+        self.stamp = 0  # the relay's time of the last event (ms): what the clock reads
+        self._acted: int | None = None  # the seat whose own move or choice the event being applied is
         self._applied: dict[tuple[int, int, int], bytes] = {}  # (game, seat, n) -> digest of the post applied
         self._identities: dict[int, Ed25519PrivateKey] = {}
         self._secrets: dict[int, mental.Secrets] = {}
@@ -160,6 +166,10 @@ class TableState:
     def who(self, seat: int) -> str:
         """A seat as the subject of a log line: "you" for me."""
         return "you" if seat == self.me else self.name(seat)
+
+    def whose(self, seat: int) -> str:
+        """A seat as a possessive: "your", "bo's"."""
+        return "your" if seat == self.me else f"{self.name(seat)}'s"
 
     def seat_names(self) -> tuple[str, ...]:
         """Every seat's :meth:`name`, in seat order: what tabletop/words.py names seats from."""

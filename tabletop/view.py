@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .audit import Audit
+from .clock import ClockView
 from .intents import Intents
 from .values import Awaiting, Phase, Progress, Result, Verdict
 
@@ -38,6 +39,7 @@ class TableView:
     safety: str | None
     board: Any  # the game's own view for me (GameState.view), None before the game starts
     moves: int
+    clock: ClockView | None = None  # the action clock of the game on screen, once it has begun
 
 
 class Viewable(Intents, Audit):
@@ -63,7 +65,8 @@ class Viewable(Intents, Audit):
             ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
             verdict=self.verdict(p), problem=self.problem, rematch_offered=self.rematch_offered,
             awaiting=tuple(self.awaiting()), last_move=p.last_move, wins=self.wins(), safety=self.safety_number(),
-            board=state.view(self.me) if state is not None else None, moves=len(p.moves))
+            board=state.view(self.me) if state is not None else None, moves=len(p.moves),
+            clock=p.timers.view() if p.timers is not None else None)
 
     def _progress(self) -> Progress | None:
         p, phase = self.play, self.phase

@@ -188,6 +188,23 @@ class CaboState(GameState[int]):
         r = self.round
         return Showdown() if r.stage is Stage.SHOWDOWN and r.turn == seat else None
 
+    def time_out(self, seat: int) -> Message:
+        """A seat out of time draws, and discards what it drew (a power it gives is used on the first card it
+        may name: its own first card, or the next player's first); a card taken from the discard pile replaces its
+        first card; at a round's end it shows its hand as ever."""
+        r = self.round
+        mine = r.hands[seat]
+        if r.stage is Stage.TURN:
+            return Draw(pos=r.draw_pile[0])  # a round with nothing to draw is at its showdown
+        if r.stage is Stage.TAKEN:
+            return Discard() if r.from_draw else Replace(positions=[mine[0]])
+        if r.stage is Stage.PEEK:
+            return Peek(pos=mine[0])
+        theirs = next(hand for k in range(1, r.seats) if (hand := r.hands[(seat + k) % r.seats]))
+        if r.stage is Stage.SPY:
+            return Spy(pos=theirs[0])
+        return Swap(mine=mine[0], theirs=theirs[0]) if r.stage is Stage.SWAP else Showdown()
+
     def legal_moves(self, seat: int) -> list[Message]:
         r = self.round
         if seat not in r.to_move():

@@ -1,9 +1,10 @@
 """Texas Hold'em's facts, read before its rules are imported (tabletop/about.py)."""
 
-from tabletop.about import About, Number, OneOf
+from tabletop.about import About, Number, OneOf, clock
 
 CHIPS = Number("chips", 100, 1_000_000, 1000, "every player starts with N chips")
 BLINDS = OneOf("blinds", ("5/10", "10/20", "25/50", "50/100"), "10/20",
                "the first small/big blinds; they double every 10 hands")
 HANDS = Number("hands", 1, 100, 50, "the game ends after N hands at most, the chip leader winning")
-ABOUT = About("holdem", "Texas Hold'em", seats=range(2, 7), default_seats=3, options=(CHIPS, BLINDS, HANDS))
+ABOUT = About("holdem", "Texas Hold'em", seats=range(2, 7), default_seats=3,
+              options=(CHIPS, BLINDS, HANDS, *clock(30, 60)))  # an online sit-and-go's clock

@@ -336,6 +336,16 @@ class HoldemState(GameState[str]):
             return Show(positions=list(h.hole(seat)))
         return None
 
+    def time_out(self, seat: int) -> Message:
+        """A seat out of time checks, else folds; at showdown it mucks where it may, else shows; the board is
+        dealt as ever."""
+        h = self.hand
+        if h.stage is Stage.BOARD:
+            return Board(positions=list(h.next_street()))
+        if h.stage is Stage.SHOWDOWN:
+            return Muck() if h.shown and h.may_muck() else Show(positions=list(h.hole(seat)))
+        return Fold() if h.to_call() else Check()
+
     def legal_moves(self, seat: int) -> list[Message]:
         h = self.hand
         if h.to_move() != seat:

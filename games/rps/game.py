@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tabletop.game import Choice, Game, GameState, Outcome, RuleViolation, Setup
+from tabletop.game import TIMED_OUT, Choice, Game, GameState, Outcome, RuleViolation, Setup
 from tabletop.wire import Message
 
 from .about import ABOUT
@@ -53,10 +53,17 @@ class RpsState(GameState[str]):
         return []
 
     def choice(self) -> Choice | None:
-        return None if self.match.over else Choice(self.label, tuple(range(SEATS)), THROWS)
+        return None if self.match.over else Choice(self.label, tuple(range(SEATS)), THROWS,
+                                                   title=f"throw {self.match.number}")
 
     def choose(self, values: dict[int, str]) -> None:
-        self.match.play(values)
+        """Both throws; or a seat whose time ran out (TIMED_OUT), which loses the throw: whoever withholds a throw,
+        or its reveal once the other's is out, gains nothing by it."""
+        late = next((seat for seat, value in values.items() if value == TIMED_OUT), None)
+        if late is None:
+            self.match.play(values)
+        else:
+            self.match.forfeit(late)
 
     def outcome(self) -> Outcome | None:
         winner = self.match.winner

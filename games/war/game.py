@@ -77,6 +77,10 @@ class WarState(GameState[Card]):
         assert isinstance(move, Turn)
         self.board.apply_turn(seat, move.up, move.down)
 
+    def time_out(self, seat: int) -> Message:
+        """A seat out of time turns (its own software still sends its keys to the cards turned)."""
+        return self.legal_moves(seat)[0]
+
     def legal_moves(self, seat: int) -> list[Message]:
         if self.board.over or seat != self.board.turner:
             return []
