@@ -35,6 +35,7 @@ log = logging.getLogger("tabletop.shell")
 NOT_CONNECTED = "not connected to the relay: nothing was sent"
 
 KEEP_TRANSCRIPTS = 500  # the newest transcripts kept in a transcript directory, so that a disk never fills
+CLAIM_MARGIN = 0.5  # seconds past a deadline, by the relay's clock as bounded here, before a claim is posted
 
 
 class Ledger(Protocol):
@@ -85,8 +86,12 @@ class Seat:
     transcript_path: Path | None = None
     last_progress: float = field(default_factory=time.monotonic)  # joins and leaves are no progress
     completed: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)  # audited games; None: stopped
+    claims: bool = True  # post a claim once another seat's time to move has run out (the action clock)
+    clock: Callable[[], float] = time.monotonic  # this process's clock (a test's, which it advances)
+    seen: tuple[float, float] | None = None  # the relay's stamp of the last event, and when it came (``clock``)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _thinking: asyncio.TimerHandle | None = None
+    _claiming: asyncio.TimerHandle | None = None
 
     # -- running ----------------------------------------------------------------------------------
 
@@ -112,6 +117,9 @@ class Seat:
             self.seat_lost = isinstance(error, SeatLost)
             self.completed.put_nowait(None)
             self._changed()
+        finally:
+            if self._claiming is not None:  # nothing more to claim for: the ledger has ended
+                self._claiming.cancel()
 
     def link_changed(self, link: Link) -> None:
         if link is not Link.CONNECTED:
@@ -122,6 +130,7 @@ class Seat:
     def _receive(self, event: Event) -> bool:
         """Apply one event; False once the table found a violation (the seat stops)."""
         self.events.append(event)
+        self.seen = (event.time, self.clock())
         before = self._progress_marker()
         try:
             self.table.apply(event)
@@ -220,6 +229,31 @@ class Seat:
             await self._post(owed)
         elif owed is None and self.autoplay is not None:
             await self._autoplay()
+        if self.claims and self.outbox is None and (now := self.relay_now()) is not None:
+            claim = table.claim(int((now - CLAIM_MARGIN) * 1000))
+            if claim is not None:
+                await self._post(claim)
+        self._arm_claim()
+
+    def relay_now(self) -> float | None:
+        """A lower bound of the relay's clock now (Unix seconds): the stamp of the last event plus the time since it
+        came. The relay stamped it before sending it, so a claim posted once this bound is past a deadline is
+        stamped past it too; None before any event."""
+        if self.seen is None:
+            return None
+        stamp, at = self.seen
+        return stamp + (self.clock() - at)
+
+    def _arm_claim(self) -> None:
+        """Wake up when the next other seat's time to move runs out (the table says when), to claim it."""
+        if self._claiming is not None:
+            self._claiming.cancel()
+            self._claiming = None
+        deadlines = self.table.deadlines() if self.claims else {}
+        now = self.relay_now()
+        if deadlines and now is not None:
+            delay = min(deadlines.values()) / 1000 + CLAIM_MARGIN - now
+            self._claiming = asyncio.get_running_loop().call_later(max(0.0, delay) + 0.01, self._wake_up)
 
     async def _autoplay(self) -> None:
         table = self.table

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .groups import DEFAULT_GROUP
-from .game import Game, GameState
+from .game import TIMED_OUT, Game, GameState
 from .ledger import Event
 from . import wire
 from .table import OBSERVER, Play, Table, Violation, Wish
@@ -269,7 +269,8 @@ def replay(check: GameCheck, own: Mapping[int, int] | None = None) -> list[Step]
             if values is None:
                 return _ended(steps, state, names)
             state.choose(values)
-            caption = ", ".join(f"{names[seat]} chose {value}" for seat, value in sorted(values.items()))
+            caption = ", ".join(f"{names[seat]}'s time ran out" if value == TIMED_OUT else f"{names[seat]} chose {value}"
+                                for seat, value in sorted(values.items()))
         else:
             item = next(moves, None)
             if item is None:
