@@ -301,6 +301,7 @@ class Deck:
     faces: dict[int, int] = field(default_factory=dict)  # pos -> card index I have seen
     seen: dict[int, set[int]] = field(default_factory=dict)  # pos -> seats it has been shown to
     shows: list[Show] = field(default_factory=list)  # under way
+    void: bool = False  # given up: a seat it needed never came (GameState.void); late keys to it are no news
 
     @property
     def size(self) -> int:

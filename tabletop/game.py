@@ -185,6 +185,13 @@ class GameState(ABC, Generic[Face]):
         waits on a choice (see :meth:`choose`). Every seat must compute the same: from public state only."""
         return None
 
+    def void(self, seat: int) -> str:
+        """The deal under way is void: ``seat``'s time ran out while the deal needed its shuffle step or its keys, so
+        it will never come (a game that says :attr:`Game.voids_deals`). The game puts ``seat`` out for good (it deals
+        no more: :meth:`dealers`), undoes the deal, asks for the next one (:meth:`deals`) unless the game is over, and
+        says what became of it, as a log line with seats as ``{0}``, ``{1}``…"""
+        raise NotImplementedError
+
     @abstractmethod
     def outcome(self) -> Outcome | None:
         """None while the game goes on."""
@@ -222,6 +229,8 @@ class Game(ABC, Generic[Face]):
     Options: ClassVar[type[BaseModel]] = NoOptions
     tally: ClassVar[tuple[str, str]] = ("move", "moves")  # what the audit counts (moves and choices), for people
     has_starter: ClassVar[bool] = True  # one seat moves first (False: every seat moves at once, as rps's throws)
+    voids_deals: ClassVar[bool] = False  # a seat whose keys a deal needs runs on the clock, and the deal is void when
+    # its time runs out (GameState.void); otherwise the table waits on keys as long as its players do
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A game that declares its ``about`` takes its names and seats from it, and its Options must agree."""

@@ -45,6 +45,7 @@ class Needs:
 
 
 CLOCKED = (Owed.MOVE, Owed.CHOICE_COMMITMENT, Owed.CHOICE_REVEAL)  # what a seat owes on the clock
+DEAL_WORK = (Owed.SHUFFLE_STEP, Owed.HAND_KEYS, Owed.CARD_KEY)  # on the clock too in a game that voids deals
 
 
 class Intents(TableState):
@@ -258,7 +259,14 @@ class Intents(TableState):
 
     def clocked(self) -> list[int]:
         """The seats the clock runs for now: those that owe a move, a choice or its reveal while the game is played
-        (none while a move's cards are being shown)."""
-        if self.phase is not Phase.PLAYING or self.play.pending is not None:
-            return []
-        return [due.seat for due in self.owing() if due.what in CLOCKED]
+        (none while a move's cards are being shown); in a game that voids deals (``Game.voids_deals``), also those
+        that owe a shuffle step or keys."""
+        p, phase = self.play, self.phase
+        what: tuple[Owed, ...] = CLOCKED if phase is Phase.PLAYING and p.pending is None else ()
+        if p.game is not None and p.game.voids_deals and phase in (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING):
+            what += DEAL_WORK
+        return [due.seat for due in self.owing() if due.what in what] if what else []
+
+    def owes_deal_work(self, seat: int) -> bool:
+        """``seat`` owes the deal its shuffle step or keys (not a move or a choice)."""
+        return any(due.seat == seat and due.what in DEAL_WORK for due in self.owing())

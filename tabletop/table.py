@@ -176,6 +176,8 @@ class Table(Viewable):
                             "it was forged or altered")
 
     def _dispatch(self, seat: int, p: Play, message: wire.Message, shares: wire.Shares | None) -> None:
+        if seat in p.out:  # out of the game since its time ran out on a deal: what it sends now crossed the claim
+            return
         if shares is not None and not (isinstance(message, wire.Share) or self._is_move(p, message)):
             raise Violation(f"{self.who(seat)} sent keys with a {message.type!r} message")
         if isinstance(message, wire.Stopped):
@@ -191,10 +193,12 @@ class Table(Viewable):
             p.deck.apply_shuffle(seat, message)
             if p.deck.ready:
                 p.deck.begin(p.state.deal() if p.state else [])
+            self._acted = seat  # its wait ends here on every seat, whenever each has checked the step's proof
         elif isinstance(message, wire.Share):
             if shares is None or p.deck is None:
                 raise Violation(f"{self.who(seat)} sent an empty share")
             self._apply_shares(seat, p, shares)
+            self._acted = seat
         elif isinstance(message, wire.TimeOut):
             self._claim(seat, p, message)
         elif isinstance(message, wire.Audit):
@@ -395,7 +399,7 @@ class Table(Viewable):
         for k, deck in enumerate(p.decks):
             part = wire.Shares(open=[key for key in shares.open if deal(key.pos) == k],
                                sealed=[key for key in shares.sealed if deal(key.pos) == k])
-            if part.open or part.sealed:
+            if (part.open or part.sealed) and not deck.void:  # a key to a void deal crossed the claim: no news
                 deck.apply_shares(seat, part)
 
     # -- the clock -------------------------------------------------------------------------------------
@@ -416,10 +420,32 @@ class Table(Viewable):
         if not timers.running(late, claim.wait) or late not in self.clocked():
             return
         try:
+            deal_work = self.owes_deal_work(late)
             timers.judge(late, self.stamp)
         except Early as error:
             raise Violation(f"{who} claimed that {self.whose(late)} time ran out {error}") from None
-        self._time_out(p, late)
+        if deal_work:
+            self._void(p, late)
+        else:
+            self._time_out(p, late)
+
+    def _void(self, p: Play, seat: int) -> None:
+        """``seat``'s time ran out while the deal needed its shuffle step or keys: the deal is given up (a move
+        waiting for its cards with it), the seat is out of this game, and the game says what became of the deal
+        (``GameState.void``) and asks for the next one."""
+        assert p.state is not None and p.deck is not None
+        p.deck.void = True
+        p.deck.shows.clear()
+        p.pending, p.timed_out, p.dealt = None, False, True
+        p.out.add(seat)
+        p.late.discard(seat)
+        said = p.state.void(seat).format(*(self.who(s) for s in range(p.seats)))
+        p.last_move = f"{self.whose(seat)} time ran out while the deal needed {'your' if seat == self.me else 'their'} " \
+                      f"keys; {said}"
+        self._say(p.last_move)
+        if p.state.deals() > len(p.decks):
+            self._deal(p)
+            self._say(f"shuffling for deal {len(p.decks)}")
 
     def _time_out(self, p: Play, seat: int) -> None:
         """What the game does for ``seat``, whose time ran out: it loses the choice under way, or the game's default
@@ -524,7 +550,7 @@ class Table(Viewable):
                 self.problem = self._blame(violation)
                 self._say(f"stopped: {self.problem}")
                 raise Violation(self.problem) from None
-            if deck.ready and p.deck is deck:
+            if deck.ready and p.deck is deck and not deck.void:
                 deck.begin(p.state.deal() if p.state else [])
                 self._settle(p)
 

@@ -11,11 +11,15 @@ import pytest
 from games.holdem.game import HoldemState
 from games.holdem.moves import Call, Fold, Raise
 from games.holdem.rules import Stage
+from arena import start_players
+from relay.ledger import MemoryLedger
+from relay.server import Limits, Relay
 from room import Room
 from tabletop import deck as mental
 from tabletop import wire
 from tabletop.crypto import Group, derive_bytes
-from tabletop.table import Phase, Table
+from tabletop.table import Phase, Post, Table
+from tabletop.values import Awaiting, Owed
 from test_cheating import Once, reseal
 from test_holdem_wire import station, view_of
 
@@ -278,6 +282,105 @@ def test_a_step_proven_as_if_every_seat_dealt_does_not_hold():
                                    for p in room.violations.values())
 
 
+# -- a seat that vanishes while its keys are needed ----------------------------------------------------------------
+
+CLOCKED = {"hands": 2, "clock": 30, "bank": 60}
+
+
+def vanish_when(room: Room, owes: Owed) -> int:
+    """Play until some seat owes ``owes`` to the deal, and stop that seat's program there: the seat (the last that
+    owes it)."""
+    room.run(until=lambda: any(due.what is owes for due in room.tables[0].owing()))
+    seat = max(due.seat for due in room.tables[0].owing() if due.what is owes)
+    room.gone.add(seat)
+    room.vanished_at = len(room.ledger)  # type: ignore[attr-defined]
+    room.run()  # the others answer what they owe, and then wait on it
+    return seat
+
+
+def claim_after(room: Room, seconds: float, seat: int) -> int:
+    """Another seat claims, ``seconds`` after the last event, that ``seat``'s time ran out: the claimant."""
+    by = next(s for s in range(room.seats) if s != seat and s not in room.gone)
+    timers = room.tables[by].play.timers
+    assert timers is not None
+    room.now = room.ledger[-1].time + seconds
+    room.post(by, Post(1, wire.TimeOut(seat=seat, wait=timers.waits[seat].number)))
+    return by
+
+
+def chips(table: Table) -> list[int]:
+    state = table.play.state
+    assert isinstance(state, HoldemState)
+    return list(state.chips)
+
+
+def test_a_seat_that_vanishes_while_the_board_needs_its_key_voids_the_hand_and_forfeits_its_stack():
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)  # the flop is shown: every key is needed
+    before = chips(room.tables[0])  # as the hand began (the blinds and calls are undone)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    live = [t for t in room.tables if t.me != gone]
+    assert all(t.awaiting() == [Awaiting(gone, Owed.CARD_KEY)] for t in live)
+    claim_after(room, 90.0, gone)  # 30 s for the move and 60 s of bank
+    room.run()
+    assert room.violations == {}
+    assert all("hand 1 is void" in line for t in live for line in t.log if "needed their keys" in line)
+    first = room.tables[0].play.state.history[0]
+    others = [s for s in range(3) if s != gone]
+    share = before[gone] // 2
+    assert first[gone] == 0 and sum(first) == 3000 and all(first[s] in (before[s] + share, before[s] + share + 1)
+                                                         for s in others)
+    assert len(live[0].play.decks) == 2 and gone not in live[0].play.decks[1].order
+    assert live[0].play.outcome == live[1].play.outcome and live[0].play.outcome is not None
+    assert all(t.play.verdict == [] and sum(chips(t)) == 3000 for t in live)
+
+
+def test_a_seat_that_vanishes_owing_its_shuffle_step_voids_that_hand_and_the_game_goes_on():
+    room = Room(game="holdem", seats=3, options={**CLOCKED, "hands": 3})
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: len(room.tables[0].play.decks) == 2)
+    gone = vanish_when(room, Owed.SHUFFLE_STEP)
+    claim_after(room, 90.0, gone)
+    room.run()
+    live = [t for t in room.tables if t.me != gone]
+    assert room.violations == {} and all(t.play.verdict == [] for t in live)
+    assert [len(d.order) for d in live[0].play.decks] == [3, 3, 2] and live[0].play.decks[1].void
+    assert chips(live[0]) == chips(live[1]) and chips(live[0])[gone] == 0 and sum(chips(live[0])) == 3000
+
+
+def test_a_void_claimed_before_the_clock_ran_out_is_named():
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    by = claim_after(room, 89.9, gone)
+    assert {p for seat, p in room.violations.items() if seat != by} == {
+        f"{room.names[by]} claimed that {room.names[gone]}'s time ran out 0.1 s early: 89.9 s after the wait began, "
+        "of 30 s for the move and 60 s of bank"}
+
+
+def test_what_a_void_seat_sent_after_the_claim_is_no_news():
+    """Its key to the void hand, sent before it saw the claim, lands after it: the hand stays void, nobody is
+    blamed."""
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    late = room.tables[gone].owed()
+    assert isinstance(late, Post)
+    written = room.write(gone, late)
+    claim_after(room, 90.0, gone)
+    for event in room.ledger[room.vanished_at:]:  # type: ignore[attr-defined]  # it was only slow: it reads on
+        room.tables[gone].apply(event)
+    room.gone.discard(gone)
+    for body in written:
+        room.append(gone, "post", body)
+    room.run()
+    assert room.violations == {} and all(t.play.verdict == [] for t in room.tables)
+    assert room.tables[gone].play.outcome == room.tables[0].play.outcome
+
+
 # -- through a real relay, the leaving seat's program stopped at that moment -------------------------------------
 
 
@@ -325,3 +428,42 @@ async def test_a_fold_opening_its_own_hole_card_through_the_relay_is_named(playe
     problems = {s.table.problem for s in honest}
     assert problems == {f"{['ana', 'bo', 'cy'][cheat]} sent a key for card {view_of(room.seats[cheat].table).mine.positions[0]}"
                         " that nobody asked to see"}, problems
+
+
+async def test_a_seat_killed_while_its_keys_are_needed_voids_the_hand_and_the_table_plays_on(eventually):
+    """cy makes no move and its program is killed: the clock folds (or checks) for it, then the board needs its key
+    and never gets it: the hand is void, cy is out with no chips, and ana and bo play the next hand between them."""
+    from test_clock import FakeTime
+
+    clock = FakeTime()
+    relay = Relay(MemoryLedger(clock=clock), Limits())
+    server = await relay.serve("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    trio = await start_players(url, "leave-void", [station, station, None], game="holdem", options=CLOCKED,
+                               clock=clock)
+    ana = trio.seats[0].table
+    try:
+        await eventually(lambda: ana.owing() == [Awaiting(2, Owed.MOVE)], "cy to owe a move")
+        await stop(trio, 2)
+        void = "cy's time ran out while the deal needed their keys; hand 1 is void"
+        for advance in (90.6, 30.6, 30.6, 30.6):
+            await eventually(lambda: any(line.startswith(void) for line in ana.log) or 2 in ana.clocked(),
+                             "cy waited on")
+            if any(line.startswith(void) for line in ana.log):
+                break
+            timers = ana.play.timers
+            assert timers is not None
+            number = timers.waits[2].number
+            clock.now += advance
+            await trio.seats[0].pump()  # as its timer would, once the time is out
+            await eventually(lambda: 2 not in timers.waits or timers.waits[2].number != number, "ana's claim")
+        live = trio.seats[:2]
+        assert await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in live)), 60) == [1, 1]
+        assert all(s.table.play.verdict == [] and s.table.play.outcome == ana.play.outcome for s in live)
+        assert chips(ana)[2] == 0 and sum(chips(ana)) == 3000 and [len(d.order) for d in ana.play.decks] == [3, 2]
+        assert all(any(line.startswith(void) for line in s.table.log) for s in live)
+    finally:
+        await trio.stop()
+        server.close()
+        await server.wait_closed()
+        await relay.close()

@@ -109,6 +109,7 @@ class HoldemState(GameState[str]):
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERBS.values(), 0))  # bet moves made, by kind
     said: str = ""  # the last move in words, for describe
     actions: dict[int, str] = field(default_factory=dict)  # this street: each seat's last action, "Raised to 80"
+    abandoned: bool = False  # the game ended on a void hand (``void``), which never finished
 
     def __post_init__(self) -> None:
         self.chips = [self.options.chips] * self.setup.seats
@@ -140,9 +141,14 @@ class HoldemState(GameState[str]):
 
     @property
     def over(self) -> bool:
-        """The game is over: one seat holds every chip, or the last hand is played."""
-        return self.hand.stage is Stage.OVER and (
+        """The game is over: one seat holds every chip, or the last hand is played (or void)."""
+        return self.finished and (
             sum(chips > 0 for chips in self.chips) < 2 or self.hand.number + 1 >= self.options.hands)
+
+    @property
+    def finished(self) -> bool:
+        """The current hand is over: played to its end, or void (``void``) as the game's last."""
+        return self.hand.stage is Stage.OVER or self.abandoned
 
     # -- the table's side ------------------------------------------------------------------------------
 
@@ -174,7 +180,7 @@ class HoldemState(GameState[str]):
         return list(h.board_positions()[len(h.board_cards):])
 
     def to_move(self) -> tuple[int, ...]:
-        seat = self.hand.to_move()
+        seat = None if self.abandoned else self.hand.to_move()
         return () if seat is None else (seat,)
 
     def check(self, seat: int, move: Message) -> None:
@@ -325,6 +331,31 @@ class HoldemState(GameState[str]):
     def describe(self, seat: int, move: Message) -> str:
         return self.said
 
+    def void(self, seat: int) -> str:
+        """The hand is void (``seat``'s keys or shuffle step never came): every other seat's chips go back to where
+        they stood when it began; ``seat`` is out, its whole stack shared equally among the seats still playing,
+        the odd chips one each from the first of them left of the button. So vanishing is never better than
+        folding. Then the next hand, unless the game is over."""
+        h, n = self.hand, self.setup.seats
+        forfeit, self.chips[seat] = self.chips[seat], 0
+        playing = [other for k in range(1, n + 1) if self.chips[other := (h.button + k) % n] > 0]
+        share, odd = divmod(forfeit, len(playing))
+        gains = {other: share + (k < odd) for k, other in enumerate(playing)}
+        for other, gain in gains.items():
+            self.chips[other] += gain
+        self.history.append(tuple(self.chips))
+        shared = ", ".join(f"{gain:,} to {{{other}}}" for other, gain in sorted(gains.items()))
+        self.last_result = f"hand {h.number + 1} is void: every chip goes back to where it stood when it began, " \
+                           f"and out of the game goes {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"
+        said = self.last_result
+        if sum(chips > 0 for chips in self.chips) < 2 or h.number + 1 >= self.options.hands:
+            self.abandoned = True
+        else:
+            assert h.places is not None
+            self.hand = self._deal_hand(h.number + 1, next_places(self.chips, h.places))
+            said += f". Hand {h.number + 2}: the button goes to {{{self.hand.button}}}"
+        return said
+
     def owed(self, seat: int) -> Message | None:
         """The forced moves: the button shows the next street; the first hand at showdown is shown."""
         h = self.hand
@@ -413,12 +444,12 @@ class HoldemState(GameState[str]):
     def record(self, names: Sequence[str]) -> dict[str, Any]:
         """For ``discard-bot --json``: every player's chips, the hands played, and how often each bet move was
         made (every seat's: ``benchmarks/holdem.py`` prints them)."""
-        chips = self.chips if self.hand.stage is Stage.OVER else [self.hand.stack(s) for s in range(self.setup.seats)]
+        chips = self.chips if self.finished else [self.hand.stack(s) for s in range(self.setup.seats)]
         return {"chips": dict(zip(names, chips, strict=True)), "hands": self.hand.number + 1, "bets": dict(self.counts)}
 
     def view(self, seat: int) -> HoldemView:
         h = self.hand
-        over = h.stage is Stage.OVER
+        over = self.finished
 
         def player(s: int) -> Player:
             dealt = s in h.players
@@ -448,6 +479,7 @@ class Holdem(Game[str]):
 
     about = ABOUT
     messages: ClassVar[tuple[type[Message], ...]] = MOVES
+    voids_deals = True
     Options = HoldemOptions
 
     def faces(self, options: Any, seats: int) -> tuple[str, ...]:
