@@ -244,16 +244,22 @@ class Seat:
         stamp, at = self.seen
         return stamp + (self.clock() - at)
 
+    def claim_in(self) -> float | None:
+        """Seconds until this seat claims that another seat's time ran out (0 once it may), or None while the clock
+        runs for no other seat."""
+        deadlines = self.table.deadlines() if self.claims else {}
+        now = self.relay_now()
+        if not deadlines or now is None:
+            return None
+        return max(0.0, min(deadlines.values()) / 1000 + CLAIM_MARGIN - now)
+
     def _arm_claim(self) -> None:
         """Wake up when the next other seat's time to move runs out (the table says when), to claim it."""
         if self._claiming is not None:
             self._claiming.cancel()
             self._claiming = None
-        deadlines = self.table.deadlines() if self.claims else {}
-        now = self.relay_now()
-        if deadlines and now is not None:
-            delay = min(deadlines.values()) / 1000 + CLAIM_MARGIN - now
-            self._claiming = asyncio.get_running_loop().call_later(max(0.0, delay) + 0.01, self._wake_up)
+        if (delay := self.claim_in()) is not None:
+            self._claiming = asyncio.get_running_loop().call_later(delay + 0.01, self._wake_up)
 
     async def _autoplay(self) -> None:
         table = self.table
