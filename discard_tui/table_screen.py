@@ -222,6 +222,7 @@ class TableScreen(Screen[None], Generic[V]):
         status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
         status.headline, status.my_turn = self.headline(view), view.my_turn
+        status.clock, status.hurry = clock_text(view, now)
         status.event = capitalized(view.last_move or "", view.names)
         status.hint = trouble(view, self.leave_grace, now, wall, self.resumes) or self.hint(view) or \
             (view.note if view.phase in IN_GAME else "")
@@ -408,6 +409,33 @@ def trouble(view: SeatView, grace: float, now: float | None = None, wall: float 
         return (f"The relay has not answered for {int(gone)} s; if {view.opponent_name} hosted it, they have "
                 f"quit. {leave}")
     return f"{absence(view, wall)}: {leave}"
+
+
+HURRY = 10_000  # ms left (move and bank together) under which my own clock is shown in red
+
+
+def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
+    """The clock of each seat the game waits on, by the relay's time (``now``: time.monotonic()): "bo 0:23 · bank
+    1:00", "you 0:04 · bank 0:00"; and whether it is mine, nearly out. ("", False) when no clock runs."""
+    clock = view.clock
+    if clock is None or view.relay_offset is None or view.phase is not SeatPhase.PLAYING:
+        return "", False
+    relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
+    parts, hurry = [], False
+    for wait in clock.waits:
+        left = clock.left(wait.seat, relay)
+        if left is None:
+            continue
+        move, bank = left
+        parts.append(f"{'you' if wait.seat == view.me else view.names[wait.seat]} {minutes(move)} · bank {minutes(bank)}")
+        hurry = hurry or (wait.seat == view.me and move + bank < HURRY)
+    return " · ".join(parts), hurry
+
+
+def minutes(ms: int) -> str:
+    """ "1:05": minutes and seconds, rounded up (a clock at 0:00 has run out)."""
+    seconds = -(-ms // 1000)
+    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def headline(view: SeatView) -> str:

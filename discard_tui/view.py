@@ -13,6 +13,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
+    from tabletop.clock import ClockView
     from tabletop.ledger import Link
     from tabletop.values import Progress, Result
     from tabletop.values import Verdict
@@ -65,6 +66,8 @@ class SeatView(Generic[Board]):
     rematch_refusal: str | None = "a rematch can start once this game is over"
     named: tuple[bool, ...] = ()  # per seat: its player has said who they are (else the name is a stand-in)
     note: str = ""  # worth knowing when there is nothing to do ("bo chose the 24-card deck")
+    clock: ClockView | None = None  # the action clock: who the game waits on, since when, and each seat's bank
+    relay_offset: float | None = None  # the relay's Unix time less time.monotonic(), as this seat bounds it
 
     @property
     def others(self) -> tuple[int, ...]:

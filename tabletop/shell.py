@@ -86,7 +86,6 @@ class Seat:
     transcript_path: Path | None = None
     last_progress: float = field(default_factory=time.monotonic)  # joins and leaves are no progress
     completed: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)  # audited games; None: stopped
-    claims: bool = True  # post a claim once another seat's time to move has run out (the action clock)
     clock: Callable[[], float] = time.monotonic  # this process's clock (a test's, which it advances)
     seen: tuple[float, float] | None = None  # the relay's stamp of the last event, and when it came (``clock``)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -229,7 +228,7 @@ class Seat:
             await self._post(owed)
         elif owed is None and self.autoplay is not None:
             await self._autoplay()
-        if self.claims and self.outbox is None and (now := self.relay_now()) is not None:
+        if self.outbox is None and (now := self.relay_now()) is not None:  # another seat's time ran out: claim it
             claim = table.claim(int((now - CLAIM_MARGIN) * 1000))
             if claim is not None:
                 await self._post(claim)
@@ -244,16 +243,21 @@ class Seat:
         stamp, at = self.seen
         return stamp + (self.clock() - at)
 
+    def claim_in(self) -> float | None:
+        """Seconds until this seat claims that another seat's time ran out (0 once it may), or None while the clock
+        runs for no other seat."""
+        deadlines, now = self.table.deadlines(), self.relay_now()
+        if not deadlines or now is None:
+            return None
+        return max(0.0, min(deadlines.values()) / 1000 + CLAIM_MARGIN - now)
+
     def _arm_claim(self) -> None:
         """Wake up when the next other seat's time to move runs out (the table says when), to claim it."""
         if self._claiming is not None:
             self._claiming.cancel()
             self._claiming = None
-        deadlines = self.table.deadlines() if self.claims else {}
-        now = self.relay_now()
-        if deadlines and now is not None:
-            delay = min(deadlines.values()) / 1000 + CLAIM_MARGIN - now
-            self._claiming = asyncio.get_running_loop().call_later(max(0.0, delay) + 0.01, self._wake_up)
+        if (delay := self.claim_in()) is not None:
+            self._claiming = asyncio.get_running_loop().call_later(delay + 0.01, self._wake_up)
 
     async def _autoplay(self) -> None:
         table = self.table

@@ -417,7 +417,7 @@ class Table(Viewable):
         if timers is None or not timers.begun(late, claim.wait):
             raise Violation(f"{who} claimed that {self.whose(late)} wait #{claim.wait} ran out, a wait that never "
                             "began")
-        if not timers.running(late, claim.wait) or late not in self.clocked():
+        if not timers.running(late, claim.wait):
             return
         try:
             deal_work = self.owes_deal_work(late)

@@ -310,7 +310,7 @@ def drifted_options(kind: str) -> type:
 @pytest.mark.parametrize("kind, problem", [
     ("bounds", "points: an int from 1 to 1000"),
     ("default", "points: take its default and help from its declaration"),
-    ("name", "its fields ['limit'] are not its declared options ['points']"),
+    ("name", "its fields ['bank', 'clock', 'limit'] are not its declared options ['points', 'clock', 'bank']"),
 ])
 def test_an_options_model_that_drifts_from_its_declaration_is_refused_when_the_game_is_made(kind, problem):
     import re

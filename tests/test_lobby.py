@@ -141,8 +141,9 @@ async def test_c_creates_a_public_room_with_the_game_its_players_and_options():
         await until(pilot, lambda: app.chosen, "the new room")
     [chosen] = app.chosen
     assert chosen is not None and chosen.public and chosen.room.startswith("table-")
-    assert (chosen.game, chosen.seats, chosen.options) == ("war", 2, {"tricks": 50})
-    assert public_fields(chosen) == {"game": "war", "group": DEFAULT_GROUP.name, "tricks": 50}
+    clock = {"clock": 10, "bank": 30}  # war's clock, as the dialog offers it
+    assert (chosen.game, chosen.seats, chosen.options) == ("war", 2, {"tricks": 50, **clock})
+    assert public_fields(chosen) == {"game": "war", "group": DEFAULT_GROUP.name, "tricks": 50, **clock}
 
 
 @pytest.mark.parametrize("frame", [
@@ -185,7 +186,7 @@ async def test_a_room_created_in_the_lobby_is_listed_on_a_real_relay_until_it_is
         room = app.config.room
         [listed] = (await link.page(None)).rooms
         assert (listed.room, listed.game, listed.names, listed.seats) == (room, "discard", ("ana",), 2)
-        assert listed.options == {"group": DEFAULT_GROUP.name, "deck": "full"}
+        assert listed.options == {"group": DEFAULT_GROUP.name, "deck": "full", "clock": 20, "bank": 60}
         async with connect(relay_url) as other:  # a second player takes the last seat: the room is full
             await other.send('{"type": "join", "room": "%s", "name": "bo", "token": null}' % room)
             await other.recv()

@@ -1120,3 +1120,24 @@ async def test_the_start_screen_offers_an_unfinished_game_against_the_computer()
         await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
                     and not again.view.replaying and again.view.phase is SeatPhase.PLAYING, "back at the table")
         assert (again.config.room, again.view.hand) == (room, hand)
+
+
+async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_the_relay_s_time():
+    from tabletop.clock import Clock, ClockView, Wait
+
+    since = 1_800_000_000_000  # the relay's time (ms) when the wait began
+    clock = ClockView(Clock(move_ms=20_000, bank_ms=60_000), banks=(60_000, 45_000), waits=(Wait(1, 3, since),))
+    app = discard_table(my_turn=False, clock=clock, relay_offset=since / 1000 - 100.0)  # monotonic 100 s: at since
+    async with app.run_test(size=(80, 24)) as pilot:
+        status = app.screen.query_one(StatusBar)
+        app.table.update(app.view, now=107.0)
+        await pilot.pause()
+        assert status.clock == "Computer 0:13 · bank 0:45" and not status.hurry
+        assert "⏱ Computer 0:13 · bank 0:45" in status.render().plain.splitlines()[1]
+        app.table.update(dataclasses.replace(app.view, my_turn=True, clock=dataclasses.replace(
+            clock, waits=(Wait(0, 4, since),))), now=100.0 + 75.5)  # 20 s of the move, then 55.5 of 60 s of bank
+        await pilot.pause()
+        assert status.clock == "you 0:00 · bank 0:05" and status.hurry
+        app.table.update(dataclasses.replace(app.view, phase=SeatPhase.OVER))
+        await pilot.pause()
+        assert status.clock == ""
