@@ -334,6 +334,7 @@ def test_a_seat_that_vanishes_while_the_board_needs_its_key_voids_the_hand_and_f
     assert len(live[0].play.decks) == 2 and gone not in live[0].play.decks[1].order
     assert live[0].play.outcome == live[1].play.outcome and live[0].play.outcome is not None
     assert all(t.play.verdict == [] and sum(chips(t)) == 3000 for t in live)
+    assert readable(room, None) == set() and room.read_as_a_stranger()  # discard-verify's check of it holds
 
 
 def test_a_seat_that_vanishes_owing_its_shuffle_step_voids_that_hand_and_the_game_goes_on():
