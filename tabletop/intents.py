@@ -267,6 +267,14 @@ class Intents(TableState):
             what += DEAL_WORK
         return [due.seat for due in self.owing() if due.what in what] if what else []
 
+    def in_game(self, seat: int) -> bool:
+        """The game under way may still need ``seat``: it is not out of it (a Hold'em seat with no chips deals no
+        more, one whose deal was void is out), so its absence may hold the game up. Between games, every seat."""
+        p = self.play
+        if self.phase not in (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING):
+            return True
+        return seat not in p.out and (p.deck is None or seat in p.deck.order)
+
     def owes_deal_work(self, seat: int) -> bool:
         """``seat`` owes the deal its shuffle step or keys (not a move or a choice)."""
         return any(due.seat == seat and due.what in DEAL_WORK for due in self.owing())

@@ -213,6 +213,8 @@ def test_a_seat_with_no_chips_deals_no_more_and_the_game_goes_on_without_it():
     room, busted = busted_room()
     second = room.tables[0].play.decks[1]
     assert busted not in second.order and len(second.order) == 2
+    assert [room.tables[0].in_game(seat) for seat in range(3)] == [seat != busted for seat in range(3)]  # its
+    # absence holds nothing up: the screens offer nobody to leave for it
     assert second.context(0)["dealers"] == list(second.order)  # the proofs' statement names who deals
     assert room.tables[0].play.decks[0].context(0).keys() == {"version", "group", "room", "game", "deal", "seat",
                                                               "step", "steps"}  # a deal by everyone, as before
