@@ -1,4 +1,5 @@
-"""The mental deck for N players: shuffled by everyone, shown only to whom the game says.
+"""The mental deck for N players (the deal's dealers: every seat, unless the game has put some out): shuffled by
+all of them, shown only to whom the game says.
 
 **Shuffle.** 2N steps. In phase 1 each seat in turn (the starter first)
 raises every card to its one shuffle key and permutes the deck; in phase 2
@@ -16,7 +17,8 @@ d_sj *sealed* to t: encrypted with ChaCha20-Poly1305 under a key derived
 relay included, can read it, and a later showing of the same position to
 another seat adds nothing the first recipient's keys did not already cover.
 To show it to everyone, every d_sj is published in the open (by s, or by any
-seat that already knows it). Every key received, sealed or open, must match
+seat that already knows it); a move may open its sender's own keys ahead of
+the showing, when the game says so (:meth:`Deck.apply_release`). Every key received, sealed or open, must match
 its owner's commitment, so a wrong key is named at once with its sender.
 
 **Audit** (versions 3 and 4, read from old transcripts). At the end every

@@ -256,6 +256,18 @@ def test_a_busted_seat_that_shuffles_or_sends_keys_again_is_named():
     assert named(room, busted) == {f"{room.names[busted]} sent keys to deal 2, which they do not deal"}
 
 
+def test_a_seat_with_chips_cannot_be_dealt_out_by_another():
+    """Who deals comes from the ledger (the seats with chips), never from a claim: a seat that shuffles in the place
+    of a seat with chips, as if it had left, is out of turn."""
+    room = Room(game="holdem", seats=3, options=ONE_HAND)
+    room.run(until=lambda: room.tables[0].phase is Phase.SHUFFLING)
+    deck = room.tables[0].play.deck
+    assert deck is not None and not deck.steps
+    usurper = deck.order[1]
+    post_as(room, usurper, mental.Shuffle(phase=1, deck=["2"] * 52, key="2", proof=["2"]))
+    assert named(room, usurper) == {f"{room.names[usurper]} sent shuffle step 1 of 6 out of turn"}
+
+
 def named(room: Room, culprit: int) -> set[str]:
     """What every other seat's table stopped on."""
     assert len(room.violations) == room.seats
