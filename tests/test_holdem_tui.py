@@ -125,7 +125,7 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
     def my_showdown() -> bool:
         board = table.view().board
         return board is not None and table.play.pending is None and board.stage.value == "showdown" and \
-            table.me in board.to_move and any(player.shown for player in board.players)
+            board.to_move == table.me and any(player.shown for player in board.players)
 
     room.run(until=my_showdown)
     assert my_showdown()
