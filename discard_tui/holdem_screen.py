@@ -235,11 +235,12 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
         least, most = bounds
         verb = "Bet" if board.opening else "Raise to"
         return f"{verb} {amount:,} · min {least:,} max {most:,} · ←→↑↓ 0-9 h p a · Enter sends"
-    call = f"c calls {min(board.to_call, board.players[view.me].chips):,}" if board.to_call else "c checks"
+    call = f"f folds · c calls {min(board.to_call, board.players[view.me].chips):,}" if board.to_call \
+        else "c checks"  # with nothing to call there is nothing to fold
     if bounds is None:  # the betting is closed to raises (or I cannot cover the call): no all in beyond a call
-        return f"f folds · {call}"
+        return call
     raise_ = f" · r {'bets' if board.opening else 'raises'} ({bounds[0]:,}–{bounds[1]:,})"
-    return f"f folds · {call}{raise_} · a all in"
+    return f"{call}{raise_} · a all in"
 
 
 # -- the screen -------------------------------------------------------------------------------------------

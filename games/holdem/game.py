@@ -197,6 +197,8 @@ class HoldemState(GameState[str]):
             raise RuleViolation(f"checked with {owe} to call", rule=f"there is {owe} to call: call, raise or fold")
         if isinstance(move, Call) and not owe:
             raise RuleViolation("called with nothing to call", rule="there is nothing to call: check")
+        if isinstance(move, Fold) and not owe:  # PokerKit's tournament mode refuses it too: nothing is given up
+            raise RuleViolation("folded with nothing to call", rule="there is nothing to call: check, not fold")
         if isinstance(move, Raise):
             bounds = h.raise_bounds()
             if bounds is None:
@@ -321,8 +323,8 @@ class HoldemState(GameState[str]):
         if h.stage is Stage.BOARD:
             return [Board(positions=list(h.next_street()))]
         if h.stage is Stage.SHOWDOWN:
-            return [Show(positions=list(h.hole(seat))), *([Muck()] if h.shown else [])]
-        moves: list[Message] = [Fold(), Call() if h.to_call() else Check()]
+            return [Show(positions=list(h.hole(seat))), *([Muck()] if h.may_muck() else [])]
+        moves: list[Message] = [Fold(), Call()] if h.to_call() else [Check()]
         bounds = h.raise_bounds()
         if bounds is not None:
             moves += [Raise(to=amount) for amount in sorted(set(bounds))]
