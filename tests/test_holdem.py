@@ -135,6 +135,20 @@ def test_heads_up_the_button_posts_the_small_blind_and_acts_first_before_the_flo
     assert state.to_move() == 0  # after the flop the big blind acts first
 
 
+def test_the_view_gives_the_pot_sized_raise_and_says_when_a_raise_is_the_first_bet():
+    """The raise editor's p and h keys, and its "Bet" or "Raise to", read the game's view (no arithmetic on screen)."""
+    state = new(seats=2, starter=1)
+    view = state.view(1)
+    assert (view.to_call, view.total, view.opening) == (10, 30, False)
+    assert view.pot_raise() == 60 and view.pot_raise(0.5) == 40  # the call to 20, then the pot of 40 after it
+    play(state, 1, Call())
+    play(state, 0, Check())
+    stack(state, {-1: "2c7d9hJsKs"})
+    board(state)
+    view = state.view(0)
+    assert view.opening and view.pot_raise() == 40 and view.raise_bounds == (20, 980)
+
+
 def test_three_players_blinds_left_of_the_button_and_the_deal_shows_each_hole_to_its_owner():
     state = new(seats=3, starter=2)
     h = state.hand
