@@ -7,9 +7,10 @@ state that knows every card, as the audit's replay does, is told every move too,
 step:
 
 - the seats agree on whom the game waits for, on a choice, on what a move shows and on the outcome;
-- at most one seat is to move (``to_move`` is one seat or None), only that seat has legal moves, and none while
-  every seat chooses at once;
-- every legal move passes the rules, from every seat's side;
+- at most one seat is to move (``to_move`` is one seat or None), only that seat has legal moves or a forced one,
+  and none is to move while every seat chooses at once;
+- every legal move passes ``check`` from every seat's side, and ``push`` on a copy of the state that knows every
+  card;
 - each seat's view is the same from its own state as from the one that knows every card: it never shows a card
   the seat has not seen.
 
@@ -117,7 +118,9 @@ class Dealer:
         mover = self.agreed(lambda state: state.to_move())
         choice = self.agreed(lambda state: state.choice())
         for state in self.states:
-            assert all(state.legal_moves(seat) == [] for seat in seats if seat != mover), "a seat out of turn may move"
+            others = [seat for seat in seats if seat != mover]
+            assert all(state.legal_moves(seat) == [] and state.owed(seat) is None for seat in others), \
+                "a seat out of turn may move"
         if choice is not None:
             assert mover is None, f"seat {mover} is to move while every seat chooses at once"
         for seat, state in enumerate(self.seats):
