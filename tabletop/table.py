@@ -49,7 +49,8 @@ START = "start"  # the label of the draw for who starts
 
 
 class GameContractError(Exception):
-    """The game broke the Game interface's contract (a bug in the game's code, never a player's fault)."""
+    """The game broke the Game interface's contract (a bug in the game's code, never a player's fault): dealers
+    that are not seats of the table, or no legal move for a seat whose time ran out."""
 
 
 class Violation(Exception):
@@ -365,10 +366,7 @@ class Table(Viewable):
 
     def _move(self, seat: int, p: Play, move: wire.Message, shares: wire.Shares | None) -> None:
         self._expect(seat, p, move, Phase.PLAYING)
-        assert p.state is not None and p.game is not None
-        if len(movers := p.state.to_move()) > 1:
-            raise GameContractError(f"{p.game.title} waits on seats {movers} at once: the table takes one move at a "
-                                    "time (see GameState.to_move)")
+        assert p.state is not None
         if p.pending is not None:
             raise Violation(f"{self.who(seat)} sent {move.type!r} while a move was waiting for its cards")
         if p.choice is not None:

@@ -12,7 +12,7 @@ from games.holdem.game import HoldemState
 from games.holdem.moves import Call, Fold, Raise
 from games.holdem.rules import Stage
 from arena import start_players
-from relay.ledger import MemoryLedger
+from relay.memory_ledger import MemoryLedger
 from relay.server import Limits, Relay
 from room import Room
 from tabletop import deck as mental
