@@ -17,9 +17,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
-from .about import BANK, CLOCK, About, Number, OneOf, Option
+from .about import About, Number, OneOf, Option
 from .deck import Show
 from .wire import STRICT, Message
 
@@ -66,14 +66,6 @@ def options_problem(model: type[BaseModel], options: tuple[Option, ...]) -> str 
     return None
 
 
-def clocked(model: type[BaseModel], options: tuple[Option, ...]) -> type[BaseModel]:
-    """``model`` with the clock's two fields (tabletop.about.clock), from the game's own declaration of them: the
-    clock is the table's, so a game's Options model need not repeat them."""
-    fields: dict[str, Any] = {option.name: (int, option_field(option)) for option in options
-                              if option.name in (CLOCK, BANK) and option.name not in model.model_fields}
-    return create_model(model.__name__, __base__=model, **fields) if fields else model
-
-
 @dataclass(frozen=True)
 class Setup(Generic[Face]):
     """Everything a game needs to begin: agreed by every seat's hello and the draw for who starts."""
@@ -112,6 +104,11 @@ class GameState(ABC, Generic[Face]):
     faces: dict[int, Face] = field(default_factory=dict)  # positions this seat has seen
     seen: dict[int, set[int]] = field(default_factory=dict)  # position -> seats that have seen it
 
+    def seen_face(self, seat: int, pos: int) -> Face | None:
+        """The card at ``pos`` if ``seat`` has seen it, else None: what a :meth:`view` of ``seat`` may show, so that
+        the view is the same from a state that knows more (the audit's, which knows every card)."""
+        return self.faces.get(pos) if seat in self.seen.get(pos, ()) else None
+
     def deal(self) -> list[Show]:
         """The showings that make the current deal (positions shown to their owners), once its deck is shuffled.
 
@@ -126,13 +123,14 @@ class GameState(ABC, Generic[Face]):
         return 1
 
     @abstractmethod
-    def to_move(self) -> tuple[int, ...]:
-        """The seat the game waits on for a move now: one at most, or none.
+    def to_move(self) -> int | None:
+        """The seat the game waits on for a move now, or None (as PokerKit's ``actor_index``).
 
         The table's concurrency contract: it takes one move at a time. A move's showings complete before the next
         move may land (one sent earlier is the sender's violation), so two seats that may move at once would race
-        and the loser would be blamed; moves made at the same time are a :meth:`choice` (commit–reveal) instead.
-        A choice shows no cards: a game that must show one after it asks for a move.
+        and the loser would be blamed; moves made at the same time are a :meth:`choice` (commit–reveal) instead,
+        during which ``to_move`` is None and the table's own ``owed`` says which seats still owe a commitment or a
+        reveal. A choice shows no cards: a game that must show one after it asks for a move.
         """
 
     @abstractmethod
@@ -216,7 +214,6 @@ class Game(ABC, Generic[Face]):
         about = cls.__dict__.get("about")
         if about is not None:
             cls.name, cls.title, cls.seats = about.name, about.title, about.seats
-            cls.Options = clocked(cls.Options, about.options)
             if problem := options_problem(cls.Options, about.options):
                 raise TypeError(f"{cls.__name__}.Options: {problem}")
 

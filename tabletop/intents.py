@@ -122,9 +122,8 @@ class Intents(TableState):
             return "the last move is still being shown"
         if p.choice is not None:
             return "everyone is choosing"
-        if self.me not in p.state.to_move():
-            waiting = [self.name(s) for s in p.state.to_move()]
-            return f"it is {' and '.join(waiting)}'s turn" if waiting else "it is nobody's turn"
+        if (mover := p.state.to_move()) != self.me:
+            return "it is nobody's turn" if mover is None else f"it is {self.name(mover)}'s turn"
         try:
             p.state.check(self.me, move)
         except RuleViolation as error:
@@ -250,9 +249,8 @@ class Intents(TableState):
         if p.choice is not None:
             return [Awaiting(s, Owed.CHOICE_COMMITMENT if p.choice.owed(s) == "commit" else Owed.CHOICE_REVEAL)
                     for s in seats if p.choice.owed(s)]
-        if p.state is not None:
-            return [Awaiting(s, Owed.MOVE) for s in p.state.to_move()]
-        return []
+        mover = p.state.to_move() if p.state is not None else None
+        return [Awaiting(mover, Owed.MOVE)] if mover is not None else []
 
     def clocked(self) -> list[int]:
         """The seats the clock runs for now: those that owe a move, a choice or its reveal while the game is played

@@ -18,7 +18,7 @@ from games.cabo.rules import Stage
 from games.discard.moves import Draw, OutOfTime
 from games.holdem.strategy import player
 from games.war.game import Turn
-from relay.ledger import MemoryLedger
+from relay.memory_ledger import MemoryLedger
 from relay.server import Limits, Relay
 from tabletop import transcript, wire
 from tabletop.clock import Clock, Early, Timers

@@ -6,12 +6,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tabletop.game import TIMED_OUT, Choice, Game, GameState, Outcome, RuleViolation, Setup
-from tabletop.wire import Message
+from pydantic import BaseModel
 
-from .about import ABOUT
+from tabletop.game import TIMED_OUT, Choice, Game, GameState, Outcome, RuleViolation, Setup, option_field
+from tabletop.wire import STRICT, Message
+
+from .about import ABOUT, MOVE_TIME, TIME_BANK
 from .rules import SEATS, THROWS, Match, Throw
 from .strategy import random_throws
+
+
+class RpsOptions(BaseModel):
+    """Only the clock's: rock-paper-scissors has no options of its own."""
+
+    model_config = STRICT
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass(frozen=True)
@@ -40,8 +50,11 @@ class RpsState(GameState[str]):
         """The commit–reveal label of the throw under way: unique in the game, so every nonce is fresh."""
         return f"throw-{self.match.number}"
 
-    def to_move(self) -> tuple[int, ...]:
-        return ()  # nobody moves: every throw is a simultaneous choice
+    def to_move(self) -> int | None:
+        """None: nobody moves, both throw at once. Each throw is a :meth:`choice` of both seats, and the table's own
+        commit–reveal round says who still owes what (``Table.owed``, ``Table.awaiting``: a commitment, then a
+        reveal), so a throw has no mover for the screens to name."""
+        return None
 
     def check(self, seat: int, move: Message) -> None:
         raise RuleViolation(f"sent {move.type!r}, but rock-paper-scissors has no moves, only throws")
@@ -101,6 +114,7 @@ class Rps(Game[str]):
     messages: ClassVar[tuple[type[Message], ...]] = ()
     tally: ClassVar[tuple[str, str]] = ("throw", "throws")
     has_starter: ClassVar[bool] = False  # both throw at once: the table's log names no starter
+    Options = RpsOptions
 
     def faces(self, options: Any, seats: int) -> tuple[str, ...]:
         return ()
