@@ -415,20 +415,21 @@ HURRY = 10_000  # ms left (move and bank together) under which my own clock is s
 
 
 def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
-    """The clock of each seat the game waits on, by the relay's time (``now``: time.monotonic()): "bo 0:23 · bank
-    1:00", "you 0:04 · bank 0:00"; and whether it is mine, nearly out. ("", False) when no clock runs."""
+    """The clock the player needs, by the relay's time (``now``: time.monotonic()): mine while the game waits on me
+    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00"); and whether mine is nearly
+    out. ("", False) when no clock runs."""
     clock = view.clock
     if clock is None or view.relay_offset is None or view.phase is not SeatPhase.PLAYING:
         return "", False
     relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
+    seats = [wait.seat for wait in clock.waits]
     parts, hurry = [], False
-    for wait in clock.waits:
-        left = clock.left(wait.seat, relay)
-        if left is None:
-            continue
+    for seat in [view.me] if view.me in seats else seats:
+        left = clock.left(seat, relay)
+        assert left is not None
         move, bank = left
-        parts.append(f"{'you' if wait.seat == view.me else view.names[wait.seat]} {minutes(move)} · bank {minutes(bank)}")
-        hurry = hurry or (wait.seat == view.me and move + bank < HURRY)
+        parts.append(f"{'you' if seat == view.me else view.names[seat]} {minutes(move)} · bank {minutes(bank)}")
+        hurry = seat == view.me and move + bank < HURRY
     return " · ".join(parts), hurry
 
 

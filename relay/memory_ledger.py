@@ -113,8 +113,8 @@ class MemoryLedger(Ledger):
 
     def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20,
                  clock: Callable[[], float] = time.time) -> None:
-        self.retention = retention
         self.clock = clock  # the Unix time each event is stamped with (a test's clock, which it advances)
+        self.retention = retention
         self.interval = min(60.0, max(retention / 4, 0.05))
         self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
         self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it

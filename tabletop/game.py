@@ -12,15 +12,14 @@ with every face known, so the same ``push`` checks every claim.
 
 from __future__ import annotations
 
-import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
-from .about import BANK, CLOCK, About, Number, OneOf, Option
+from .about import About, Number, OneOf, Option
 from .deck import Show
 from .wire import STRICT, Message
 
@@ -65,19 +64,6 @@ def options_problem(model: type[BaseModel], options: tuple[Option, ...]) -> str 
         if isinstance(option, OneOf) and getattr(field.annotation, "__args__", None) != option.choices:
             return f"{option.name}: Literal{list(option.choices)}"
     return None
-
-
-def clocked(model: type[BaseModel], options: tuple[Option, ...]) -> type[BaseModel]:
-    """``model`` with the clock's two fields (tabletop.about.clock), from the game's own declaration of them: the
-    clock is the table's, so a game's Options model need not repeat them."""
-    fields: dict[str, Any] = {option.name: (int, option_field(option)) for option in options
-                              if option.name in (CLOCK, BANK) and option.name not in model.model_fields}
-    if not fields:
-        return model
-    clocked_model = create_model(model.__name__, __base__=model, __module__=model.__module__, **fields)
-    setattr(sys.modules[model.__module__], model.__name__, clocked_model)  # its name names it, so that a game's
-    # state (which holds its options) can be pickled, as the contract suite copies it
-    return clocked_model
 
 
 @dataclass(frozen=True)
@@ -250,7 +236,6 @@ class Game(ABC, Generic[Face]):
         about = cls.__dict__.get("about")
         if about is not None:
             cls.name, cls.title, cls.seats = about.name, about.title, about.seats
-            cls.Options = clocked(cls.Options, about.options)
             if problem := options_problem(cls.Options, about.options):
                 raise TypeError(f"{cls.__name__}.Options: {problem}")
 

@@ -49,8 +49,8 @@ START = "start"  # the label of the draw for who starts
 
 
 class GameContractError(Exception):
-    """The game broke the Game interface's contract (a bug in the game's code, never a player's fault): dealers
-    that are not seats of the table, or no legal move for a seat whose time ran out."""
+    """A game broke the Game interface's contract (a bug in the game's code, never a player's fault): dealers that
+    are not seats of the table, or its move for a seat out of time missing or against its own rules."""
 
 
 class Violation(Exception):

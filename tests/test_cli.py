@@ -288,19 +288,23 @@ def test_the_command_line_knows_each_game_as_the_game_defines_itself():
 
 
 def drifted_options(kind: str) -> type:
-    """cabo's Options model, drifted from cabo's declared ``points`` in one way."""
+    """cabo's Options model, drifted from cabo's declared ``points`` in one way (its clock as declared)."""
     from pydantic import BaseModel, Field
 
-    from games.cabo.about import POINTS
+    from games.cabo.about import MOVE_TIME, POINTS, TIME_BANK
     from tabletop.game import option_field
 
-    class Bounds(BaseModel):
+    class Clocked(BaseModel):
+        clock: int = option_field(MOVE_TIME)
+        bank: int = option_field(TIME_BANK)
+
+    class Bounds(Clocked):
         points: int = Field(66, ge=1, le=999, description=POINTS.help)
 
-    class Default(BaseModel):
+    class Default(Clocked):
         points: int = 66
 
-    class Name(BaseModel):
+    class Name(Clocked):
         limit: int = option_field(POINTS)
 
     drifted: dict[str, type] = {"bounds": Bounds, "default": Default, "name": Name}

@@ -16,7 +16,7 @@ from games.cabo.moves import Draw as CaboDraw
 from games.cabo.moves import Peek, Replace, Showdown, Spy, Swap
 from games.cabo.rules import Stage
 from games.discard.moves import Draw, OutOfTime
-from games.holdem.moves import Check
+from games.holdem.moves import Call, Check, Fold
 from games.holdem.strategy import player
 from games.war.game import Turn
 from relay.memory_ledger import MemoryLedger
@@ -90,7 +90,7 @@ def test_hold_em_folds_for_a_seat_out_of_time_checks_where_it_may_and_every_seat
     button = room.tables[0].clocked()[0]
     big = 1 - button
     room.now = 45.0  # 15 s of bank spent
-    room.post(button, room.tables[button].prepare(room.tables[button].play.state.legal_moves(button)[1]))  # a call
+    room.post(button, room.tables[button].prepare(Call()))
     assert room.tables[big].play.timers.banks[button] == 45_000
     assert room.tables[big].clocked() == [big]
     stale = claim(room, button, big)  # written now, it lands only after the time ran out
@@ -122,7 +122,7 @@ def test_a_claim_about_a_wait_that_ended_on_the_way_is_no_news(dealt):
     button = room.tables[0].clocked()[0]
     room.now = 100.0
     written = room.write(1 - button, claim(room, 1 - button, button))  # the claim is on its way …
-    room.post(button, room.tables[button].prepare(room.tables[button].play.state.legal_moves(button)[0]))  # a fold
+    room.post(button, room.tables[button].prepare(Fold()))
     for body in written:  # … and lands after the fold: the wait it names is over
         room.append(1 - button, "post", body)
     assert room.violations == {}

@@ -17,7 +17,7 @@ from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import MAX_DEALS, STRICT, Message
 
-from .about import ABOUT, POINTS, Stage
+from .about import ABOUT, MOVE_TIME, POINTS, TIME_BANK, Stage
 from .moves import MOVES, CaboView, Discard, Draw, Peek, Replace, Showdown, Slot, Spy, Stop, Swap, Take
 from .rules import VALUES, Round, finished, ordinal, winners
 from .strategy import simple
@@ -26,6 +26,8 @@ from .strategy import simple
 class CaboOptions(BaseModel):
     model_config = STRICT
     points: int = option_field(POINTS)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message
 
-from .about import ABOUT, DECK
+from .about import ABOUT, DECK, MOVE_TIME, TIME_BANK
 from .moves import CantMove, DiscardCard, DiscardView, Draw, OutOfTime
 from .rules import Board, matches, short_mismatch
 from .strategy import simple
@@ -22,6 +22,8 @@ from .strategy import simple
 class DiscardOptions(BaseModel):
     model_config = STRICT
     deck: Literal["full", "short"] = option_field(DECK)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass

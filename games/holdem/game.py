@@ -20,7 +20,7 @@ from tabletop.deck import Show as Reveal
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message
 
-from .about import ABOUT, BLINDS, CHIPS, HANDS, Stage
+from .about import ABOUT, BLINDS, CHIPS, HANDS, MOVE_TIME, TIME_BANK, Stage
 from .moves import MOVES, Board, Call, Check, Fold, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
 from .rules import (DECK, STREETS, Hand, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
                     parse_blinds)
@@ -97,6 +97,8 @@ class HoldemOptions(BaseModel):
     chips: int = option_field(CHIPS)
     blinds: Literal["5/10", "10/20", "25/50", "50/100"] = option_field(BLINDS)
     hands: int = option_field(HANDS)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass

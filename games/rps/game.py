@@ -6,12 +6,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tabletop.game import TIMED_OUT, Choice, Game, GameState, Outcome, RuleViolation, Setup
-from tabletop.wire import Message
+from pydantic import BaseModel
 
-from .about import ABOUT
+from tabletop.game import TIMED_OUT, Choice, Game, GameState, Outcome, RuleViolation, Setup, option_field
+from tabletop.wire import STRICT, Message
+
+from .about import ABOUT, MOVE_TIME, TIME_BANK
 from .rules import SEATS, THROWS, Match, Throw
 from .strategy import random_throws
+
+
+class RpsOptions(BaseModel):
+    """Only the clock's: rock-paper-scissors has no options of its own."""
+
+    model_config = STRICT
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass(frozen=True)
@@ -104,6 +114,7 @@ class Rps(Game[str]):
     messages: ClassVar[tuple[type[Message], ...]] = ()
     tally: ClassVar[tuple[str, str]] = ("throw", "throws")
     has_starter: ClassVar[bool] = False  # both throw at once: the table's log names no starter
+    Options = RpsOptions
 
     def faces(self, options: Any, seats: int) -> tuple[str, ...]:
         return ()

@@ -13,13 +13,15 @@ from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message, Position
 
-from .about import ABOUT, TRICKS
+from .about import ABOUT, MOVE_TIME, TIME_BANK, TRICKS
 from .rules import SEATS, Board
 from .strategy import turn
 
 class WarOptions(BaseModel):
     model_config = STRICT
     tricks: int = option_field(TRICKS)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 class Turn(Message):
