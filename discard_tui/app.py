@@ -37,7 +37,7 @@ from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_
 from .config import SCREENS, PlayConfig
 from .prefs import Kept, load
 from .profile import Profile
-from .table_screen import (IN_GAME, LeaveTable, Rematch, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
+from .table_screen import (IN_GAME, LeaveTable, Rematch, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, absence, capitalized, help_page, score_line)
 from .view import SeatPhase, SeatView
 from .widgets import CommandLines, HelpScreen, PathLines
@@ -214,9 +214,18 @@ def transcript_line(download: bool) -> str:
     return "Transcript, for discard-verify (t copies the path):"
 
 
+def history_line(download: bool) -> str:
+    """What introduces the hand history (Hold'em's, in the Poker Hand History format): its path follows in the
+    terminal, as the transcript's."""
+    if download:
+        return "h downloads the hand history (PHH, a poker format)."
+    return "Hand history, in the Poker Hand History format (h copies the path):"
+
+
 class GameOverScreen(ModalScreen[None]):
     BINDINGS = [Binding("n", "rematch", "Rematch"), Binding("q", "app.quit", "Quit"),
-                Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript")]
+                Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript"),
+                Binding("h", "history", "Hand history")]
 
     def __init__(self, view: SeatView, download: bool) -> None:
         super().__init__()
@@ -230,6 +239,8 @@ class GameOverScreen(ModalScreen[None]):
             yield Label("", id="verdict", markup=False)
             yield Label("", id="transcript", markup=False)
             yield PathLines(id="path")
+            yield Label("", id="history", markup=False)
+            yield PathLines(id="history-path")
             yield Label("", id="offer", markup=False)
         yield Footer()
 
@@ -252,6 +263,11 @@ class GameOverScreen(ModalScreen[None]):
         path = self.query_one("#path", PathLines)
         path.command = str(view.transcript) if shown and not self.download else ""
         path.display = bool(path.command)
+        history = view.history if view.verdict is not None else None
+        self.query_one("#history", Label).update(history_line(self.download) if history else "")
+        history_path = self.query_one("#history-path", PathLines)
+        history_path.command = history if history and not self.download else ""
+        history_path.display = bool(history_path.command)
         name, gone = view.opponent_name, absence(view, now)
         if view.rematch_offered:
             offer = f"{name} wants a rematch: press n to play again, q to quit."
@@ -270,11 +286,16 @@ class GameOverScreen(ModalScreen[None]):
     def action_download(self) -> None:
         self.post_message(SaveTranscript())
 
+    def action_history(self) -> None:
+        self.post_message(SaveHistory())
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
             return True if self.view.rematch_refusal is None else None
         if action == "download":
             return True if self.view.verdict and self.view.transcript else None
+        if action == "history":
+            return True if self.view.verdict and self.view.history else None
         return True
 
 
@@ -574,6 +595,11 @@ class DiscardApp(App[None]):
     def save_transcript(self) -> None:
         self.download_transcript()
 
+    @on(SaveHistory)
+    def save_history(self) -> None:
+        if self.view is not None and self.view.history:
+            self.deliver(Path(self.view.history), "application/toml")
+
     @on(SeatRequest)
     def seat_request(self, message: SeatRequest) -> None:
         self._ask_table(message)
@@ -591,17 +617,21 @@ class DiscardApp(App[None]):
             await self.session.pump()
 
     def download_transcript(self) -> None:
-        """Offer the transcript to a browser visitor as a download; in a terminal, copy its path (OSC 52, which
-        works over SSH too)."""
-        path = Path(self.view.transcript) if self.view is not None and self.view.transcript else None
-        if path is not None and not self.profile.browser:
+        """Offer the transcript to a browser visitor as a download; in a terminal, copy its path."""
+        if self.view is not None and self.view.transcript:
+            self.deliver(Path(self.view.transcript), "application/json")
+
+    def deliver(self, path: Path, mime_type: str) -> None:
+        """Offer ``path`` to a browser visitor as a download; in a terminal, copy its path (OSC 52, which works over
+        SSH too)."""
+        if not self.profile.browser:
             self.copy_to_clipboard(str(path))  # nothing says whether the terminal took it: say what was done
             self.notify(COPIED, markup=False)
-        elif path is not None:
-            downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
-            downloads.mkdir(parents=True, exist_ok=True)
-            self.deliver_text(path.open(encoding="utf-8"), save_directory=downloads, save_filename=path.name,
-                              mime_type="application/json")  # text: Textual saves binaries in text mode
+            return
+        downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
+        downloads.mkdir(parents=True, exist_ok=True)
+        self.deliver_text(path.open(encoding="utf-8"), save_directory=downloads, save_filename=path.name,
+                          mime_type=mime_type)  # text: Textual saves binaries in text mode
 
     @work(group="intents")
     async def _ask_table(self, request: SeatRequest) -> None:
