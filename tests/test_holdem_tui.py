@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from textual import on
+
 from discard_tui.app import PlayConfig
-from discard_tui.holdem_screen import HELP, HoldemTable, info, plain_cards, seat_text
+from discard_tui.table_screen import SaveHistory, SaveTranscript
+from discard_tui.view import SeatPhase
+from discard_tui.holdem_screen import HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
-from pilot import TableHarness, offline_room, play_key, settled, view_of
+from pilot import TableHarness, offline_room, play_key, seat_view, settled, text_of, view_of
 from room import Room
 from test_holdem_wire import station
 
@@ -193,3 +199,42 @@ def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
 
     room.run(until=shown)
     assert {SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING} <= set(phases)
+
+
+
+class SavingHarness(TableHarness):
+    """The table alone, keeping what the game-over dialog asks the app to save."""
+
+    saved: list[str] = []
+
+    @on(SaveHistory)
+    def history(self) -> None:
+        self.saved.append("history")
+
+    @on(SaveTranscript)
+    def transcript(self) -> None:
+        self.saved.append("transcript")
+
+
+async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
+    """Beside the transcript's path, the hand history's (whole, broken only after a "/" or a "-"); h asks the app
+    for it (in a terminal the app copies the path, as t does the transcript's); a game without one offers no h."""
+    from discard_tui.app import GameOverScreen
+    from discard_tui.widgets import PathLines
+    from tabletop.values import Verdict
+
+    transcript = "/home/tester/.local/share/discard/transcripts/20261127-042649-computer-3fa2c1d0-seat2.json"
+    history = transcript.removesuffix(".json") + "-game1.phhs"
+    done = seat_view(HoldemScreenView, phase=SeatPhase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
+    app = SavingHarness(HoldemTable(30), done)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(GameOverScreen(done, download=False))
+        await pilot.pause()
+        assert "h copies the path" in text_of(app.screen, "#history")
+        lines = app.screen.query_one("#history-path", PathLines).render().plain.splitlines()
+        assert "".join(lines) == history and all(line.endswith(("/", "-")) for line in lines[:-1])
+        await pilot.press("h", "t")
+        assert app.saved == ["history", "transcript"]
+        app.screen.update(dataclasses.replace(done, history=None))
+        await pilot.press("h")
+        assert app.saved == ["history", "transcript"] and not app.screen.query_one("#history").display
