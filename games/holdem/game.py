@@ -28,6 +28,8 @@ from .rules import (DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text
 from .strategy import player
 
 VERBS = {Fold: "fold", Check: "check", Call: "call", Raise: "raise"}
+DECISIONS = (*VERBS, Show, Muck)  # a player's own choices (the board is the dealer's forced move)
+RECENT = 3  # the most finished hands a seat's view keeps for it to read
 
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -412,6 +414,20 @@ class HoldemState(GameState[str]):
         ending = outcome.reason.format(*names).splitlines() if outcome is not None else []
         return ".phhs", phhs(self.played, names, self.faces, me, number, room, ending)
 
+    def recent(self, seat: int) -> tuple[tuple[LastHand, str], ...]:
+        """The hands finished since ``seat`` last decided something (a bet, a show or a muck), oldest first, each with
+        its words: what its player has not had the chance to read yet (the next hand is dealt at once, and may end
+        before their turn comes); the last finished hand at least, and at most :data:`RECENT`."""
+        if not self.played:
+            return ()
+        recent = [self.played[-1]]
+        if not any(mover == seat and type(move) in DECISIONS for mover, move, _ in self.moves):
+            for played in self.played[-2::-1]:
+                if any(mover == seat and type(move) in DECISIONS for mover, move, _ in recent[-1].moves):
+                    break
+                recent.append(played)
+        return tuple((played.last, played.result) for played in recent[:RECENT][::-1])
+
     def view(self, seat: int) -> HoldemView:
         h = self.hand
         over = h.stage is Stage.OVER
@@ -434,7 +450,7 @@ class HoldemState(GameState[str]):
             pots=tuple(h.pots()), total=h.total(), stage=h.stage, to_move=self.to_move(),
             to_call=h.to_call() if acting is not None else 0,
             raise_bounds=h.raise_bounds() if acting is not None else None, history=tuple(self.history),
-            last_result=self.last_result, last=self.last, over=self.over,
+            last_result=self.last_result, last=self.last, recent=self.recent(seat), over=self.over,
             may_muck=h.stage is Stage.SHOWDOWN and h.may_muck())
 
 
