@@ -143,9 +143,9 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     words = markers(player, board)
     if words:
         bottom.append(("  " if len(bottom) > 2 else "") + " · ".join(words), "italic")
-    lines = Text("\n", no_wrap=True).join([top, middle, bottom])
-    lines.truncate(width * 3, overflow="ellipsis")
-    return lines
+    for line in (top, middle, bottom):  # each line cut to the seat's width: "1,087 · Big bli…", never wrapped
+        line.truncate(width, overflow="ellipsis")
+    return Text("\n", no_wrap=True).join([top, middle, bottom])
 
 
 def pots_line(view: HoldemScreenView) -> str:

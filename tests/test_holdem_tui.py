@@ -103,6 +103,8 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
             seats = [widget.render().plain for widget in screen.query(".seat")]
             assert len(seats) == 3 and seats[0].startswith("▶ You") and "to act" in seats[0], (size, seats)
             assert all(widget.region.height == 3 and widget.region.width >= 15 for widget in screen.query(".seat"))
+            for widget in screen.query(".seat"):  # each line cut to the seat's width, never wrapped onto the next
+                assert all(len(line) <= widget.size.width for line in widget.render().plain.splitlines()), seats
             assert sum("Computer" in text for text in seats) == 2
             board = str(screen.query_one("#board").render())
             assert board.startswith("Board  ") and "··" in board
