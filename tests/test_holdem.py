@@ -535,6 +535,7 @@ def computer_game() -> HoldemState:
             [seat] = state.to_move()
             move = state.owed(seat) or bots[seat](Seat(state, seat))  # type: ignore[arg-type]
             assert move == bots[seat](Seat(state, seat)) or state.owed(seat) is not None  # type: ignore[arg-type]
+            assert isinstance(move, Message)
             state.check(seat, move)
             state.push(seat, move)
     return state
