@@ -22,12 +22,12 @@ def history(path: str) -> int:
     from tabletop import transcript
     from tabletop.table import OBSERVER
 
-    try:
-        record = transcript.load(Path(path))
-        checks = transcript.check(record, GAMES)
-    except transcript.NotATranscript as error:
-        print(f"discard-tui: --history {path}: {error}", file=sys.stderr)
+    from .args import checked_transcript, nothing_in
+
+    checked = checked_transcript("--history", path)
+    if checked is None:
         return 2
+    record, checks = checked
     seed = transcript.seed_beside(Path(path))
     mine = transcript.seat_table(record, GAMES, seed) if seed is not None else None
     texts = []
@@ -38,8 +38,6 @@ def history(path: str) -> int:
         if made is not None:
             texts.append(made[1])
     if not texts:
-        lines = [check.line() for check in checks] or ["no game was played"]
-        print(f"discard-tui: --history {path}: no hand history: {'; '.join(lines)}", file=sys.stderr)
-        return 1
+        return nothing_in("--history", path, "no hand history", checks)
     sys.stdout.write("\n".join(texts))
     return 0

@@ -208,16 +208,22 @@ def test_tda_rule_47_short_all_ins_that_add_up_to_a_full_raise_reopen_the_bettin
     assert play(state, 1, Raise(to=330)) == "raised to 330"
 
 
-def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
-    """bo bets 100, cy all in to 160, di all in to 220 (120 more between them: a full raise), ed all in to 250. bo
-    faces 150 since bo bet, more than a full raise: bo may raise (PokerKit alone sums only the short all-ins since
-    the last full raise, 30 here, and would say no)."""
+def three_all_ins() -> HoldemState:
+    """The flop: bo bets 100, cy all in to 160, di all in to 220, ed all in to 250, ana calls: bo to act."""
     state = flop_table([990, 990, 160, 220, 250])
     play(state, 0, Check())
     play(state, 1, Raise(to=100))
     for seat, to in ((2, 160), (3, 220), (4, 250)):
         play(state, seat, Raise(to=to))
     play(state, 0, Call())
+    return state
+
+
+def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
+    """bo bets 100, cy all in to 160, di all in to 220 (120 more between them: a full raise), ed all in to 250. bo
+    faces 150 since bo bet, more than a full raise: bo may raise (PokerKit alone sums only the short all-ins since
+    the last full raise, 30 here, and would say no)."""
+    state = three_all_ins()
     assert state.to_move() == (1,) and state.hand.raise_bounds() is not None  # 150 more than bo's 100
 
 
@@ -403,17 +409,24 @@ def showdown(state: HoldemState) -> None:
             board(state)
 
 
-def test_a_bet_called_all_in_for_less_returns_the_rest_uncalled():
-    """cy raises to 500, ana folds, bo calls all in for 200: PokerKit hands cy's other 300 back as it collects the
-    bets, and the words say so ("cy won 410; 300 uncalled returned to cy"), as when everyone folds to a bet."""
+def called_short() -> tuple[HoldemState, str]:
+    """cy raises to 500, ana folds, bo calls all in for 200; the hand to its end, and bo's call in words."""
     state = new(seats=3, starter=2)
     state.chips = [1000, 200, 1000]
     state.hand = state._new_hand(0, 2)
     stack(state, {0: "AsAd", 1: "7c2d", 2: "KsKd", -1: "3c8d9hJs4d"})
     play(state, 2, Raise(to=500))
     play(state, 0, Fold())
-    assert play(state, 1, Call()) == "called 180, all in"
+    call = play(state, 1, Call())
     showdown(state)
+    return state, call
+
+
+def test_a_bet_called_all_in_for_less_returns_the_rest_uncalled():
+    """cy raises to 500, ana folds, bo calls all in for 200: PokerKit hands cy's other 300 back as it collects the
+    bets, and the words say so ("cy won 410; 300 uncalled returned to cy"), as when everyone folds to a bet."""
+    state, call = called_short()
+    assert call == "called 180, all in"
     assert state.last is not None and state.last.won == ((2, 410),) and state.last.returned == ((2, 300),)
     assert state.last_result.endswith("{2} won 410 with one pair, Kings, Jack kicker; 300 uncalled returned to {2}")
     assert state.chips == [990, 0, 1210]
@@ -612,14 +625,7 @@ _button = 3
 def test_the_hand_history_is_the_hand_played_in_phh_which_pokerkit_reads_back():
     """The hand of the uncalled bet above, as cy keeps it: cy's own cards at the deal, ana's folded hand never,
     bo's when shown; PokerKit replays every action to the same stacks."""
-    state = new(seats=3, starter=2)
-    state.chips = [1000, 200, 1000]
-    state.hand = state._new_hand(0, 2)
-    stack(state, {0: "AsAd", 1: "7c2d", 2: "KsKd", -1: "3c8d9hJs4d"})
-    play(state, 2, Raise(to=500))
-    play(state, 0, Fold())
-    play(state, 1, Call())
-    showdown(state)
+    state, _ = called_short()
     suffix, text = state.history_file(["ana", "bo", "cy"], 2, 1, "t1")
     assert suffix == ".phhs" and text.split("\n\n")[1] == HISTORY + "\n" and "As" not in text
     [hand] = HandHistory.loads_all(text)
@@ -662,12 +668,7 @@ def test_a_name_is_written_so_that_no_quote_brace_or_hash_in_it_changes_the_file
 def test_a_raise_only_tda_rule_47_allows_is_written_as_played_though_pokerkits_reader_refuses_it():
     """PokerKit's own rule sums the short all-ins since the last full raise (30 here) where TDA rule 47 counts
     what bo faces since bo bet (150): the history says what was played, and PokerKit's reader stops at bo's raise."""
-    state = flop_table([990, 990, 160, 220, 250])
-    play(state, 0, Check())
-    play(state, 1, Raise(to=100))
-    for seat, to in ((2, 160), (3, 220), (4, 250)):
-        play(state, seat, Raise(to=to))
-    play(state, 0, Call())
+    state = three_all_ins()
     play(state, 1, Raise(to=600))
     play(state, 0, Fold())
     stack(state, dict(enumerate(["AsAd", "KhKd", "QsQd", "JcJd", "TcTd"])))
