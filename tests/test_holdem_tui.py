@@ -12,6 +12,7 @@ from discard_tui.table_screen import SaveHistory, SaveTranscript
 from discard_tui.view import SeatPhase
 from discard_tui.holdem_screen import HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
+from games.holdem.about import Stage
 from pilot import TableHarness, offline_room, play_key, seat_view, settled, text_of, view_of
 from room import Room
 from test_holdem_wire import station
@@ -34,7 +35,7 @@ def room_at(mine: bool, seed: int = 1) -> Room:
     table = room.tables[-1]
     room.run()
     board = table.view().board
-    assert board is not None and table.view().my_turn and board.stage.value == "betting"
+    assert board is not None and table.view().my_turn and board.stage is Stage.BETTING
     if not mine:
         room.post(table.me, table.prepare(Call() if board.to_call else Check()))
     return room
@@ -132,8 +133,8 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
 
     def my_showdown() -> bool:
         board = table.view().board
-        return board is not None and table.play.pending is None and board.stage.value == "showdown" and \
-            table.me in board.to_move and any(player.shown for player in board.players)
+        return board is not None and table.play.pending is None and board.stage is Stage.SHOWDOWN and \
+            board.to_move == table.me and any(player.shown for player in board.players)
 
     room.run(until=my_showdown)
     assert my_showdown()
@@ -245,14 +246,12 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
 def checked_down(state) -> None:
     """The current hand to its end: every bet called or checked, every street dealt, every hand shown."""
     from games.holdem.moves import Call, Check
-    from games.holdem.rules import Stage
     from test_holdem import board, play, showdown
 
-    number = state.hand.number
-    while state.hand.number == number and state.last_result.startswith(f"hand {number + 1}") is False:
+    finished = len(state.played)
+    while len(state.played) == finished:
         if state.hand.stage is Stage.BETTING:
-            [seat] = state.to_move()
-            play(state, seat, Call() if state.hand.to_call() else Check())
+            play(state, state.to_move(), Call() if state.hand.to_call() else Check())
         elif state.hand.stage is Stage.BOARD:
             board(state)
         else:
