@@ -97,6 +97,6 @@ class GameOverScreen(ModalScreen[None]):
             return True if self.view.rematch_refusal is None else None
         if action == "download":
             return True if self.view.verdict and self.view.transcript else None
-        if action == "history":
-            return True if self.view.verdict and self.view.history else None
+        if action == "history":  # only a game that keeps a history has the key (False hides it)
+            return bool(self.view.verdict and self.view.history)
         return True
