@@ -22,7 +22,7 @@ def history_line(download: bool) -> str:
     follows, as the transcript's."""
     if download:
         return "h downloads the hand history (PHH, a poker format)."
-    return "Hand history, in the Poker Hand History format (h copies the path):"
+    return "Hand history, in PHH (h copies the path):"
 
 
 class GameOverScreen(ModalScreen[None]):

@@ -634,7 +634,7 @@ players = ["ana", "bo", "cy"]
 finishing_stacks = [990, 0, 1210]
 winnings = [0, 0, 410]
 _button = 3
-# hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: cy won 410 with one pair, Kings, Jack kicker; 300 uncalled returned to cy'''
+# Hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: cy won 410 with one pair, Kings, Jack kicker; 300 uncalled returned to cy'''
 
 
 def test_the_hand_history_is_the_hand_played_in_phh_which_pokerkit_reads_back():
@@ -693,3 +693,10 @@ def test_a_raise_only_tda_rule_47_allows_is_written_as_played_though_pokerkits_r
     assert '"p2 cbr 600",  # b raised to 600' in text
     with pytest.raises(ValueError, match="Unable to repair"):
         played(hand)
+
+
+def test_a_game_of_one_hand_says_one_hand_was_played():
+    state = new(seats=2, starter=0, hands=1)
+    play(state, 0, Fold())
+    outcome = state.outcome()
+    assert outcome is not None and outcome.reason.endswith("\n1 hand was played; the chip lead wins: {1}")

@@ -365,7 +365,7 @@ class HoldemState(GameState[str]):
         if len(leaders) == 1 and best == sum(self.chips):
             why = f"every chip went to {{{leaders[0]}}} in {hands} hand{'s' * (hands > 1)}"
         else:
-            why = f"{hands} hands were played; the chip lead wins"
+            why = f"{hands} hand{'s were' if hands > 1 else ' was'} played; the chip lead wins"
             why += f": {' and '.join(f'{{{seat}}}' for seat in leaders)}" if winners else ", and it is shared by all"
         series = [tuple(self.options.chips for _ in self.chips), *self.history]
         if len(series) > SPARK_POINTS:  # evenly spaced points, the first and the last among them

@@ -95,7 +95,7 @@ def block(played: Played, names: Sequence[str], faces: Mapping[int, str], me: in
         f"finishing_stacks = {[final[seat] for seat in h.players]}",
         f"winnings = {[last.took(seat) for seat in h.players]}",
         f"_button = {h.button + 1}",
-        comment(played.result.format(*names)),
+        comment(capitalized(played.result.format(*names))),
     ]
     return "\n".join(lines)
 
@@ -138,6 +138,11 @@ def actions(played: Played, names: Sequence[str], faces: Mapping[int, str], me: 
 def action(notation: str, words: str) -> str:
     """One action of the array, its words as a comment after it."""
     return f"  {string(notation)}," + (f"  {comment(words)}" if words else "")
+
+
+def capitalized(text: str) -> str:
+    """ "Hand 3 on …", as a sentence starts."""
+    return text[:1].upper() + text[1:]
 
 
 def comment(text: str) -> str:
