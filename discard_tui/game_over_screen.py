@@ -28,7 +28,7 @@ def history_line(download: bool) -> str:
 class GameOverScreen(ModalScreen[None]):
     BINDINGS = [Binding("n", "rematch", "Rematch"), Binding("q", "app.quit", "Quit"),
                 Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript"),
-                Binding("h", "history", "Hand history")]
+                Binding("h", "history", "History")]
 
     def __init__(self, view: SeatView, download: bool) -> None:
         super().__init__()
