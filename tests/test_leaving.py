@@ -364,6 +364,21 @@ def test_a_seat_that_vanishes_owing_its_shuffle_step_voids_that_hand_and_the_gam
     assert chips(live[0]) == chips(live[1]) and chips(live[0])[gone] == 0 and sum(chips(live[0])) == 3000
 
 
+def test_a_void_last_hand_ends_the_game_on_the_chips_it_gave_back():
+    room = Room(game="holdem", seats=3, options={**CLOCKED, "hands": 1})
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    claim_after(room, 90.0, gone)
+    room.run()
+    live = [t for t in room.tables if t.me != gone]
+    assert room.violations == {} and all(t.play.verdict == [] for t in live)
+    outcome = live[0].play.outcome
+    assert outcome is not None and outcome == live[1].play.outcome and outcome.scores[gone] == 0
+    view = view_of(live[0])
+    assert view.over and view.to_move is None and [p.chips for p in view.players] == list(outcome.scores)
+
+
 def test_a_void_claimed_before_the_clock_ran_out_is_named():
     room = Room(game="holdem", seats=3, options=CLOCKED)
     room.strategies = {seat: station for seat in range(3)}
