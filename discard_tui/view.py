@@ -68,6 +68,7 @@ class SeatView(Generic[Board]):
     note: str = ""  # worth knowing when there is nothing to do ("bo chose the 24-card deck")
     clock: ClockView | None = None  # the action clock: who the game waits on, since when, and each seat's bank
     relay_offset: float | None = None  # the relay's Unix time less time.monotonic(), as this seat bounds it
+    history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
 
     @property
     def others(self) -> tuple[int, ...]:
