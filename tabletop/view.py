@@ -11,6 +11,7 @@ from typing import Any
 
 from .audit import Audit
 from .intents import Intents
+from .state import OBSERVER
 from .values import Awaiting, Phase, Progress, Result, Verdict
 
 
@@ -38,6 +39,7 @@ class TableView:
     safety: str | None
     board: Any  # the game's own view for me (GameState.view), None before the game starts
     moves: int
+    watching: int = 0  # the room's watchers, as the relay counts them in the ledger (the same for every seat)
 
 
 class Viewable(Intents, Audit):
@@ -52,7 +54,8 @@ class Viewable(Intents, Audit):
         seats = p.seats or self.wish.seats
         state = p.state if p.dealt else None
         outcome = p.outcome
-        result = Result.of(outcome.winners, self.me) if outcome is not None else None
+        watcher = self.me == OBSERVER  # neither wins nor loses
+        result = Result.of(outcome.winners, self.me) if outcome is not None and not watcher else None
         return TableView(
             phase=self.phase, number=p.number, me=self.me, seats=seats,
             names=self.seat_names(),
@@ -63,7 +66,7 @@ class Viewable(Intents, Audit):
             ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
             verdict=self.verdict(p), problem=self.problem, rematch_offered=self.rematch_offered,
             awaiting=tuple(self.awaiting()), last_move=p.last_move, wins=self.wins(), safety=self.safety_number(),
-            board=state.view(self.me) if state is not None else None, moves=len(p.moves))
+            board=state.view(self.me) if state is not None else None, moves=len(p.moves), watching=self.watching)
 
     def _progress(self) -> Progress | None:
         p, phase = self.play, self.phase
