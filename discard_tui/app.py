@@ -410,7 +410,7 @@ class DiscardApp(App[None]):
         c = self.config
         if c.against_computer:
             return f"Playing the computer on {'the server' if self.profile.browser else 'this machine'}."
-        return f"Relay {c.relay or 'hosted here'} · room {c.room}"
+        return f"{'Watching, on relay' if c.watch else 'Relay'} {c.relay or 'hosted here'} · room {c.room}"
 
     def action_retry(self) -> None:
         self.pop_screen()
@@ -516,7 +516,8 @@ class DiscardApp(App[None]):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
         elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
             self.show_failure(view)
-        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.number:
+        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and \
+                self._over_shown < view.number and not view.watcher:  # a watcher reads the ending on the table
             self._over_shown = view.number
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
         if isinstance(self.screen, GameOverScreen):
@@ -652,6 +653,9 @@ class DiscardApp(App[None]):
             self.exit(return_code=CANNOT_PLAY)
             return
         phase = self.view.phase if self.view is not None else SeatPhase.CONNECTING
+        if self.config.watch:  # nothing to keep or lose
+            self.exit()
+            return
         if phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return
