@@ -20,7 +20,7 @@ import pexpect
 import pytest
 
 from discard_tui.profile import terminal_profile
-from relay.ledger import MemoryLedger
+from relay.memory_ledger import MemoryLedger
 from relay.server import Limits, Relay
 from tabletop.crypto import Group
 from tabletop.groups import GROUPS
