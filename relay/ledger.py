@@ -99,6 +99,32 @@ def check_seats(room: str, seats: int, wanted: int | None) -> None:
                       "or pick another room")
 
 
+WATCHER = -1  # the seat of a watcher's events (protocol 1.3): no seat
+
+
+@dataclass(frozen=True)
+class Watch:
+    """A watcher let in: the room's watchers now, its size, and the seq of the ``watch`` event that counted it."""
+
+    watching: int
+    seats: int
+    seq: int
+
+
+def watch_body(watching: int) -> str:
+    """The body of a ``watch`` event, the same bytes on every backend."""
+    return f'{{"watching":{watching}}}'
+
+
+def no_room(room: str) -> Refused:
+    return Refused("not_found", f"there is no room {room} to watch here; check its name", close=POLICY)
+
+
+def watchers_full(room: str, limit: int) -> Refused:
+    return Refused("room_full", f"room {room} already has {limit} watchers, the most a room has here; "
+                   "try again later", close=POLICY)
+
+
 def room_full(room: str, seats: int) -> Refused:
     return Refused("room_full", f"room {room} already has {seats} players; pick another room", close=POLICY)
 
@@ -155,6 +181,17 @@ class Ledger(ABC):
     @abstractmethod
     async def release(self, room: str, seat: int, epoch: int) -> bool:
         """The holder of (seat, epoch) has gone: append its ``leave``; False (and nothing) if the epoch is stale."""
+
+    @abstractmethod
+    async def watch(self, room: str, name: str, limit: int) -> Watch:
+        """A watcher arrives (protocol 1.3): append a ``watch`` event (seat -1, ``name``, body ``{"watching": N}``,
+        the new count); refused with ``not_found`` if the room does not exist, with ``room_full`` if it has
+        ``limit`` watchers already."""
+
+    @abstractmethod
+    async def unwatch(self, room: str, name: str) -> None:
+        """A watcher of this node has gone: append a ``watch`` event with the count one less (nothing if the room
+        or the watcher is gone already)."""
 
     @abstractmethod
     async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:

@@ -9,8 +9,9 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
-from .ledger import (DEFAULT_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
-                     bad_token, check_seats, event_frame, lobby_key, now_stamp, room_full, to_json)
+from .ledger import (DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim, Deliver, Entry, Follower, Ledger, Listing,
+                     Refused, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
+                     to_json, watch_body, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -45,7 +46,7 @@ class SeatRecord:
     present: bool = False
 
 
-KINDS = ("join", "leave", "post")
+KINDS = ("join", "leave", "post", "watch")  # a watch event's seat is -1: its mark is -1 * 4 + 3 = -1
 
 
 @dataclass
@@ -67,6 +68,7 @@ class MemoryRoom:
     ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
     public: str | None = None  # what its creator chose to show in the lobby (JSON), if it is listed
     listed: str = ""  # its key in the lobby (lobby_key)
+    watching: int = 0  # watchers connected (protocol 1.3)
     idle_since: float = field(default_factory=time.monotonic)
     followers: list[Deliver] = field(default_factory=list)
 
@@ -183,6 +185,22 @@ class MemoryLedger(Ledger):
         self._relist(held)
         return True
 
+    async def watch(self, room: str, name: str, limit: int) -> Watch:
+        held = self.rooms.get(room)
+        if held is None:
+            raise no_room(room)
+        if held.watching >= limit:
+            raise watchers_full(room, limit)
+        held.watching += 1
+        seq = self._add(room, held, WATCHER, "watch", watch_body(held.watching), name_json=to_json(name))
+        return Watch(held.watching, held.size, seq)
+
+    async def unwatch(self, room: str, name: str) -> None:
+        held = self.rooms.get(room)
+        if held is not None and held.watching > 0:
+            held.watching -= 1
+            self._add(room, held, WATCHER, "watch", watch_body(held.watching), name_json=to_json(name))
+
     def _trim_idle(self) -> None:
         """While the rooms nobody is in keep more than ``max_idle_bytes`` of frames in memory, drop the largest of
         them at once instead of at the end of their retention: what clients post and leave behind is bounded
@@ -244,12 +262,13 @@ class MemoryLedger(Ledger):
         if held is not None and held.public is not None:
             self.lobby.show(held.listed, False)
 
-    def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None
-             ) -> int:
-        """Store, then hand to every follower: the one way an event enters a memory ledger."""
+    def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None,
+             name_json: str | None = None) -> int:
+        """Store, then hand to every follower: the one way an event enters a memory ledger. (``name_json``: a
+        watcher's, who has no seat to hold it.)"""
         seq = held.head + 1
-        entry = Entry(seq, seat, kind, event_frame(seq, seat, held.seats[seat].name_json, kind, body_json, now_stamp(),
-                                                   post_id))
+        name = held.seats[seat].name_json if name_json is None else name_json
+        entry = Entry(seq, seat, kind, event_frame(seq, seat, name, kind, body_json, now_stamp(), post_id))
         self._stored(room, entry)
         held.store(entry)
         if held.keep_frames:

@@ -38,7 +38,7 @@ from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisError
 
 from .ledger import Deliver, Entry, Follower
-from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, RedisLedger, describe, entries_of,
+from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, WATCH, RedisLedger, describe, entries_of,
                            keys)
 
 log = logging.getLogger("discard.relay")
@@ -292,7 +292,7 @@ class BellReader:
 class RedisClusterLedger(RedisLedger):
     """Rooms on a Redis Cluster; any number of relay nodes may serve the same rooms at once."""
 
-    SCRIPTS = (ringing(CLAIM), ringing(APPEND), ringing(RELEASE))
+    SCRIPTS = (ringing(CLAIM), ringing(APPEND), ringing(RELEASE), ringing(WATCH))
 
     def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0, replicas: int = 0,
                  wait_ms: int = 1000) -> None:

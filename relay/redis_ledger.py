@@ -37,7 +37,8 @@ import redis.asyncio as redis
 from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
 from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
-                     Unavailable, bad_token, check_seats, event_frame, lobby_key, now_stamp, room_full, to_json)
+                     Unavailable, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
+                     to_json, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -152,6 +153,26 @@ if count > 0 and not anyone then
 end
 local listed = relist(seats, KEYS[3])
 return {left, listed[1], listed[2]}
+"""
+
+# A watcher arrives or leaves (protocol 1.3). ARGV: change ('1' arriving, '-1' leaving, 'all' every watcher of
+# the node, whose lease ran out), name (JSON), node, time, the room's limit. The hash counts the room's watchers
+# (``watching``) and each node's (``w:NODE``), so that a dead node's are counted out. Returns {outcome, watchers
+# now, seq of the watch event (0: none), size}.
+WATCH = ADD + """
+local seats, events = KEYS[1], KEYS[2]
+local size = redis.call('HGET', seats, 'size')
+if not size then return {'no_room', 0, 0, 0} end
+local watching = tonumber(redis.call('HGET', seats, 'watching') or '0')
+local mine = tonumber(redis.call('HGET', seats, 'w:' .. ARGV[3]) or '0')
+local change = ARGV[1] == 'all' and -mine or tonumber(ARGV[1])
+if change > 0 and watching >= tonumber(ARGV[5]) then return {'full', watching, 0, tonumber(size)} end
+if change < 0 then change = math.max(change, -mine) end
+if change == 0 then return {'ok', watching, 0, tonumber(size)} end
+watching = redis.call('HINCRBY', seats, 'watching', change)
+if redis.call('HINCRBY', seats, 'w:' .. ARGV[3], change) == 0 then redis.call('HDEL', seats, 'w:' .. ARGV[3]) end
+local seq = add(seats, events, -1, ARGV[2], 'watch', '{"watching":' .. watching .. '}', ARGV[4])
+return {'ok', watching, seq, tonumber(size)}
 """
 
 
@@ -294,7 +315,7 @@ class RedisLedger(Ledger):
     ledger: the client's resume with the same post id returns its seq, exactly once).
     """
 
-    SCRIPTS = (CLAIM, APPEND, RELEASE)
+    SCRIPTS = (CLAIM, APPEND, RELEASE, WATCH)
 
     def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0, replicas: int = 0,
                  wait_ms: int = 1000) -> None:
@@ -307,10 +328,11 @@ class RedisLedger(Ledger):
         # Commands share a few connections, waiting for one when all are busy; the rooms' blocking
         # XREAD has a connection of its own.
         self.client: Any = self._connect(url, options)
-        claim, append, release = self.SCRIPTS
+        claim, append, release, watch = self.SCRIPTS
         self._claim = self.client.register_script(claim)
         self._append = self.client.register_script(append)
         self._release = self.client.register_script(release)
+        self._watch = self.client.register_script(watch)
         self._holding: collections.Counter[str] = collections.Counter()  # rooms -> seats held from this node
         self._appends: list[tuple[list[str], list[str | int], asyncio.Future[int]]] = []  # waiting for a pipeline
         self._sending: asyncio.Task[None] | None = None
@@ -485,6 +507,27 @@ class RedisLedger(Ledger):
         await self._let_go(room)
         return bool(left)
 
+    async def watch(self, room: str, name: str, limit: int) -> Watch:
+        async with self._talking():
+            if not self._holding[room]:  # as for a seat: a reaper finds the room's watchers if this node dies
+                await self.client.sadd(f"discard:node:{self.node}:rooms", room)
+            self._holding[room] += 1
+            try:
+                outcome, watching, seq, size = await self._watch(keys(room), [
+                    1, to_json(name), self.node, now_stamp(), limit])
+            except BaseException:
+                await self._let_go(room)
+                raise
+        if outcome != "ok":
+            await self._let_go(room)
+            raise no_room(room) if outcome == "no_room" else watchers_full(room, limit)
+        return Watch(int(watching), int(size), int(seq))
+
+    async def unwatch(self, room: str, name: str) -> None:
+        async with self._talking():
+            await self._watch(keys(room), [-1, to_json(name), self.node, now_stamp(), 0])
+        await self._let_go(room)
+
     async def _let_go(self, room: str) -> None:
         self._holding[room] -= 1
         if self._holding[room] <= 0:
@@ -509,6 +552,7 @@ class RedisLedger(Ledger):
                         node, "", "", now_stamp(), self._retention_ms])
                     if member:
                         await self._listed(member, int(open_))
+                    await self._watch(keys(room), ["all", to_json(""), node, now_stamp(), 0])  # a dead node's watchers
                     log.info("released the seats of dead node %s in room=%s", node, room)
                 await self.client.delete(rooms)  # (one key a command: each has its own slot on a Cluster)
                 await self.client.delete(f"discard:node:{node}:wake")

@@ -257,6 +257,16 @@ class Client:
             self.last_seq = after if send_after else 0
         return reply
 
+    async def try_watch(self, room: str, name: str, after: int = 0) -> dict:
+        """Send a watcher's join (1.3); return the welcome or error frame."""
+        reply = await self.ask({"type": "join", "room": room, "name": name, "watch": True, "after": after}, "welcome")
+        if reply["type"] == "welcome":
+            assert set(reply) >= {"type", "room", "seat", "token", "head", "seats", "watch", "watching", "watchers"}
+            assert (reply["seat"], reply["token"], reply["watch"], reply["room"]) == (None, None, True, room), reply
+            assert 1 <= reply["watching"] <= reply["watchers"], reply
+            self.welcome, self.seat, self.name, self.room, self.last_seq = reply, -1, name, room, after
+        return reply
+
     async def join(self, room: str, name: str, token: str | None = None, after: int | None = 0, **kw: Any) -> dict:
         reply = await self.try_join(room, name, token, after, **kw)
         assert reply["type"] == "welcome", f"{self.label}: join refused: {reply}"
@@ -355,13 +365,21 @@ def check_event_shape(ev: dict) -> None:
     assert set(ev) <= {"type", "seq", "seat", "name", "kind", "body", "time", "id"}, ev
     assert "id" not in ev or (ev["kind"] == "post" and isinstance(ev["id"], str)), ev
     assert isinstance(ev["seq"], int) and not isinstance(ev["seq"], bool) and ev["seq"] >= 1, ev
+    assert ev["kind"] in ("join", "leave", "post", "watch"), ev
+    if ev["kind"] == "watch":  # 1.3: a watcher came or went; seat -1, and the room's watchers now
+        assert ev["seat"] == -1 and isinstance(ev["name"], str) and set(ev["body"]) == {"watching"}, ev
+        assert type(ev["body"]["watching"]) is int and ev["body"]["watching"] >= 0, ev
+        return check_time(ev)
     assert ev["seat"] in range(MAX_SEATS) and not isinstance(ev["seat"], bool), ev
     assert isinstance(ev["name"], str) and ev["name"], ev
-    assert ev["kind"] in ("join", "leave", "post"), ev
     if ev["kind"] == "post":
         assert isinstance(ev["body"], dict), ev
     else:
         assert ev["body"] is None, ev
+    check_time(ev)
+
+
+def check_time(ev: dict) -> None:
     t = ev["time"]
     assert isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t), ev
     assert abs(t - time.time()) < 3600, f"time is not the relay's current Unix time in seconds: {ev}"

@@ -548,6 +548,38 @@ async def test_n_seats_post_in_one_total_order_and_resume(relay):
     await close_all(*clients)
 
 
+async def test_a_watcher_reads_the_whole_ledger_live_cannot_post_and_every_seat_sees_one_count(relay):
+    """1.3: a watcher's join takes no seat; it gets the ledger from its ``after`` and then live events; its arrival
+    and its departure are ``watch`` events (seat -1, the room's watchers now), at one seq for everyone; its post is
+    refused with ``read_only`` and appends nothing; a room that does not exist has nothing to watch."""
+    a, b = await seated_pair(relay)
+    first = await a.post({"before": "watching"})
+    w = await Client.open(relay.url, "W")
+    welcome = await w.try_watch(a.room, "Wanda")
+    assert (welcome["seats"], welcome["watching"]) == (2, 1)
+    await w.until_seq(welcome["head"])
+    arrival = w.events[-1]
+    assert [e["kind"] for e in w.events] == ["join", "join", "post", "watch"] and w.events[2] == first
+    assert (arrival["seat"], arrival["name"], arrival["body"], arrival["seq"]) == (-1, "Wanda", {"watching": 1},
+                                                                                   welcome["head"])
+    for player in (a, b):
+        assert await player.until(lambda e: e["kind"] == "watch") == arrival
+    await w.send_post({"from": "a watcher"})
+    refused = await w.expect_error("read_only")
+    assert "watcher cannot post" in refused["message"]
+    await strict_marker(b, a, w)  # nothing was appended, and the watcher follows live
+    nowhere = await Client.open(relay.url, "N")
+    assert (await nowhere.try_watch(new_room(), "Nobody"))["code"] == "not_found"
+    seated = await Client.open(relay.url, "S")
+    assert (await seated.ask({"type": "join", "room": a.room, "name": "S", "token": a.token, "watch": True},
+                             "welcome"))["code"] == "bad_request"  # a watcher holds no seat: no token
+    await w.close()
+    for player in (a, b):
+        left = await player.until(lambda e: e["kind"] == "watch")
+        assert (left["seat"], left["name"], left["body"]) == (-1, "Wanda", {"watching": 0})
+    await close_all(a, b, seated)
+
+
 @pytest.mark.parametrize("later", [2, 5])
 async def test_later_join_with_other_seats_is_refused_and_changes_nothing(relay, later):
     clients = await seated_room(relay, 3)

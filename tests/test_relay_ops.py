@@ -632,6 +632,26 @@ async def test_lobby_pages_are_budgeted_per_address(in_process_relay, clock):
     assert [(await listers[2].list_rooms())["type"] for _ in range(3)] == ["rooms", "rooms", "error"]
 
 
+async def test_watchers_count_against_the_rooms_limit_and_their_addresss_budget(in_process_relay, clock):
+    """A room takes ``room_watchers`` watchers at once (the next gets room_full, and one leaving makes room); one
+    address gets ``address_watch_burst`` watcher joins at once, then ``address_watch_rate`` a second: each arrival
+    and departure appends an event every player reads, so a stranger cannot flood a room's ledger with them."""
+    running = await in_process_relay(room_watchers=2, address_watch_rate=1, address_watch_burst=4)
+    ann = await seated(running.url, "watched", "ann")
+    watchers = [await unseated(running.url, f"w{k}", source=ELSEWHERE) for k in range(4)]
+    assert [(await w.try_watch("watched", w.label))["type"] for w in watchers[:2]] == ["welcome", "welcome"]
+    full = await watchers[2].try_watch("watched", "w2")
+    assert full["code"] == "room_full" and "already has 2 watchers" in full["message"]
+    await watchers[0].close()
+    await ann.until(lambda e: e["kind"] == "watch" and e["body"] == {"watching": 1})
+    assert (await watchers[3].try_watch("watched", "w3"))["watching"] == 2
+    late = await unseated(running.url, "late", source=ELSEWHERE)
+    refused = await late.try_watch("watched", "late")  # the fifth join from that address: over its burst
+    assert refused["code"] == "rate_limited" and "watcher joins a second from your address" in refused["message"]
+    clock.advance(1)
+    assert (await late.try_watch("watched", "late"))["code"] == "room_full"  # a join again, and the room's limit
+
+
 async def test_the_write_buffers_of_one_address_share_one_budget(in_process_relay):
     """Two stalled readers of one address pass their address's budget (3 MiB) together while each is below its
     own limit (2 MiB): one of them is dropped, while a stalled reader of another address, holding as much, is not.
