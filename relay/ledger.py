@@ -194,10 +194,12 @@ class Ledger(ABC):
         or the watcher is gone already)."""
 
     @abstractmethod
-    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
+    async def lobby_page(self, after: str | None, limit: int, under_way: bool = False
+                         ) -> tuple[list[Listing], bool]:
         """The lobby's open rooms after the cursor ``after`` (None: from the first), at most ``limit`` of them,
         oldest listed first; and whether more may follow. Only a room whose creator made it public, that is not
-        full and where a seat is held, is open."""
+        full and where a seat is held, is open. With ``under_way`` (1.3), the public rooms whose game is under way
+        instead: every seat taken, one held; a watcher may join them."""
 
     @abstractmethod
     async def expire(self) -> None:
@@ -222,6 +224,7 @@ class Listing(NamedTuple):
     seats: int
     names: list[str]  # the names of the seats given out, in seat order
     public_json: str  # the object its creator chose to show, as JSON
+    watching: int = 0  # its watchers now (1.3: shown for a room under way)
 
 
 def lobby_key(listed_ms: int, room: str) -> str:

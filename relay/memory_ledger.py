@@ -120,6 +120,7 @@ class MemoryLedger(Ledger):
         self.stored_bytes = 0  # of every room's frames kept in memory
         self.rooms: dict[str, MemoryRoom] = {}
         self.lobby = Lobby()
+        self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
                     public: str | None = None) -> Claim:
@@ -233,19 +234,23 @@ class MemoryLedger(Ledger):
             excess -= size
 
     def _relist(self, held: MemoryRoom) -> None:
-        """Show a public room in the lobby while it is open (not full, somebody there), and only then."""
+        """Show a public room in the lobby while it is open (not full, somebody there), and only then; and among
+        the rooms under way while it is full and somebody is there."""
         if held.public is not None:
-            self.lobby.show(held.listed, len(held.seats) < held.size and held.occupied)
+            full = len(held.seats) >= held.size
+            self.lobby.show(held.listed, not full and held.occupied)
+            self.under_way.show(held.listed, full and held.occupied)
 
-    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
-        keys = self.lobby.page(after, limit)
+    async def lobby_page(self, after: str | None, limit: int, under_way: bool = False
+                         ) -> tuple[list[Listing], bool]:
+        keys = (self.under_way if under_way else self.lobby).page(after, limit)
         listings = []
         for key in keys[:limit]:
             room = key.split(":", 1)[1]
             held = self.rooms[room]
             assert held.public is not None
             names = [json.loads(held.seats[n].name_json) for n in sorted(held.seats)]
-            listings.append(Listing(key, room, held.size, names, held.public))
+            listings.append(Listing(key, room, held.size, names, held.public, held.watching))
         return listings, len(keys) > limit
 
     async def expire(self) -> None:
@@ -261,6 +266,7 @@ class MemoryLedger(Ledger):
             self.stored_bytes -= held.bytes
         if held is not None and held.public is not None:
             self.lobby.show(held.listed, False)
+            self.under_way.show(held.listed, False)
 
     def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None,
              name_json: str | None = None) -> int:

@@ -464,12 +464,12 @@ class Relay:
 
     async def _list(self, client: Client, request: dict) -> None:
         """One page of the lobby, to this connection only, within its address's budget of pages."""
-        after, limit = lobby.page_request(request)
+        after, limit, under_way = lobby.page_request(request)
         if not client.address.take_list(self.limits, time.monotonic()):
             raise Refused("rate_limited", f"more than {self.limits.address_list_rate:g} lobby pages a second from "
                                           "your address; slow down and send this one again")
-        listings, more = await self.ledger.lobby_page(after, limit)
-        self._send(client, lobby.rooms_frame(listings, more, int(time.time() * 1000)))
+        listings, more = await self.ledger.lobby_page(after, limit, under_way)
+        self._send(client, lobby.rooms_frame(listings, more, int(time.time() * 1000), under_way))
 
     async def _post(self, client: Client, request: dict) -> None:
         if client.channel is None or client.room is None:

@@ -27,7 +27,8 @@ from .deck import Job, Task
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
-from .transcript import events_digest, observer, seed_path, write_seed
+from . import transcript
+from .transcript import events_digest, seed_path, write_seed
 from .values import Phase
 from .words import empty_room_words, silence_words
 
@@ -358,7 +359,7 @@ async def watch(url: str, room: str, name: str, catalog: Mapping[str, Game]) -> 
     card, is shown only what every seat is shown and posts nothing; raises RelayError with a one-line reason."""
     client, seated = linked(RelayClient(url, room, name, watch=True))
     await client.open()
-    return seated(Seat(client, observer(room, catalog)))
+    return seated(Seat(client, transcript.observer(room, catalog)))
 
 
 def linked(client: RelayClient) -> tuple[RelayClient, Callable[[Seat], Seat]]:

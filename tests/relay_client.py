@@ -272,9 +272,10 @@ class Client:
         assert reply["type"] == "welcome", f"{self.label}: join refused: {reply}"
         return reply
 
-    async def list_rooms(self, after: str | None = None, limit: int | None = None) -> dict:
-        """Ask for one page of the lobby (1.2); the ``rooms`` frame, or the error (events read meanwhile are kept)."""
-        frame: dict[str, Any] = {"type": "list"}
+    async def list_rooms(self, after: str | None = None, limit: int | None = None, under_way: bool = False) -> dict:
+        """Ask for one page of the lobby (1.2), or of the rooms under way (1.3); the ``rooms`` frame, or the error
+        (events read meanwhile are kept)."""
+        frame: dict[str, Any] = {"type": "list", **({"under_way": True} if under_way else {})}
         if after is not None:
             frame["after"] = after
         if limit is not None:
@@ -342,10 +343,13 @@ def check_rooms_frame(frame: dict) -> None:
     assert frame["next"] is None or (isinstance(frame["next"], str) and frame["next"]), frame
     assert isinstance(frame["rooms"], list) and len(frame["rooms"]) <= 50, frame
     for row in frame["rooms"]:
-        assert set(row) == ROW_KEYS, row
+        under_way = "watching" in row  # 1.3: a room under way, every seat taken, and how many watch it
+        assert set(row) == ROW_KEYS | ({"watching"} if under_way else set()), row
+        assert not under_way or (type(row["watching"]) is int and row["watching"] >= 0), row
         assert isinstance(row["room"], str) and re.fullmatch(r"[A-Za-z0-9._-]{1,64}", row["room"]), row
         assert row["seats"] in range(2, MAX_SEATS + 1) and not isinstance(row["seats"], bool), row
-        assert row["taken"] in range(1, row["seats"]) and not isinstance(row["taken"], bool), row
+        assert (row["taken"] == row["seats"] if under_way else row["taken"] in range(1, row["seats"])), row
+        assert not isinstance(row["taken"], bool), row
         assert isinstance(row["names"], list) and len(row["names"]) == row["taken"], row
         assert all(isinstance(n, str) and 1 <= len(n) <= 32 for n in row["names"]), row
         assert isinstance(row["waited"], int) and not isinstance(row["waited"], bool) and row["waited"] >= 0, row

@@ -619,12 +619,13 @@ def public_of(label: str) -> dict:
     return {"game": "cabo", "deck": "short", "rounds": 3, "fast": False, "note": label}
 
 
-async def lobby(lister: Client, limit: int = 50) -> dict[str, dict]:
-    """Every listed room, paging through the whole lobby (other tests' public rooms included)."""
+async def lobby(lister: Client, limit: int = 50, under_way: bool = False) -> dict[str, dict]:
+    """Every listed room (``under_way``: every room under way), paging through the whole lobby (other tests' public
+    rooms included)."""
     rows: dict[str, dict] = {}
     after = None
     for _ in range(1000):
-        page = await lister.list_rooms(after, limit)
+        page = await lister.list_rooms(after, limit, under_way)
         assert page["type"] == "rooms", page
         assert len(page["rooms"]) <= limit, page
         for row in page["rooms"]:
@@ -671,6 +672,23 @@ async def test_public_room_is_listed_with_only_what_it_chose_to_show(relay):
     assert row["public"] == public, row
     assert 0 <= row["waited"] < 60, row
     await close_all(a, lister)
+
+
+async def test_a_public_room_under_way_is_listed_for_watchers_with_how_many_watch(relay):
+    """1.3: ``"under_way": true`` lists the public rooms whose every seat is taken and one held, instead of the open
+    ones, each with its watchers; a room is in one list or the other."""
+    a, public = await public_room(relay, seats=2)
+    lister = await Client.open(relay.url, "L")
+    assert a.room not in await lobby(lister, under_way=True)  # still waiting for a player: in the lobby
+    b = await Client.open(relay.url, "B")
+    await b.join(a.room, "Bob")
+    assert a.room not in await lobby(lister)
+    row = (await lobby(lister, under_way=True))[a.room]
+    assert (row["taken"], row["names"], row["public"], row["watching"]) == (2, ["Alice", "Bob"], public, 0), row
+    w = await Client.open(relay.url, "W")
+    await w.try_watch(a.room, "Wanda")
+    assert (await lobby(lister, under_way=True))[a.room]["watching"] == 1
+    await close_all(a, b, w, lister)
 
 
 async def test_private_room_is_not_listed(relay):
