@@ -121,6 +121,8 @@ def no_room(room: str) -> Refused:
 
 
 def watchers_full(room: str, limit: int) -> Refused:
+    if not limit:
+        return Refused("room_full", "this relay lets nobody watch its rooms (--room-watchers 0)", close=POLICY)
     return Refused("room_full", f"room {room} already has {limit} watchers, the most a room has here; "
                    "try again later", close=POLICY)
 
