@@ -16,6 +16,7 @@ thread once the first frame is up: the app itself imports only Textual.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import contextlib
 import signal
 import sys
@@ -208,7 +209,7 @@ class DiscardApp(App[None]):
     async def play(self) -> None:
         """Start a session (the relay and the computers if needed, my seat taken or taken back) and run it."""
         await asyncio.to_thread(load_engine, self.config.game)
-        from tabletop.ledger import RelayError
+        from tabletop.ledger import RelayError, RoomFull
 
         from .session import Session
 
@@ -223,7 +224,10 @@ class DiscardApp(App[None]):
                 self.screen.call_after_refresh(self.screen.refresh_bindings)  # the new footer's keys
             resumed = await session.sit_down(url)
         except (RelayError, OSError) as error:
-            self.switch_to_problem(relay_problem(self.config.relay, str(error)))
+            full = isinstance(error, RoomFull) and not self.config.watch  # the game is under way: watch it
+            self.switch_to_problem(relay_problem(self.config.relay, str(error)),
+                                   "Press w to watch its game instead (read-only), or q to quit." if full else None,
+                                   watch=full)
             return
         if resumed:
             self.notify(f"Back in room {self.config.room}: your game goes on where it stopped.", title="Resumed",
@@ -233,10 +237,15 @@ class DiscardApp(App[None]):
         self.seat_changed()
         await session.run()
 
-    def switch_to_problem(self, problem: str, retry: str | None = None) -> None:
+    def switch_to_problem(self, problem: str, retry: str | None = None, watch: bool = False) -> None:
         while len(self.screen_stack) > 2:
             self.pop_screen()
-        self.push_screen(ProblemScreen(problem, *([retry] if retry else [])))
+        self.push_screen(ProblemScreen(problem, retry, watch=watch) if retry else ProblemScreen(problem, watch=watch))
+
+    def action_watch_instead(self) -> None:
+        """The room is full: watch its game from no seat instead (the problem screen's w)."""
+        self.config = dataclasses.replace(self.config, watch=True, bell=False, public=False)
+        self.action_retry()
 
     # -- the seat's view -------------------------------------------------------------
 

@@ -144,6 +144,10 @@ class RelayError(Exception):
     """The relay cannot be used; the message says what to do."""
 
 
+class RoomFull(RelayError):
+    """Every seat of the room is taken (its game is under way: it may be watched instead)."""
+
+
 class SeatLost(RelayError):
     """The relay no longer knows our seat token (the room expired or the relay lost it)."""
 
@@ -297,7 +301,7 @@ class RelayClient:
         if welcome.get("type") == "error":
             if welcome.get("code") == "unavailable":
                 raise Unserved(clip(welcome.get("message"), 200))
-            error = SeatLost if welcome.get("code") == "bad_token" else RelayError
+            error = {"bad_token": SeatLost, "room_full": RoomFull}.get(str(welcome.get("code")), RelayError)
             refused = "let us watch" if self.watch else "seat us"
             raise error(f"the relay refused to {refused} in room {self.room}: {clip(welcome.get('message'), 200)}")
         try:
