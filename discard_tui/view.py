@@ -73,12 +73,27 @@ class SeatView(Generic[Board]):
         return self.me < 0
 
     @property
+    def near(self) -> int:
+        """The seat drawn as the player's own (at the bottom, "you"): mine; a watcher's, seat 1's (0)."""
+        return max(self.me, 0)
+
+    @property
     def others(self) -> tuple[int, ...]:
-        return tuple(s for s in range(len(self.names)) if s != self.me)
+        return tuple(s for s in range(len(self.names)) if s != self.near)
 
     @property
     def my_name(self) -> str:
-        return self.names[self.me]
+        return self.names[self.near]
+
+    @property
+    def you(self) -> str:
+        """The near seat in a sentence: "you", or (a watcher's view) its player's name."""
+        return self.names[self.near] if self.watcher else "you"
+
+    @property
+    def your(self) -> str:
+        """The near seat's, at a sentence's start: "Your", or (a watcher's view) "ana's"."""
+        return f"{self.names[self.near]}'s" if self.watcher else "Your"
 
     @property
     def opponent_name(self) -> str:

@@ -375,6 +375,27 @@ async def test_a_hostile_name_through_a_relay_is_shown_literally_and_the_room_st
         await opponent.ledger.close()
 
 
+async def test_a_watcher_follows_a_game_through_a_real_relay_read_only_and_the_players_count_it(players, relay_url,
+                                                                                               eventually):
+    """discard-tui --watch on a real relay (protocol 1.3): the watcher's table takes the room's game from the ledger,
+    shows it read-only (the footer says so, no move key), and both players' tables count one watcher, then none."""
+    pair = await players("watched", [None, None], game="rps")  # nobody throws: the game waits, under way
+    app = DiscardApp(PlayConfig(relay=relay_url, room="watched", name="zed", watch=True, bell=False),
+                     terminal_profile())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view is not None
+                    and app.view.phase is SeatPhase.PLAYING, "the watcher's table")
+        assert app.config.game == "rps" and app.view.watcher and app.view.watching == 1
+        assert text_of(app.screen, "#status").count("You are watching, read-only") == 1
+        shown = {key for key, active in app.screen.active_bindings.items()
+                 if active.binding.show and app.screen.check_action(active.binding.action.split("(")[0], ()) is True}
+        assert "w" in shown and not shown & {"r", "p", "s"}, shown
+        await eventually(lambda: all(seat.table.watching == 1 for seat in pair.seats), "the players count zed")
+        await pilot.press("q")  # nothing to keep: a watcher leaves at once
+        await until(pilot, lambda: not app.is_running or app.return_code is not None, "leaving")
+    await eventually(lambda: all(seat.table.watching == 0 for seat in pair.seats), "zed gone")
+
+
 # -- the table with any hand: views fed to the screen, as the engine's next change would -----------------
 
 FULL = FULL_DECK
