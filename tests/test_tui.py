@@ -9,7 +9,7 @@ import pytest
 from conftest import seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
-from discard_tui.table_screen import MakeMove
+from discard_tui.table_screen import WATCHING, MakeMove
 from discard_tui.profile import terminal_profile
 from discard_tui.app import DiscardApp, HelpScreen, PlayConfig, TableScreen
 from discard_tui.game_over_screen import GameOverScreen
@@ -384,9 +384,9 @@ async def test_a_watcher_follows_a_game_through_a_real_relay_read_only_and_the_p
                      terminal_profile())
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view is not None
-                    and app.view.phase is SeatPhase.PLAYING, "the watcher's table")
+                    and app.view.phase is SeatPhase.PLAYING and app.screen.query(StatusBar)
+                    and app.screen.query_one(StatusBar).hint == WATCHING, "the watcher's table of the room's game")
         assert app.config.game == "rps" and app.view.watcher and app.view.watching == 1
-        assert text_of(app.screen, "#status").count("You are watching, read-only") == 1
         shown = {key for key, active in app.screen.active_bindings.items()
                  if active.binding.show and app.screen.check_action(active.binding.action.split("(")[0], ()) is True}
         assert "w" in shown and not shown & {"r", "p", "s"}, shown
