@@ -82,6 +82,8 @@ class Session:
         from tabletop.ledger import RelayError
 
         c = self.config
+        if c.relay and c.watch:
+            return c.relay  # a watcher invites nobody: it takes no seat
         if c.relay:
             from . import invite
 

@@ -325,7 +325,7 @@ class TableScreen(Screen[None], Generic[V]):
     always_shown: ClassVar[tuple[str, ...]] = ()  # of those, the ones greyed out instead until the game is over
 
 
-WATCHING = "You are watching, read-only: you see what every player is shown, never a hidden card. q leaves."
+WATCHING = "Watching: you see what all players see, no hidden card."  # fits 60 columns
 
 
 def help_page(rules: str, safety: str | None, seats: int) -> Content:

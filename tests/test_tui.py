@@ -387,6 +387,7 @@ async def test_a_watcher_follows_a_game_through_a_real_relay_read_only_and_the_p
                     and app.view.phase is SeatPhase.PLAYING and app.screen.query(StatusBar)
                     and app.screen.query_one(StatusBar).hint == WATCHING, "the watcher's table of the room's game")
         assert app.config.game == "rps" and app.view.watcher and app.view.watching == 1
+        assert app.session is not None and app.session.invites == []  # a watcher invites nobody
         shown = {key for key, active in app.screen.active_bindings.items()
                  if active.binding.show and app.screen.check_action(active.binding.action.split("(")[0], ()) is True}
         assert "w" in shown and not shown & {"r", "p", "s"}, shown
