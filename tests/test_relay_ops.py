@@ -203,6 +203,23 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     assert (event["seq"], event["seat"]) == (d2.head + 1, 0)
 
 
+async def test_a_durable_relay_killed_with_watchers_counts_them_out_when_it_starts_again(tmp_path):
+    """Its watchers' connections died with it: the restart appends a watch event of 0 after the seats' leaves, so
+    every player's count says nobody watches, and the next watcher is the first."""
+    from relay.sqlite_ledger import SQLiteLedger
+
+    store = SQLiteLedger(tmp_path / "relay.db")
+    await store.claim("watched", "ann", None, 2)
+    for name in ("zed", "yan"):
+        await store.watch("watched", name, 16)
+    store.db.close()  # killed: no departure recorded
+    again = SQLiteLedger(tmp_path / "relay.db")
+    tail = [json.loads(entry.frame) for entry in await again.read("watched", 3)]
+    assert [(e["kind"], e["seat"], e["body"]) for e in tail] == [("leave", 0, None), ("watch", -1, {"watching": 0})]
+    assert (await again.watch("watched", "xia", 16)).watching == 1
+    await again.close()
+
+
 # -- 2. graceful shutdown -------------------------------------------------------------
 
 
