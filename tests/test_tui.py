@@ -1091,6 +1091,29 @@ async def test_the_theme_and_the_start_screens_choices_are_kept_for_next_time(da
         assert app.theme == "textual-dark"
 
 
+async def test_the_start_screen_offers_to_watch_a_game_in_a_room_named_there(data_dir):
+    """With a relay on offer (discard-web --relay), Opponent "nobody: watch a game" asks for the room only, and Play
+    opens a watcher's table of it (no seat, nothing listed)."""
+    from textual.widgets import Input, Select
+
+    from discard_tui.connecting_screen import ConnectingScreen
+    from discard_tui.start import StartScreen
+
+    app = DiscardApp(PlayConfig(name="ana", room="", relay="ws://relay.example:8765"), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        screen = app.screen
+        screen.query_one("#opponent", Select).value = "watch"
+        await pilot.pause()
+        assert screen.query_one("#room", Input).display and not screen.query_one("#public").display
+        screen.query_one("#room", Input).value = "table-7"
+        app.play = lambda: None  # the table is opened, but nothing is joined
+        await pilot.click("#play")
+        await until(pilot, lambda: isinstance(app.screen, ConnectingScreen), "the table")
+        assert (app.config.watch, app.config.room, app.config.public) == (True, "table-7", False)
+        assert text_of(app.screen, "#where") == "Watching, on relay ws://relay.example:8765 · room table-7"
+
+
 # -- coming back after a crash: the lobby and the start screen offer the game -------------------------------
 
 
