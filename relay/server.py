@@ -363,7 +363,8 @@ class Relay:
 
     async def _join(self, client: Client, request: dict) -> None:
         if client.channel is not None:
-            raise Refused("already_joined", f"this connection already holds seat {client.seat} in room {client.room}")
+            holds = "watches" if client.watcher is not None else f"holds seat {client.seat} in"
+            raise Refused("already_joined", f"this connection already {holds} room {client.room}")
         name, room = request.get("name"), request.get("room")
         token, after, seats = request.get("token"), request.get("after"), request.get("seats")
         after = 0 if after is None else after  # absent or null: from the start

@@ -567,6 +567,8 @@ async def test_a_watcher_reads_the_whole_ledger_live_cannot_post_and_every_seat_
     await w.send_post({"from": "a watcher"})
     refused = await w.expect_error("read_only")
     assert "watcher cannot post" in refused["message"]
+    again = await w.ask({"type": "join", "room": a.room, "name": "Wanda", "watch": True}, "welcome")
+    assert (again["code"], again["message"]) == ("already_joined", f"this connection already watches room {a.room}")
     await strict_marker(b, a, w)  # nothing was appended, and the watcher follows live
     nowhere = await Client.open(relay.url, "N")
     assert (await nowhere.try_watch(new_room(), "Nobody"))["code"] == "not_found"
