@@ -378,7 +378,8 @@ async def test_a_hostile_name_through_a_relay_is_shown_literally_and_the_room_st
 async def test_a_watcher_follows_a_game_through_a_real_relay_read_only_and_the_players_count_it(players, relay_url,
                                                                                                eventually):
     """discard-tui --watch on a real relay (protocol 1.3): the watcher's table takes the room's game from the ledger,
-    shows it read-only (the footer says so, no move key), and both players' tables count one watcher, then none."""
+    shows it read-only (the footer says so, no move key), and both players' tables count one watcher, then none; a
+    player who finds the room full is offered w to watch its game instead."""
     pair = await players("watched", [None, None], game="rps")  # nobody throws: the game waits, under way
     app = DiscardApp(PlayConfig(relay=relay_url, room="watched", name="zed", watch=True, bell=False),
                      terminal_profile())
@@ -395,6 +396,13 @@ async def test_a_watcher_follows_a_game_through_a_real_relay_read_only_and_the_p
         await pilot.press("q")  # nothing to keep: a watcher leaves at once
         await until(pilot, lambda: not app.is_running or app.return_code is not None, "leaving")
     await eventually(lambda: all(seat.table.watching == 0 for seat in pair.seats), "zed gone")
+    late = DiscardApp(PlayConfig(relay=relay_url, room="watched", name="cy", game="rps"), terminal_profile())
+    async with late.run_test(size=(80, 24)) as pilot:  # the room is full: its game is offered to watch instead
+        await until(pilot, lambda: isinstance(late.screen, ProblemScreen), "the full room")
+        assert "already has 2 players" in late.screen.problem and late.screen.check_action("watch_instead", ())
+        await pilot.press("w")
+        await until(pilot, lambda: late.view is not None and late.view.watcher and late.view.watching == 1,
+                    "watching the full room's game")
 
 
 # -- the table with any hand: views fed to the screen, as the engine's next change would -----------------
