@@ -45,6 +45,9 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   connection is an address of its own (behind a reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
+* A watcher's join (``"watch": true``, protocol 1.3) takes no seat: the connection reads the room like a player's
+  and its posts are refused with ``read_only``; its arrival and departure are ``watch`` events counting the room's
+  watchers, within ``room_watchers`` a room and ``address_watch_rate`` joins a second per address.
 * A ``list`` is answered with one page of the lobby (:mod:`relay.lobby`): rooms created public that are
   open, and only what they chose to show; any connection may ask, joined or not, within its rate limit.
 """
