@@ -390,7 +390,7 @@ def link_text(view: SeatView, now: float | None = None, wall: float | None = Non
     watching = f" · {view.watching} watching" if view.watching else ""
     if (gone := absence(view, wall)) is not None:
         return gone + watching
-    if view.waiting_since is not None and view.phase in IN_GAME:
+    if view.waiting_since is not None and view.phase in IN_GAME and not view.watcher:  # a watcher waits for nobody
         waited = now - view.waiting_since
         if waited >= 5:
             return f"waiting for {view.opponent_name} for {int(waited)} s{watching}"

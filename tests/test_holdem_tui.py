@@ -117,6 +117,8 @@ async def test_a_watchers_table_shows_no_hidden_card_makes_no_move_and_the_playe
         table.apply(Event(0, OBSERVER, "zed", "watch", {"watching": 2}, 0.0))
     player = view_of(room)
     assert player.watching == 2 and link_text(player) == "connected · 2 watching"
+    waited = dataclasses.replace(watcher_view(room, watcher), waiting_since=0.0)  # the headline names who moves
+    assert link_text(waited, now=60.0) == "connected · 2 watching"
 
 
 async def test_the_all_in_key_bets_every_chip():
