@@ -60,6 +60,7 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         clock=view.clock,
         relay_offset=seat.seen[0] - seat.seen[1] if seat.seen is not None else None,
         history=str(history) if (history := seat.histories.get(view.number)) else None,
+        watching=view.watching,
     )
 
 

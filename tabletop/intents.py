@@ -15,7 +15,7 @@ from . import commit
 from . import deck as mental
 from . import wire
 from .game import RuleViolation
-from .state import Play, TableState
+from .state import OBSERVER, Play, TableState
 from .values import Awaiting, Owed, Phase
 
 
@@ -56,7 +56,7 @@ class Intents(TableState):
     def owed(self) -> Post | Work | Needs | None:
         """What this seat must post next, one message at a time. Pure: a function of the state."""
         p = self.play
-        if self.problem is not None:
+        if self.problem is not None or self.me == OBSERVER:  # a watcher posts nothing
             return None
         if p.verdict is not None or (p.audited and p.outcome is not None):
             if self.want > p.number:

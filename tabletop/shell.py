@@ -28,6 +28,7 @@ from .deck import Job, Task
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
+from . import transcript
 from .transcript import events_digest, seed_path, write_seed
 from .values import Phase
 from .words import empty_room_words, silence_words
@@ -415,15 +416,33 @@ async def join(url: str, room: str, wish: Wish, catalog: Mapping[str, Game], *, 
                transcript_dir: Path | None = None, public: dict[str, str | int | bool] | None = None) -> Seat:
     """Take a seat (or take it back with ``token``) in ``room``; raises RelayError with a one-line reason.
     ``public``: what the room shows in the relay's lobby, if this seat creates it (none: it is not listed)."""
-    seat: Seat | None = None
-
-    def link_changed(link: Link) -> None:
-        if seat is not None:
-            seat.link_changed(link)
-
-    client = RelayClient(url, room, wish.name, token=token, on_link=link_changed, seats=wish.seats, public=public)
+    client, seated = linked(RelayClient(url, room, wish.name, token=token, seats=wish.seats, public=public))
     await client.open()
     assert client.seat is not None
     table = Table(room, client.seat, seed, catalog, wish, follow=follow)
-    seat = Seat(client, table, autoplay=autoplay, think_time=think_time, transcript_dir=transcript_dir)
-    return seat
+    return seated(Seat(client, table, autoplay=autoplay, think_time=think_time, transcript_dir=transcript_dir))
+
+
+async def watch(url: str, room: str, name: str, catalog: Mapping[str, Game]) -> Seat:
+    """Watch ``room`` from no seat (relay protocol 1.3): the whole ledger, then live, folded by a table that holds no
+    card, is shown only what every seat is shown and posts nothing; raises RelayError with a one-line reason."""
+    client, seated = linked(RelayClient(url, room, name, watch=True))
+    await client.open()
+    return seated(Seat(client, transcript.observer(room, catalog)))
+
+
+def linked(client: RelayClient) -> tuple[RelayClient, Callable[[Seat], Seat]]:
+    """``client``, telling the seat made on it (by the function returned) of every change of its link."""
+    seats: list[Seat] = []
+
+    def link_changed(link: Link) -> None:
+        for seat in seats:
+            seat.link_changed(link)
+
+    client.on_link = link_changed
+
+    def seated(seat: Seat) -> Seat:
+        seats.append(seat)
+        return seat
+
+    return client, seated

@@ -85,6 +85,10 @@ class Play:
         return self.decks[-1] if self.decks else None
 
 
+OBSERVER = -1  # the seat of a table that only watches: it is in no game's shuffle order, is shown nothing, owes nothing
+MAX_WATCHING = 10_000  # a watcher count beyond it is no relay's (docs/relay-protocol.md, 1.3): it is not believed
+
+
 class TableState:
     """What the ledger has made of one seat in one room so far: every game's record, the seat's secrets, its log."""
 
@@ -100,6 +104,7 @@ class TableState:
         self.names: dict[int, str] = {}
         self.present: set[int] = set()
         self.left_at: dict[int, float] = {}  # seat -> the relay's time of its leave, while it is away
+        self.watching = 0  # watchers in the room, as the ledger's last ``watch`` event counts them (relay 1.3)
         self.want = 1  # the game number I want to be playing; a rematch raises it
         self.choices: dict[str, str] = {}  # my chosen values for rounds I have not committed to yet
         self.problem: str | None = None

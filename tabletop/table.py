@@ -37,7 +37,7 @@ from .crypto import Group
 from .groups import GROUPS, group_of_prime
 from .game import TIMED_OUT, RuleViolation, Setup
 from .intents import Needs, Post, Work
-from .state import Play, Wish
+from .state import MAX_WATCHING, OBSERVER, Play, Wish
 from .view import TableView, Viewable, safety_number
 from .values import Phase
 from .words import clip
@@ -65,16 +65,13 @@ class LedgerEvent(Protocol):
     def name(self) -> str: ...
 
     @property
-    def kind(self) -> str: ...  # "join" | "leave" | "post"
+    def kind(self) -> str: ...  # "join" | "leave" | "post" | "watch"
 
     @property
     def body(self) -> dict | None: ...
 
     @property
     def time(self) -> float: ...  # the relay's Unix time
-
-
-OBSERVER = -1  # the seat of a table that only watches: it is in no game's shuffle order and is shown nothing
 
 
 class Table(Viewable):
@@ -103,6 +100,11 @@ class Table(Viewable):
             self.left_at[event.seat] = event.time
             if event.seat != self.me:
                 self._say(f"{self.name(event.seat)} left")
+            return
+        if event.kind == "watch":  # the relay's count of the room's watchers (1.3): no player's word, no game's
+            count = event.body.get("watching") if isinstance(event.body, dict) else None
+            if type(count) is int and 0 <= count <= MAX_WATCHING:  # else not believed: the count stands
+                self.watching = count
             return
         try:
             self._post(event.seat, event.body)

@@ -118,8 +118,8 @@ def _event(item: Any) -> Event | None:
         return None
     seq, seat, name, kind, body, time = (item.get(k) for k in ("seq", "seat", "name", "kind", "body", "time"))
     if not (isinstance(seq, int) and isinstance(seat, int) and isinstance(name, str)
-            and kind in ("join", "leave", "post") and isinstance(time, (int, float))
-            and (isinstance(body, dict) if kind == "post" else body is None)):
+            and kind in ("join", "leave", "post", "watch") and isinstance(time, (int, float))
+            and (isinstance(body, dict) if kind in ("post", "watch") else body is None)):
         return None
     return Event(seq, seat, name, kind, body, float(time))
 

@@ -59,6 +59,7 @@ class Room:
     names: tuple[str, ...] = ("ana", "bo", "cy", "di", "ed", "flo")  # each seat's player
     gone: set[int] = field(default_factory=set)  # seats whose program stopped: they post and read nothing more
     now: float = 0.0  # the relay's clock (Unix seconds): the stamp of every event appended; a test advances it
+    watchers: list[Table] = field(default_factory=list)  # tables of no seat (transcript.observer), fed every event
 
     def __post_init__(self) -> None:
         for seat in range(self.seats):
@@ -92,7 +93,7 @@ class Room:
     def append(self, seat: int, kind: str, body: dict | None) -> None:
         event = Event(len(self.ledger) + 1, seat, self.tables[seat].wish.name, kind, body, self.now)
         self.ledger.append(event)
-        for table in self.tables:
+        for table in [*self.tables, *self.watchers]:
             if table.me in self.violations or table.me in self.gone:
                 continue
             try:

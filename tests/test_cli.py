@@ -24,6 +24,9 @@ from discard_tui.profile import terminal_profile
     (["--name", "   "], "--name: use 1 to 32 printable characters, not only spaces"),
     (["--game", "discard", "--seats", "1"], "--seats 1: discard is for 2 players"),
     (["--game", "cabo", "--seats", "6"], "--seats 6: cabo is for 2 to 5 players"),
+    (["--watch", "r"], "--watch ROOM watches a game on a relay: give --relay URL too"),
+    (["--watch", "r", "--relay", "ws://h:1", "--room", "s"], "--watch and --room do not go together"),
+    (["--watch", "no spaces", "--relay", "ws://h:1"], "--watch 'no spaces': use 1 to 64 of"),
 ])
 def test_bad_flags_cost_one_line_and_exit_2(argv, says, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -344,6 +347,14 @@ def test_pick_refuses_what_the_start_screen_cannot_do(argv, says, capsys):
     with pytest.raises(SystemExit):
         cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
     assert says in capsys.readouterr().err
+
+
+def test_watch_takes_no_seat_and_leaves_nothing_to_come_back_to():
+    argv = ["--watch", "table-1", "--relay", "ws://127.0.0.1:8765", "--name", "zed"]
+    config = cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
+    assert (config.watch, config.room, config.relay, config.name, config.bell) == (True, "table-1",
+                                                                                  "ws://127.0.0.1:8765", "zed", False)
+    assert "--watch ROOM" in cli.parser().format_help()
 
 
 def test_pick_with_a_relay_leaves_the_room_to_the_start_screen():
