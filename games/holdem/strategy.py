@@ -132,22 +132,28 @@ def mucks(view: HoldemView, hole: Sequence[str], shown: Mapping[int, Sequence[st
     return bool(pots) and all(beaten & eligible for eligible in pots)
 
 
+def decide(view: HoldemView, seed: int | None) -> Message | None:
+    """My move from my view of the game (None when it is not mine to choose): the same for the same view and seed."""
+    if not view.my_turn or view.stage not in (Stage.BETTING, Stage.SHOWDOWN):
+        return None
+    hole = [card for card in view.mine.hole if card is not None]
+    if len(hole) < 2:
+        return None  # the hand is still being dealt
+    rng = random.Random(f"{seed}/{view.hand}/{len(view.board)}/{view.to_call}/{view.mine.bet}/{view.total}")
+    if view.stage is Stage.SHOWDOWN:
+        shown = {p.seat: [c for c in p.hole if c is not None] for p in view.players if p.shown}
+        return Muck() if view.may_muck and mucks(view, hole, shown) else Show(positions=list(view.mine.positions))
+    return preflop(view, hole, rng) if not view.board else postflop(view, hole, rng)
+
+
 def player(seed: int | None = None) -> Strategy:
+    """The computer at a table: :func:`decide` on the seat's view."""
     def choose(table: Table) -> Message | None:
         state = table.play.state
         if state is None:
             return None
         view = state.view(table.me)
         assert isinstance(view, HoldemView)
-        if not view.my_turn or view.stage not in (Stage.BETTING, Stage.SHOWDOWN):
-            return None
-        hole = [card for card in view.mine.hole if card is not None]
-        if len(hole) < 2:
-            return None  # the hand is still being dealt
-        rng = random.Random(f"{seed}/{view.hand}/{len(view.board)}/{view.to_call}/{view.mine.bet}/{view.total}")
-        if view.stage is Stage.SHOWDOWN:
-            shown = {p.seat: [c for c in p.hole if c is not None] for p in view.players if p.shown}
-            return Muck() if view.may_muck and mucks(view, hole, shown) else Show(positions=list(view.mine.positions))
-        return preflop(view, hole, rng) if not view.board else postflop(view, hole, rng)
+        return decide(view, seed)
 
     return choose
