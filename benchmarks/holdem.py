@@ -24,7 +24,9 @@ games per policy and table size (default 100), game k seeded k (its decks and
 the computer's choices) with the first button on seat k mod the seats. Prints
 the computer's games won / played (a game shared at the last hand is not
 won), its win rate with a 95 % Wilson interval, the hands per game, and the
-time of each of its decisions.
+time of each of its decisions. Against always-all-in heads-up it also prints
+the best win rate any strategy can reach there, by a model solved exactly
+(:func:`best_against_all_in`).
 
     uv run python benchmarks/holdem.py --against always-all-in,always-call,always-pot,always-fold-unless-free
     uv run python benchmarks/holdem.py --against always-all-in --seats 2 --games 200 --chips 2000
@@ -34,8 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import bisect
+import functools
+import itertools
 import math
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -45,6 +51,8 @@ from local_relay import game_arguments, game_relay, play_game
 
 from games.holdem.game import HoldemOptions
 from games.holdem.moves import HoldemView
+from games.holdem.rules import blinds_at, parse_blinds
+from games.holdem.strategy import COMBOS, RANKING, range_equity
 from games.holdem.sitngo import POLICIES, computer, play
 from tabletop.wire import Message
 
@@ -97,10 +105,48 @@ def against(names: list[str], sizes: list[int], games: int, options: HoldemOptio
             low, high = wilson(won, games)
             print(f"{name:<24} {seats:>5} {f'{won}/{games}':>8} {won / games:>8.0%} {f'{low:.0%}–{high:.0%}':>13} "
                   f"{hands / games:>10.1f}", flush=True)
+    if "always-all-in" in names and 2 in sizes:
+        print(f"the best any strategy can do heads-up against always-all-in here (a model: best_against_all_in): "
+              f"{best_against_all_in(options):.0%}")
     ms = sorted(t * 1000 for t in times)
     print(f"the computer's decisions: {len(ms):,}, median {statistics.median(ms):.2f} ms, "
           f"99th percentile {ms[int(0.99 * (len(ms) - 1))]:.2f} ms, max {ms[-1]:.2f} ms; "
           f"{time.perf_counter() - start:.1f} s in all")
+
+
+def best_against_all_in(options: HoldemOptions) -> float:
+    """The win rate of the best strategy heads-up against always-all-in, in a model solved by dynamic programming:
+    every hand it shoves (or calls the shove) or folds its blind; a called shove is won with the hand's all-in
+    equity against a random hand (1,000 seeded deals per kind of hand), the effective stack changing hands; the
+    blinds double every 10 hands; after the last hand the chip leader wins (a tie is no win). Averaged over who
+    has the first button."""
+    hands = sorted((range_equity(example(kind), (), [1.0], random.Random(kind), samples=1000), COMBOS[kind])
+                   for kind in RANKING)
+    shares = [share for share, _ in hands]
+    combos = list(itertools.accumulate((combos for _, combos in hands), initial=0))  # prefix sums, worst hand first
+    equity = list(itertools.accumulate((combos * share for share, combos in hands), initial=0.0))
+    total, base = 2 * options.chips, parse_blinds(options.blinds)
+
+    @functools.cache
+    def best(hand: int, chips: int, button: int) -> float:
+        if chips <= 0 or chips >= total or hand == options.hands:
+            return float(chips * 2 > total)
+        small, big = blinds_at(base, hand)
+        fold = best(hand + 1, chips - min(chips, small if hand % 2 == button else big), button)
+        stake = min(chips, total - chips)
+        won, lost = best(hand + 1, chips + stake, button), best(hand + 1, chips - stake, button)
+        if won <= lost:
+            return fold
+        k = bisect.bisect_left(shares, (fold - lost) / (won - lost))  # the hands below k fold, the rest go all in
+        calls = (combos[-1] - combos[k]) * lost + (equity[-1] - equity[k]) * (won - lost)
+        return (combos[k] * fold + calls) / combos[-1]
+
+    return (best(0, options.chips, 0) + best(0, options.chips, 1)) / 2
+
+
+def example(kind: str) -> tuple[str, str]:
+    """Two cards of a kind of starting hand: "AKs" -> ("As", "Ks")."""
+    return kind[0] + "s", kind[1] + ("s" if kind.endswith("s") else "h")
 
 
 def timed(policy: Callable[[HoldemView], Message | None], times: list[float]) -> Callable[[HoldemView], Message | None]:
