@@ -105,27 +105,27 @@ def against(names: list[str], sizes: list[int], games: int, options: HoldemOptio
             low, high = wilson(won, games)
             print(f"{name:<24} {seats:>5} {f'{won}/{games}':>8} {won / games:>8.0%} {f'{low:.0%}–{high:.0%}':>13} "
                   f"{hands / games:>10.1f}", flush=True)
-    if "always-all-in" in names and 2 in sizes:
-        print(f"the best any strategy can do heads-up against always-all-in here (a model: best_against_all_in): "
-              f"{best_against_all_in(options):.0%}")
+    if "always-all-in" in names:
+        print("the best any strategy can do against always-all-in here (a model: best_against_all_in): " + ", ".join(
+            f"{best_against_all_in(options, seats):.0%} at {seats} seats" for seats in sizes if seats in (2, 3)))
     ms = sorted(t * 1000 for t in times)
     print(f"the computer's decisions: {len(ms):,}, median {statistics.median(ms):.2f} ms, "
           f"99th percentile {ms[int(0.99 * (len(ms) - 1))]:.2f} ms, max {ms[-1]:.2f} ms; "
           f"{time.perf_counter() - start:.1f} s in all")
 
 
-def best_against_all_in(options: HoldemOptions) -> float:
+def best_against_all_in(options: HoldemOptions, seats: int = 2) -> float:
     """The win rate of the best strategy heads-up against always-all-in, in a model solved by dynamic programming:
     every hand it shoves (or calls the shove) or folds its blind; a called shove is won with the hand's all-in
     equity against a random hand (1,000 seeded deals per kind of hand), the effective stack changing hands; the
     blinds double every 10 hands; after the last hand the chip leader wins (a tie is no win). Averaged over who
-    has the first button."""
-    hands = sorted((range_equity(example(kind), (), [1.0], random.Random(kind), samples=1000), COMBOS[kind])
-                   for kind in RANKING)
+    has the first button. ``seats=3``: from the second hand, the two copies having played each other all in on the
+    first (one holds two stacks), and the computer its own stack."""
+    hands = all_in_equities()
     shares = [share for share, _ in hands]
     combos = list(itertools.accumulate((combos for _, combos in hands), initial=0))  # prefix sums, worst hand first
     equity = list(itertools.accumulate((combos * share for share, combos in hands), initial=0.0))
-    total, base = 2 * options.chips, parse_blinds(options.blinds)
+    total, base = seats * options.chips, parse_blinds(options.blinds)
 
     @functools.cache
     def best(hand: int, chips: int, button: int) -> float:
@@ -141,7 +141,16 @@ def best_against_all_in(options: HoldemOptions) -> float:
         calls = (combos[-1] - combos[k]) * lost + (equity[-1] - equity[k]) * (won - lost)
         return (combos[k] * fold + calls) / combos[-1]
 
-    return (best(0, options.chips, 0) + best(0, options.chips, 1)) / 2
+    start = seats - 2
+    return (best(start, options.chips, 0) + best(start, options.chips, 1)) / 2
+
+
+@functools.cache
+def all_in_equities() -> list[tuple[float, int]]:
+    """Each kind of starting hand's all-in equity against a random hand (1,000 seeded deals), and its combinations;
+    the weakest first."""
+    return sorted((range_equity(example(kind), (), [1.0], random.Random(kind), samples=1000), COMBOS[kind])
+                  for kind in RANKING)
 
 
 def example(kind: str) -> tuple[str, str]:

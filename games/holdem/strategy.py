@@ -62,6 +62,9 @@ Q2s Q5o 22 J5s J7o T8o Q4o T6s J4s 97s J3s Q3o J6o 98o 87s T5s J2s J5o Q2o T7o 9
 
 SAMPLES = 300  # Monte-Carlo deals per equity estimate
 NARROWEST = 0.05  # the narrowest range an opponent is given (so that two of them are never out of cards)
+PREMIUM = 0.035  # the equity a call of the whole stack needs beyond the pot odds, for each doubling of the stack past
+# six big blinds (premium)
+PREMIUM_CAP = 0.12  # and at most this
 SHORT = 12  # effective stack, in big blinds, from which the first to raise shoves or folds
 RAISE_BB = 2.5  # an opening raise, in big blinds
 VALUE = 0.65  # equity from which a hand is bet, or raised, for value
@@ -156,8 +159,10 @@ def folding(habits: Habits) -> float:
 def premium(depth: float) -> float:
     """The equity a call of my stack needs beyond the pot odds, at an effective stack of ``depth`` big blinds: none
     at six big blinds or less, where the blinds leave no time to wait, then 3.5 points for each doubling (about 11
-    at the 50 big blinds a sit-and-go starts with)."""
-    return min(0.12, max(0.0, 0.035 * math.log2(depth / 6))) if depth > 0 else 0.0
+    at the 50 big blinds a sit-and-go starts with). Fitted to the heads-up game against always all-in solved exactly
+    (benchmarks/holdem.py, ``best_against_all_in``), whose best calls need 11 points over the pot odds at 50 big
+    blinds, 8 at 25, 5 at 12 and 2 at 6."""
+    return min(PREMIUM_CAP, max(0.0, PREMIUM * math.log2(depth / 6))) if depth > 0 else 0.0
 
 
 def raise_to(view: HoldemView, fraction: float) -> Message:
