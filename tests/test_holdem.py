@@ -514,21 +514,22 @@ def test_the_computer_plays_its_button_and_steals_from_players_who_fold():
     assert [first_in(seats, "7c2d", FOLDER) for seats in (2, 3)] == [Raise(to=50)] * 2
 
 
-def test_the_computer_bets_for_value_bigger_against_a_calling_station_and_never_bluffs_it():
+def test_the_computer_bets_a_calling_station_by_how_far_ahead_it_is_and_never_bluffs_it():
     def flop(hole: str, caller: Habits) -> Message | None:
+        """A pot of 200 on 9♣ 5♦ 2♥, the computer first to act with ``hole``, its opponent's habits ``caller``."""
         state = new(seats=2, starter=0)
+        play(state, 0, Raise(to=100))
+        play(state, 1, Call())
         state.habits[0] = caller
-        play(state, 0, Call())
-        play(state, 1, Check())
         stack(state, {1: hole, -1: "9c5d2hJsQs"})
         board(state)
         return decide(state.view(1), 1)
 
-    assert flop("Ks5c", STATION) == Raise(to=40)  # middle pair: the pot
-    assert flop("Qs9d", STATION) == Raise(to=40)
-    assert flop("Qs9d", Habits()) == Raise(to=26)  # two thirds of the pot against a player not yet read
+    # ace high: a third of the pot; middle pair: half; a set: the pot
+    assert [flop(hole, STATION) for hole in ("AhKc", "Ks5c", "9s9d")] == [Raise(to=66), Raise(to=100), Raise(to=200)]
+    assert flop("Qs9d", Habits()) == Raise(to=133)  # top pair: two thirds of the pot against a player not yet read
     assert flop("7c3h", STATION) == Check()
-    assert flop("7c3h", FOLDER) == Raise(to=20)  # a bluff against a player who folds
+    assert flop("7c3h", FOLDER) == Raise(to=100)  # a bluff against a player who folds
 
 
 def test_seeded_sit_and_gos_against_always_all_in_are_won_half_the_time_or_more():

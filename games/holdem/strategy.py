@@ -24,8 +24,8 @@ against a raise by the equity it has against the raiser's range.
 
 After the flop it weighs its equity against each opponent still in (a
 Monte-Carlo count with eval7's evaluator) against the pot odds: it bets strong
-hands for value (against a calling station thinner and bigger, and never
-bluffs one), bluffs a player who folds too often, and calls a bettor by how
+hands for value (against a calling station thinner, by how far ahead it is,
+and never bluffs one), bluffs a player who folds too often, and calls a bettor by how
 often that bettor bets: a player who bets every street holds any two cards.
 At showdown it mucks only a hand beaten, in every pot it could win, by a hand
 already shown. Every random draw comes from a generator seeded by the
@@ -70,7 +70,8 @@ RAISE_BB = 2.5  # an opening raise, in big blinds
 VALUE = 0.65  # equity from which a hand is bet, or raised, for value
 RERAISE = 0.8  # equity from which a bet is raised for value (below it, a strong hand calls)
 THIN = 0.5  # equity from which a hand checked to is bet for value half the time
-STATION_VALUE = 0.55  # against a calling station, equity from which a hand is bet the pot for value
+STATION_BETS = ((0.85, 1.0), (0.7, 0.5), (0.55, 1 / 3))  # against a calling station: the share of the pot bet
+# from each equity (below the last, a check)
 MARGIN = 0.15  # equity a call needs above the pot odds against a player who seldom bets
 BLUFF = 0.2  # how often it bets when checked to with a weak hand
 OPEN = 0.55  # share of hands it opens with from the button or the small blind, when nobody has raised
@@ -279,19 +280,19 @@ def shove_gains(view: HoldemView, hole: Sequence[str], behind: Sequence[Player],
 
 def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Message:
     """Equity against random hands, one per opponent still in, weighed against the pot odds: a strong hand bets
-    two thirds of the pot, and a very strong one raises a bet by as much; against a calling station a good hand bets
-    the pot and nothing is bluffed; checked to, a fair hand bets half the pot half the time, and a weak one bluffs
-    now and then (always against a player who folds too much); facing a bet it calls when the odds allow, by how
-    often the bettor bets, and folds otherwise."""
+    two thirds of the pot, and a very strong one raises a bet by as much; against a calling station the bet grows
+    with the equity, from a third of the pot at 55 % to the pot at 85 %, and nothing is bluffed; checked to, a fair
+    hand bets half the pot half the time, and a weak one bluffs now and then (always against a player who folds too
+    much); facing a bet it calls when the odds allow, by how often the bettor bets, and folds otherwise."""
     others = rivals(view)
     share = equity(hole, view.board, len(others), rng)
     owe = view.to_call
     station = all(folding(p.habits) < STATION for p in others)
+    if station and not owe:  # bet by how far ahead it is, never bluff: the station pays, and the pots stay its size
+        return next((raise_to(view, fraction) for least, fraction in STATION_BETS if share >= least), Check())
     if share >= (RERAISE if owe else VALUE):
-        return raise_to(view, 1.0 if station else 2 / 3)
+        return raise_to(view, 2 / 3)
     if not owe:
-        if station:
-            return raise_to(view, 1.0) if share >= STATION_VALUE else Check()
         if all(folding(p.habits) >= FOLDER for p in others):
             return raise_to(view, 0.5)
         bets = rng.random() < (0.5 if share >= THIN else BLUFF)
