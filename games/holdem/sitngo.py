@@ -1,9 +1,9 @@
 """Sit-and-gos on the pure rules, without a relay or cryptography: the computer against fixed policies.
 
 A seeded deck per hand stands in for the mental-poker shuffle, and each seat
-decides from its own view (its hole cards, the board and the hands shown:
-the faces its table would know), so a policy sees no more than at a real
-table. ``benchmarks/holdem.py --against`` plays many of these; the tests a
+decides from its own view, which shows only the faces it has seen (its hole
+cards, the board and the hands shown, recorded in the state's ``seen`` as
+the table records them), so a policy sees no more than at a real table. ``benchmarks/holdem.py --against`` plays many of these; the tests a
 few.
 """
 
@@ -17,7 +17,8 @@ from tabletop.wire import Message
 
 from .game import HoldemOptions, HoldemState
 from .moves import Call, Check, Fold, HoldemView, Raise, Show
-from .rules import DECK, SIZE, Stage
+from .about import Stage
+from .rules import DECK, SIZE
 from .strategy import decide, raise_to
 
 Policy = Callable[[HoldemView], Message | None]  # a seat's choice from its view (None: nothing to choose)
@@ -66,23 +67,20 @@ def play(policies: Sequence[Policy], seed: int, options: HoldemOptions | None = 
     seats = len(policies)
     state = HoldemState(Setup(seats, button, options or HoldemOptions(), DECK, proven=True))
     deck = random.Random(f"deck/{seed}")
-    public: dict[int, str] = {}  # the faces everyone has seen: the board and the hands shown
-    own: dict[int, dict[int, str]] = {}  # seat -> its hole cards' faces
     number = -1
     while state.outcome() is None:
         h = state.hand
-        if h.number != number:  # a new hand: a new deck, each hole card shown to its owner
-            number, public = h.number, {}
-            order = deck.sample(DECK, SIZE)
-            faces = {h.offset + k: card for k, card in enumerate(order)}
-            own = {seat: {pos: faces[pos] for pos in h.hole(seat)} for seat in h.players}
-        [seat] = state.to_move()
-        state.faces = {**public, **own.get(seat, {})}
+        if h.number != number:  # a new hand: a new deck, each hole card seen by its owner alone
+            number = h.number
+            state.faces.update({h.offset + k: card for k, card in enumerate(deck.sample(DECK, SIZE))})
+            state.seen.update({pos: {seat} for seat in h.players for pos in h.hole(seat)})
+        seat = state.to_move()
+        if seat is None:
+            raise AssertionError(f"nobody is to move in hand {h.number + 1}")
         move = state.owed(seat) or policies[seat](state.view(seat))
         if move is None:
             raise AssertionError(f"seat {seat} made no move in hand {h.number + 1}")
         state.check(seat, move)
-        public.update({show.pos: faces[show.pos] for show in state.shows(seat, move)})
-        state.faces = {**public, **own.get(seat, {})}
+        state.seen.update({show.pos: set(range(seats)) for show in state.shows(seat, move)})
         state.push(seat, move)
     return state

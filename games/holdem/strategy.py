@@ -45,8 +45,9 @@ import eval7
 from tabletop.table import Strategy, Table
 from tabletop.wire import Message
 
+from .about import Stage
 from .moves import Call, Check, Fold, Habits, HoldemView, Muck, Player, Raise, Show
-from .rules import DECK, RANKS, Stage
+from .rules import DECK, RANKS
 
 # The 169 kinds of starting hand, best first, by all-in equity against one random hand (eval7, 40,000 deals each;
 # the order PokerStove's tables publish): a pair, "s" suited, "o" offsuit.
