@@ -63,8 +63,8 @@ Q2s Q5o 22 J5s J7o T8o Q4o T6s J4s 97s J3s Q3o J6o 98o 87s T5s J2s J5o Q2o T7o 9
 
 SAMPLES = 300  # Monte-Carlo deals per equity estimate
 NARROWEST = 0.05  # the narrowest range an opponent is given (so that two of them are never out of cards)
-PREMIUM = 0.035  # the equity a call of the whole stack needs beyond the pot odds, for each doubling of the stack past
-# six big blinds (premium)
+PREMIUM = 0.035  # equity a call of the whole stack needs beyond the pot odds, per doubling of the stack past six big
+# blinds (see premium)
 PREMIUM_CAP = 0.12  # and at most this
 SHORT = 12  # effective stack, in big blinds, from which the first to raise shoves or folds
 RAISE_BB = 2.5  # an opening raise, in big blinds
@@ -270,13 +270,11 @@ def shove_gains(view: HoldemView, hole: Sequence[str], behind: Sequence[Player],
     if not behind:
         return True
     calls = [1 - folding(p.habits) for p in behind]
-    stays = 1.0
-    for call in calls:
-        stays *= 1 - call
+    everyone_folds = math.prod(1 - call for call in calls)
     risk = min(view.mine.chips, max(p.chips + p.bet - view.mine.bet for p in behind))
     share = range_equity(hole, (), [max(calls)], rng) - premium(depth(view))
     pot = view.total
-    return stays * pot + (1 - stays) * (share * (pot + 2 * risk) - risk) > 0
+    return everyone_folds * pot + (1 - everyone_folds) * (share * (pot + 2 * risk) - risk) > 0
 
 
 def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Message:
