@@ -49,8 +49,8 @@ from .about import Stage
 from .moves import Call, Check, Fold, Habits, HoldemView, Muck, Player, Raise, Show
 from .rules import DECK, RANKS
 
-# The 169 kinds of starting hand, best first, by all-in equity against one random hand (eval7, 40,000 deals each;
-# the order PokerStove's tables publish): a pair, "s" suited, "o" offsuit.
+# The 169 kinds of starting hand, best first, by all-in equity against one random hand (eval7, 40,000 deals each):
+# a pair, "s" suited, "o" offsuit.
 RANKING = """
 AA KK QQ JJ TT 99 88 AKs AQs 77 AJs AKo ATs AQo KQs 66 AJo KJs ATo A9s KTs A8s KQo A7s KJo A9o QJs 55 KTo QTs
 A6s K9s A5s A8o A4s A7o QJo K8s Q9s QTo A5o A3s JTs K9o A2s K7s A6o 44 K6s A4o Q8s K8o A3o K5s Q9o K7o J9s JTo
