@@ -16,6 +16,7 @@ thread once the first frame is up: the app itself imports only Textual.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import contextlib
 import signal
 import sys
@@ -197,7 +198,7 @@ class DiscardApp(App[None]):
         c = self.config
         if c.against_computer:
             return f"Playing the computer on {'the server' if self.profile.browser else 'this machine'}."
-        return f"Relay {c.relay or 'hosted here'} · room {c.room}"
+        return f"{'Watching, on relay' if c.watch else 'Relay'} {c.relay or 'hosted here'} · room {c.room}"
 
     def action_retry(self) -> None:
         self.pop_screen()
@@ -208,7 +209,7 @@ class DiscardApp(App[None]):
     async def play(self) -> None:
         """Start a session (the relay and the computers if needed, my seat taken or taken back) and run it."""
         await asyncio.to_thread(load_engine, self.config.game)
-        from tabletop.ledger import RelayError
+        from tabletop.ledger import RelayError, RoomFull
 
         from .session import Session
 
@@ -223,7 +224,10 @@ class DiscardApp(App[None]):
                 self.screen.call_after_refresh(self.screen.refresh_bindings)  # the new footer's keys
             resumed = await session.sit_down(url)
         except (RelayError, OSError) as error:
-            self.switch_to_problem(relay_problem(self.config.relay, str(error)))
+            full = isinstance(error, RoomFull) and not self.config.watch  # the game is under way: watch it
+            self.switch_to_problem(relay_problem(self.config.relay, str(error)),
+                                   "Press w to watch its game instead (read-only), or q to quit." if full else None,
+                                   watch=full)
             return
         if resumed:
             self.notify(f"Back in room {self.config.room}: your game goes on where it stopped.", title="Resumed",
@@ -233,10 +237,15 @@ class DiscardApp(App[None]):
         self.seat_changed()
         await session.run()
 
-    def switch_to_problem(self, problem: str, retry: str | None = None) -> None:
+    def switch_to_problem(self, problem: str, retry: str | None = None, watch: bool = False) -> None:
         while len(self.screen_stack) > 2:
             self.pop_screen()
-        self.push_screen(ProblemScreen(problem, *([retry] if retry else [])))
+        self.push_screen(ProblemScreen(problem, retry, watch=watch) if retry else ProblemScreen(problem, watch=watch))
+
+    def action_watch_instead(self) -> None:
+        """The room is full: watch its game from no seat instead (the problem screen's w)."""
+        self.config = dataclasses.replace(self.config, watch=True, bell=False, public=False)
+        self.action_retry()
 
     # -- the seat's view -------------------------------------------------------------
 
@@ -303,7 +312,8 @@ class DiscardApp(App[None]):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
         elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
             self.show_failure(view)
-        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.number:
+        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and \
+                self._over_shown < view.number and not view.watcher:  # a watcher reads the ending on the table
             self._over_shown = view.number
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
         if isinstance(self.screen, GameOverScreen):
@@ -448,6 +458,9 @@ class DiscardApp(App[None]):
             self.exit(return_code=CANNOT_PLAY)
             return
         phase = self.view.phase if self.view is not None else SeatPhase.CONNECTING
+        if self.config.watch:  # nothing to keep or lose
+            self.exit()
+            return
         if phase in IN_GAME:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return

@@ -390,11 +390,11 @@ class CaboTable(TableScreen[CaboScreenView]):
         self.set_class(ended is not None, "-round-end")  # the piles are the next round's: hidden meanwhile
         hands = {hand.seat: hand for hand in self.query(CaboHand) if hand.id != "hand"}
         mine = self.query_one("#hand", CaboHand)
-        mine.seat = view.me
+        mine.seat = view.near  # a watcher's: seat 1's hand, face down but for what everyone was shown
         choosing = my_stage(view) in (Stage.TAKEN, Stage.PEEK, Stage.SPY, Stage.SWAP)  # a card to raise; else none
         dealing = view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING)  # the round's cards are not dealt yet
         scale = scale_for(self.size.width, self.size.height)
-        for seat, hand in [*hands.items(), (view.me, mine)]:
+        for seat, hand in [*hands.items(), (view.near, mine)]:
             hand.compact = crowded and hand is not mine
             if ended is not None:  # the round that ended, every card face up
                 hand.values, hand.positions, hand.cursor, hand.marks = ended.hands[seat], (), None, frozenset()
@@ -411,7 +411,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         mine.scale = scale
         for name, seat in zip(self.query(".seat-label").results(Label), others):
             show_text(name, seat_label(view, seat, name.content_size.width or None, ended))
-        show_text(self.query_one("#hand-label", Label), seat_label(view, view.me, ended=ended))
+        show_text(self.query_one("#hand-label", Label), seat_label(view, view.near, ended=ended))
         whole = board.deck_size if board else 0  # no deck before the first round's is shuffled
         self.query_one(DrawPile).count = whole if dealing or board is None else board.draw_pile
         discard, taken = self.query_one("#discard", CardPile), self.query_one("#taken", CardPile)
@@ -656,7 +656,7 @@ def info(view: CaboScreenView, short: bool = False) -> str:
     if board is None:
         return ""
     lines = [f"Round {board.round}" + (" · last turns" if board.stopper is not None else "")]
-    if short:
+    if short and not view.watcher:  # a watcher knows no card of a hand but those shown to all
         known, unseen = board.known_sum(view.me)
         lines.append(f"You know {known}" + (f" + {unseen} unseen" if unseen else ""))
     if board.last_scores is not None:
@@ -684,16 +684,16 @@ def round_line(view: CaboScreenView, ended: RoundEnd, seats: tuple[int, ...] | N
     """What happened, with the sums of ``seats`` (everyone's, mine first):
     "Round 2: Computer 2 called cabo; you 32, Computer 7, Computer 2 3"."""
     cause = f"{who(view, ended.stopper)} called cabo" if ended.stopper is not None else "the draw pile ran out"
-    sums = ", ".join(f"{who(view, seat)} {ended.scores[seat]}" for seat in seats or (view.me, *view.others))
+    sums = ", ".join(f"{who(view, seat)} {ended.scores[seat]}" for seat in seats or (view.near, *view.others))
     return f"Round {ended.number}: {cause}; {sums}"
 
 
 def round_end_info(view: CaboScreenView, ended: RoundEnd, short: bool = False) -> str:
     """In the piles' place while a round's end is held: what happened, and the totals after it. On a short screen
     the others' sums are left to the labels over their hands (mine has none there)."""
-    order = (view.me, *view.others)
+    order = (view.near, *view.others)
     totals = " · ".join(f"{who(view, seat)} {ended.totals[seat]}" for seat in order)
-    return f"{round_line(view, ended, (view.me,) if short else None)}\nTotals: {totals}"
+    return f"{round_line(view, ended, (view.near,) if short else None)}\nTotals: {totals}"
 
 
 def round_end_hint(view: CaboScreenView, ended: RoundEnd, due: float | None, now: float | None = None) -> str:

@@ -330,7 +330,8 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         if board is None or not board.my_turn or board.raise_bounds is None:
             self.amount = None
         for seat, widget in enumerate(self.query(".seat").results(Static)):
-            order = (view.me + seat) % seats  # I sit first, the others round the table after me
+            order = (max(view.me, 0) + seat) % seats  # I sit first, the others round the table after me (a
+            # watcher, of no seat, sees seat 1 first)
             widget.set_class(board is not None and order == board.to_move, "-acting")
             widget.update(seat_text(view, order, widget.size.width or 20) if board is not None else
                           Text(name(view, order), "bold"))

@@ -15,11 +15,13 @@ class ProblemScreen(Screen[None]):
     """The game cannot go on (relay unreachable, seat lost); say why and what r does. Leaving from here exits with
     ``CANNOT_PLAY``, the problem left on the terminal (``DiscardApp.cannot_play``)."""
 
-    BINDINGS = [Binding("r", "app.retry", "Retry"), Binding("q,escape", "app.quit", "Quit")]
+    BINDINGS = [Binding("r", "app.retry", "Retry"), Binding("w", "app.watch_instead", "Watch"),
+                Binding("q,escape", "app.quit", "Quit")]
 
-    def __init__(self, problem: str, retry: str = "Press r to try again or q to quit.") -> None:
+    def __init__(self, problem: str, retry: str = "Press r to try again or q to quit.", watch: bool = False) -> None:
+        """``watch``: the room is full, its game under way; w watches it instead (relay 1.3)."""
         super().__init__()
-        self.problem, self.retry = problem, retry
+        self.problem, self.retry, self.offers_watch = problem, retry, watch
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
@@ -27,3 +29,6 @@ class ProblemScreen(Screen[None]):
             yield Label(self.problem, id="problem", markup=False)
             yield Label(self.retry, id="retry", markup=False)
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.offers_watch if action == "watch_instead" else True

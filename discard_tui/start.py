@@ -3,7 +3,8 @@
 A browser visitor always starts here (discard-web); in the terminal
 ``discard-tui --pick`` does. Whom to play: the computer, or, when a relay is
 on offer (``--relay``), people there: the rooms waiting in its lobby (the
-default), or a room named here, listed in the lobby or not (private, the default). What is typed is checked
+default, which lists the games under way to watch too), a room named here, listed in the lobby or not (private,
+the default), or a game under way in a room named here, to watch (relay 1.3). What is typed is checked
 when Play is pressed; a bad field costs one line and keeps everything typed. The player's unfinished games
 (against the computer, or on a relay) are listed first: Enter goes back to the highlighted one.
 """
@@ -63,7 +64,8 @@ class StartScreen(Screen[PlayConfig]):
                 if self.relay is not None:
                     yield Label("Opponent")
                     yield Select([("the computer", "computer"), ("people: the rooms in the relay's lobby", "lobby"),
-                                  ("a person, in a room on the relay", "person")],
+                                  ("a person, in a room on the relay", "person"),
+                                  ("nobody: watch a game in a room on the relay", "watch")],
                                  value="person" if c.room else "lobby", allow_blank=False, id="opponent",
                                  compact=True)
                     yield Label("Room", id="room-label")
@@ -127,6 +129,10 @@ class StartScreen(Screen[PlayConfig]):
         return self.relay is not None and self.query_one("#opponent", Select).value == "person"
 
     @property
+    def to_watch(self) -> bool:
+        return self.relay is not None and self.query_one("#opponent", Select).value == "watch"
+
+    @property
     def to_lobby(self) -> bool:
         return self.relay is not None and self.query_one("#opponent", Select).value == "lobby"
 
@@ -134,8 +140,10 @@ class StartScreen(Screen[PlayConfig]):
     @on(Input.Changed, "#room")
     def show_room(self) -> None:
         """The room and the command a friend in a terminal types only matter when meeting a person."""
-        through = self.through_relay
-        for widget in self.query("#room-label, #room, #public-label, #public"):
+        through, watch = self.through_relay, self.to_watch
+        for widget in self.query("#room-label, #room"):
+            widget.display = through or watch
+        for widget in self.query("#public-label, #public"):
             widget.display = through
         for widget in self.query("#speed-label, #speed"):  # how fast the computer plays: only against it
             widget.display = self.relay is None or self.query_one("#opponent", Select).value == "computer"
@@ -150,7 +158,7 @@ class StartScreen(Screen[PlayConfig]):
     @on(Button.Pressed, "#play")
     def play(self) -> None:
         name = self.query_one("#name", Input).value.strip()
-        room = self.query_one("#room", Input).value.strip() if self.through_relay else None
+        room = self.query_one("#room", Input).value.strip() if self.through_relay or self.to_watch else None
         problem = name_problem(name) and f"Name: {name_problem(name)}"
         if problem is None and room is not None:
             problem = room_problem(room) and f"Room: {room_problem(room)}"
@@ -158,6 +166,10 @@ class StartScreen(Screen[PlayConfig]):
             self.query_one("#problem", Label).update(problem)
             return
         game, group = str(self.query_one("#game", Select).value), str(self.query_one("#group", Select).value)
+        if self.to_watch and room is not None:  # no seat: the room's game is its own
+            self.dismiss(dataclasses.replace(self.config, name=name, relay=self.relay, host=None, room=room,
+                                             watch=True, bell=False, public=False))
+            return
         if self.to_lobby:  # the app shows the lobby: a room is joined or created there
             self.dismiss(dataclasses.replace(self.config, name=name, game=game, group=group, relay=self.relay,
                                              host=None, room=""))

@@ -13,6 +13,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
+    from tabletop.clock import ClockView
     from tabletop.ledger import Link
     from tabletop.values import Progress, Result
     from tabletop.values import Verdict
@@ -65,15 +66,38 @@ class SeatView(Generic[Board]):
     rematch_refusal: str | None = "a rematch can start once this game is over"
     named: tuple[bool, ...] = ()  # per seat: its player has said who they are (else the name is a stand-in)
     note: str = ""  # worth knowing when there is nothing to do ("bo chose the 24-card deck")
+    clock: ClockView | None = None  # the action clock: who the game waits on, since when, and each seat's bank
+    relay_offset: float | None = None  # the relay's Unix time less time.monotonic(), as this seat bounds it
     history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
+    watching: int = 0  # the room's watchers (relay protocol 1.3), the same count for every seat
+
+    @property
+    def watcher(self) -> bool:
+        """This is a watcher's view: no seat, no hand, no move (``me`` is tabletop.table.OBSERVER)."""
+        return self.me < 0
+
+    @property
+    def near(self) -> int:
+        """The seat drawn as the player's own (at the bottom, "you"): mine; a watcher's, seat 1's (0)."""
+        return max(self.me, 0)
 
     @property
     def others(self) -> tuple[int, ...]:
-        return tuple(s for s in range(len(self.names)) if s != self.me)
+        return tuple(s for s in range(len(self.names)) if s != self.near)
 
     @property
     def my_name(self) -> str:
-        return self.names[self.me]
+        return self.names[self.near]
+
+    @property
+    def you(self) -> str:
+        """The near seat in a sentence: "you", or (a watcher's view) its player's name."""
+        return self.names[self.near] if self.watcher else "you"
+
+    @property
+    def your(self) -> str:
+        """The near seat's, at a sentence's start: "Your", or (a watcher's view) "ana's"."""
+        return f"{self.names[self.near]}'s" if self.watcher else "Your"
 
     @property
     def opponent_name(self) -> str:

@@ -56,7 +56,10 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         seat_lost=seat.seat_lost,
         rematch_refusal=table.rematch_refusal(),
         named=tuple(s in table.names for s in range(view.seats)),
+        clock=view.clock,
+        relay_offset=seat.seen[0] - seat.seen[1] if seat.seen is not None else None,
         history=str(history) if (history := seat.histories.get(view.number)) else None,
+        watching=view.watching,
     )
 
 

@@ -125,8 +125,8 @@ class WarTable(TableScreen[WarScreenView]):
         yield Label("Your pile", id="my-label", classes="label", markup=False)
 
     def show_board(self, view: WarScreenView) -> None:
-        me, other = view.me, 1 - view.me
-        names = (view.opponent_name, "Your pile")
+        me, other = view.near, 1 - view.near
+        names = (view.opponent_name, f"{view.your} pile")
         for side, seat, name in (("their", other, names[0]), ("my", me, names[1])):
             show_text(self.query_one(f"#{side}-label", Label), f"{name}: {plural(view.piles[seat], 'card')}")
             self.query_one(f"#{side}-pile", DrawPile).count = view.piles[seat]

@@ -49,6 +49,9 @@ class Limits:
     address_buffers: int = 16 << 20  # the same for one address's connections (and its unfinished messages)
     address_list_rate: float = 10.0  # lobby pages a second for one address (a page of 50 costs the store a query)
     address_list_burst: int = 20
+    room_watchers: int = 16  # watchers one room may have at once (protocol 1.3); more get room_full
+    address_watch_rate: float = 1.0  # watcher joins a second from one address (each appends a watch event)
+    address_watch_burst: int = 8
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
@@ -88,12 +91,13 @@ def address_of(peer: Any) -> str | None:
 
 @dataclass(eq=False)
 class Address:
-    """What all the connections from one address share: their count, a budget of bytes for their frames and one
-    of lobby pages, and the tally of the messages they are receiving."""
+    """What all the connections from one address share: their count, a budget of bytes for their frames, one of
+    lobby pages and one of watcher joins, and the tally of the messages they are receiving."""
 
     key: str
     byte_tokens: float
     list_tokens: float
+    watch_tokens: float
     last_refill: float
     connections: int = 0
     unfinished: int = 0  # bytes of messages its connections are receiving, not yet whole
@@ -104,6 +108,7 @@ class Address:
         elapsed, self.last_refill = now - self.last_refill, now
         self.byte_tokens = min(limits.address_byte_burst, self.byte_tokens + elapsed * limits.address_byte_rate)
         self.list_tokens = min(limits.address_list_burst, self.list_tokens + elapsed * limits.address_list_rate)
+        self.watch_tokens = min(limits.address_watch_burst, self.watch_tokens + elapsed * limits.address_watch_rate)
 
     def bytes_delay(self, limits: Limits, size: int, now: float) -> float:
         """Seconds until the budget holds ``size`` bytes of frames (a whole burst at most)."""
@@ -122,12 +127,21 @@ class Address:
         self.list_tokens -= 1
         return True
 
+    def take_watch(self, limits: Limits, now: float) -> bool:
+        """Spend one watcher join (its arrival and its departure each append an event), if there is one."""
+        self.refill(limits, now)
+        if self.watch_tokens < 1:
+            return False
+        self.watch_tokens -= 1
+        return True
+
     def forgettable(self, limits: Limits, now: float) -> bool:
         """No connection left and the budgets full again: forgetting it now gives nothing back early."""
         if self.connections or self.unfinished:
             return False
         self.refill(limits, now)
-        return self.byte_tokens >= limits.address_byte_burst and self.list_tokens >= limits.address_list_burst
+        return self.byte_tokens >= limits.address_byte_burst and self.list_tokens >= limits.address_list_burst \
+            and self.watch_tokens >= limits.address_watch_burst
 
 
 @dataclass(eq=False)

@@ -151,6 +151,27 @@ def offline_seat(room: Room, seat: int = -1) -> Seat:
     return Seat(cast(Ledger, RoomLedger(room, table.me)), table, replaying=False, caught_up=True)
 
 
+def watcher_of(room: Room) -> Any:
+    """A watcher's table of ``room`` (a table of no seat, as a relay 1.3 watcher's join gives one): the ledger so
+    far folded in, and every later event fed to it by the room."""
+    from tabletop import transcript
+
+    table = transcript.observer(room.name, room.catalog)
+    for event in room.ledger:
+        table.apply(event)
+        transcript.check_proofs(table)
+    room.watchers.append(table)
+    return table
+
+
+def watcher_view(room: Room, table: Any) -> Any:
+    """What the app's screen for ``room``'s game shows the watcher ``table`` (:func:`watcher_of`) now."""
+    from tabletop.shell import Ledger, Seat
+
+    seat = Seat(cast(Ledger, RoomLedger(room, table.me)), table, replaying=False, caught_up=True)
+    return SCREENS[room.game].ui().view(seat)
+
+
 def view_of(room: Room, seat: int = -1) -> Any:
     """What the app's screen for ``room``'s game shows of ``seat`` now, built by that game's own view function."""
     return SCREENS[room.game].ui().view(offline_seat(room, seat))

@@ -12,8 +12,10 @@ from discard_tui.table_screen import SaveHistory, SaveTranscript
 from discard_tui.view import SeatPhase
 from discard_tui.holdem_screen import HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
+from discard_tui.table_screen import WATCHING, link_text
 from games.holdem.about import Stage
-from pilot import TableHarness, offline_room, play_key, seat_view, settled, text_of, view_of
+from pilot import (TableHarness, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
+                   watcher_view)
 from room import Room
 from test_holdem_wire import station
 
@@ -82,6 +84,41 @@ async def test_keys_out_of_turn_say_whose_turn_it_is_and_send_nothing():
             await pilot.press(key)
             assert status.notice.startswith("it is Computer"), (action, status.notice)
         assert app.asked() == []
+
+
+async def test_a_watchers_table_shows_no_hidden_card_makes_no_move_and_the_players_see_how_many_watch():
+    """A watcher (relay 1.3) sees every seat's chips and the board, every hole card face down, its footer says it is
+    read-only and no key makes a move; the players' status bar counts the watchers the ledger's watch event gives."""
+    from tabletop.ledger import Event
+    from tabletop.table import OBSERVER
+
+    room = offline_room(config())
+    watcher = watcher_of(room)
+    room.run()
+    mine = room.tables[-1].view().board.mine.hole
+    app = TableHarness(HoldemTable(PlayConfig.leave_grace), watcher_view(room, watcher), title="Texas Hold'em")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.table
+
+        def seats() -> str:
+            return " ".join(str(widget.render()) for widget in screen.query(".seat"))
+
+        await until(pilot, lambda: "▚▞" in seats(), "the seats drawn")
+        seen = seats()
+        assert seen.count("▚▞") == 6 and not any(plain_cards([card]) in seen for card in mine), seen
+        status = screen.query_one(StatusBar)
+        assert status.hint == WATCHING and status.headline == "tester's turn"
+        footer = {binding.binding.description for binding in screen.active_bindings.values()
+                  if binding.binding.show and screen.check_action(binding.binding.action, ()) is True}
+        assert "Watching: read-only" in footer and not footer & {"Fold", "Check/Call", "Raise", "All in", "Rematch"}
+        await pilot.press("f", "c", "a", "r", "enter", "n")
+        assert app.asked() == []
+    for table in (*room.tables, watcher):
+        table.apply(Event(0, OBSERVER, "zed", "watch", {"watching": 2}, 0.0))
+    player = view_of(room)
+    assert player.watching == 2 and link_text(player) == "connected · 2 watching"
+    waited = dataclasses.replace(watcher_view(room, watcher), waiting_since=0.0)  # the headline names who moves
+    assert link_text(waited, now=60.0) == "connected · 2 watching"
 
 
 async def test_the_all_in_key_bets_every_chip():

@@ -3,6 +3,7 @@ and one walk through a real in-process relay (create a public room from the lobb
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -32,11 +33,15 @@ class LobbyHarness(App[None]):
 
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
 
-    def __init__(self, pages: dict[str | None, Page | LobbyError]) -> None:
+    def __init__(self, pages: dict[str | None, Page | LobbyError], under_way: Page | None = None) -> None:
         super().__init__()
-        self.pages = pages
+        self.pages, self.under_way = pages, under_way
         self.fetched: list[str | None] = []
         self.chosen: list[PlayConfig | None] = []
+
+    async def going(self, after: str | None, limit: int) -> Page:
+        assert self.under_way is not None
+        return self.under_way
 
     async def fetch(self, after: str | None, limit: int) -> Page:
         self.fetched.append(after)
@@ -47,7 +52,8 @@ class LobbyHarness(App[None]):
 
     def on_mount(self) -> None:
         config = PlayConfig(relay=RELAY, room="", name="me", game="discard")
-        self.push_screen(LobbyScreen(config, self.fetch, refresh=None), self.chosen.append)
+        self.push_screen(LobbyScreen(config, self.fetch, refresh=None,
+                                     under_way=self.going if self.under_way is not None else None), self.chosen.append)
 
 
 def offered(app: App) -> set[str]:
@@ -93,6 +99,35 @@ async def test_enter_joins_the_highlighted_room_with_its_game_and_seats():
     assert chosen is not None
     assert (chosen.room, chosen.game, chosen.seats, chosen.public, chosen.relay) == ("table-0002", "war", 2, False,
                                                                                      RELAY)
+
+
+async def test_the_games_under_way_are_listed_literally_and_enter_watches_one():
+    """Below the rooms waiting, the games under way (relay 1.3) with their watchers; Tab reaches them, the footer
+    says Enter watches, and Enter opens a watcher's table of the room's game, no seat taken."""
+    going = Page((dataclasses.replace(waiting(7, game="holdem", names=("[b]ana", "bo"), seats=2), watching=2),), None)
+    app = LobbyHarness({None: Page((waiting(1),), None)}, under_way=going)
+    async with app.run_test(size=(60, 20)) as pilot:
+        under_way = app.screen.query_one("#under-way", DataTable)
+        await until(pilot, lambda: under_way.row_count, "the games under way")
+        assert [str(getattr(c, "plain", c)) for c in under_way.get_row_at(0)] == ["holdem", "2/2", "[b]ana, bo", "2"]
+        assert text_of(app.screen, "#under-way-title") == "Games under way: Enter watches one, read-only"
+        under_way.focus()
+        await pilot.pause()
+        assert app.screen.active_bindings["enter"].binding.description == "Watch"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.chosen, "the choice")
+    [chosen] = app.chosen
+    assert chosen is not None and (chosen.room, chosen.game, chosen.watch, chosen.relay) == ("table-0007", "holdem",
+                                                                                             True, RELAY)
+
+
+def test_a_page_of_games_under_way_is_checked_like_the_lobby():
+    row = {"room": "r", "seats": 2, "taken": 2, "names": ["a", "b"], "waited": 1, "public": {"game": "war"}}
+    assert parse_page({"type": "rooms", "rooms": [{**row, "watching": 3}], "next": None}, under_way=True).rooms[0] \
+        .watching == 3
+    for bad in ({**row, "watching": -1}, {**row, "watching": "3"}, row, {**row, "taken": 1, "watching": 0}):
+        with pytest.raises(LobbyError):
+            parse_page({"type": "rooms", "rooms": [bad], "next": None}, under_way=True)
 
 
 async def test_a_room_of_a_game_this_discard_cannot_play_is_refused_in_one_line():
@@ -141,8 +176,9 @@ async def test_c_creates_a_public_room_with_the_game_its_players_and_options():
         await until(pilot, lambda: app.chosen, "the new room")
     [chosen] = app.chosen
     assert chosen is not None and chosen.public and chosen.room.startswith("table-")
-    assert (chosen.game, chosen.seats, chosen.options) == ("war", 2, {"tricks": 50})
-    assert public_fields(chosen) == {"game": "war", "group": DEFAULT_GROUP.name, "tricks": 50}
+    clock = {"clock": 10, "bank": 30}  # war's clock, as the dialog offers it
+    assert (chosen.game, chosen.seats, chosen.options) == ("war", 2, {"tricks": 50, **clock})
+    assert public_fields(chosen) == {"game": "war", "group": DEFAULT_GROUP.name, "tricks": 50, **clock}
 
 
 @pytest.mark.parametrize("frame", [
@@ -185,7 +221,7 @@ async def test_a_room_created_in_the_lobby_is_listed_on_a_real_relay_until_it_is
         room = app.config.room
         [listed] = (await link.page(None)).rooms
         assert (listed.room, listed.game, listed.names, listed.seats) == (room, "discard", ("ana",), 2)
-        assert listed.options == {"group": DEFAULT_GROUP.name, "deck": "full"}
+        assert listed.options == {"group": DEFAULT_GROUP.name, "deck": "full", "clock": 20, "bank": 60}
         async with connect(relay_url) as other:  # a second player takes the last seat: the room is full
             await other.send('{"type": "join", "room": "%s", "name": "bo", "token": null}' % room)
             await other.recv()

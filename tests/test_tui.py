@@ -9,7 +9,7 @@ import pytest
 from conftest import seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
-from discard_tui.table_screen import MakeMove
+from discard_tui.table_screen import WATCHING, MakeMove
 from discard_tui.profile import terminal_profile
 from discard_tui.app import DiscardApp, HelpScreen, PlayConfig, TableScreen
 from discard_tui.game_over_screen import GameOverScreen
@@ -373,6 +373,36 @@ async def test_a_hostile_name_through_a_relay_is_shown_literally_and_the_room_st
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
         await opponent.ledger.close()
+
+
+async def test_a_watcher_follows_a_game_through_a_real_relay_read_only_and_the_players_count_it(players, relay_url,
+                                                                                               eventually):
+    """discard-tui --watch on a real relay (protocol 1.3): the watcher's table takes the room's game from the ledger,
+    shows it read-only (the footer says so, no move key), and both players' tables count one watcher, then none; a
+    player who finds the room full is offered w to watch its game instead."""
+    pair = await players("watched", [None, None], game="rps")  # nobody throws: the game waits, under way
+    app = DiscardApp(PlayConfig(relay=relay_url, room="watched", name="zed", watch=True, bell=False),
+                     terminal_profile())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view is not None
+                    and app.view.phase is SeatPhase.PLAYING and app.screen.query(StatusBar)
+                    and app.screen.query_one(StatusBar).hint == WATCHING, "the watcher's table of the room's game")
+        assert app.config.game == "rps" and app.view.watcher and app.view.watching == 1
+        assert app.session is not None and app.session.invites == []  # a watcher invites nobody
+        shown = {key for key, active in app.screen.active_bindings.items()
+                 if active.binding.show and app.screen.check_action(active.binding.action.split("(")[0], ()) is True}
+        assert "w" in shown and not shown & {"r", "p", "s"}, shown
+        await eventually(lambda: all(seat.table.watching == 1 for seat in pair.seats), "the players count zed")
+        await pilot.press("q")  # nothing to keep: a watcher leaves at once
+        await until(pilot, lambda: not app.is_running or app.return_code is not None, "leaving")
+    await eventually(lambda: all(seat.table.watching == 0 for seat in pair.seats), "zed gone")
+    late = DiscardApp(PlayConfig(relay=relay_url, room="watched", name="cy", game="rps"), terminal_profile())
+    async with late.run_test(size=(80, 24)) as pilot:  # the room is full: its game is offered to watch instead
+        await until(pilot, lambda: isinstance(late.screen, ProblemScreen), "the full room")
+        assert "already has 2 players" in late.screen.problem and late.screen.check_action("watch_instead", ())
+        await pilot.press("w")
+        await until(pilot, lambda: late.view is not None and late.view.watcher and late.view.watching == 1,
+                    "watching the full room's game")
 
 
 # -- the table with any hand: views fed to the screen, as the engine's next change would -----------------
@@ -1069,6 +1099,29 @@ async def test_the_theme_and_the_start_screens_choices_are_kept_for_next_time(da
         assert app.theme == "textual-dark"
 
 
+async def test_the_start_screen_offers_to_watch_a_game_in_a_room_named_there(data_dir):
+    """With a relay on offer (discard-web --relay), Opponent "nobody: watch a game" asks for the room only, and Play
+    opens a watcher's table of it (no seat, nothing listed)."""
+    from textual.widgets import Input, Select
+
+    from discard_tui.connecting_screen import ConnectingScreen
+    from discard_tui.start import StartScreen
+
+    app = DiscardApp(PlayConfig(name="ana", room="", relay="ws://relay.example:8765"), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        screen = app.screen
+        screen.query_one("#opponent", Select).value = "watch"
+        await pilot.pause()
+        assert screen.query_one("#room", Input).display and not screen.query_one("#public").display
+        screen.query_one("#room", Input).value = "table-7"
+        app.play = lambda: None  # the table is opened, but nothing is joined
+        await pilot.click("#play")
+        await until(pilot, lambda: isinstance(app.screen, ConnectingScreen), "the table")
+        assert (app.config.watch, app.config.room, app.config.public) == (True, "table-7", False)
+        assert text_of(app.screen, "#where") == "Watching, on relay ws://relay.example:8765 · room table-7"
+
+
 # -- coming back after a crash: the lobby and the start screen offer the game -------------------------------
 
 
@@ -1122,3 +1175,24 @@ async def test_the_start_screen_offers_an_unfinished_game_against_the_computer()
         await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
                     and not again.view.replaying and again.view.phase is SeatPhase.PLAYING, "back at the table")
         assert (again.config.room, again.view.hand) == (room, hand)
+
+
+async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_the_relay_s_time():
+    from tabletop.clock import Clock, ClockView, Wait
+
+    since = 1_800_000_000_000  # the relay's time (ms) when the wait began
+    clock = ClockView(Clock(move_ms=20_000, bank_ms=60_000), banks=(60_000, 45_000), waits=(Wait(1, 3, since),))
+    app = discard_table(my_turn=False, clock=clock, relay_offset=since / 1000 - 100.0)  # monotonic 100 s: at since
+    async with app.run_test(size=(80, 24)) as pilot:
+        status = app.screen.query_one(StatusBar)
+        app.table.update(app.view, now=107.0)
+        await pilot.pause()
+        assert status.clock == "Computer 0:13 · bank 0:45" and not status.hurry
+        assert "⏱ Computer 0:13 · bank 0:45" in status.render().plain.splitlines()[1]
+        app.table.update(dataclasses.replace(app.view, my_turn=True, clock=dataclasses.replace(
+            clock, waits=(Wait(0, 4, since),))), now=100.0 + 75.5)  # 20 s of the move, then 55.5 of 60 s of bank
+        await pilot.pause()
+        assert status.clock == "you 0:00 · bank 0:05" and status.hurry
+        app.table.update(dataclasses.replace(app.view, phase=SeatPhase.OVER))
+        await pilot.pause()
+        assert status.clock == ""

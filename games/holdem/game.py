@@ -20,7 +20,7 @@ from tabletop.deck import Show as Reveal
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message
 
-from .about import ABOUT, BLINDS, CHIPS, HANDS, Stage
+from .about import ABOUT, BLINDS, CHIPS, HANDS, MOVE_TIME, TIME_BANK, Stage
 from .history import Played, phhs
 from .moves import MOVES, Board, Call, Check, Fold, Habits, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
 from .rules import (DECK, STREETS, Hand, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
@@ -115,6 +115,8 @@ class HoldemOptions(BaseModel):
     chips: int = option_field(CHIPS)
     blinds: Literal["5/10", "10/20", "25/50", "50/100"] = option_field(BLINDS)
     hands: int = option_field(HANDS)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass
@@ -342,6 +344,16 @@ class HoldemState(GameState[str]):
         if h.stage is Stage.SHOWDOWN and not h.shown:
             return Show(positions=list(h.hole(seat)))
         return None
+
+    def time_out(self, seat: int) -> Message:
+        """A seat out of time checks, else folds; at showdown it mucks where it may, else shows; the board is
+        dealt as ever."""
+        h = self.hand
+        if h.stage is Stage.BOARD:
+            return Board(positions=list(h.next_street()))
+        if h.stage is Stage.SHOWDOWN:
+            return Muck() if h.shown and h.may_muck() else Show(positions=list(h.hole(seat)))
+        return Fold() if h.to_call() else Check()
 
     def legal_moves(self, seat: int) -> list[Message]:
         h = self.hand
