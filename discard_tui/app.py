@@ -40,9 +40,10 @@ from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
 from .problem_screen import CANNOT_PLAY, ProblemScreen
 from .profile import Profile
-from .table_screen import (IN_GAME, LeaveTable, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
+from .table_screen import (LeaveTable, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .violation_screen import ViolationScreen
 from .widgets import HelpScreen
 
@@ -283,12 +284,11 @@ class DiscardApp(App[None]):
     def watch_view(self, old: SeatView | None, view: SeatView | None) -> None:
         if view is None or not self.screen_stack:
             return
-        stopped = view.phase in (SeatPhase.VIOLATION, SeatPhase.FAILED)
         if isinstance(self.screen, ConnectingScreen):
-            if view.replaying and not stopped:  # a resumed room: show only the game being played
+            if view.replaying and not view.stopped:  # a resumed room: show only the game being played
                 self.screen.waiting(f"Catching up with room {self.config.room}…")
                 return
-            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.number == 1:
+            if view.phase is Phase.WAITING and view.number == 1 and view.failure is None:
                 self.screen.show_room(view)
                 return
             self.pop_screen()
@@ -299,21 +299,21 @@ class DiscardApp(App[None]):
             return  # another game's table under a screen the player opened (help): replaced once it is on top
         table.update(view)
         self.attend(view, table.headline(view))
-        if view.phase is SeatPhase.VIOLATION and not isinstance(self.screen, ViolationScreen):
+        if view.phase is Phase.VIOLATION and not isinstance(self.screen, ViolationScreen):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
-        elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
+        elif view.failure is not None and not isinstance(self.screen, ProblemScreen):
             self.show_failure(view)
-        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.number:
+        elif view.verdict is not None and view.phase in (Phase.OVER, Phase.WAITING) and self._over_shown < view.number:
             self._over_shown = view.number
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
         if isinstance(self.screen, GameOverScreen):
-            if view.phase in IN_GAME:
+            if view.in_game:
                 self.pop_screen()
             else:
                 self.screen.update(view)
 
     def show_game_over(self) -> None:
-        if self.view is not None and self.view.phase not in IN_GAME:
+        if self.view is not None and not self.view.in_game:
             self.push_screen(GameOverScreen(self.view, self.profile.browser))
 
     def show_failure(self, view: SeatView) -> None:
@@ -326,7 +326,7 @@ class DiscardApp(App[None]):
                 "(it was restarted without --store, or the room expired).",
                 "Press r to start a new game in the same room, or q to quit.")
         else:
-            self.switch_to_problem(view.problem or "the relay connection was lost")
+            self.switch_to_problem(view.failure or "the relay connection was lost")
 
     # -- attention: the terminal's title and bell (discard_tui/attention.py) --------------------------
 
@@ -438,12 +438,12 @@ class DiscardApp(App[None]):
             self.cannot_play = self.screen.problem
             self.exit(return_code=CANNOT_PLAY)
             return
-        phase = self.view.phase if self.view is not None else SeatPhase.CONNECTING
-        if phase in IN_GAME:
+        view = self.view
+        if view is not None and view.in_game:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return
-        elif self.seat is not None and phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.WAITING, SeatPhase.CONNECTING) \
-                and not self.others_wait():
+        elif self.seat is not None and not self.others_wait() and (view is None or view.failure is None and view.phase in (
+                Phase.OVER, Phase.VIOLATION, Phase.WAITING)):  # no view yet: still connecting
             assert self.session is not None
             self.session.forget_room()  # only a room this run sat down in: another copy may be playing this one
         self.exit()
@@ -451,7 +451,7 @@ class DiscardApp(App[None]):
     def others_wait(self) -> bool:
         """Others sit in the waiting room of the first game: my seat is kept for them (the same command comes back)."""
         view = self.view
-        return view is not None and view.phase is SeatPhase.WAITING and view.number == 1 and \
+        return view is not None and view.phase is Phase.WAITING and view.number == 1 and \
             any(view.present[seat] for seat in view.others)
 
     @property
@@ -460,7 +460,7 @@ class DiscardApp(App[None]):
         view, session = self.view, self.session
         if view is None or session is None or not session.invites:
             return None
-        return session.invites[0] if view.phase is SeatPhase.WAITING and view.number == 1 else None
+        return session.invites[0] if view.phase is Phase.WAITING and view.number == 1 else None
 
     async def on_unmount(self) -> None:
         if self._driver is not None and not self.is_headless:

@@ -29,7 +29,7 @@ from textual.containers import Grid
 from textual.widgets import Static
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
-from .view import SeatPhase, SeatView
+from .view import SeatView
 from .widgets import ProgressBox, show_text
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     board = view.board
     assert board is not None
     player = board.players[seat]
-    acting = player.seat in board.to_move and view.phase is SeatPhase.PLAYING
+    acting = player.seat in board.to_move and view.playing
     top = Text(no_wrap=True, overflow="ellipsis")
     top.append("▶ " if acting else "  ", "bold")
     top.append(name(view, seat), "reverse bold" if acting else "bold")

@@ -181,15 +181,15 @@ def test_snapshot_of_a_three_seat_table_at_the_flop_with_the_last_showdown(snap_
 def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
     """Before a hand is dealt the board is the table's own state, not yet the seat's view: the screen's view is
     built from every state on the way to my first bet, through the shuffle and the deal."""
-    from discard_tui.view import SeatPhase
+    from tabletop.values import Phase
 
     room = offline_room(config(2))
     table = room.tables[-1]
-    phases: list[SeatPhase] = []
+    phases: list[Phase] = []
 
     def shown() -> bool:
         phases.append(view_of(room).phase)
         return table.view().my_turn
 
     room.run(until=shown)
-    assert {SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING} <= set(phases)
+    assert {Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING} <= set(phases)
