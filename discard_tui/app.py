@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import sys
 import time
@@ -33,12 +34,12 @@ from textual.screen import Screen
 from textual.worker import WorkerFailed
 
 from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_title, turn_words
-from .config import SCREENS, PlayConfig
+from .config import SCREENS, PlayConfig, fresh_room
 from .quit_screen import ConfirmQuit
 from .connecting_screen import ConnectingScreen
 from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
-from .problem_screen import CANNOT_PLAY, ProblemScreen
+from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen
 from .profile import Profile
 from .table_screen import (LeaveTable, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
@@ -205,11 +206,17 @@ class DiscardApp(App[None]):
         self.push_screen(ConnectingScreen(self.where()))
         self.play()
 
+    @on(NewRoom)
+    def new_room(self) -> None:
+        """From a full room: another, freshly named, on the same relay for the same game and players."""
+        self.config = dataclasses.replace(self.config, room=fresh_room("table"))
+        self.action_retry()
+
     @work(exclusive=True, group="game")
     async def play(self) -> None:
         """Start a session (the relay and the computers if needed, my seat taken or taken back) and run it."""
         await asyncio.to_thread(load_engine, self.config.game)
-        from tabletop.ledger import RelayError
+        from tabletop.ledger import RelayError, RoomFull
 
         from .session import Session
 
@@ -223,6 +230,10 @@ class DiscardApp(App[None]):
                 await self.screen.recompose()
                 self.screen.call_after_refresh(self.screen.refresh_bindings)  # the new footer's keys
             resumed = await session.sit_down(url)
+        except RoomFull as error:
+            self.switch_to_problem(str(error), f"The room is full: c creates a new room for {self.ui.title}, "
+                                   "r tries this one again, q quits.", new_room=True)
+            return
         except (RelayError, OSError) as error:
             self.switch_to_problem(relay_problem(self.config.relay, str(error)))
             return
@@ -234,10 +245,11 @@ class DiscardApp(App[None]):
         self.seat_changed()
         await session.run()
 
-    def switch_to_problem(self, problem: str, retry: str | None = None) -> None:
+    def switch_to_problem(self, problem: str, retry: str | None = None, new_room: bool = False) -> None:
         while len(self.screen_stack) > 2:
             self.pop_screen()
-        self.push_screen(ProblemScreen(problem, *([retry] if retry else [])))
+        screen = ProblemScreen(problem, retry, new_room) if retry else ProblemScreen(problem, new_room=new_room)
+        self.push_screen(screen)
 
     # -- the seat's view -------------------------------------------------------------
 

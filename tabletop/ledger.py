@@ -148,6 +148,10 @@ class SeatLost(RelayError):
     """The relay no longer knows our seat token (the room expired or the relay lost it)."""
 
 
+class RoomFull(RelayError):
+    """The room already has all its players: a seat is taken back with its token, never a new one."""
+
+
 class Unserved(Exception):
     """This relay node cannot serve us now (its store is unavailable): try the next one."""
 
@@ -294,7 +298,7 @@ class RelayClient:
         if welcome.get("type") == "error":
             if welcome.get("code") == "unavailable":
                 raise Unserved(clip(welcome.get("message"), 200))
-            error = SeatLost if welcome.get("code") == "bad_token" else RelayError
+            error = {"bad_token": SeatLost, "room_full": RoomFull}.get(str(welcome.get("code")), RelayError)
             raise error(f"the relay refused to seat us in room {self.room}: {clip(welcome.get('message'), 200)}")
         try:
             self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]

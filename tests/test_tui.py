@@ -204,6 +204,31 @@ async def test_help_screen_fits_and_closes():
         assert isinstance(app.screen, TableScreen)
 
 
+async def test_a_full_room_offers_to_create_another_and_c_does(relay_url):
+    """A full room offered nothing but the relay's "pick another room"; c now creates one for the same game."""
+    from websockets.asyncio.client import connect
+
+    from discard_tui.connecting_screen import ConnectingScreen
+
+    async with connect(relay_url) as ana, connect(relay_url) as bo:  # two players fill room "full"
+        for socket, name in ((ana, "ana"), (bo, "bo")):
+            await socket.send('{"type": "join", "room": "full", "name": "%s", "token": null}' % name)
+            assert '"welcome"' in await socket.recv()
+        app = DiscardApp(PlayConfig(relay=relay_url, room="full", name="cy", game="war"), terminal_profile())
+        async with app.run_test(size=(60, 20)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+            assert text_of(app.screen, "#retry").startswith("The room is full: c creates a new room for war")
+            assert "c" in {key for key, b in app.screen.active_bindings.items() if b.binding.show}
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, ConnectingScreen) and app.seat is not None,
+                        "a seat in a new room")
+            assert app.config.room != "full" and app.config.game == "war"
+    app = DiscardApp(PlayConfig(relay="ws://127.0.0.1:9", room="r", name="tester"), terminal_profile())
+    async with app.run_test(size=(60, 20)) as pilot:  # any other problem offers no new room
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        assert "c" not in {key for key, b in app.screen.active_bindings.items() if b.binding.show}
+
+
 async def test_unreachable_relay_screen_offers_retry():
     app = DiscardApp(PlayConfig(relay="ws://127.0.0.1:9", room="r", name="tester"), terminal_profile())
     async with app.run_test(size=(80, 24)) as pilot:

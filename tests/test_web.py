@@ -156,7 +156,7 @@ def start_playing(browser: Browser, url: str, name: str, room: str | None = None
         for label in ("Game", "Opponent"):
             browser.press(Keys.TAB)
             browser.wait_for(lambda _: focused_field(browser) == label, f"the focus on {label}")
-        browser.press(Keys.ENTER)
+        browser.press(Keys.SPACE)  # opens the list (Enter plays)
         browser.wait_for_text("a person, in a room on the relay")
         browser.press(Keys.DOWN, Keys.ENTER)
         browser.wait_for_text("A friend in a terminal joins with")
