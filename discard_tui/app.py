@@ -24,7 +24,7 @@ import time
 import traceback
 from pathlib import Path
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -49,6 +49,8 @@ from .violation_screen import ViolationScreen
 from .widgets import HelpScreen
 
 if TYPE_CHECKING:
+    from textual.drivers.web_driver import WebDriver
+
     from tabletop.shell import Seat
 
     from .session import Session
@@ -144,7 +146,9 @@ class DiscardApp(App[None]):
     def show_start(self) -> None:
         from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
 
-        self.push_screen(StartScreen(self.config, self.profile), self.started)
+        start = StartScreen(self.config, self.profile)
+        self.push_screen(start, self.started)
+        start.call_after_refresh(self.tell_browser, ready=True)  # its fields are up, the name has the focus
         self.call_after_refresh(self.preload)
 
     @work(thread=True, exclusive=True, group="preload")
@@ -356,8 +360,18 @@ class DiscardApp(App[None]):
         self.show_terminal_title()
 
     def show_terminal_title(self) -> None:
-        if self._driver is not None and not self.is_headless:  # the driver, as App.copy_to_clipboard writes it
-            self._driver.write(osc_title(terminal_title(self.title, self.sub_title)))
+        """The terminal's title, or in a browser its tab's."""
+        text = terminal_title(self.title, self.sub_title)
+        if self._driver is not None and self._driver.is_web:
+            self.tell_browser(title="".join(c for c in text if c.isprintable()))
+        elif self._driver is not None and not self.is_headless:  # the driver, as App.copy_to_clipboard writes it
+            self._driver.write(osc_title(text))
+
+    def tell_browser(self, **news: object) -> None:
+        """In a browser, tell discard-web's page (discard_tui/web.py): ``ready=True`` (keys reach the app from now
+        on: its first screen is up), ``title``."""
+        if self._driver is not None and self._driver.is_web:  # textual-serve's driver, which has write_meta
+            cast("WebDriver", self._driver).write_meta({"type": "discard", **news})
 
     # -- intents -----------------------------------------------------------------------
 
