@@ -38,11 +38,14 @@ class ReplayApp(App[None]):
     #table { width: 3fr; min-width: 30; padding: 1 1; }
     #moves { width: 2fr; max-width: 44; border-left: vkey $foreground 30%; padding: 0 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "step(-1)", "Back", priority=True), Binding("right", "step(1)", "On", priority=True),
-        Binding("home", "jump(0)", "Deal", priority=True), Binding("end", "jump(-1)", "End", priority=True),
-        Binding("pageup", "game(-1)", "Prev game", priority=True),  # short: the whole footer fits 80 columns
-        Binding("pagedown", "game(1)", "Next game", priority=True),
+    MOVE, ENDS, GAME = Binding.Group("Move", compact=True), Binding.Group("Deal/End"), Binding.Group("Game")
+    BINDINGS: ClassVar[list[BindingType]] = [  # in groups, each shown once: the whole footer fits 60 columns
+        Binding("left", "step(-1)", "A move back", priority=True, group=MOVE),
+        Binding("right", "step(1)", "A move on", priority=True, group=MOVE),
+        Binding("home", "jump(0)", "The deal", priority=True, group=ENDS),
+        Binding("end", "jump(-1)", "The end", priority=True, group=ENDS),
+        Binding("pageup", "game(-1)", "The previous game", priority=True, group=GAME),
+        Binding("pagedown", "game(1)", "The next game", priority=True, group=GAME),
         Binding("question_mark", "help", "Help"), Binding("q", "quit", "Quit"),
     ]
     step: reactive[int] = reactive(0)
