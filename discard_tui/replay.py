@@ -2,6 +2,7 @@
 
 Like a chess PGN viewer: ← and → step through the moves, Home and End jump to
 the deal and the end, PageUp and PageDown go to the previous and next game.
+The transcript is checked (which takes seconds) once the first frame is up, which says so meanwhile.
 Only games in which ``discard-verify`` finds nothing wrong are shown (an
 unfinished one as far as it goes): the cards shown to everyone during the game
 are face up (a version-4 transcript's audit opened every card), and, when the
@@ -12,17 +13,29 @@ are shown literally.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, LoadingIndicator, Static
 
 if TYPE_CHECKING:
     from tabletop.transcript import GameCheck, Step
+
+Games = list[tuple["GameCheck", list["Step"]]]
+
+
+class Unreplayable(Exception):
+    """Nothing of the transcript can be replayed: why, and the exit status (discard-verify's)."""
+
+    def __init__(self, why: str, status: int) -> None:
+        super().__init__(why)
+        self.status = status
 
 HELP = ("← → a move back or on   Home End the deal, the end   PageUp PageDown the previous or next game   "
         "q quits")
@@ -37,6 +50,10 @@ class ReplayApp(App[None]):
     #body { height: 1fr; }
     #table { width: 3fr; min-width: 30; padding: 1 1; }
     #moves { width: 2fr; max-width: 44; border-left: vkey $foreground 30%; padding: 0 1; }
+    Footer FooterLabel { margin-right: 1; }  /* a group's word, apart from the next key */
+    #checking { height: 1fr; align: center middle; }
+    #checking Static { width: auto; }
+    #checking LoadingIndicator { height: 1; }
     """
     MOVE, ENDS, GAME = Binding.Group("Move", compact=True), Binding.Group("Deal/End"), Binding.Group("Game")
     BINDINGS: ClassVar[list[BindingType]] = [  # in groups, each shown once: the whole footer fits 60 columns
@@ -51,13 +68,20 @@ class ReplayApp(App[None]):
     step: reactive[int] = reactive(0)
     shown: reactive[int] = reactive(0)  # index in ``games``
 
-    def __init__(self, games: list[tuple[GameCheck, list[Step]]], mine: int | None = None) -> None:
-        """``mine``: the seat whose own cards are face up too (the replay runs from its data directory)."""
+    def __init__(self, games: Games | None = None, mine: int | None = None,
+                 check: Callable[[], tuple[Games, int | None]] | None = None) -> None:
+        """``games`` to show, the last first; or ``check``, run on a thread once the first frame is up, which finds
+        them (and ``mine``) or raises :class:`Unreplayable`. ``mine``: the seat whose own cards are face up too
+        (the replay runs from its data directory)."""
         super().__init__()
-        self.games, self.mine = games, mine
-        self.set_reactive(ReplayApp.shown, len(games) - 1)
+        self.games, self.mine, self.check = games or [], mine, check
+        self.unreplayable: Unreplayable | None = None  # why the app left without a game to show
+        self.set_reactive(ReplayApp.shown, max(len(self.games) - 1, 0))
 
     def compose(self) -> ComposeResult:
+        with Vertical(id="checking"):
+            yield Static("Checking the transcript: every shuffle, deal and move…", markup=False)
+            yield LoadingIndicator()
         yield Static("", id="title", markup=False)
         yield Static("", id="caption", markup=False)
         with Horizontal(id="body"):
@@ -67,7 +91,29 @@ class ReplayApp(App[None]):
         yield Footer(compact=True, show_command_palette=False)  # every key in 80 columns (Ctrl+P still opens it)
 
     def on_mount(self) -> None:
+        if self.check is not None:
+            self.checking()
         self.show()
+
+    @work(thread=True, exclusive=True)
+    def checking(self) -> None:
+        assert self.check is not None
+        try:
+            games, mine = self.check()
+        except Unreplayable as why:
+            self.call_from_thread(self.give_up, why)
+            return
+        self.call_from_thread(self.checked, games, mine)
+
+    def checked(self, games: Games, mine: int | None) -> None:
+        self.games, self.mine = games, mine
+        self.set_reactive(ReplayApp.shown, len(games) - 1)
+        self.show()
+        self.refresh_bindings()
+
+    def give_up(self, why: Unreplayable) -> None:
+        self.unreplayable = why
+        self.exit(return_code=why.status)
 
     @property
     def steps(self) -> list[Step]:
@@ -81,6 +127,11 @@ class ReplayApp(App[None]):
 
     def show(self) -> None:
         if not self.query("#table"):  # not composed yet: on_mount shows it
+            return
+        for part in self.query("#title, #caption, #body"):
+            part.display = bool(self.games)
+        self.query_one("#checking").display = not self.games
+        if not self.games:
             return
         check, steps = self.games[self.shown]
         step = steps[self.step]
@@ -115,6 +166,8 @@ class ReplayApp(App[None]):
         self.notify(HELP, title="Replay", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("step", "jump", "game") and not self.games:
+            return False  # still checking
         if action == "game":
             return True if len(self.games) > 1 else None
         return True
@@ -130,16 +183,27 @@ def replay(path: str) -> int:
 
     try:
         record = transcript.load(Path(path))
-        checks = transcript.check(record, GAMES)
     except transcript.NotATranscript as error:
         print(f"discard-tui: --replay {path}: {error}", file=sys.stderr)
         return 2
-    seed = transcript.seed_beside(Path(path))  # run from the seat's own data directory: its cards too
-    own = transcript.own_faces(record, GAMES, seed) if seed is not None else {}
-    games = [(check, steps) for check in checks if (steps := transcript.replay(check, own.get(check.number)))]
-    if not games:
-        lines = [check.line() for check in checks] or ["no game was played"]
-        print(f"discard-tui: --replay {path}: nothing to replay: {'; '.join(lines)}", file=sys.stderr)
-        return 1
-    ReplayApp(games, mine=record.seat if own else None).run()
-    return 0
+
+    def check() -> tuple[Games, int | None]:
+        """The games that check out (seconds: every proof is verified), on the app's thread."""
+        try:
+            checks = transcript.check(record, GAMES)
+        except transcript.NotATranscript as error:
+            raise Unreplayable(str(error), 2) from None
+        seed = transcript.seed_beside(Path(path))  # run from the seat's own data directory: its cards too
+        own = transcript.own_faces(record, GAMES, seed) if seed is not None else {}
+        games = [(check, steps) for check in checks if (steps := transcript.replay(check, own.get(check.number)))]
+        if not games:
+            lines = [check.line() for check in checks] or ["no game was played"]
+            raise Unreplayable(f"nothing to replay: {'; '.join(lines)}", 1)
+        return games, record.seat if own else None
+
+    app = ReplayApp(check=check)
+    app.run()
+    if app.unreplayable is not None:
+        print(f"discard-tui: --replay {path}: {app.unreplayable}", file=sys.stderr)
+        return app.unreplayable.status
+    return app.return_code or 0

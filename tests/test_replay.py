@@ -125,3 +125,46 @@ async def test_the_footer_shows_every_key_whole(width):
         assert all(part.region.right <= width and part.region.width >= len(str(part.render()).rstrip())
                    for part in shown), [(str(part.render()), part.region) for part in shown]
         assert not any(a.region.overlaps(b.region) for a in shown for b in shown if a is not b)  # nor one on another
+
+
+def stepping(app: ReplayApp) -> bool:
+    """→ steps on (rather than scrolling, or nothing)."""
+    active = app.screen.active_bindings.get("right")
+    return active is not None and active.binding.action == "step(1)"
+
+
+async def test_the_replay_says_at_once_that_it_checks_the_transcript_then_shows_the_game():
+    """--replay showed nothing for seconds while it checked every proof; now its first frame says so."""
+    import threading
+
+    from pilot import until
+
+    [check] = transcript.check(played(deck="short"), GAMES)
+    checked = threading.Event()
+
+    def checking():
+        checked.wait(30)  # the proofs take their time; the test says when they are done
+        return [(check, transcript.replay(check))], None
+
+    app = ReplayApp(check=checking)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        assert "Checking the transcript" in str(app.query_one("#checking Static").render())
+        assert not app.query_one("#title").display and not stepping(app)
+        checked.set()
+        await until(pilot, lambda: app.query_one("#title").display, "the game")
+        assert not app.query_one("#checking").display and app.step == 0 and stepping(app)
+        await pilot.press("right")
+        assert app.step == 1
+
+
+async def test_a_transcript_with_nothing_to_replay_leaves_with_status_1_and_says_why():
+    from discard_tui.replay import Unreplayable
+
+    def nothing():
+        raise Unreplayable("nothing to replay: game 1 broke the rules", 1)
+
+    app = ReplayApp(check=nothing)
+    async with app.run_test(size=(60, 20)):
+        pass
+    assert app.return_code == 1 and str(app.unreplayable) == "nothing to replay: game 1 broke the rules"
