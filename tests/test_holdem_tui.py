@@ -101,6 +101,16 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
             board = str(screen.query_one("#board").render())
             assert board.startswith("Board  ") and "··" in board
             assert str(screen.query_one("#pots").render()).startswith("Pot ")
+            art = screen.query_one("#hole-cards")
+            if size[0] >= 100 and size[1] >= 34:  # room for the cards themselves, as on the other tables
+                assert not screen.query_one("#board").display and art.display and art.region.height >= 5
+                assert str(art.render()).count("┌─") == 2  # my two hole cards, framed
+                assert str(screen.query_one("#board-cards").render()).count("┌ ") == 5  # five places, none dealt
+                used = max(part.region.bottom for part in screen.query("#seats, .art, #pots, #info"))
+                top = min(part.region.y for part in screen.query("#seats"))
+                assert used - top >= size[1] // 3, (size, top, used)  # the table takes a third of the rows or more
+            else:
+                assert not art.display
 
 
 def test_the_help_names_every_raise_key():
