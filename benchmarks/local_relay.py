@@ -1,4 +1,5 @@
-"""What the benchmarks share: `python -m relay` on a free loopback port, a redis-server for it, and bots to play."""
+"""What the benchmarks share: `python -m relay` on a free loopback port, a redis-server or a Redis Cluster for it, and
+bots to play."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ import contextlib
 import json
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from tabletop.groups import DEFAULT_GROUP, GROUPS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from programs import RedisCluster, RedisServer  # noqa: E402  (the tests' own way to start them)
 
 
 def start_relay(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen, str]:
@@ -42,22 +45,14 @@ def status_mib(pid: int, key: str) -> float:
 
 def start_redis() -> tuple[subprocess.Popen, str]:
     """A throwaway redis-server on a free loopback port (append-only file on, fsync every second, as deployed)."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        sys.exit("redis-server is not installed: apt-get install redis-server")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    directory = tempfile.mkdtemp(prefix="relay-bench-redis-")
-    server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
-                               "--appendonly", "yes", "--save", "", "--logfile", "", "--daemonize", "no"],
-                              stdout=subprocess.PIPE, text=True)
-    assert server.stdout is not None
-    for line in server.stdout:
-        if "Ready to accept connections" in line:
-            server.stdout.close()
-            return server, f"redis://127.0.0.1:{port}/0"
-    sys.exit("redis-server did not start")
+    server = RedisServer(Path(tempfile.mkdtemp(prefix="relay-bench-redis-"))).start()
+    assert server.proc is not None
+    return server.proc, server.url
+
+
+def start_redis_cluster(node_timeout_ms: int = 5000) -> RedisCluster:
+    """A throwaway Redis Cluster: three masters with a replica each, as the tests start it (``.stop()`` ends it)."""
+    return RedisCluster(Path(tempfile.mkdtemp(prefix="relay-bench-cluster-")), node_timeout_ms).start()
 
 
 def run_bots(commands: list[list[str]], data_dir: str, cwd: str | None = None, timeout: float = 1800) -> list[dict]:

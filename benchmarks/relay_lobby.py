@@ -31,7 +31,9 @@ from websockets.asyncio.client import connect
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from local_relay import start_redis  # noqa: E402
-from relay.ledger import Ledger, MemoryLedger, SQLiteLedger  # noqa: E402
+from relay.ledger import Ledger  # noqa: E402
+from relay.memory_ledger import MemoryLedger  # noqa: E402
+from relay.sqlite_ledger import SQLiteLedger  # noqa: E402
 from relay.lobby import public_json  # noqa: E402
 from relay.server import Limits, Relay  # noqa: E402
 

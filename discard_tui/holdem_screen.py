@@ -31,6 +31,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from games.cards import Card
+from games.holdem.about import Stage
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatView
@@ -132,7 +133,7 @@ def markers(player: Player, board: HoldemView) -> list[str]:
     if not player.dealt:
         return ["out"]
     words = []
-    if player.seat in board.to_move and board.stage.value == "betting":
+    if player.seat == board.to_move and board.stage is Stage.BETTING:
         words.append("to act")
     if player.folded or player.mucked:
         words.append("mucked" if player.mucked else "folded")
@@ -146,7 +147,7 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     board = view.board
     assert board is not None
     player = board.players[seat]
-    acting = player.seat in board.to_move and view.playing
+    acting = player.seat == board.to_move and view.playing
     top = Text(no_wrap=True, overflow="ellipsis")
     top.append("▶ " if acting else "  ", "bold")
     top.append(name(view, seat), "reverse bold" if acting else "bold")
@@ -230,14 +231,9 @@ def info(view: HoldemScreenView, width: int) -> str:
     return "\n".join(lines)
 
 
-def amounts(view: HoldemScreenView) -> tuple[int, int, int] | None:
-    """(least, most, the pot) for a raise now: the legal bounds, and a pot-sized raise's total."""
-    board = view.board
-    if board is None or board.raise_bounds is None:
-        return None
-    least, most = board.raise_bounds
-    call_to = board.players[view.me].bet + board.to_call
-    return least, most, call_to + board.total + board.to_call
+def amounts(view: HoldemScreenView) -> tuple[int, int] | None:
+    """The smallest and largest raise now (the view's bounds), None when the betting is closed to raises."""
+    return view.board.raise_bounds if view.board is not None else None
 
 
 def hint(view: HoldemScreenView, amount: int | None) -> str:
@@ -245,7 +241,7 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
     board = view.board
     if board is None or not view.my_turn:
         return ""
-    if board.stage.value == "showdown":
+    if board.stage is Stage.SHOWDOWN:
         if not board.may_muck:
             return "Showdown: c shows your hand (" + (
                 "a player is all in: every hand is shown)" if any(p.all_in for p in board.players)
@@ -253,19 +249,15 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
         return "Showdown: c shows your hand · f mucks it (gives up the pots)"
     bounds = amounts(view)
     if amount is not None and bounds is not None:
-        least, most, _ = bounds
-        verb = "Bet" if opening(board) else "Raise to"
+        least, most = bounds
+        verb = "Bet" if board.opening else "Raise to"
         return f"{verb} {amount:,} · min {least:,} max {most:,} · ←→↑↓ 0-9 h p a · Enter sends"
-    call = f"c calls {min(board.to_call, board.players[view.me].chips):,}" if board.to_call else "c checks"
+    call = f"f folds · c calls {min(board.to_call, board.players[view.me].chips):,}" if board.to_call \
+        else "c checks"  # with nothing to call there is nothing to fold
     if bounds is None:  # the betting is closed to raises (or I cannot cover the call): no all in beyond a call
-        return f"f folds · {call}"
-    raise_ = f" · r {'bets' if opening(board) else 'raises'} ({bounds[0]:,}–{bounds[1]:,})"
-    return f"f folds · {call}{raise_} · a all in"
-
-
-def opening(board: HoldemView) -> bool:
-    """A raise now is the street's first bet: after the flop, nobody has bet."""
-    return len(board.board) >= 3 and not any(player.bet for player in board.players)
+        return call
+    raise_ = f" · r {'bets' if board.opening else 'raises'} ({bounds[0]:,}–{bounds[1]:,})"
+    return f"{call}{raise_} · a all in"
 
 
 # -- the screen -------------------------------------------------------------------------------------------
@@ -343,7 +335,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
             self.amount = None
         for seat, widget in enumerate(self.query(".seat").results(Static)):
             order = (view.me + seat) % seats  # I sit first, the others round the table after me
-            widget.set_class(board is not None and order in board.to_move, "-acting")
+            widget.set_class(board is not None and order == board.to_move, "-acting")
             widget.update(seat_text(view, order, widget.size.width or 20) if board is not None else
                           Text(name(view, order), "bold"))
         shown = self.query_one("#board-cards", CardRow)
@@ -397,7 +389,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         bounds = amounts(self.view) if self.view is not None else None
         if bounds is None or self.view is None:
             return
-        least, most, _ = bounds
+        least, most = bounds
         self.amount, self.typed = (amount if typed else max(least, min(most, amount))), typed
         self.update(self.view)
         self.refresh_bindings()
@@ -407,11 +399,9 @@ class HoldemTable(TableScreen[HoldemScreenView]):
             self.set_amount(self.amount + big_blinds * self.view.board.blinds[1])
 
     def action_share(self, fraction: float) -> None:
-        bounds = amounts(self.view) if self.view is not None else None
-        if self.amount is not None and bounds is not None and self.view is not None and self.view.board is not None:
-            board = self.view.board
-            call_to = board.players[self.view.me].bet + board.to_call
-            self.set_amount(call_to + int(fraction * (bounds[2] - call_to)))
+        board = self.view.board if self.view is not None else None
+        if self.amount is not None and board is not None and board.raise_bounds is not None:
+            self.set_amount(board.pot_raise(fraction))
 
     def action_digit(self, digit: int) -> None:
         if self.amount is None:
@@ -436,7 +426,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in AT_SHOWDOWN or action in AT_SHOWDOWN.values():
             board = self.view.board if self.view is not None else None
-            if (action in AT_SHOWDOWN) != (board is not None and board.stage.value == "showdown"):
+            if (action in AT_SHOWDOWN) != (board is not None and board.stage is Stage.SHOWDOWN):
                 return False  # the footer names what f and c do now
             action = AT_SHOWDOWN.get(action, action)
         if action in ("send", "step", "share", "digit", "cancel"):
@@ -473,7 +463,7 @@ def view(seat: Seat) -> HoldemScreenView:
 
     base = seat_view_between_deals(seat)
     board: HoldemView | None = base.board
-    if board is None or not (board.stage.value == "betting" or showing(board)):
+    if board is None or not (board.stage is Stage.BETTING or showing(board)):
         base = dataclasses.replace(base, my_turn=False)  # the board and the first hand at showdown: the table's
     fields = fields_of(base)
     if board is None:
@@ -499,7 +489,7 @@ def view(seat: Seat) -> HoldemScreenView:
 
 def showing(board: HoldemView) -> bool:
     """The showdown waits for my choice: my hand to show or muck, once the first hand is shown."""
-    return board.stage.value == "showdown" and board.me in board.to_move and any(p.shown for p in board.players)
+    return board.stage is Stage.SHOWDOWN and board.my_turn and any(p.shown for p in board.players)
 
 
 UI = GameUI(title="Texas Hold'em", rules=HELP, screen=HoldemTable, view=view)

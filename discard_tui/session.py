@@ -24,7 +24,7 @@ from .profile import Profile
 PLAYED_EVERY = 60.0  # seconds between two records of when a game under way last moved on (a crash loses no more)
 
 if TYPE_CHECKING:
-    from relay.ledger import MemoryLedger
+    from relay.memory_ledger import MemoryLedger
     from relay.server import Relay
     from tabletop.shell import Seat
     from tabletop.table import Strategy, Wish
@@ -77,7 +77,7 @@ class Session:
     async def open_relay(self) -> str:
         """The relay's URL: ``config.relay``, or our own relay started here (durable in the data directory when
         games resume, so a crash loses no game). Raises ``RelayError`` with one line if it cannot be used."""
-        from relay.ledger import MemoryLedger
+        from relay.memory_ledger import MemoryLedger
         from relay.server import Relay
         from tabletop.ledger import RelayError
 
@@ -110,7 +110,7 @@ class Session:
 
     def _durable_store(self) -> MemoryLedger:
         """The embedded relay's SQLite store in the data directory, locked against a second copy."""
-        from relay.ledger import SQLiteLedger
+        from relay.sqlite_ledger import SQLiteLedger
         from tabletop.ledger import RelayError
 
         c = self.config

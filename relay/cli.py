@@ -17,7 +17,9 @@ try:  # libuv's event loop cuts the relay's CPU per event by about a third (see 
 except ImportError:  # Windows: uvloop is not available there
     from asyncio import run as run_loop  # type: ignore[assignment]
 
-from .ledger import Ledger, MemoryLedger, SQLiteLedger, Unavailable
+from .ledger import Ledger, Unavailable
+from .memory_ledger import MemoryLedger
+from .sqlite_ledger import SQLiteLedger
 from .server import Limits, Relay
 
 

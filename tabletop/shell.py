@@ -224,7 +224,7 @@ class Seat:
     async def _autoplay(self) -> None:
         table = self.table
         p = table.play
-        if table.phase is not Phase.PLAYING or p.state is None or table.me not in p.state.to_move():
+        if table.phase is not Phase.PLAYING or p.state is None or p.state.to_move() != table.me:
             return
         if p.pending is not None or p.choice is not None or (p.deck is not None and p.deck.shows):
             return

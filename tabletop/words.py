@@ -143,11 +143,11 @@ def progress_words(progress: Progress) -> str:
     return PROGRESS[progress.phase].format(step=progress.step, steps=progress.steps)
 
 
-def headline_words(phase: Phase, names: Sequence[str], me: int, *, my_turn: bool = False, to_move: Sequence[int] = (),
+def headline_words(phase: Phase, names: Sequence[str], me: int, *, my_turn: bool = False, to_move: int | None = None,
                    result: Result | None = None, number: int = 1, connecting: bool = False,
                    failed: bool = False) -> str:
-    """A seat's state in a few words, first on its status bar: "Your turn", "bo's turn" (``to_move``: the seats
-    whose move it is), "You win", "Waiting for bo" (to a rematch: game ``number`` > 1), "Shuffling", "Connecting"
+    """A seat's state in a few words, first on its status bar: "Your turn", "bo's turn" (``to_move``: the seat the
+    game waits on, where its view says), "You win", "Waiting for bo" (to a rematch: game ``number`` > 1), "Shuffling", "Connecting"
     (to the relay, the first time), "Disconnected" (the relay cannot be used)."""
     if failed:
         return "Disconnected"
@@ -157,7 +157,7 @@ def headline_words(phase: Phase, names: Sequence[str], me: int, *, my_turn: bool
     if phase is Phase.PLAYING:
         if my_turn:
             return "Your turn"
-        moving = [names[seat] for seat in others if seat in to_move] or [names[seat] for seat in others]
+        moving = [names[to_move]] if to_move is not None and to_move != me else [names[seat] for seat in others]
         return f"{' and '.join(moving) or 'opponent'}'s turn"
     if phase in (Phase.OVER, Phase.AUDITING) and result:
         return result_words(result)

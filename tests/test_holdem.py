@@ -31,6 +31,7 @@ def stack(state: HoldemState, cards: dict[int, str]) -> None:
     for seat, text in cards.items():
         positions = h.board_positions() if seat == -1 else h.hole(seat)
         state.faces.update({pos: text[2 * k:2 * k + 2] for k, pos in enumerate(positions)})
+        state.seen.update({pos: {seat} if seat >= 0 else set(range(state.setup.seats)) for pos in positions})
 
 
 def play(state: HoldemState, seat: int, move: Message) -> str:
@@ -126,19 +127,33 @@ def test_heads_up_the_button_posts_the_small_blind_and_acts_first_before_the_flo
     state = new(seats=2, starter=1)
     h = state.hand
     assert h.button == 1 and (h.bet(1), h.bet(0)) == (10, 20)
-    assert state.to_move() == (1,)
+    assert state.to_move() == 1
     play(state, 1, Call())
     play(state, 0, Check())
     stack(state, {-1: "2c7d9hJsKs"})
     assert board(state) == ["dealt the flop: 2♣ 7♦ 9♥"]
-    assert state.to_move() == (0,)  # after the flop the big blind acts first
+    assert state.to_move() == 0  # after the flop the big blind acts first
+
+
+def test_the_view_gives_the_pot_sized_raise_and_says_when_a_raise_is_the_first_bet():
+    """The raise editor's p and h keys, and its "Bet" or "Raise to", read the game's view (no arithmetic on screen)."""
+    state = new(seats=2, starter=1)
+    view = state.view(1)
+    assert (view.to_call, view.total, view.opening) == (10, 30, False)
+    assert view.pot_raise() == 60 and view.pot_raise(0.5) == 40  # the call to 20, then the pot of 40 after it
+    play(state, 1, Call())
+    play(state, 0, Check())
+    stack(state, {-1: "2c7d9hJsKs"})
+    board(state)
+    view = state.view(0)
+    assert view.opening and view.pot_raise() == 40 and view.raise_bounds == (20, 980)
 
 
 def test_three_players_blinds_left_of_the_button_and_the_deal_shows_each_hole_to_its_owner():
     state = new(seats=3, starter=2)
     h = state.hand
     assert h.players == (0, 1, 2) and (h.bet(0), h.bet(1), h.bet(2)) == (10, 20, 0)
-    assert state.to_move() == (2,)  # under the gun is the button, three-handed
+    assert state.to_move() == 2  # under the gun is the button, three-handed
     assert state.deal() == [Reveal(0, 0), Reveal(3, 0), Reveal(1, 1), Reveal(4, 1), Reveal(2, 2), Reveal(5, 2)]
     assert h.board_positions() == (6, 7, 8, 9, 10)
 
@@ -185,8 +200,7 @@ def flop_table(chips: list[int]) -> HoldemState:
     state = new(seats=len(chips), starter=len(chips) - 1, blinds="5/10")
     state.chips = [amount + 10 for amount in chips]
     state.hand = state._new_hand(0, len(chips) - 1)
-    while state.hand.stage is Stage.BETTING:
-        seat = state.to_move()[0]
+    while (seat := state.to_move()) is not None and state.hand.stage is Stage.BETTING:
         play(state, seat, Call() if state.hand.to_call() else Check())
     stack(state, {-1: "2c7d9hJsKs"})
     board(state)
@@ -202,7 +216,7 @@ def test_tda_rule_47_short_all_ins_that_add_up_to_a_full_raise_reopen_the_bettin
     play(state, 2, Raise(to=150))  # all in: 50 more, short
     play(state, 3, Raise(to=230))  # all in: 80 more, short; 130 in all
     play(state, 0, Call())
-    assert state.to_move() == (1,) and state.hand.raise_bounds() == (330, 990)
+    assert state.to_move() == 1 and state.hand.raise_bounds() == (330, 990)
     assert play(state, 1, Raise(to=330)) == "raised to 330"
 
 
@@ -216,7 +230,7 @@ def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
     for seat, to in ((2, 160), (3, 220), (4, 250)):
         play(state, seat, Raise(to=to))
     play(state, 0, Call())
-    assert state.to_move() == (1,) and state.hand.raise_bounds() is not None  # 150 more than bo's 100
+    assert state.to_move() == 1 and state.hand.raise_bounds() is not None  # 150 more than bo's 100
 
 
 def test_tda_rule_47_a_player_who_called_a_short_all_in_faces_no_full_raise():
@@ -231,7 +245,7 @@ def test_tda_rule_47_a_player_who_called_a_short_all_in_faces_no_full_raise():
     play(state, 0, Fold())
     assert state.hand.raise_bounds() is not None
     play(state, 1, Call())
-    assert state.to_move() == (3,) and state.hand.raise_bounds() is None
+    assert state.to_move() == 3 and state.hand.raise_bounds() is None
     assert refused(state, 3, Raise(to=500)).rule == "the betting is closed to raises: call or fold"
     assert [type(move) for move in state.legal_moves(3)] == [Fold, Call]
 
@@ -262,7 +276,7 @@ def test_tda_rule_34_dead_button_nobody_skips_or_pays_the_big_blind_twice():
                               "(TDA rule 34)")
     h = state.hand
     assert state.chips[2] == 0 and h.players == (3, 0, 1) and h.small_blind is None and h.button == 1
-    assert (h.bet(3), h.bet(0), h.bet(1)) == (10, 0, 0) and state.to_move() == (0,)  # di posts the big blind alone
+    assert (h.bet(3), h.bet(0), h.bet(1)) == (10, 0, 0) and state.to_move() == 0  # di posts the big blind alone
     play(state, 0, Fold())
     play(state, 1, Fold())
     assert state.hand.number == 2 and state.hand.button == 2 and state.hand.players == (3, 0, 1)
@@ -305,7 +319,7 @@ def test_a_split_pot_gives_the_odd_chip_to_the_first_seat_left_of_the_button():
         play(state, 1, Check())
         play(state, 2, Check())
     line = play(state, 1, Show(positions=list(state.hand.hole(1))))  # nobody bet: left of the button shows first
-    assert line == "showed 2♦ 3♦: high card, Ace, King kicker" and state.to_move() == (2,)
+    assert line == "showed 2♦ 3♦: high card, Ace, King kicker" and state.to_move() == 2
     play(state, 2, Show(positions=list(state.hand.hole(2))))
     assert state.chips == [995, 1003, 1002]  # 25 split: bo, first left of the button among the winners, gets 13
 
@@ -326,7 +340,7 @@ def test_the_last_aggressor_shows_first_and_a_loser_may_muck():
     play(state, 0, Check())
     play(state, 1, Raise(to=40))  # bo bets the river: bo shows first
     play(state, 0, Call())
-    assert state.to_move() == (1,) and state.owed(1) == Show(positions=[1, 4])
+    assert state.to_move() == 1 and state.owed(1) == Show(positions=[1, 4])
     assert str(refused(state, 1, Muck())) == "mucked, but the first hand at showdown must be shown"
     error = refused(state, 1, Show(positions=[0, 3]))
     assert str(error) == "showed cards [0, 3] at showdown, which are not the hole cards dealt to them ([1, 4])"
@@ -372,7 +386,7 @@ def test_each_seat_shows_its_last_action_and_a_dealer_all_in_deals_for_the_table
     assert state.view(1).players[2].action == "Bet 940"
     play(state, 0, Call())
     while state.hand.stage is Stage.SHOWDOWN:
-        seat = state.to_move()[0]
+        seat = state.to_move()
         play(state, seat, Show(positions=list(state.hand.hole(seat))))
     assert state.hand.dealer == 2 and board(state)[0] == "showed, for the table, the turn: J♠"
 
@@ -420,7 +434,7 @@ def test_the_last_player_with_chips_wins():
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == (0,) and outcome.scores == (200, 0)
     assert outcome.reason == "1st 200 ▄█ {0}\n2nd   0 ▄▁ {1}\nevery chip went to {0} in 1 hand"
-    assert state.to_move() == () and state.deals() == 1
+    assert state.to_move() is None and state.deals() == 1
     busted = state.view(0).players[1]
     assert not busted.dealt and not busted.folded  # the game-over table says "out", not "folded"
 
@@ -436,7 +450,7 @@ def test_side_pots_are_won_pot_by_pot_and_the_game_over_table_gives_finishing_pl
     play(state, 0, Call())
     play(state, 1, Call())
     while state.hand.stage is Stage.SHOWDOWN:
-        seat = state.to_move()[0]
+        seat = state.to_move()
         play(state, seat, Show(positions=list(state.hand.hole(seat))))
     board(state)
     last = state.last
@@ -490,8 +504,9 @@ def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed
         order = rng.sample(DECK, 52)
         h = state.hand
         state.faces.update({h.offset + k: card for k, card in enumerate(order)})
+        state.seen.update({h.offset + k: {0, 1, 2} for k in range(52)})
         while state.hand is h and state.outcome() is None:
-            [seat] = state.to_move()
+            seat = state.to_move()
             move = state.owed(seat) or bots[seat](Seat(state, seat))  # type: ignore[arg-type]
             assert move == bots[seat](Seat(state, seat)) or state.owed(seat) is not None  # type: ignore[arg-type]
             state.check(seat, move)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from discard_tui.app import PlayConfig
 from discard_tui.holdem_screen import HELP, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
+from games.holdem.about import Stage
 from pilot import TableHarness, offline_room, play_key, settled, view_of
 from room import Room
 from test_holdem_wire import station
@@ -28,7 +29,7 @@ def room_at(mine: bool, seed: int = 1) -> Room:
     table = room.tables[-1]
     room.run()
     board = table.view().board
-    assert board is not None and table.view().my_turn and board.stage.value == "betting"
+    assert board is not None and table.view().my_turn and board.stage is Stage.BETTING
     if not mine:
         room.post(table.me, table.prepare(Call() if board.to_call else Check()))
     return room
@@ -134,8 +135,8 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
 
     def my_showdown() -> bool:
         board = table.view().board
-        return board is not None and table.play.pending is None and board.stage.value == "showdown" and \
-            table.me in board.to_move and any(player.shown for player in board.players)
+        return board is not None and table.play.pending is None and board.stage is Stage.SHOWDOWN and \
+            board.to_move == table.me and any(player.shown for player in board.players)
 
     room.run(until=my_showdown)
     assert my_showdown()

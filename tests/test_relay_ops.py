@@ -31,9 +31,11 @@ import pytest
 from websockets.asyncio.connection import Connection
 from websockets.exceptions import InvalidStatus
 
-from relay import ledger as ledger_module
+from relay import budgets
+from relay import memory_ledger as ledger_module
 from relay import server as relay_module
-from relay.ledger import SEAT_TAKEN_OVER, MemoryLedger, Refused
+from relay.ledger import SEAT_TAKEN_OVER, Refused
+from relay.memory_ledger import MemoryLedger
 from relay.memory import MemoryReturn
 from relay.server import Limits, Relay
 from relay_client import Client
@@ -104,7 +106,8 @@ async def in_process_relay():
 
 
 class FakeClock:
-    """Stands in for the ``time`` module inside ``relay.server``: monotonic time only moves when told."""
+    """Stands in for the ``time`` module inside the relay's server, budgets and memory ledger: monotonic time only
+    moves when told."""
 
     def __init__(self) -> None:
         self.now = time.monotonic()
@@ -124,6 +127,7 @@ def clock(monkeypatch) -> FakeClock:
     fake = FakeClock()
     monkeypatch.setattr(relay_module, "time", fake)
     monkeypatch.setattr(ledger_module, "time", fake)
+    monkeypatch.setattr(budgets, "time", fake)
     return fake
 
 
@@ -521,13 +525,13 @@ ELSEWHERE = "127.0.0.2"  # the attacker's address in these tests; the honest par
 
 
 def test_an_address_is_an_ipv4_address_or_an_ipv6_64():
-    assert relay_module.address_of(("203.0.113.7", 50000)) == "203.0.113.7"
-    assert relay_module.address_of(("::ffff:203.0.113.7", 50000, 0, 0)) == "203.0.113.7"
-    assert relay_module.address_of(("2001:db8:1:2:aaaa::1", 50000, 0, 0)) == "2001:db8:1:2::/64"
-    assert relay_module.address_of(("2001:db8:1:2:bbbb::9", 1, 0, 0)) == "2001:db8:1:2::/64"  # the same subscriber
-    assert relay_module.address_of(("fe80::1%eth0", 1, 0, 2)) == "fe80::/64"
-    assert relay_module.address_of(None) is None  # gone before its address was read: counted on its own
-    assert relay_module.address_of("/run/relay.sock") is None
+    assert budgets.address_of(("203.0.113.7", 50000)) == "203.0.113.7"
+    assert budgets.address_of(("::ffff:203.0.113.7", 50000, 0, 0)) == "203.0.113.7"
+    assert budgets.address_of(("2001:db8:1:2:aaaa::1", 50000, 0, 0)) == "2001:db8:1:2::/64"
+    assert budgets.address_of(("2001:db8:1:2:bbbb::9", 1, 0, 0)) == "2001:db8:1:2::/64"  # the same subscriber
+    assert budgets.address_of(("fe80::1%eth0", 1, 0, 2)) == "fe80::/64"
+    assert budgets.address_of(None) is None  # gone before its address was read: counted on its own
+    assert budgets.address_of("/run/relay.sock") is None
 
 
 async def test_one_address_holds_at_most_max_per_address_connections_and_others_still_connect(in_process_relay):
@@ -551,13 +555,13 @@ async def test_many_connections_of_one_address_are_paced_by_one_byte_budget(in_p
     the order they came), and none is refused, the neighbour's post among them (a refused post leaves a gap in a
     seat's counters)."""
     waits: list[float] = []
-    delay = relay_module.Address.bytes_delay
+    delay = budgets.Address.bytes_delay
 
     def recorded(self, limits, size, now):
         waits.append(delay(self, limits, size, now))
         return waits[-1]
 
-    monkeypatch.setattr(relay_module.Address, "bytes_delay", recorded)
+    monkeypatch.setattr(budgets.Address, "bytes_delay", recorded)
     running = await in_process_relay(address_byte_rate=1_000_000, address_byte_burst=100_000)
     honest = await seated(running.url, "game", "ann")
     hogs = [await seated(running.url, f"hog{k}", "mallory", source=ELSEWHERE) for k in range(4)]
@@ -970,7 +974,7 @@ async def test_a_read_full_of_tiny_frames_is_dropped_one_slice_past_the_budget(i
     writer.write(masked(0x1, b"[]") * 20_000)  # 160 KB of junk frames, in as few reads as the kernel makes
     await until_dropped(reader)
     writer.close()
-    assert sum(fed[handshake:]) <= relay_module.READ_SLICE  # one slice, 1,024 frames, then the connection went
+    assert sum(fed[handshake:]) <= budgets.READ_SLICE  # one slice, 1,024 frames, then the connection went
 
 
 async def test_posts_beyond_the_byte_budget_are_refused_so_one_reader_cannot_fill_the_store(in_process_relay):
@@ -996,7 +1000,7 @@ async def test_a_stranger_cannot_pad_its_frames_and_the_byte_budget_counts_bytes
     stranger = await unseated(running.url, "stranger")
     await stranger.send({"type": "list", "pad": "x" * (32 << 10)})
     assert await stranger.expect_closed() == 1009
-    assert stranger.ws.close_reason.endswith(f"exceeds limit of {relay_module.UNJOINED_FRAME} bytes")
+    assert stranger.ws.close_reason.endswith(f"exceeds limit of {budgets.UNJOINED_FRAME} bytes")
     poster = await seated(running.url, "utf8", "ann")
     post = json.dumps({"type": "post", "body": {"pad": "\U0001F0A1" * 5000}}, ensure_ascii=False)
     await poster.send_text(post)  # 5,000 characters, 20,000 bytes
@@ -1085,7 +1089,7 @@ async def test_frames_sent_with_the_handshake_are_within_the_same_budget(in_proc
     writer.write(request.encode() + masked(0x1, b"[]") * 40_000)
     await until_dropped(reader)
     writer.close()
-    assert sum(fed) <= len(request) + 3 * relay_module.UNJOINED_SLICE
+    assert sum(fed) <= len(request) + 3 * budgets.UNJOINED_SLICE
 
 
 async def hold_unfinished(url: str, source: str, room: str, size: int) -> tuple[asyncio.StreamReader,
@@ -1139,7 +1143,7 @@ async def test_a_stranger_flooding_before_its_join_is_dropped_within_a_few_hundr
     writer.write(masked(0x1, b"[]") * 1000)
     await until_dropped(reader)
     writer.close()
-    assert sum(fed[handshake:]) <= 2 * relay_module.UNJOINED_SLICE
+    assert sum(fed[handshake:]) <= 2 * budgets.UNJOINED_SLICE
 
 
 async def read_close_code(reader: asyncio.StreamReader) -> int:
@@ -1171,7 +1175,7 @@ async def test_a_strangers_big_frame_is_refused_from_its_header(in_process_relay
         assert await read_close_code(reader) == 1009
     await until_dropped(reader)  # and the relay ends the connection
     writer.close()
-    assert sum(fed[handshake:]) <= relay_module.UNJOINED_SLICE
+    assert sum(fed[handshake:]) <= budgets.UNJOINED_SLICE
     assert running.relay.strangers.unfinished == 0  # nothing of it kept
     await a.send_post({"still": "here"})
     assert (await b.until(lambda e: e["kind"] == "post"))["body"] == {"still": "here"}
@@ -1250,7 +1254,7 @@ async def test_a_frame_too_large_is_not_read_on_once_the_connection_closes(in_pr
         async with asyncio.timeout(WAIT):
             await writer.drain()  # held back by TCP until the relay resets the connection at its close timeout
     writer.close()
-    assert sum(fed) - handshake <= 2 * relay_module.READ_SLICE
+    assert sum(fed) - handshake <= 2 * budgets.READ_SLICE
 
 
 async def test_a_connection_that_keeps_sending_refused_frames_is_closed_with_1008(in_process_relay):

@@ -45,7 +45,7 @@ async def test_auto_play_ends_with_its_game_and_a_finished_room_leaves_nothing_b
     assert saves.unfinished(terminal_profile().games_dir) == []
     assert not list(terminal_profile().games_dir.glob("*.json"))  # the computer's seat file went too
     hold_lock(data_dir / "computer-relay.lock").close()  # the store is free for the next run
-    from relay.ledger import SQLiteLedger
+    from relay.sqlite_ledger import SQLiteLedger
 
     assert SQLiteLedger(data_dir / "computer-relay.sqlite3").rooms == {}  # nobody comes back to it
 

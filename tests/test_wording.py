@@ -109,7 +109,7 @@ def test_every_phase_has_a_headline_and_a_seat_says_why_it_stopped():
     assert set(HEADLINES) == set(Phase) and set(PROGRESS) <= set(Phase)
     assert progress_words(Progress(Phase.SHUFFLING, 1, 4, step=2, steps=4)) == "Shuffling: step 2 of 4"
     names = ("ana", "bo", "cy")
-    assert headline_words(Phase.PLAYING, names, 0, to_move=(2,)) == "cy's turn"
+    assert headline_words(Phase.PLAYING, names, 0, to_move=2) == "cy's turn"
     assert headline_words(Phase.WAITING, names, 0) == "Waiting for players"
     assert headline_words(Phase.WAITING, names[:2], 0, number=2) == "Waiting for bo"
     assert headline_words(Phase.PLAYING, names, 0, my_turn=True, failed=True) == "Disconnected"  # the game stopped

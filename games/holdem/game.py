@@ -20,9 +20,9 @@ from tabletop.deck import Show as Reveal
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message
 
-from .about import ABOUT, BLINDS, CHIPS, HANDS
+from .about import ABOUT, BLINDS, CHIPS, HANDS, Stage
 from .moves import MOVES, Board, Call, Check, Fold, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
-from .rules import (DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
+from .rules import (DECK, STREETS, Hand, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
                     parse_blinds)
 from .strategy import player
 
@@ -153,9 +153,8 @@ class HoldemState(GameState[str]):
     def deals(self) -> int:
         return self.hand.number + 1
 
-    def to_move(self) -> tuple[int, ...]:
-        seat = self.hand.to_move()
-        return () if seat is None else (seat,)
+    def to_move(self) -> int | None:
+        return self.hand.to_move()
 
     def check(self, seat: int, move: Message) -> None:
         h = self.hand
@@ -198,6 +197,8 @@ class HoldemState(GameState[str]):
             raise RuleViolation(f"checked with {owe} to call", rule=f"there is {owe} to call: call, raise or fold")
         if isinstance(move, Call) and not owe:
             raise RuleViolation("called with nothing to call", rule="there is nothing to call: check")
+        if isinstance(move, Fold) and not owe:  # PokerKit's tournament mode refuses it too: nothing is given up
+            raise RuleViolation("folded with nothing to call", rule="there is nothing to call: check, not fold")
         if isinstance(move, Raise):
             bounds = h.raise_bounds()
             if bounds is None:
@@ -322,8 +323,8 @@ class HoldemState(GameState[str]):
         if h.stage is Stage.BOARD:
             return [Board(positions=list(h.next_street()))]
         if h.stage is Stage.SHOWDOWN:
-            return [Show(positions=list(h.hole(seat))), *([Muck()] if h.shown else [])]
-        moves: list[Message] = [Fold(), Call() if h.to_call() else Check()]
+            return [Show(positions=list(h.hole(seat))), *([Muck()] if h.may_muck() else [])]
+        moves: list[Message] = [Fold(), Call()] if h.to_call() else [Check()]
         bounds = h.raise_bounds()
         if bounds is not None:
             moves += [Raise(to=amount) for amount in sorted(set(bounds))]
@@ -396,7 +397,7 @@ class HoldemState(GameState[str]):
                 dealt=dealt and (not over or self.chips[s] > 0),
                 folded=dealt and not h.in_hand(s) and s not in h.mucked and s not in h.shown,
                 all_in=not over and h.all_in(s),
-                hole=tuple(self.faces.get(pos) for pos in h.hole(s)) if dealt else (),
+                hole=tuple(self.seen_face(seat, pos) for pos in h.hole(s)) if dealt else (),
                 positions=h.hole(s) if dealt else (), shown=s in h.shown,
                 mucked=s in h.mucked, action="" if over else self.actions.get(s, ""))
 
@@ -408,7 +409,7 @@ class HoldemState(GameState[str]):
             to_call=h.to_call() if acting is not None else 0,
             raise_bounds=h.raise_bounds() if acting is not None else None, history=tuple(self.history),
             last_result=self.last_result, last=self.last, over=self.over,
-            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck())
+            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck(), opening=h.opening())
 
 
 class Holdem(Game[str]):

@@ -1,0 +1,321 @@
+"""What one client, one address and all of a relay's strangers may consume, and the connection that keeps to it.
+
+:class:`Limits` holds every number. :class:`Address` is what the connections
+from one address share (its byte budget, its lobby pages, the tally of the
+messages they are receiving); :class:`Strangers` the same tally for every
+connection not joined yet; :class:`ReadBudget` is the websocket connection
+that reads no faster than its budget and tallies what it holds. The server
+(:mod:`relay.server`) spends these budgets; it decides nothing about them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import PayloadTooBig
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+
+log = logging.getLogger("discard.relay")
+
+READ_SLICE = 8192  # bytes of a read parsed before the read budget is checked again (at most 1,365 frames)
+UNJOINED_SLICE = 512  # the same before the connection's join is answered: a join is a few hundred bytes
+UNJOINED_FRAME = 16 << 10  # bytes a message may have before the join is answered (a join, a list: well under 2 KiB)
+FRAGMENT_COST = 256  # bytes a fragment of an unfinished message counts for at least (websockets keeps a Frame each)
+
+
+@dataclass
+class Limits:
+    """Everything one client may consume. Defaults never trouble a real game."""
+
+    max_frame: int = 1 << 20  # bytes; larger frames get ``too_large``
+    rate: float = 100.0  # frames per second, sustained
+    burst: int = 400  # frames allowed at once
+    byte_rate: float = 1 << 20  # bytes of frames per second, sustained (a six-player MODP-3072 deal is ~0.2 MB)
+    byte_burst: int = 8 << 20  # bytes of frames at once
+    max_rooms: int = 10_000  # rooms with a connection on this node
+    max_connections: int = 5_000
+    max_buffer: int = 8 << 20  # bytes queued to one slow client before it is dropped
+    max_buffers: int = 32 << 20  # bytes held by all connections together (queued to them, unread from them)
+    max_per_address: int = 64  # connections from one address at once (0: every connection counts as its own address)
+    address_byte_rate: float = 2 << 20  # bytes of frames per second from all of one address's connections together
+    address_byte_burst: int = 8 << 20
+    address_buffers: int = 16 << 20  # the same for one address's connections (and its unfinished messages)
+    address_list_rate: float = 10.0  # lobby pages a second for one address (a page of 50 costs the store a query)
+    address_list_burst: int = 20
+    read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
+    read_burst: int = 800
+    unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
+    unjoined_buffers: int = 4 << 20  # bytes of messages being received by all unjoined connections together
+    max_refused: int = 100  # refused frames in one refusal_window before the connection is closed
+    refusal_window: float = 10.0
+    sweep: float = 0.1  # seconds between two checks of every connection's write buffer
+    drain_timeout: float = 20.0  # seconds a catch-up waits for its reader to take an eighth of max_buffer
+    ping_interval: float = 20.0
+    ping_timeout: float = 20.0
+    close_timeout: float = 2.0  # seconds a closing connection may take before it is reset
+
+
+def held_bytes(connection: ServerConnection) -> int:
+    """The memory a connection holds: what is queued to it, and (read through :class:`ReadBudget`) what it sent
+    that is not handled yet."""
+    held = connection.transport.get_write_buffer_size()
+    return held + connection.unread_bytes() if isinstance(connection, ReadBudget) else held
+
+
+def address_of(peer: Any) -> str | None:
+    """What one party's connections have in common: its IPv4 address, or the /64 of its IPv6 address (the block
+    one subscriber is usually given), an IPv4-mapped IPv6 address counting as the IPv4 one; None when the peer
+    is no IP address (gone before it was read, or a Unix socket)."""
+    if not isinstance(peer, tuple) or not peer or not isinstance(peer[0], str):
+        return None
+    try:
+        ip = ipaddress.ip_address(peer[0].split("%")[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+@dataclass(eq=False)
+class Address:
+    """What all the connections from one address share: their count, a budget of bytes for their frames and one
+    of lobby pages, and the tally of the messages they are receiving."""
+
+    key: str
+    byte_tokens: float
+    list_tokens: float
+    last_refill: float
+    connections: int = 0
+    unfinished: int = 0  # bytes of messages its connections are receiving, not yet whole
+    receiving: set[ReadBudget] = field(default_factory=set)  # its connections, to find the one to drop
+    queue: asyncio.Lock = field(default_factory=asyncio.Lock)  # frames waiting for the byte budget, in order
+
+    def refill(self, limits: Limits, now: float) -> None:
+        elapsed, self.last_refill = now - self.last_refill, now
+        self.byte_tokens = min(limits.address_byte_burst, self.byte_tokens + elapsed * limits.address_byte_rate)
+        self.list_tokens = min(limits.address_list_burst, self.list_tokens + elapsed * limits.address_list_rate)
+
+    def bytes_delay(self, limits: Limits, size: int, now: float) -> float:
+        """Seconds until the budget holds ``size`` bytes of frames (a whole burst at most)."""
+        self.refill(limits, now)
+        return max(0.0, (min(size, limits.address_byte_burst) - self.byte_tokens) / limits.address_byte_rate)
+
+    def take_bytes(self, limits: Limits, size: int) -> None:
+        """Spend ``size`` bytes of frames (a whole burst at most), once :meth:`bytes_delay` says they are there."""
+        self.byte_tokens -= min(size, limits.address_byte_burst)
+
+    def take_list(self, limits: Limits, now: float) -> bool:
+        """Spend one lobby page, if there is one."""
+        self.refill(limits, now)
+        if self.list_tokens < 1:
+            return False
+        self.list_tokens -= 1
+        return True
+
+    def forgettable(self, limits: Limits, now: float) -> bool:
+        """No connection left and the budgets full again: forgetting it now gives nothing back early."""
+        if self.connections or self.unfinished:
+            return False
+        self.refill(limits, now)
+        return self.byte_tokens >= limits.address_byte_burst and self.list_tokens >= limits.address_list_burst
+
+
+@dataclass(eq=False)
+class Strangers:
+    """What all of a relay's connections whose join is not answered yet are receiving: the bytes of their messages
+    not yet whole, and who holds them, to find the one to drop (:meth:`ReadBudget._count_unfinished`)."""
+
+    unfinished: int = 0
+    receiving: set[ReadBudget] = field(default_factory=set)
+
+
+class Sampled:
+    """Log lines of one kind, at most ``per_window`` every ``window`` seconds; the rest are counted, and the count
+    is logged once the window is over, so that no client can fill a disk."""
+
+    def __init__(self, window: float, per_window: int = 5) -> None:
+        self.window, self.per_window = window, per_window
+        self.start = time.monotonic()
+        self.shown: dict[str, int] = {}
+        self.hidden: dict[str, int] = {}
+
+    def info(self, kind: str, message: str, *args: object) -> None:
+        now = time.monotonic()
+        if now - self.start >= self.window:
+            for hidden_kind, count in self.hidden.items():
+                log.info("%d more %s in the last %.0f s (not shown)", count, hidden_kind, now - self.start)
+            self.start, self.shown, self.hidden = now, {}, {}
+        if self.shown.get(kind, 0) < self.per_window:
+            self.shown[kind] = self.shown.get(kind, 0) + 1
+            log.info(message, *args)
+        else:
+            self.hidden[kind] = self.hidden.get(kind, 0) + 1
+
+
+SAMPLED = Sampled(window=10.0)  # the relay's sampled log lines (refusals, drops), shared by every connection
+
+
+class ReadBudget(ServerConnection):
+    """A connection read no faster than ``read_rate`` frames a second, control frames included: past its burst,
+    reading pauses until the bucket has refilled (TCP then slows the sender). One that sends a whole further
+    burst's worth at once (reading may be resumed by websockets' own flow control, and one read can hold
+    thousands of tiny frames) is aborted, and its frames still queued are dropped unread. Set up by
+    :meth:`Relay.serve`.
+
+    Until :meth:`joined`, websockets reads messages of ``UNJOINED_FRAME`` bytes at most: it checks a frame's
+    length in its header, before reading the payload, and closes a connection that sends a larger one with 1009
+    (Message Too Big), reading no more of it. A frame whose header was parsed before the join was answered (sent
+    along with the join, before the welcome) is held to that limit too."""
+
+    def __init__(self, *args: Any, limits: Limits, strangers: Strangers | None, **kwargs: Any) -> None:
+        """websockets' arguments, and the relay's ``limits`` and tally of its ``strangers`` (None: not counted)."""
+        super().__init__(*args, **kwargs)
+        self.read_rate, self.read_burst = limits.read_rate, float(limits.read_burst)
+        self.address_buffers, self.unjoined_buffers = limits.address_buffers, limits.unjoined_buffers
+        self.address: Address | None = None  # set by the relay's handler (attach)
+        self.unfinished = 0  # bytes of the message being received, as last counted
+        self.fragments = 0  # frames of that message received so far
+        self.grew_at = 0.0  # when its unfinished message last grew (time.monotonic())
+        self.burst, self.slice = float(limits.unjoined_burst), UNJOINED_SLICE  # until joined() is called
+        self.joined_size = self.protocol.max_message_size  # Relay.serve's max_size (None: no limit)
+        self.protocol.max_message_size = min(UNJOINED_FRAME, self.joined_size or UNJOINED_FRAME)
+        self.unjoined = strangers  # counted among the strangers until joined()
+        if self.unjoined is not None:
+            self.unjoined.receiving.add(self)
+        self.read_tokens, self.read_refill = self.burst, time.monotonic()
+        self.read_resume: asyncio.TimerHandle | None = None
+        self.flooding = False
+        self.read_after_close = 0  # bytes received since this connection began to close
+        self.told_too_big = False  # its 1009 (a message over max_message_size) was logged
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame):
+            self.read_tokens -= 1
+            if event.opcode in (Opcode.TEXT, Opcode.BINARY, Opcode.CONT):
+                self.fragments = 0 if event.fin else self.fragments + 1
+        super().process_event(event)
+
+    def data_received(self, data: bytes) -> None:
+        self._parse_within_budget(data)
+        if isinstance(self.protocol.parser_exc, PayloadTooBig) and not self.told_too_big:
+            self.told_too_big = True  # websockets closed it with 1009 and reads no more of the frame
+            SAMPLED.info("refused frames", "closed a connection (%s) with 1009: %s",
+                         "not joined" if self.slice == UNJOINED_SLICE else "joined", self.protocol.parser_exc)
+        self._count_unfinished(len(self.protocol.reader.buffer) + (self.protocol.current_size or 0)
+                               + FRAGMENT_COST * self.fragments)
+
+    def _count_unfinished(self, unfinished: int) -> None:
+        """Keep this connection's address's tally of bytes received in messages not yet whole (an unfinished frame,
+        or the fragments of an unfinished message, each counting for FRAGMENT_COST at least: up to 4 x max_frame,
+        held as long as the sender likes), and until it is joined the relay's tally of all its unjoined
+        connections' (:class:`Strangers`). Once the address's passes ``address_buffers``, or the strangers' passes
+        ``unjoined_buffers``, drop the connection among them whose message has not grown for the longest (a post
+        or a join on its way in is growing; a hold is not): arriving at network speed, they cannot wait for the
+        sweep."""
+        grown, self.unfinished = unfinished - self.unfinished, unfinished
+        address, strangers = self.address, self.unjoined
+        for holding in (address, strangers):
+            if holding is not None:
+                holding.unfinished += grown
+        if grown <= 0:
+            return
+        self.grew_at = time.monotonic()
+        if address is not None and address.unfinished > self.address_buffers:
+            SAMPLED.info("dropped clients", "dropping a client whose address holds %d bytes of unfinished frames",
+                         address.unfinished)
+            self._drop_stalest(address.receiving)
+        if strangers is not None and strangers.unfinished > self.unjoined_buffers:
+            SAMPLED.info("dropped clients", "dropping a client: connections not joined hold %d bytes of unfinished "
+                         "frames", strangers.unfinished)
+            self._drop_stalest(strangers.receiving)
+
+    @staticmethod
+    def _drop_stalest(receiving: set[ReadBudget]) -> None:
+        """Abort the holder among ``receiving`` whose message has not grown for the longest (one that is still
+        sending is more likely a post than a hold), and count it out of every tally at once: its connection_lost
+        then changes nothing."""
+        stalest = min((c for c in receiving if c.unfinished), key=lambda c: (c.grew_at, -c.unfinished))
+        stalest.transport.abort()
+        for holding in (stalest.address, stalest.unjoined):
+            if holding is not None:
+                holding.receiving.discard(stalest)
+                holding.unfinished -= stalest.unfinished
+        stalest.unfinished, stalest.address, stalest.unjoined = 0, None, None
+
+    def attach(self, address: Address) -> None:
+        """Count this connection's unfinished messages against ``address`` from now on."""
+        self.address = address
+        address.receiving.add(self)
+        address.unfinished += self.unfinished
+
+    def _parse_within_budget(self, data: bytes) -> None:
+        """Parse ``data`` a slice at a time, so that a read full of tiny frames (a socket read can hold tens of
+        thousands) costs at most one slice beyond the budget before the connection is dropped."""
+        now = time.monotonic()
+        self.read_tokens = min(self.burst, self.read_tokens + (now - self.read_refill) * self.read_rate)
+        self.read_refill = now
+        for start in range(0, len(data), self.slice):
+            if self.flooding:
+                return  # dropped: the rest is not even parsed
+            if self.protocol.state not in (State.CONNECTING, State.OPEN):  # closing: only a close frame may matter
+                self.read_after_close += len(data) - start
+                if self.read_after_close > READ_SLICE:  # a sender that goes on (the rest of a frame too large):
+                    self.transport.pause_reading()  # unread, it waits on TCP until the close times out
+                    if self.read_resume is not None:
+                        self.read_resume.cancel()
+                    self.read_resume = self.loop.call_later(self.close_timeout or 0, self.transport.abort)
+                    return
+                super().data_received(data[start:] if start else data)
+                break
+            # frames, or the handshake's request and frames sent along with it: all within the budget
+            super().data_received(data[start:start + self.slice] if len(data) > self.slice else data)
+            if self.read_tokens < -self.burst:
+                self.flooding = True
+                SAMPLED.info("dropped floods", "dropping a connection that sent %d frames beyond its budget at once",
+                             -int(self.read_tokens))
+                self.transport.abort()
+        if self.read_tokens < 0 and self.read_resume is None and not self.transport.is_closing():
+            self.transport.pause_reading()
+            self.read_resume = self.loop.call_later(-self.read_tokens / self.read_rate, self._resume_reading)
+
+    def joined(self) -> None:
+        """The connection holds a seat: it may now send a game's bursts and messages up to the relay's max_size
+        (from its next frame header on), read in larger slices, and no longer counts among the strangers."""
+        self.read_tokens += self.read_burst - self.burst
+        self.burst, self.slice = self.read_burst, READ_SLICE
+        self.protocol.max_message_size = self.joined_size
+        if self.unjoined is not None:
+            self.unjoined.receiving.discard(self)
+            self.unjoined.unfinished -= self.unfinished
+            self.unjoined = None
+
+    def unread_bytes(self) -> int:
+        """Bytes received and not handled yet: an unfinished message (as tallied), and frames waiting for the
+        handler (the fragments of an unfinished message may be counted twice). The sweep counts them with the
+        write buffer."""
+        queued = self.recv_messages.frames.queue
+        return self.unfinished + (sum(len(frame.data) for frame in queued) if queued else 0)
+
+    def _resume_reading(self) -> None:
+        self.read_resume = None
+        if not self.transport.is_closing() and not self.recv_messages.paused and self.protocol.state is State.OPEN:
+            self.transport.resume_reading()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.read_resume is not None:
+            self.read_resume.cancel()
+        self._count_unfinished(0)
+        for holding in (self.address, self.unjoined):
+            if holding is not None:
+                holding.receiving.discard(self)
+        super().connection_lost(exc)

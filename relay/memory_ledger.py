@@ -1,0 +1,277 @@
+"""The memory ledger: every room in this process, nothing survives it (the default backend)."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+
+from .ledger import (DEFAULT_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
+                     bad_token, check_seats, event_frame, lobby_key, now_stamp, room_full, to_json)
+
+log = logging.getLogger("discard.relay")
+
+
+class Lobby:
+    """The open rooms of one process's ledger, as their sorted keys: a page is a binary search and a slice."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+
+    def show(self, key: str, shown: bool) -> None:
+        """List ``key`` (``shown``), or stop listing it; either may already be so."""
+        at = bisect.bisect_left(self.keys, key)
+        present = at < len(self.keys) and self.keys[at] == key
+        if shown and not present:
+            self.keys.insert(at, key)
+        elif present and not shown:
+            del self.keys[at]
+
+    def page(self, after: str | None, limit: int) -> list[str]:
+        """Up to ``limit`` + 1 keys after ``after`` (one more than asked: whether another page follows)."""
+        start = 0 if after is None else bisect.bisect_right(self.keys, after)
+        return self.keys[start:start + limit + 1]
+
+
+
+@dataclass
+class SeatRecord:
+    token: str
+    name_json: str
+    epoch: int = 0
+    present: bool = False
+
+
+KINDS = ("join", "leave", "post")
+
+
+@dataclass
+class MemoryRoom:
+    """A ledger and its seats. ``frames[i]`` is the event with seq i + 1, ``marks[i]`` its seat and kind.
+
+    Plain strings and small ints, not an object per event: the garbage collector
+    does not walk them, which keeps its pauses short on a busy relay. A room
+    whose events live on disk keeps no frames here (``keep_frames`` false):
+    only the marks, so that its memory does not grow with what is posted.
+    """
+
+    size: int
+    keep_frames: bool = True
+    frames: list[str] = field(default_factory=list)
+    bytes: int = 0  # of the frames kept in memory
+    marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
+    seats: dict[int, SeatRecord] = field(default_factory=dict)
+    ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
+    public: str | None = None  # what its creator chose to show in the lobby (JSON), if it is listed
+    listed: str = ""  # its key in the lobby (lobby_key)
+    idle_since: float = field(default_factory=time.monotonic)
+    followers: list[Deliver] = field(default_factory=list)
+
+    @property
+    def head(self) -> int:
+        return len(self.marks)
+
+    @property
+    def occupied(self) -> bool:
+        """Somebody is in the room (a seat's connection is present)."""
+        return any(seat.present for seat in self.seats.values())
+
+    def entries(self, after: int) -> list[Entry]:
+        assert self.keep_frames, "this room's frames are on disk"
+        return [Entry(seq, mark >> 2, KINDS[mark & 3], frame)
+                for seq, mark, frame in zip(range(after + 1, self.head + 1), self.marks[after:], self.frames[after:])]
+
+    def store(self, entry: Entry) -> None:
+        if self.keep_frames:
+            self.frames.append(entry.frame)
+            self.bytes += len(entry.frame)
+        self.marks.append(entry.seat * 4 + KINDS.index(entry.kind))
+
+    def seat_for_token(self, token: str) -> int | None:
+        for number, seat in self.seats.items():
+            if secrets.compare_digest(seat.token.encode(), token.encode()):  # str form takes ASCII only
+                return number
+        return None
+
+
+class MemoryFollower(Follower):
+    def __init__(self, room: MemoryRoom, deliver: Deliver) -> None:
+        self.room, self.deliver = room, deliver
+
+    def stop(self) -> None:
+        if self.deliver in self.room.followers:
+            self.room.followers.remove(self.deliver)
+
+
+class MemoryLedger(Ledger):
+    """Rooms in this process's memory; nothing survives it. Every method completes without suspending,
+    so an append reaches every follower in the same step of the event loop."""
+
+    def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20) -> None:
+        self.retention = retention
+        self.interval = min(60.0, max(retention / 4, 0.05))
+        self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
+        self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it
+        self.stored_bytes = 0  # of every room's frames kept in memory
+        self.rooms: dict[str, MemoryRoom] = {}
+        self.lobby = Lobby()
+
+    async def claim(self, room: str, name: str, token: str | None, seats: int | None,
+                    public: str | None = None) -> Claim:
+        held = self.rooms.get(room)
+        if token is not None:
+            number = held.seat_for_token(token) if held else None
+            if held is None or number is None:
+                raise bad_token(room)
+            check_seats(room, held.size, seats)
+        else:
+            if held is None:
+                held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
+                if public is not None:
+                    held.public, held.listed = public, lobby_key(int(time.time() * 1000), room)
+                self._created(room, held)
+            check_seats(room, held.size, seats)
+            if len(held.seats) >= held.size:
+                raise room_full(room, held.size)
+            number = len(held.seats)
+            held.seats[number] = SeatRecord(secrets.token_urlsafe(24), "")
+        record = held.seats[number]
+        record.epoch += 1
+        if record.present:
+            self._add(room, held, number, "leave", "null")
+        record.name_json, record.present = to_json(name), True
+        self._seated(room, number, record.token, name)
+        seq = self._add(room, held, number, "join", "null")
+        self._relist(held)
+        return Claim(number, record.token, record.epoch, seq, held.size)
+
+    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
+        held = self.rooms[room]
+        if held.seats[seat].epoch != epoch:
+            raise Refused("not_joined", "this connection's seat was taken over by a newer connection",
+                          close=SEAT_TAKEN_OVER)
+        if post_id is not None and (seat, post_id) in held.ids:
+            return held.ids[seat, post_id]
+        if held.keep_frames and self.stored_bytes + len(body_json) > self.max_bytes:
+            self._make_room(held, len(body_json))
+        return self._add(room, held, seat, "post", body_json, post_id)
+
+    async def read(self, room: str, after: int) -> list[Entry]:
+        held = self.rooms.get(room)
+        return self._entries(room, held, after) if held else []
+
+    def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
+        held = self.rooms[room]
+        if held.head > after:
+            deliver(self._entries(room, held, after))
+        held.followers.append(deliver)
+        return MemoryFollower(held, deliver)
+
+    async def release(self, room: str, seat: int, epoch: int) -> bool:
+        held = self.rooms.get(room)
+        record = held.seats.get(seat) if held else None
+        if held is None or record is None or record.epoch != epoch or not record.present:
+            return False
+        record.present = False
+        self._add(room, held, seat, "leave", "null")
+        if not held.occupied:
+            held.idle_since = time.monotonic()
+            self._trim_idle()
+        self._relist(held)
+        return True
+
+    def _trim_idle(self) -> None:
+        """While the rooms nobody is in keep more than ``max_idle_bytes`` of frames in memory, drop the largest of
+        them at once instead of at the end of their retention: what clients post and leave behind is bounded
+        (the relay's sweep hands the freed memory back: relay/memory.py)."""
+        if self.stored_bytes > self.max_idle_bytes:  # else every room together is within it: nothing to count
+            self._drop_idle(sum(r.bytes for r in self.rooms.values() if not r.occupied) - self.max_idle_bytes)
+
+    def _make_room(self, held: MemoryRoom, size: int) -> None:
+        """Before a post of ``size`` bytes would pass ``max_bytes``: drop rooms nobody is in, largest first; if
+        that is not enough, refuse the post when its room holds more than its share (``max_bytes`` among the
+        rooms there are), so that one room cannot take the memory the others' games need."""
+        self._drop_idle(self.stored_bytes + size - self.max_bytes)
+        share = self.max_bytes // max(len(self.rooms), 1)
+        if self.stored_bytes + size > self.max_bytes and held.bytes + size > share:
+            raise Refused("store_full", f"the relay's memory for rooms is full ({self.max_bytes >> 20} MiB) and "
+                          f"this room holds more than its share ({held.bytes >> 10} KiB)")
+
+    def _drop_idle(self, excess: int) -> None:
+        """Drop rooms nobody is in, largest first, until ``excess`` bytes of frames are gone (or no such room is
+        left)."""
+        if excess <= 0:
+            return
+        idle = sorted(((r.bytes, name) for name, r in self.rooms.items() if r.bytes and not r.occupied),
+                      reverse=True)
+        for size, name in idle:
+            if excess <= 0:
+                break
+            log.info("dropping room=%s before its retention: %d bytes left behind", name, size)
+            self.drop(name)
+            excess -= size
+
+    def _relist(self, held: MemoryRoom) -> None:
+        """Show a public room in the lobby while it is open (not full, somebody there), and only then."""
+        if held.public is not None:
+            self.lobby.show(held.listed, len(held.seats) < held.size and held.occupied)
+
+    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
+        keys = self.lobby.page(after, limit)
+        listings = []
+        for key in keys[:limit]:
+            room = key.split(":", 1)[1]
+            held = self.rooms[room]
+            assert held.public is not None
+            names = [json.loads(held.seats[n].name_json) for n in sorted(held.seats)]
+            listings.append(Listing(key, room, held.size, names, held.public))
+        return listings, len(keys) > limit
+
+    async def expire(self) -> None:
+        deadline = time.monotonic() - self.retention
+        for name in [n for n, r in self.rooms.items()
+                     if r.idle_since < deadline and not r.occupied]:
+            self.drop(name)
+
+    def drop(self, room: str) -> None:
+        """Forget a room at once (the TUI's embedded relay drops finished games)."""
+        held = self.rooms.pop(room, None)
+        if held is not None:
+            self.stored_bytes -= held.bytes
+        if held is not None and held.public is not None:
+            self.lobby.show(held.listed, False)
+
+    def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None
+             ) -> int:
+        """Store, then hand to every follower: the one way an event enters a memory ledger."""
+        seq = held.head + 1
+        entry = Entry(seq, seat, kind, event_frame(seq, seat, held.seats[seat].name_json, kind, body_json, now_stamp(),
+                                                   post_id))
+        self._stored(room, entry)
+        held.store(entry)
+        if held.keep_frames:
+            self.stored_bytes += len(entry.frame)
+        if post_id is not None:
+            held.ids[seat, post_id] = seq
+        for deliver in list(held.followers):
+            deliver([entry])
+        return seq
+
+    # Hooks for a durable subclass; in memory there is nothing to do.
+    def _room(self, seats: int) -> MemoryRoom:
+        return MemoryRoom(seats)
+
+    def _entries(self, room: str, held: MemoryRoom, after: int) -> list[Entry]:
+        return held.entries(after)
+
+    def _created(self, room: str, held: MemoryRoom) -> None:
+        pass
+
+    def _seated(self, room: str, seat: int, token: str, name: str) -> None:
+        pass
+
+    def _stored(self, room: str, entry: Entry) -> None:
+        pass
