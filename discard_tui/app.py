@@ -317,8 +317,9 @@ class DiscardApp(App[None]):
         self.attend(view, table.headline(view))
         if view.phase is Phase.VIOLATION and not isinstance(self.screen, ViolationScreen):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
-        elif view.failure is not None and not isinstance(self.screen, ProblemScreen):
-            self.show_failure(view)
+        elif view.failure is not None:
+            if not isinstance(self.screen, ProblemScreen):
+                self.show_failure(view)
         elif view.verdict is not None and view.phase in (Phase.OVER, Phase.WAITING) and self._over_shown < view.number:
             self._over_shown = view.number
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
