@@ -41,7 +41,7 @@ from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
 from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen
 from .profile import Profile
-from .table_screen import (LeaveTable, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
+from .table_screen import (LeaveTable, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
 from .view import SeatView
 from tabletop.values import Phase
@@ -388,6 +388,11 @@ class DiscardApp(App[None]):
     def save_transcript(self) -> None:
         self.download_transcript()
 
+    @on(SaveHistory)
+    def save_history(self) -> None:
+        if self.view is not None and self.view.history:
+            self.deliver(Path(self.view.history), "application/toml")
+
     @on(SeatRequest)
     def seat_request(self, message: SeatRequest) -> None:
         self._ask_table(message)
@@ -405,17 +410,21 @@ class DiscardApp(App[None]):
             await self.session.pump()
 
     def download_transcript(self) -> None:
-        """Offer the transcript to a browser visitor as a download; in a terminal, copy its path (OSC 52, which
-        works over SSH too)."""
-        path = Path(self.view.transcript) if self.view is not None and self.view.transcript else None
-        if path is not None and not self.profile.browser:
+        """Offer the transcript to a browser visitor as a download; in a terminal, copy its path."""
+        if self.view is not None and self.view.transcript:
+            self.deliver(Path(self.view.transcript), "application/json")
+
+    def deliver(self, path: Path, mime_type: str) -> None:
+        """Offer ``path`` to a browser visitor as a download; in a terminal, copy its path (OSC 52, which works over
+        SSH too)."""
+        if not self.profile.browser:
             self.copy_to_clipboard(str(path))  # nothing says whether the terminal took it: say what was done
             self.notify(COPIED, markup=False)
-        elif path is not None:
-            downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
-            downloads.mkdir(parents=True, exist_ok=True)
-            self.deliver_text(path.open(encoding="utf-8"), save_directory=downloads, save_filename=path.name,
-                              mime_type="application/json")  # text: Textual saves binaries in text mode
+            return
+        downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
+        downloads.mkdir(parents=True, exist_ok=True)
+        self.deliver_text(path.open(encoding="utf-8"), save_directory=downloads, save_filename=path.name,
+                          mime_type=mime_type)  # text: Textual saves binaries in text mode
 
     @work(group="intents")
     async def _ask_table(self, request: SeatRequest) -> None:

@@ -1,4 +1,5 @@
-"""The dialog at the end of a game: the result, the score, the audit's verdict, the transcript and the rematch."""
+"""The dialog at the end of a game: the result, the score, the audit's verdict, the transcript (and the game's own
+history, Hold'em's hands) and the rematch."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label
 
-from .table_screen import Rematch, SaveTranscript, absence, capitalized, score_line
+from .table_screen import Rematch, SaveHistory, SaveTranscript, absence, capitalized, score_line
 from .view import SeatView
 from tabletop.values import Phase
 from .violation_screen import transcript_line
@@ -17,9 +18,18 @@ from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
 
+def history_line(download: bool) -> str:
+    """What introduces the hand history (Hold'em's, in the Poker Hand History format): in the terminal its path
+    follows, as the transcript's."""
+    if download:
+        return "h downloads the hand history (PHH, a poker format)."
+    return "Hand history, in PHH (h copies the path):"
+
+
 class GameOverScreen(ModalScreen[None]):
     BINDINGS = [Binding("n", "rematch", "Rematch"), Binding("q", "app.quit", "Quit"),
-                Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript")]
+                Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript"),
+                Binding("h", "history", "History")]
 
     def __init__(self, view: SeatView, download: bool) -> None:
         super().__init__()
@@ -33,6 +43,8 @@ class GameOverScreen(ModalScreen[None]):
             yield Label("", id="verdict", markup=False)
             yield Label("", id="transcript", markup=False)
             yield PathLines(id="path")
+            yield Label("", id="history", markup=False)
+            yield PathLines(id="history-path")
             yield Label("", id="offer", markup=False)
         yield Footer()
 
@@ -55,6 +67,11 @@ class GameOverScreen(ModalScreen[None]):
         path = self.query_one("#path", PathLines)
         path.command = str(view.transcript) if shown and not self.download else ""
         path.display = bool(path.command)
+        history = view.history if view.verdict is not None else None
+        self.query_one("#history", Label).update(history_line(self.download) if history else "")
+        history_path = self.query_one("#history-path", PathLines)
+        history_path.command = history if history and not self.download else ""
+        history_path.display = bool(history_path.command)
         name, gone = view.opponent_name, absence(view, now)
         if view.rematch_offered:
             offer = f"{name} wants a rematch: press n to play again, q to quit."
@@ -73,9 +90,14 @@ class GameOverScreen(ModalScreen[None]):
     def action_download(self) -> None:
         self.post_message(SaveTranscript())
 
+    def action_history(self) -> None:
+        self.post_message(SaveHistory())
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
             return True if self.view.rematch_refusal is None else None
         if action == "download":
             return True if self.view.verdict and self.view.transcript else None
+        if action == "history":  # only a game that keeps a history has the key (False hides it)
+            return bool(self.view.verdict and self.view.history)
         return True

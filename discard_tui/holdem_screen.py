@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.cells import cell_len, chop_cells
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -35,7 +36,7 @@ from games.holdem.about import Stage
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatView
-from .widgets import CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, show_text
+from .widgets import CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, show_text, word_lines
 
 if TYPE_CHECKING:
     from games.holdem.moves import HoldemView, Player
@@ -161,9 +162,9 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     words = markers(player, board)
     if words:
         bottom.append(("  " if len(bottom) > 2 else "") + " · ".join(words), "italic")
-    lines = Text("\n", no_wrap=True).join([top, middle, bottom])
-    lines.truncate(width * 3, overflow="ellipsis")
-    return lines
+    for line in (top, middle, bottom):  # each line cut to the seat's width: "1,087 · Big bli…", never wrapped
+        line.truncate(width, overflow="ellipsis")
+    return Text("\n", no_wrap=True).join([top, middle, bottom])
 
 
 def pots_line(view: HoldemScreenView) -> str:
@@ -189,45 +190,61 @@ def plain_cards(texts: Sequence[str]) -> str:
     return " ".join(card(text).plain for text in texts)
 
 
-def last_hand(view: HoldemScreenView) -> list[str]:
-    """The last finished hand, while the next is played: one line when nobody had to show; after a showdown, every
-    hand shown with its name and what it won, who mucked, and an uncalled bet returned."""
+def last_hand(view: HoldemScreenView, width: int) -> list[str]:
+    """The hands finished since my last decision (the last one at least), while the next is played, so that one
+    ended before my turn came does not hide another: one line for a hand nobody had to show; after a showdown, every
+    hand shown with its name and what it won, who mucked, the pots and an uncalled bet returned. A line too long for
+    ``width`` goes on under its own start, broken between words."""
     board = view.board
-    if board is None or board.last is None:
+    if board is None:
         return []
-    last = board.last
     words = [name(view, s).lower() if s == view.me else view.names[s] for s in range(len(view.names))]
-    if not last.shown:
-        return [capitalized(board.last_result.format(*words))]
-    width = min(max(len(name(view, shown.seat)) for shown in last.shown), 14)
-    lines = [f"Hand {last.number} on {plain_cards(last.board)}:"]
-    for shown in last.shown:
-        took = last.took(shown.seat)
-        lines.append(f"  {name(view, shown.seat)[:width]:<{width}}  {plain_cards(shown.cards)}  {shown.name}"
-                     + (f" · won {took:,}" if took else ""))
-    lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]
-    if last.pots:
-        lines.append("  " + " · ".join(
-            f"{'Main pot' if k == 0 else 'side pot' if len(last.pots) == 2 else f'side pot {k}'} {amount:,} to "
-            + " and ".join(words[seat] for seat, _ in winners) for k, (amount, winners) in enumerate(last.pots)))
-    lines += [f"  {amount:,} uncalled returned to {words[seat]}" for seat, amount in last.returned]
+    lines = []
+    for last, said in board.recent:
+        if not last.shown:
+            lines += hanging("", capitalized(said.format(*words)), width)
+            continue
+        lines += hanging("", f"Hand {last.number} on {plain_cards(last.board)}:", width)
+        column = min(max(cell_len(name(view, shown.seat)) for shown in last.shown), 14)
+        for shown in last.shown:
+            took = last.took(shown.seat)
+            who = chop_cells(name(view, shown.seat), column)[0]
+            lines += hanging(f"  {who}{' ' * (column - cell_len(who))}  {plain_cards(shown.cards)}  ",
+                             shown.name + (f" · won {took:,}" if took else ""), width)
+        lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]
+        if last.pots:
+            lines += hanging("  ", " · ".join(
+                f"{'Main pot' if k == 0 else 'side pot' if len(last.pots) == 2 else f'side pot {k}'} {amount:,} to "
+                + " and ".join(words[seat] for seat, _ in winners) for k, (amount, winners) in enumerate(last.pots)),
+                width)
+        lines += [line for seat, amount in last.returned
+                  for line in hanging("  ", f"{amount:,} uncalled returned to {words[seat]}", width)]
     return lines
 
 
+def hanging(first: str, text: str, width: int) -> list[str]:
+    """``first`` then ``text`` broken between words into ``width`` columns, every further line under the start of
+    ``text`` (two columns in when ``first`` is empty or leaves too little room)."""
+    indent = cell_len(first) if first and width - cell_len(first) >= 16 else 2
+    head = word_lines(text, max(width - cell_len(first), 1))[0]  # word_lines breaks only: head starts text
+    rest = text[len(head):].lstrip(" ")
+    return [first + head, *(" " * indent + line for line in (word_lines(rest, max(width - indent, 1)) if rest else []))]
+
+
 def info(view: HoldemScreenView, width: int) -> str:
-    """The hand and the blinds, the last hand (:func:`last_hand`); at the end of the game a chip graph of every
+    """The hand and the blinds, the last hands (:func:`last_hand`); at the end of the game a chip graph of every
     player."""
     board = view.board
     if board is None:
         return ""
     small, big = board.blinds
-    lines = [f"Hand {board.hand} of {board.hands} · blinds {small}/{big}", *last_hand(view)]
+    lines = [f"Hand {board.hand} of {board.hands} · blinds {small}/{big}", *last_hand(view, width)]
     if board.over and board.history:
         top = max(max(chips) for chips in board.history)
         room = max(width - 20, 5)
         for seat in range(len(view.names)):
             series = [chips[seat] for chips in board.history][-room:]
-            lines.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]}")
+            lines.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]:,}")
     return "\n".join(lines)
 
 

@@ -31,11 +31,12 @@ Games = list[tuple["GameCheck", list["Step"]]]
 
 
 class Unreplayable(Exception):
-    """Nothing of the transcript can be replayed: why, and the exit status (discard-verify's)."""
+    """Nothing of the transcript can be replayed: each game's check (``checks``), or why it is not a transcript."""
 
-    def __init__(self, why: str, status: int) -> None:
+    def __init__(self, checks: list[GameCheck] | None = None, why: str = "") -> None:
         super().__init__(why)
-        self.status = status
+        self.checks = checks
+
 
 HELP = ("← → a move back or on   Home End the deal, the end   PageUp PageDown the previous or next game   "
         "q quits")
@@ -113,7 +114,7 @@ class ReplayApp(App[None]):
 
     def give_up(self, why: Unreplayable) -> None:
         self.unreplayable = why
-        self.exit(return_code=why.status)
+        self.exit(return_code=1 if why.checks is not None else 2)
 
     @property
     def steps(self) -> list[Step]:
@@ -181,29 +182,32 @@ def replay(path: str) -> int:
     from games import GAMES
     from tabletop import transcript
 
-    try:
+    from .args import nothing_in
+
+    try:  # quick: the checks, which take seconds, run once the app's first frame is up
         record = transcript.load(Path(path))
     except transcript.NotATranscript as error:
         print(f"discard-tui: --replay {path}: {error}", file=sys.stderr)
         return 2
 
     def check() -> tuple[Games, int | None]:
-        """The games that check out (seconds: every proof is verified), on the app's thread."""
+        """The games that check out (every proof is verified), on the app's thread."""
         try:
             checks = transcript.check(record, GAMES)
         except transcript.NotATranscript as error:
-            raise Unreplayable(str(error), 2) from None
+            raise Unreplayable(why=str(error)) from None
         seed = transcript.seed_beside(Path(path))  # run from the seat's own data directory: its cards too
         own = transcript.own_faces(record, GAMES, seed) if seed is not None else {}
         games = [(check, steps) for check in checks if (steps := transcript.replay(check, own.get(check.number)))]
         if not games:
-            lines = [check.line() for check in checks] or ["no game was played"]
-            raise Unreplayable(f"nothing to replay: {'; '.join(lines)}", 1)
+            raise Unreplayable(checks)
         return games, record.seat if own else None
 
     app = ReplayApp(check=check)
     app.run()
-    if app.unreplayable is not None:
-        print(f"discard-tui: --replay {path}: {app.unreplayable}", file=sys.stderr)
-        return app.unreplayable.status
-    return app.return_code or 0
+    if (nothing := app.unreplayable) is None:
+        return app.return_code or 0
+    if nothing.checks is not None:
+        return nothing_in("--replay", path, "nothing to replay", nothing.checks)
+    print(f"discard-tui: --replay {path}: {nothing}", file=sys.stderr)
+    return 2

@@ -93,6 +93,11 @@ class SaveTranscript(Message):
     """The player wants the game's transcript: a download in a browser, its path copied in a terminal."""
 
 
+class SaveHistory(Message):
+    """The player wants the game's own record (Hold'em's hand history): a download in a browser, its path copied in a
+    terminal."""
+
+
 class MoveLog(RichLog):
     """The moves so far, newest at the bottom; Tab focuses it to scroll by keyboard (the game's keys wait until
     Escape gives them back); it rewraps on resize."""

@@ -178,6 +178,13 @@ class GameState(ABC, Generic[Face]):
         """The game's own figures for ``discard-bot --json`` (a poker game's chips by name, say); none by default."""
         return {}
 
+    def history_file(self, names: Sequence[str], me: int, number: int, room: str) -> tuple[str, str] | None:
+        """Game ``number`` of ``room`` as its players keep a record of it, written beside the transcript: (the file's
+        suffix, its text), Hold'em's hands as a Poker Hand History (".phhs"). From the moves and the faces this
+        state has seen (``me``: its seat, whose own cards it names; an observer's is none); None for a game whose
+        transcript is its only record."""
+        return None
+
     @abstractmethod
     def view(self, seat: int) -> Any:
         """The game as ``seat`` sees it, for its screen and its computer player (an immutable snapshot)."""

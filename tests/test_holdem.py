@@ -4,12 +4,14 @@ the game. Faces are "shown" by writing them into the state, as the table does on
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from types import SimpleNamespace
 
 import eval7
 import pytest
+from pokerkit import HandHistory, State
 
 from games.holdem.game import HoldemOptions, HoldemState
 from games.holdem.moves import Board, Call, Check, Fold, Muck, Raise, Show, Shown
@@ -220,16 +222,22 @@ def test_tda_rule_47_short_all_ins_that_add_up_to_a_full_raise_reopen_the_bettin
     assert play(state, 1, Raise(to=330)) == "raised to 330"
 
 
-def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
-    """bo bets 100, cy all in to 160, di all in to 220 (120 more between them: a full raise), ed all in to 250. bo
-    faces 150 since bo bet, more than a full raise: bo may raise (PokerKit alone sums only the short all-ins since
-    the last full raise, 30 here, and would say no)."""
+def three_all_ins() -> HoldemState:
+    """The flop: bo bets 100, cy all in to 160, di all in to 220, ed all in to 250, ana calls: bo to act."""
     state = flop_table([990, 990, 160, 220, 250])
     play(state, 0, Check())
     play(state, 1, Raise(to=100))
     for seat, to in ((2, 160), (3, 220), (4, 250)):
         play(state, seat, Raise(to=to))
     play(state, 0, Call())
+    return state
+
+
+def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
+    """bo bets 100, cy all in to 160, di all in to 220 (120 more between them: a full raise), ed all in to 250. bo
+    faces 150 since bo bet, more than a full raise: bo may raise (PokerKit alone sums only the short all-ins since
+    the last full raise, 30 here, and would say no)."""
+    state = three_all_ins()
     assert state.to_move() == 1 and state.hand.raise_bounds() is not None  # 150 more than bo's 100
 
 
@@ -405,6 +413,50 @@ def test_an_uncalled_bet_is_returned_and_said_so_and_the_chips_agree():
     assert state.last is not None and state.last.won == ((1, 210),) and state.last.returned == ((1, 200),)
 
 
+def showdown(state: HoldemState) -> None:
+    """Every hand still owed at showdown is shown and the board dealt, to the end of the hand."""
+    while state.last is None:
+        if state.hand.stage is Stage.SHOWDOWN and (seat := state.to_move()) is not None:
+            play(state, seat, Show(positions=list(state.hand.hole(seat))))
+        else:
+            board(state)
+
+
+def called_short() -> tuple[HoldemState, str]:
+    """cy raises to 500, ana folds, bo calls all in for 200; the hand to its end, and bo's call in words."""
+    state = new(seats=3, starter=2)
+    state.chips = [1000, 200, 1000]
+    state.hand = state._new_hand(0, 2)
+    stack(state, {0: "AsAd", 1: "7c2d", 2: "KsKd", -1: "3c8d9hJs4d"})
+    play(state, 2, Raise(to=500))
+    play(state, 0, Fold())
+    call = play(state, 1, Call())
+    showdown(state)
+    return state, call
+
+
+def test_a_bet_called_all_in_for_less_returns_the_rest_uncalled():
+    """cy raises to 500, ana folds, bo calls all in for 200: PokerKit hands cy's other 300 back as it collects the
+    bets, and the words say so ("cy won 410; 300 uncalled returned to cy"), as when everyone folds to a bet."""
+    state, call = called_short()
+    assert call == "called 180, all in"
+    assert state.last is not None and state.last.won == ((2, 410),) and state.last.returned == ((2, 300),)
+    assert state.last_result.endswith("{2} won 410 with one pair, Kings, Jack kicker; 300 uncalled returned to {2}")
+    assert state.chips == [990, 0, 1210]
+
+
+def test_a_big_blind_a_short_small_blind_cannot_match_is_partly_returned():
+    """Heads-up, the button has 5 chips for a small blind of 10: all in on the blind; of bo's big blind of 20, 15
+    are uncalled and come back."""
+    state = new(seats=2, starter=0)
+    state.chips = [5, 1000]
+    state.hand = state._new_hand(0, 0)
+    stack(state, {0: "AsAd", 1: "7c2d", -1: "3c8d9hJs4d"})
+    showdown(state)
+    assert state.last is not None and state.last.won == ((0, 10),) and state.last.returned == ((1, 15),)
+    assert state.chips == [10, 995]
+
+
 def test_a_bet_is_capped_at_what_the_others_can_call_so_an_all_in_called_leaves_nothing_uncalled():
     state = new(seats=2, starter=0)
     state.chips = [1000, 300]
@@ -489,9 +541,10 @@ def test_equity_is_seeded_and_sensible():
     assert equity(cards("7c2d"), cards("AhKhQh"), 2, random.Random(1)) < 0.2
 
 
-def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed():
-    """Every decision of a seeded three-player game of 20 hands at most is among the legal moves, and
-    deterministic."""
+@functools.cache
+def computer_game() -> HoldemState:
+    """A seeded three-player game of 20 hands at most between computer players, each checked by the rules and
+    asked twice (the same seed, the same move); the harness knows every card (each seat is told its own)."""
 
     class Seat:
         def __init__(self, state: HoldemState, me: int) -> None:
@@ -507,10 +560,19 @@ def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed
         state.seen.update({h.offset + k: {0, 1, 2} for k in range(52)})
         while state.hand is h and state.outcome() is None:
             seat = state.to_move()
+            assert seat is not None
             move = state.owed(seat) or bots[seat](Seat(state, seat))  # type: ignore[arg-type]
             assert move == bots[seat](Seat(state, seat)) or state.owed(seat) is not None  # type: ignore[arg-type]
+            assert isinstance(move, Message)
             state.check(seat, move)
             state.push(seat, move)
+    return state
+
+
+def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed():
+    """Every decision of a seeded three-player game of 20 hands at most is among the legal moves, and
+    deterministic."""
+    state = computer_game()
     assert sum(state.chips) == 3000 and len(state.history) == state.hand.number + 1 <= 20
 
 
@@ -521,3 +583,120 @@ def test_every_position_of_a_hand_is_in_its_own_deal(seats):
     positions = [pos for seat in h.players for pos in h.hole(seat)] + list(h.board_positions())
     assert sorted(positions) == list(range(2 * seats + 5))
     assert all(len(set(p)) == len(p) for p in itertools.combinations(positions, 2))
+
+
+# -- the hand history (PHH) -------------------------------------------------------------------------------
+
+
+def played(hand: HandHistory) -> State:
+    """The hand as PokerKit replays it from the history, every action applied (PokerKit would quietly check or fold
+    in place of one it cannot apply: that is refused here)."""
+    applied = [action for _, action in hand.state_actions if action is not None]
+    assert applied == hand.actions
+    return list(hand)[-1]
+
+
+HISTORY = '''[game1-hand1]
+# Hand 1 · blinds 10/20 · cy on the button
+# p1 ana (seat 1): 1,000 chips, small blind 10
+# p2 bo (seat 2): 200 chips, big blind 20
+# p3 cy (seat 3): 1,000 chips, button
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [10, 20, 0]
+min_bet = 20
+starting_stacks = [1000, 200, 1000]
+actions = [
+  # Pre-flop
+  "d dh p1 ????",
+  "d dh p2 ????",
+  "d dh p3 KsKd",  # dealt to cy: K♠ K♦
+  "p3 cbr 500",  # cy raised to 500
+  "p1 f",  # ana folded
+  "p2 cc",  # bo called 180, all in
+  # Showdown
+  "p3 sm KsKd",  # cy showed K♠ K♦
+  "p2 sm 7c2d",  # bo showed 7♣ 2♦
+  # Flop
+  "d db 3c8d9h",  # 3♣ 8♦ 9♥
+  # Turn
+  "d db Js",  # J♠
+  # River
+  "d db 4d",  # 4♦
+]
+hand = 1
+level = 1
+seats = [1, 2, 3]
+seat_count = 3
+table = "t1"
+event = "discard Hold'em sit-and-go, game 1"
+players = ["ana", "bo", "cy"]
+finishing_stacks = [990, 0, 1210]
+winnings = [0, 0, 410]
+_button = 3
+# Hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: cy won 410 with one pair, Kings, Jack kicker; 300 uncalled returned to cy'''
+
+
+def test_the_hand_history_is_the_hand_played_in_phh_which_pokerkit_reads_back():
+    """The hand of the uncalled bet above, as cy keeps it: cy's own cards at the deal, ana's folded hand never,
+    bo's when shown; PokerKit replays every action to the same stacks."""
+    state, _ = called_short()
+    suffix, text = state.history_file(["ana", "bo", "cy"], 2, 1, "t1")
+    assert suffix == ".phhs" and text.split("\n\n")[1] == HISTORY + "\n" and "As" not in text
+    [hand] = HandHistory.loads_all(text)
+    assert played(hand).stacks == [990, 0, 1210] == hand.finishing_stacks
+    assert hand.players == ["ana", "bo", "cy"] and hand.user_defined_fields == {"_button": 3}
+
+
+def test_every_hand_of_a_game_reads_back_in_pokerkit_and_names_no_card_its_seat_did_not_see():
+    state = computer_game()
+    names = ["ana", "bo", "cy"]
+    _, text = state.history_file(names, 0, 1, "t1")
+    hands = list(HandHistory.loads_all(text))
+    assert len(hands) == len(state.played) == len(state.history)
+    shown = 0
+    for hand, done, chips in zip(hands, state.played, state.history, strict=True):
+        h = done.hand
+        assert played(hand).stacks == hand.finishing_stacks == [chips[seat] for seat in h.players]
+        assert hand.starting_stacks == list(h.stacks) and hand.players == [names[seat] for seat in h.players]
+        for k, seat in enumerate(h.players, 1):
+            dealt = next(action for action in hand.actions if action.startswith(f"d dh p{k} "))
+            mine = "".join(state.faces[pos] for pos in h.hole(seat))
+            assert dealt == f"d dh p{k} " + (mine if seat == 0 else "????")
+            showing = [action for action in hand.actions if action.startswith(f"p{k} sm")]
+            assert showing == ([f"p{k} sm {mine}"] if seat in h.shown else [f"p{k} sm"] if seat in h.mucked else [])
+            shown += seat in h.shown and seat != 0
+    assert shown, "nobody else showed a hand: nothing to tell apart from an unshown one"
+    assert text.rstrip().endswith(state.outcome().reason.format(*names).splitlines()[-1])
+
+
+def test_a_name_is_written_so_that_no_quote_brace_or_hash_in_it_changes_the_file():
+    state = new(seats=2, starter=0)
+    stack(state, {0: "AsAd", 1: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 0, Fold())
+    names = ["a'''b\"c", "# {0} ]\\"]
+    _, text = state.history_file(names, 1, 1, "t1")
+    [hand] = HandHistory.loads_all(text)
+    assert hand.players == [names[1], names[0]] and played(hand).stacks == [1010, 990]
+
+
+def test_a_raise_only_tda_rule_47_allows_is_written_as_played_though_pokerkits_reader_refuses_it():
+    """PokerKit's own rule sums the short all-ins since the last full raise (30 here) where TDA rule 47 counts
+    what bo faces since bo bet (150): the history says what was played, and PokerKit's reader stops at bo's raise."""
+    state = three_all_ins()
+    play(state, 1, Raise(to=600))
+    play(state, 0, Fold())
+    stack(state, dict(enumerate(["AsAd", "KhKd", "QsQd", "JcJd", "TcTd"])))
+    showdown(state)
+    _, text = state.history_file(list("abcde"), 1, 1, "t1")
+    [hand] = HandHistory.loads_all(text)
+    assert '"p2 cbr 600",  # b raised to 600' in text
+    with pytest.raises(ValueError, match="Unable to repair"):
+        played(hand)
+
+
+def test_a_game_of_one_hand_says_one_hand_was_played():
+    state = new(seats=2, starter=0, hands=1)
+    play(state, 0, Fold())
+    outcome = state.outcome()
+    assert outcome is not None and outcome.reason.endswith("\n1 hand was played; the chip lead wins: {1}")

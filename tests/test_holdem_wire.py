@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Literal
+
+from pokerkit import HandHistory
 
 from games.holdem.game import HoldemState
 from games.holdem.moves import Call, Check, Fold, HoldemView, Raise, Show
@@ -17,6 +20,7 @@ from tabletop import wire
 from tabletop.deck import _open
 from tabletop.table import Phase, Table
 from test_cheating import Once, reseal
+from test_holdem import played
 
 HANDS = {"hands": 2}  # short games: every cheat below comes in the first hand
 
@@ -114,6 +118,13 @@ async def test_two_bots_in_processes_report_the_same_chips_and_hands(relay_url):
     assert lines[0]["chips"] == lines[1]["chips"] and sum(lines[0]["chips"].values()) == 2000
     assert set(lines[0]["chips"]) == {"ana", "bo"} and lines[0]["hands"] == lines[1]["hands"] <= 3
     assert list(lines[0]["chips"].values()) == lines[0]["scores"]
+    for line, name in zip(lines, ("ana", "bo"), strict=True):  # each names its hand history, which PokerKit reads
+        text = Path(line["history"]).read_text(encoding="utf-8")
+        hands = list(HandHistory.loads_all(text))
+        assert len(hands) == line["hands"] and f"as {name} saw it" in text
+        last = hands[-1]
+        assert dict(zip(last.players, last.finishing_stacks, strict=True)) == line["chips"]
+        assert list(played(last).stacks) == last.finishing_stacks
 
 
 # -- cheats through a real relay ---------------------------------------------------------------------------

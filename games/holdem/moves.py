@@ -128,6 +128,8 @@ class HoldemView:
     history: tuple[tuple[int, ...], ...]  # every seat's chips after each finished hand
     last_result: str  # the last finished hand in words, with {0}, {1}… for seats
     last: LastHand | None  # the last finished hand: the showdown's hands, who won what
+    recent: tuple[tuple[LastHand, str], ...]  # the hands finished since this seat last decided, oldest first, each
+    # with its words ({0}, {1}… for seats): kept until its next decision (the last finished hand at least)
     over: bool
     may_muck: bool = False  # at showdown, a hand may be given up unshown (not the first, not when one is all in)
     opening: bool = False  # a raise now is the street's first bet (after the flop, nothing bet yet): a "bet"
