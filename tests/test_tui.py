@@ -1220,6 +1220,6 @@ async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_th
             clock, waits=(Wait(0, 4, since),))), now=100.0 + 75.5)  # 20 s of the move, then 55.5 of 60 s of bank
         await pilot.pause()
         assert status.clock == "you 0:00 · bank 0:05" and status.hurry
-        app.table.update(dataclasses.replace(app.view, phase=SeatPhase.OVER))
+        app.table.update(dataclasses.replace(app.view, phase=Phase.OVER))
         await pilot.pause()
         assert status.clock == ""
