@@ -43,7 +43,8 @@ from textual.widgets import Label, Static
 from games.cabo.about import Stage
 
 from .table_screen import GameUI, MakeMove, MoveLog, TableScreen
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .widgets import BACK_STYLE, LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, Scale, StatusBar, back_rows, \
     card_at, card_size, corner_rows, empty_rows, fan, fitting_fan, framed_rows, inside, scale_for, show_text
 
@@ -60,7 +61,7 @@ KEY_ACTIONS: dict[str, dict[Stage | None, str]] = {  # what a key does in each s
     "d": {Stage.TAKEN: "discard", None: "draw"},
     "enter": {Stage.TAKEN: "replace", Stage.PEEK: "peek", Stage.SPY: "spy", Stage.SWAP: "swap", None: "replace"},
 }
-PLAYABLE = (SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING)  # a round's end is held only in these
+PLAYABLE = (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING)  # a round's end is held only in these
 ROUND_END_SECONDS = 8.0  # against the computer, how long a round's end stays if no key takes it away
 KEEP_ROUND_END = frozenset({"question_mark", "q", "x", "tab", "shift+tab", "L"})  # keys that open something over the
 # table or leave it (help, quit, leave, the log) keep doing so under a round's end; any other key takes it away
@@ -323,7 +324,8 @@ class CaboTable(TableScreen[CaboScreenView]):
         a new game, the game's end (the table shows every card then), a violation or a lost relay drop what is held.
         """
         board = new.board
-        if board is None or board.over or new.phase not in PLAYABLE or (old is not None and old.number != new.number):
+        if board is None or board.over or new.phase not in PLAYABLE or new.failure is not None or (
+                old is not None and old.number != new.number):
             self._drop_round_end()
             self.last_end = None
             return
@@ -392,7 +394,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         mine = self.query_one("#hand", CaboHand)
         mine.seat = view.near  # a watcher's: seat 1's hand, face down but for what everyone was shown
         choosing = my_stage(view) in (Stage.TAKEN, Stage.PEEK, Stage.SPY, Stage.SWAP)  # a card to raise; else none
-        dealing = view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING)  # the round's cards are not dealt yet
+        dealing = view.phase in (Phase.SHUFFLING, Phase.DEALING)  # the round's cards are not dealt yet
         scale = scale_for(self.size.width, self.size.height)
         for seat, hand in [*hands.items(), (view.near, mine)]:
             hand.compact = crowded and hand is not mine
@@ -629,7 +631,7 @@ def seat_label(view: CaboScreenView, seat: int, width: int | None = None, ended:
     name = "You" if seat == view.me else view.names[seat]
     if board is None:
         return name
-    turn = view.phase is SeatPhase.PLAYING and board.to_move == seat and board.stage not in (Stage.SHOWDOWN, Stage.OVER)
+    turn = view.playing and board.to_move == seat and board.stage not in (Stage.SHOWDOWN, Stage.OVER)
     if ended is not None:
         turn = False
         facts = [f"sum {ended.scores[seat]}", *(["called cabo"] if ended.stopper == seat else [])]
@@ -743,7 +745,7 @@ def refusal(view: CaboScreenView, action: str, target: tuple[int, int] = (0, 0),
     """Why ``action`` on the card at ``target`` cannot be done now; None if it can. The table judges the move it
     would make; marking cards, which makes no move, is the screen's own."""
     board = view.board
-    if view.phase is not SeatPhase.PLAYING or board is None:
+    if not view.playing or board is None:
         return "the game is not under way"
     if action == "mark":
         if my_stage(view) not in (Stage.TAKEN, Stage.SWAP):

@@ -22,7 +22,7 @@ from textual.widgets import Label, Static
 from games.cards import Card
 
 from .table_screen import GameUI, MakeMove, TableScreen
-from .view import SeatPhase, SeatView
+from .view import SeatView
 from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural, show_text
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ def hint(view: DiscardScreenView) -> str:
 
 def refusal(view: DiscardScreenView, action: str, index: int | None = None) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if view.phase is not SeatPhase.PLAYING:
+    if not view.playing:
         return "the game is not under way"
     if not view.my_turn:
         return f"it is {view.opponent_name}'s turn"

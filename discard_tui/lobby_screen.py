@@ -26,9 +26,9 @@ from tabletop.about import OneOf
 from tabletop.words import duration
 
 from . import saves
-from .config import GROUPS, SCREENS, PlayConfig, fresh_room
+from .config import GROUPS, SCREENS, PlayConfig, fresh_room, room_problem
 from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining, watching
-from .widgets import HelpScreen, cell
+from .widgets import HelpScreen, cell, choosing
 from .your_games import YourGames
 
 Fetch = Callable[[str | None, int], Awaitable[Page]]  # a page after a cursor (None: the first), at most n rooms
@@ -320,11 +320,13 @@ class LobbyScreen(Screen[PlayConfig | None]):
 
 
 class CreateRoom(ModalScreen[PlayConfig | None]):
-    """A new public room: its game, players, the game's options and the cards' encryption (as the start screen
-    and the command line offer them). Create (Enter) dismisses with the room's table; Escape with None."""
+    """A new public room: its name, game, players, the game's options and the cards' encryption (as the start
+    screen and the command line offer them). Create (Enter, in any field: a list opens with Space or the arrows)
+    dismisses with the room's table; Escape with None."""
 
     CSS_PATH = "lobby.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("enter", "create", "Create", priority=True),  # before a field's own (a list would open)
+                Binding("escape", "dismiss(None)", "Cancel")]
 
     def __init__(self, config: PlayConfig) -> None:
         super().__init__()
@@ -335,6 +337,9 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
         with Vertical(id="create", classes="dialog"):
             yield Label("[b]A new room, listed in the lobby[/b]")
             with Grid(id="create-form"):
+                yield Label("Room")
+                yield Input(fresh_room("table"), max_length=64, id="room", compact=True,
+                            tooltip="1-64 of A-Z a-z 0-9 . _ -, shown in the lobby")
                 yield Label("Game")
                 yield Select([(entry.about.title, name) for name, entry in SCREENS.items()], value=c.game,
                              allow_blank=False, id="game", compact=True)
@@ -369,7 +374,7 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
 
     def on_mount(self) -> None:
         self.show_options()
-        self.query_one("#game", Select).focus()
+        self.query_one("#room", Input).focus()
 
     @property
     def game(self) -> str:
@@ -384,9 +389,15 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
         seats.set_options(self.seat_choices(game))
         seats.value = self.default_seats(game)
 
-    @on(Input.Submitted)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "create" or not choosing(self)  # in an open list Enter picks
+
     @on(Button.Pressed, "#create-room")
-    def create(self) -> None:
+    def action_create(self) -> None:
+        room = self.query_one("#room", Input).value.strip()
+        if (problem := room_problem(room)) is not None:
+            self.query_one("#problem", Label).update(f"Room: {problem}")
+            return
         game = self.game
         options: dict[str, str | int] = {}
         for option in SCREENS[game].about.options:
@@ -398,5 +409,5 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
                 self.query_one("#problem", Label).update(f"{option.name.capitalize()}: {error}")
                 return
         self.dismiss(dataclasses.replace(
-            self.config, room=fresh_room("table"), game=game, seats=int(str(self.query_one("#seats", Select).value)),
+            self.config, room=room, game=game, seats=int(str(self.query_one("#seats", Select).value)),
             options=options, group=str(self.query_one("#group", Select).value), public=True))

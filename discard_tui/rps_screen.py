@@ -27,14 +27,15 @@ from textual.widgets import Label, Static
 from games.rps.about import THROWS, UNTHROWN
 
 from .table_screen import Choose, GameUI, TableScreen, capitalized, headline
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .widgets import show_text
 from tabletop.words import progress_words
 
 if TYPE_CHECKING:
     from games.rps.game import RpsView
     from tabletop.shell import Seat
-BEFORE_THE_GAME = (SeatPhase.CONNECTING, SeatPhase.WAITING, SeatPhase.FLIPPING, SeatPhase.SHUFFLING, SeatPhase.DEALING)
+BEFORE_THE_GAME = (Phase.WAITING, Phase.STARTING, Phase.SHUFFLING, Phase.DEALING)
 KEYS = tuple(throw[0] for throw in THROWS)  # r, p, s
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
 
@@ -193,7 +194,7 @@ class RpsTable(TableScreen[RpsScreenView]):
             self.action_throw(message.index)
 
     def headline(self, view: RpsScreenView) -> str:
-        if view.phase is SeatPhase.PLAYING:
+        if view.playing:
             return "Your throw" if view.my_turn else f"Waiting for {view.opponent_name}"
         return headline(view)
 
@@ -223,10 +224,10 @@ def throw_sentence(mine: str, theirs: str, result: str, other: str, you: str = "
 
 def result_line(view: RpsScreenView) -> str:
     """The last throw in words, or what is going on before and after the throws."""
-    if view.progress is not None and view.phase is not SeatPhase.PLAYING:
+    if view.progress is not None and not view.playing:
         return f"{progress_words(view.progress)}…"
     if not view.throws:
-        return "No throw yet." if view.phase is SeatPhase.PLAYING else ""
+        return "No throw yet." if view.playing else ""
     mine, theirs, result = view.throws[-1]
     return capitalized(throw_sentence(mine, theirs, result, view.opponent_name, view.you), view.names)
 
@@ -248,7 +249,7 @@ def history_line(throws: tuple[tuple[str, str, str], ...], width: int) -> str:
 
 def prompt(view: RpsScreenView) -> str:
     """Above the three throws: which throw it is and who has chosen."""
-    if view.phase is not SeatPhase.PLAYING:
+    if not view.playing:
         return "The match is over." if view.result else "Your throws, once the game starts:"
     if view.chosen is not None:
         return f"Throw {view.throw} · " + ("both have chosen: revealing…" if view.opponent_chosen

@@ -4,9 +4,10 @@ A browser visitor always starts here (discard-web); in the terminal
 ``discard-tui --pick`` does. Whom to play: the computer, or, when a relay is
 on offer (``--relay``), people there: the rooms waiting in its lobby (the
 default, which lists the games under way to watch too), a room named here, listed in the lobby or not (private,
-the default), or a game under way in a room named here, to watch (relay 1.3). What is typed is checked
-when Play is pressed; a bad field costs one line and keeps everything typed. The player's unfinished games
-(against the computer, or on a relay) are listed first: Enter goes back to the highlighted one.
+the default), or a game under way in a room named here, to watch (relay 1.3). What is typed is checked when Play
+is pressed (Enter, in any field: a list opens with Space or the arrows); a bad field costs one line and keeps
+everything typed. The player's unfinished games (against the computer, or on a relay) are listed first: Enter goes
+back to the highlighted one. The app's title (the terminal's, the browser tab's) follows the game chosen.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, S
 from . import saves
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile
+from .widgets import choosing
 from .your_games import YourGames
 
 
@@ -40,7 +42,10 @@ def speeds(think: float) -> list[tuple[str, float]]:
 class StartScreen(Screen[PlayConfig]):
     """Choose, then Play (Enter in any field): the screen dismisses itself with the table to open."""
 
-    BINDINGS = [Binding("enter", "go_back", "Return", priority=True), Binding("escape", "app.quit", "Quit")]
+    BINDINGS = [Binding("enter", "go_back", "Return", priority=True),
+                Binding("enter", "play", "Play", priority=True),  # before a field's own Enter (a list would open)
+                Binding("escape", "app.quit", "Quit"),
+                Binding("q", "app.quit", "Quit", show=False)]  # the footer's Quit is Esc, which works in a field too
 
     def __init__(self, config: PlayConfig, profile: Profile) -> None:
         super().__init__()
@@ -82,7 +87,7 @@ class StartScreen(Screen[PlayConfig]):
                 yield Label("Your cards are dealt to a program on this web server: whoever runs it, and the "
                             "network to it, can see them.", id="trust", classes="dim", markup=False)
             yield Label("", id="problem", markup=False)
-            yield Button("Play", id="play", variant="primary", compact=True)
+            yield Button("Play", id="play", compact=True)  # drawn like the fields: marked only when it has the focus
         yield Footer()
 
     def on_mount(self) -> None:
@@ -114,6 +119,8 @@ class StartScreen(Screen[PlayConfig]):
         """Enter goes back to a game of mine while my games have the focus; elsewhere it plays (the fields')."""
         if action == "go_back":
             return self.focused is not None and self.focused.id == "yours"
+        if action == "play":
+            return not (self.focused is not None and self.focused.id == "yours") and not choosing(self)
         return True
 
     def on_descendant_focus(self) -> None:
@@ -136,6 +143,11 @@ class StartScreen(Screen[PlayConfig]):
     def to_lobby(self) -> bool:
         return self.relay is not None and self.query_one("#opponent", Select).value == "lobby"
 
+    @on(Select.Changed, "#game")
+    def show_game(self) -> None:
+        """The app's title says the game chosen (the table's screen keeps it)."""
+        self.app.title = SCREENS[str(self.query_one("#game", Select).value)].about.title
+
     @on(Select.Changed, "#opponent")
     @on(Input.Changed, "#room")
     def show_room(self) -> None:
@@ -154,9 +166,8 @@ class StartScreen(Screen[PlayConfig]):
             command = shlex.join(["uv", "run", "discard-tui", "--relay", str(self.relay), "--room", room])
             invite.update(f"A friend in a terminal joins with: {command}")
 
-    @on(Input.Submitted)
     @on(Button.Pressed, "#play")
-    def play(self) -> None:
+    def action_play(self) -> None:
         name = self.query_one("#name", Input).value.strip()
         room = self.query_one("#room", Input).value.strip() if self.through_relay or self.to_watch else None
         problem = name_problem(name) and f"Name: {name_problem(name)}"

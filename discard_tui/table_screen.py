@@ -28,8 +28,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
-from .view import SeatPhase, SeatView
-from tabletop.words import ago, result_words, wins_words
+from .view import SeatView
+from tabletop.words import ago, headline_words, wins_words
 from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text, word_lines
 
 if TYPE_CHECKING:
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 LOG_AFTER = 0.05  # seconds the move log waits, so that a move's own frame goes out first
 FOOTER_SETTLES = 0.25  # seconds without a change before the footer shows which keys act
-IN_GAME = (SeatPhase.FLIPPING, SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING, SeatPhase.AUDITING)
 
 
 class SeatChanged(Message):
@@ -231,7 +230,7 @@ class TableScreen(Screen[None], Generic[V]):
         status.clock, status.hurry = clock_text(view, now)
         status.event = capitalized(view.last_move or "", view.names)
         status.hint = WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
-            self.hint(view) or (view.note if view.phase in IN_GAME else "")
+            self.hint(view) or (view.note if view.in_game else "")
         groups = (view.safety or "").split()
         show_text(self.query_one("#safety", Static),
                   "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
@@ -274,7 +273,7 @@ class TableScreen(Screen[None], Generic[V]):
 
     def refusal(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why the game's ``action`` (on the ``index``-th item) cannot be done now; None if it can."""
-        return "the game is not under way" if view.phase is not SeatPhase.PLAYING else None
+        return "the game is not under way" if not view.playing else None
 
     def notice(self, text: str) -> None:
         if self.is_mounted:
@@ -317,13 +316,12 @@ class TableScreen(Screen[None], Generic[V]):
             return view is not None and self.refused(view, str(parameters[0])) is not None
         if action == "leave":
             return view is not None and can_leave(view, self.leave_grace)
-        if action == "rematch" and view is not None and view.phase in IN_GAME:
+        if action == "rematch" and view is not None and view.in_game:
             return False  # hidden during a game: the footer's room is the game's keys ('n' still says why not)
         if action in self.actions:  # a key that does not apply now is not shown (its refusal binding says why)
             if view is not None and self.refused(view, action) is None:
                 return True
-            shown = action in self.always_shown and (view is None or view.result is None and view.phase not in (
-                SeatPhase.VIOLATION, SeatPhase.FAILED))
+            shown = action in self.always_shown and (view is None or view.result is None and not view.stopped)
             return None if shown else False  # None: greyed out, and its refusal binding says why
         return True
 
@@ -391,7 +389,7 @@ def link_text(view: SeatView, now: float | None = None, wall: float | None = Non
     watching = f" · {view.watching} watching" if view.watching else ""
     if (gone := absence(view, wall)) is not None:
         return gone + watching
-    if view.waiting_since is not None and view.phase in IN_GAME and not view.watcher:  # a watcher waits for nobody
+    if view.waiting_since is not None and view.in_game and not view.watcher:  # a watcher waits for nobody
         waited = now - view.waiting_since
         if waited >= 5:
             return f"waiting for {view.opponent_name} for {int(waited)} s{watching}"
@@ -408,7 +406,7 @@ def relay_gone_for(view: SeatView, now: float | None = None) -> float | None:
 def opponent_gone_for(view: SeatView, wall: float | None = None) -> float | None:
     """Seconds another player has been away mid-game, or None."""
     left = view.opponent_left_at
-    return (wall or time.time()) - left if left is not None and view.phase in IN_GAME else None
+    return (wall or time.time()) - left if left is not None and view.in_game else None
 
 
 def can_leave(view: SeatView, grace: float, now: float | None = None, wall: float | None = None) -> bool:
@@ -437,7 +435,7 @@ def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
     ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00"); and whether mine is nearly
     out. ("", False) when no clock runs."""
     clock = view.clock
-    if clock is None or view.relay_offset is None or view.phase is not SeatPhase.PLAYING:
+    if clock is None or view.relay_offset is None or not view.playing:
         return "", False
     relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
     seats = [wait.seat for wait in clock.waits]
@@ -458,23 +456,9 @@ def minutes(ms: int) -> str:
 
 
 def headline(view: SeatView) -> str:
-    if view.phase is SeatPhase.PLAYING:
-        if view.my_turn:
-            return "Your turn"
-        mover = getattr(view.board, "to_move", None)  # the one seat the game waits on, where its view says
-        return f"{view.names[mover] if mover is not None and mover != view.me else view.opponent_name}'s turn"
-    if view.phase in (SeatPhase.OVER, SeatPhase.AUDITING) and view.result:
-        return result_words(view.result)
-    if view.phase is SeatPhase.WAITING and view.number > 1:
-        return f"Waiting for {view.opponent_name}"
-    return {
-        SeatPhase.CONNECTING: "Connecting",
-        SeatPhase.WAITING: "Waiting for players" if len(view.names) > 2 else "Waiting for an opponent",
-        SeatPhase.FLIPPING: "Drawing who starts",
-        SeatPhase.SHUFFLING: "Shuffling",
-        SeatPhase.DEALING: "Dealing",
-        SeatPhase.AUDITING: "Auditing",
-        SeatPhase.OVER: "Game over",
-        SeatPhase.VIOLATION: "Stopped",
-        SeatPhase.FAILED: "Disconnected",
-    }.get(view.phase, view.phase.value)
+    """The status bar's first words (tabletop/words.py)."""
+    from tabletop.ledger import Link
+
+    return headline_words(view.phase, view.names, view.me, my_turn=view.my_turn,
+                          to_move=getattr(view.board, "to_move", None), result=view.result, number=view.number,
+                          connecting=view.link is Link.CONNECTING, failed=view.failure is not None)

@@ -4,13 +4,18 @@ Kept apart from the table so that the app can draw its first frame before the
 table, the crypto and the network are imported (discard_tui/viewmodel.py
 builds it). Each game's screen module extends :class:`SeatView` with its own
 fields and the type of its game's board.
+
+A seat is where its table is (:class:`tabletop.values.Phase`), its link to the
+relay (``link``) and, if the relay cannot be used, why (``failure``): the
+table's phase stays what it was then.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Generic, TypeVar
+
+from tabletop.values import Phase
 
 if TYPE_CHECKING:
     from tabletop.clock import ClockView
@@ -21,24 +26,14 @@ if TYPE_CHECKING:
 Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)
 
 
-class SeatPhase(str, Enum):
-    CONNECTING = "connecting"
-    WAITING = "waiting"  # for the opponent to arrive or to accept a rematch
-    FLIPPING = "flipping"
-    SHUFFLING = "shuffling"
-    DEALING = "dealing"
-    PLAYING = "playing"
-    AUDITING = "auditing"
-    OVER = "over"
-    VIOLATION = "violation"
-    FAILED = "failed"  # the relay cannot be used
+IN_GAME = (Phase.STARTING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)  # a game under way
 
 
 @dataclass(frozen=True)
 class SeatView(Generic[Board]):
     """What every game's screen shows of a seat, as one immutable snapshot."""
 
-    phase: SeatPhase
+    phase: Phase  # the table's
     number: int  # the game on screen: the last one played until every seat has opened the next
     me: int
     names: tuple[str, ...]  # per seat
@@ -49,7 +44,7 @@ class SeatView(Generic[Board]):
     link: Link
     result: Result | None
     verdict: Verdict | None
-    problem: str | None  # violation or relay failure, in words
+    problem: str | None  # a violation, in words
     transcript: str | None
     rematch_offered: bool
     waiting_since: float | None
@@ -70,6 +65,22 @@ class SeatView(Generic[Board]):
     relay_offset: float | None = None  # the relay's Unix time less time.monotonic(), as this seat bounds it
     history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
     watching: int = 0  # the room's watchers (relay protocol 1.3), the same count for every seat
+    failure: str | None = None  # the relay cannot be used: why (the game stops where it was)
+
+    @property
+    def in_game(self) -> bool:
+        """A game is under way (from the draw for who starts to its audit) and the relay can be used."""
+        return self.phase in IN_GAME and self.failure is None
+
+    @property
+    def playing(self) -> bool:
+        """The game is being played (its moves can be made) and the relay can be used."""
+        return self.phase is Phase.PLAYING and self.failure is None
+
+    @property
+    def stopped(self) -> bool:
+        """Nothing more happens here: a rule was broken or the relay cannot be used."""
+        return self.phase is Phase.VIOLATION or self.failure is not None
 
     @property
     def watcher(self) -> bool:

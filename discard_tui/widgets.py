@@ -27,8 +27,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, ProgressBar, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Label, ProgressBar, Select, Static
 
 from games.cards import Card
 
@@ -575,3 +575,8 @@ def cell(text: str, width: int) -> Text:
     shown = Text(text, no_wrap=True, overflow="ellipsis")
     shown.truncate(max(width, 1), overflow="ellipsis")
     return shown
+
+
+def choosing(screen: Screen[Any]) -> bool:
+    """A list of ``screen``'s is open: Enter picks in it (rather than playing, or creating a room)."""
+    return any(select.expanded for select in screen.query(Select))

@@ -144,12 +144,13 @@ class RelayError(Exception):
     """The relay cannot be used; the message says what to do."""
 
 
-class RoomFull(RelayError):
-    """Every seat of the room is taken (its game is under way: it may be watched instead)."""
-
-
 class SeatLost(RelayError):
     """The relay no longer knows our seat token (the room expired or the relay lost it)."""
+
+
+class RoomFull(RelayError):
+    """The room already has all its players: a seat is taken back with its token, never a new one (its game is
+    under way: it may be watched instead, relay 1.3)."""
 
 
 class Unserved(Exception):

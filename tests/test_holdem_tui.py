@@ -9,7 +9,7 @@ from textual import on
 
 from discard_tui.app import PlayConfig
 from discard_tui.table_screen import SaveHistory, SaveTranscript
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from discard_tui.holdem_screen import HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
 from discard_tui.table_screen import WATCHING, link_text
@@ -147,6 +147,18 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
             board = str(screen.query_one("#board").render())
             assert board.startswith("Board  ") and "··" in board
             assert str(screen.query_one("#pots").render()).startswith("Pot ")
+            art = screen.query_one("#hole-cards")
+            if size[0] >= 100 and size[1] >= 34:  # room for the cards themselves, as on the other tables
+                assert not screen.query_one("#board").display and art.display and art.region.height >= 5
+                assert str(art.render()).count("┌─") == 2  # my two hole cards, framed
+                assert str(screen.query_one("#board-cards").render()).count("┌ ") == 5  # five places, none dealt
+                used = max(part.region.bottom for part in screen.query("#seats, .art, #pots, #info"))
+                top = min(part.region.y for part in screen.query("#seats"))
+                assert used - top >= size[1] // 3, (size, top, used)  # the table takes a third of the rows or more
+                if size[0] >= 200:  # and the width the log leaves, not a 110-column column in the middle
+                    assert screen.query_one("#seats").region.width >= 140
+            else:
+                assert not art.display
 
 
 def test_the_help_names_every_raise_key():
@@ -227,18 +239,16 @@ def test_snapshot_of_a_three_seat_table_at_the_flop_with_the_last_showdown(snap_
 def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
     """Before a hand is dealt the board is the table's own state, not yet the seat's view: the screen's view is
     built from every state on the way to my first bet, through the shuffle and the deal."""
-    from discard_tui.view import SeatPhase
-
     room = offline_room(config(2))
     table = room.tables[-1]
-    phases: list[SeatPhase] = []
+    phases: list[Phase] = []
 
     def shown() -> bool:
         phases.append(view_of(room).phase)
         return table.view().my_turn
 
     room.run(until=shown)
-    assert {SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING} <= set(phases)
+    assert {Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING} <= set(phases)
 
 
 
@@ -265,7 +275,7 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
 
     transcript = "/home/tester/.local/share/discard/transcripts/20261127-042649-computer-3fa2c1d0-seat2.json"
     history = transcript.removesuffix(".json") + "-game1.phhs"
-    done = seat_view(HoldemScreenView, phase=SeatPhase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
+    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
     app = SavingHarness(HoldemTable(30), done)
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(GameOverScreen(done, download=False))
@@ -334,5 +344,5 @@ def test_the_chip_graph_of_the_ending_has_thousands_separators():
     play(state, 0, Raise(to=1500))
     play(state, 1, Call())
     checked_down(state)
-    view = seat_view(HoldemScreenView, board=state.view(0), phase=SeatPhase.OVER)
+    view = seat_view(HoldemScreenView, board=state.view(0), phase=Phase.OVER)
     assert info(view, 56).splitlines()[-2:] == ["You        █ 3,000", "bo         ▁ 0"]

@@ -278,3 +278,88 @@ async def test_a_relay_answering_the_listing_with_json_nested_past_pythons_limit
         with pytest.raises(LobbyError, match="something else"):
             await link.page(None)
         await link.close()
+
+
+class StartHarness(App[None]):
+    """The start screen alone, under the app's own keys: ``chosen`` keeps what it dismissed with."""
+
+    CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
+    BINDINGS = DiscardApp.BINDINGS
+
+    def __init__(self, config: PlayConfig, profile: Profile) -> None:
+        super().__init__()
+        self.config, self.profile = config, profile
+        self.chosen: list[PlayConfig | None] = []
+
+    def on_mount(self) -> None:
+        from discard_tui.start import StartScreen
+
+        self.push_screen(StartScreen(self.config, self.profile), self.chosen.append)
+
+
+def background(app: App, widget) -> tuple[int, int, int]:
+    """The colour a widget is drawn on, at its first cell."""
+    from textual.color import Color
+
+    style = app.screen.get_style_at(widget.region.x, widget.region.y)
+    assert style.bgcolor is not None
+    return Color.from_rich_color(style.bgcolor).rgb
+
+
+def apart(one: tuple[int, int, int], other: tuple[int, int, int]) -> int:
+    return sum(abs(a - b) for a, b in zip(one, other))
+
+
+async def test_the_start_screen_marks_the_focus_plainly_and_enter_on_a_list_plays(tmp_path):
+    """On the web start screen a Tab to a list showed no focus (a 5% tint) and Play looked lit all the time; Enter
+    on a list opened it; the footer offered Quit twice; the title stayed the first game's."""
+    from discard_tui.profile import visitor_profile
+
+    app = StartHarness(PlayConfig(name="ana", room="", relay=RELAY), visitor_profile(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.screen.query("#play"), "the start screen")
+        screen = app.screen
+        fields = [screen.query_one(f"#{name}") for name in ("name", "game", "opponent", "group")]
+        play = screen.query_one("#play")
+        marks = []
+        for field in [*fields[1:], play]:
+            await pilot.press("tab")
+            await until(pilot, lambda: app.focused is field, f"the focus on {field.id}")
+            others = [background(app, other) for other in [*fields, play] if other is not field]
+            marks.append(background(app, field))
+            assert min(apart(marks[-1], colour) for colour in others) >= 90, field.id  # plain to see
+        await pilot.press("tab")
+        assert app.focused is fields[0]
+        assert apart(background(app, play), marks[0]) >= 90  # unfocused, Play does not look as if it had the focus
+        assert [key for key, b in screen.active_bindings.items() if b.binding.show and "Quit" in b.binding.description
+                ] == ["escape"]  # one Quit in the footer (q types in a field; Esc works everywhere)
+        fields[1].focus()
+        await pilot.press("down")  # a list opens with the arrows or Space …
+        await until(pilot, lambda: fields[1].expanded, "the list of games")
+        await pilot.press("down", "down", "down", "down", "enter")  # … and Enter picks in it (discard, rps, war, cabo)
+        await until(pilot, lambda: not fields[1].expanded, "holdem picked")
+        assert fields[1].value == "holdem" and app.title == "Texas Hold'em" and not app.chosen
+        await pilot.press("enter")  # on a closed list, Enter plays
+        await until(pilot, lambda: app.chosen, "the choice")
+    [chosen] = app.chosen
+    assert chosen is not None and chosen.game == "holdem" and chosen.room == ""  # to the lobby
+
+
+async def test_the_create_dialog_names_the_room_and_enter_creates_from_any_field():
+    app = LobbyHarness({None: Page((), None)})
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: "No room" in text_of(app.screen, "#status"), "the lobby")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
+        dialog = app.screen
+        room = dialog.query_one("#room", Input)
+        assert app.focused is room and room.value.startswith("table-")
+        room.value = "../etc"
+        await pilot.press("enter")
+        assert text_of(dialog, "#problem").startswith("Room: use 1 to 64") and not app.chosen
+        room.value = "fridays"
+        dialog.query_one("#game", Select).focus()
+        await pilot.press("enter")  # on the game's list, closed: creates, rather than opening it
+        await until(pilot, lambda: app.chosen, "the new room")
+    [chosen] = app.chosen
+    assert chosen is not None and (chosen.room, chosen.game, chosen.public) == ("fridays", "discard", True)

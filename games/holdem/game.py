@@ -22,7 +22,7 @@ from tabletop.wire import STRICT, Message
 
 from .about import ABOUT, BLINDS, CHIPS, HANDS, MOVE_TIME, TIME_BANK, Stage
 from .history import Played, phhs
-from .moves import MOVES, Board, Call, Check, Fold, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
+from .moves import MOVES, Board, Call, Check, Fold, Habits, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
 from .rules import (DECK, STREETS, Hand, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
                     parse_blinds)
 from .strategy import player
@@ -129,6 +129,7 @@ class HoldemState(GameState[str]):
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERBS.values(), 0))  # bet moves made, by kind
     said: str = ""  # the last move in words, for describe
     actions: dict[int, str] = field(default_factory=dict)  # this street: each seat's last action, "Raised to 80"
+    habits: dict[int, Habits] = field(default_factory=dict)  # each seat's bet moves so far (none yet: absent)
     played: list[Played] = field(default_factory=list)  # every finished hand, for the hand history
     moves: list[tuple[int, Message, str]] = field(default_factory=list)  # this hand: each move and its words
     abandoned: bool = False  # the game ended on a void hand (``void``), which never finished
@@ -273,6 +274,9 @@ class HoldemState(GameState[str]):
         action = self._action(seat, move)
         if type(move) in VERBS:
             self.counts[VERBS[type(move)]] += 1
+            was, faced = self.habits.get(seat, Habits()), h.to_call() > 0
+            self.habits[seat] = Habits(was.moves + 1, was.raises + isinstance(move, Raise), was.faced + faced,
+                                       was.folded + (faced and isinstance(move, Fold)))
         if isinstance(move, Fold):
             h.fold()
         elif isinstance(move, (Check, Call)):
@@ -506,7 +510,8 @@ class HoldemState(GameState[str]):
                 all_in=not over and h.all_in(s),
                 hole=tuple(self.seen_face(seat, pos) for pos in h.hole(s)) if dealt else (),
                 positions=h.hole(s) if dealt else (), shown=s in h.shown,
-                mucked=s in h.mucked, action="" if over else self.actions.get(s, ""))
+                mucked=s in h.mucked, action="" if over else self.actions.get(s, ""),
+                habits=self.habits.get(s, Habits()))
 
         acting = h.to_move() if h.stage is Stage.BETTING else None
         return HoldemView(
