@@ -5,6 +5,7 @@ attacker for each new rule, and one game per path through a real relay with the 
 from __future__ import annotations
 
 import asyncio
+import signal
 
 import pytest
 
@@ -12,6 +13,8 @@ from games.holdem.game import HoldemState
 from games.holdem.moves import Call, Fold, Raise
 from games.holdem.rules import Stage
 from arena import start_players
+from discard_tui import verify
+from processes import run_bot
 from relay.memory_ledger import MemoryLedger
 from relay.server import Limits, Relay
 from room import Room
@@ -494,6 +497,55 @@ async def test_a_seat_killed_while_its_keys_are_needed_voids_the_hand_and_the_ta
         assert all(any(line.startswith(void) for line in s.table.log) for s in live)
     finally:
         await trio.stop()
+        server.close()
+        await server.wait_closed()
+        await relay.close()
+
+
+async def test_a_bot_process_killed_while_its_keys_are_needed_leaves_two_that_finish_alike_and_verified(
+        eventually, tmp_path, capsys):
+    """A real ``discard-bot`` takes the third seat and is SIGKILLed at its first turn (it thinks for a minute, so
+    it is the only seat owed anything): the clock moves for it, then the flop needs its key, the hand is void, and
+    ana and bo play the last hand between them, end with the same chips, and their transcripts verify."""
+    from test_clock import FakeTime
+
+    clock = FakeTime()
+    relay = Relay(MemoryLedger(clock=clock), Limits())
+    server = await relay.serve("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    pair = await start_players(url, "leave-kill", [station, station], game="holdem", options=CLOCKED, clock=clock,
+                               seats=3, transcript_dir=tmp_path)
+    bot = run_bot(url, "leave-kill", "--name", "cy", "--think", "60")
+    ana = pair.seats[0].table
+    try:
+        await eventually(lambda: ana.owing() == [Awaiting(2, Owed.MOVE)], "cy to owe its first move", rounds=6000)
+        bot.send_signal(signal.SIGKILL)
+        assert bot.wait(10) == -signal.SIGKILL
+        void = "cy's time ran out while the deal needed their keys; hand 1 is void"
+        while not any(line.startswith(void) for line in ana.log):
+            await eventually(lambda: any(line.startswith(void) for line in ana.log) or ana.clocked() == [2],
+                             "cy waited on alone")
+            timers = ana.play.timers
+            if timers is None or 2 not in timers.waits:
+                continue
+            number = timers.waits[2].number
+            clock.now += 91  # past cy's 30 s for a move and 60 s of bank
+            await pair.seats[0].pump()  # as ana's timer would
+            await eventually(lambda: 2 not in timers.waits or timers.waits[2].number != number, "ana's claim")
+        assert await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in pair.seats)), 60) == [1, 1]
+        bo = pair.seats[1].table
+        assert ana.play.verdict == [] == bo.play.verdict and ana.play.outcome == bo.play.outcome
+        assert chips(ana) == chips(bo) and chips(ana)[2] == 0 and sum(chips(ana)) == 3000
+        assert [len(d.order) for d in ana.play.decks] == [3, 2]
+        paths = [str(s.transcript_path) for s in pair.seats]
+        with pytest.raises(SystemExit) as verified:
+            verify.main(paths)
+        assert verified.value.code in (0, None), capsys.readouterr().out
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+        bot.communicate()
+        await pair.stop()
         server.close()
         await server.wait_closed()
         await relay.close()
