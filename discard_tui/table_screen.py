@@ -392,7 +392,7 @@ def link_text(view: SeatView, now: float | None = None, wall: float | None = Non
     if view.waiting_since is not None and view.in_game and not view.watcher:  # a watcher waits for nobody
         waited = now - view.waiting_since
         if waited >= 5:
-            return f"waiting for {view.opponent_name} for {int(waited)} s{watching}"
+            return f"waiting for {view.awaited_name} for {int(waited)} s{watching}"
     return f"connected{watching}"
 
 

@@ -66,6 +66,7 @@ class SeatView(Generic[Board]):
     history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
     watching: int = 0  # the room's watchers (relay protocol 1.3), the same count for every seat
     failure: str | None = None  # the relay cannot be used: why (the game stops where it was)
+    awaited: tuple[int, ...] = ()  # the other seats the game waits on now (who owes a move, a step, a key)
 
     @property
     def in_game(self) -> bool:
@@ -114,6 +115,11 @@ class SeatView(Generic[Board]):
     def opponent_name(self) -> str:
         """The other players, as one subject: "bo", or "bo and cy"."""
         return " and ".join(self.names[s] for s in self.others) or "opponent"
+
+    @property
+    def awaited_name(self) -> str:
+        """The players the game waits on, as one subject: "cy" when only cy owes anything, not "bo and cy"."""
+        return " and ".join(self.names[s] for s in self.awaited) or self.opponent_name
 
     @property
     def opponent_present(self) -> bool:
