@@ -66,6 +66,7 @@ class SeatView(Generic[Board]):
     history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
     watching: int = 0  # the room's watchers (relay protocol 1.3), the same count for every seat
     failure: str | None = None  # the relay cannot be used: why (the game stops where it was)
+    out: bool = False  # my seat is out of the game under way (a Hold'em player with no chips): it owes nothing more
     awaited: tuple[int, ...] = ()  # the other seats the game waits on now (who owes a move, a step, a key)
 
     @property

@@ -549,3 +549,25 @@ async def test_a_bot_process_killed_while_its_keys_are_needed_leaves_two_that_fi
         server.close()
         await server.wait_closed()
         await relay.close()
+
+
+async def test_a_busted_player_who_quits_is_told_the_game_goes_on_without_them_not_that_their_seat_is_kept():
+    """The quit question of a seat with no chips says it is out and holds nobody up ("Your seat is kept: the same
+    command brings you back to this game" told a busted player the others would wait)."""
+    from textual.app import App
+
+    from discard_tui.quit_screen import ConfirmQuit
+    from pilot import until
+    from pilot import view_of as screen_view
+
+    room, busted = busted_room()
+    assert [screen_view(room, seat).out for seat in range(3)] == [seat == busted for seat in range(3)]
+    for out, says in ((True, "Leave the table? You are out of this game: it goes on without you, and nobody waits "
+                                  "for you. The same command brings you back to watch it. y quits, n keeps playing."),
+                      (False, "Quit in the middle of a game? Your seat is kept: the same command brings you back to "
+                              "this game. y quits, n keeps playing.")):
+        app: App[None] = App()
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.push_screen(ConfirmQuit(resumes=True, out=out))
+            await until(pilot, lambda: isinstance(app.screen, ConfirmQuit), "the question")
+            assert " ".join(str(label.render()) for label in app.screen.query("Label")) == says
