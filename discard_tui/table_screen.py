@@ -461,4 +461,5 @@ def headline(view: SeatView) -> str:
 
     return headline_words(view.phase, view.names, view.me, my_turn=view.my_turn,
                           to_move=getattr(view.board, "to_move", None), result=view.result, number=view.number,
-                          connecting=view.link is Link.CONNECTING, failed=view.failure is not None)
+                          connecting=view.link is Link.CONNECTING, failed=view.failure is not None,
+                          awaited=view.awaited)

@@ -5,6 +5,7 @@ attacker for each new rule, and one game per path through a real relay with the 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import signal
 
 import pytest
@@ -571,3 +572,20 @@ async def test_a_busted_player_who_quits_is_told_the_game_goes_on_without_them_n
             app.push_screen(ConfirmQuit(resumes=True, out=out))
             await until(pilot, lambda: isinstance(app.screen, ConfirmQuit), "the question")
             assert " ".join(str(label.render()) for label in app.screen.query("Label")) == says
+
+
+def test_while_the_board_waits_on_a_vanished_seat_s_key_the_status_names_it_not_the_next_to_act():
+    """"cy's turn ⏱ bo 0:06" read as if cy held the table up: the headline names the seat whose keys are owed."""
+    from discard_tui.table_screen import clock_text, headline
+    from pilot import view_of as screen_view
+
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    seat = next(s for s in range(3) if s != gone and s != view_of(room.tables[0]).to_move)
+    view = screen_view(room, seat)
+    assert view.board.to_move != gone and view.awaited == (gone,)
+    assert headline(view) == f"Waiting for {room.names[gone]}"
+    assert clock_text(dataclasses.replace(view, relay_offset=0.0), now=room.ledger[-1].time)[0].startswith(
+        f"{room.names[gone]} ")  # the clock shown is the same seat's
