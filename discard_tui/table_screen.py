@@ -435,7 +435,7 @@ def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
     ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00"); and whether mine is nearly
     out. ("", False) when no clock runs."""
     clock = view.clock
-    if clock is None or view.relay_offset is None or not view.playing:
+    if clock is None or view.relay_offset is None or not view.in_game:  # a shuffle step or a key may be on it
         return "", False
     relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
     seats = [wait.seat for wait in clock.waits]

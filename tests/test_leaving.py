@@ -589,3 +589,19 @@ def test_while_the_board_waits_on_a_vanished_seat_s_key_the_status_names_it_not_
     assert headline(view) == f"Waiting for {room.names[gone]}"
     assert clock_text(dataclasses.replace(view, relay_offset=0.0), now=room.ledger[-1].time)[0].startswith(
         f"{room.names[gone]} ")  # the clock shown is the same seat's
+
+
+def test_while_the_shuffle_waits_on_a_vanished_seat_its_clock_is_shown():
+    """The void of a hand whose shuffle a seat never joined comes at the end of that seat's clock: the others see it
+    run ("Shuffling" alone, for twelve seconds, said nothing of what was coming)."""
+    from discard_tui.table_screen import clock_text
+    from pilot import view_of as screen_view
+
+    room = Room(game="holdem", seats=3, options={**CLOCKED, "hands": 3})
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: len(room.tables[0].play.decks) == 2)
+    gone = vanish_when(room, Owed.SHUFFLE_STEP)
+    view = screen_view(room, next(s for s in range(3) if s != gone))
+    assert view.phase is Phase.SHUFFLING and view.awaited == (gone,)
+    assert clock_text(dataclasses.replace(view, relay_offset=0.0), now=room.ledger[-1].time)[0].startswith(
+        f"{room.names[gone]} ")
