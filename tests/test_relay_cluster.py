@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from typing import cast
 
 import pytest
 from redis.asyncio.cluster import RedisCluster as ClusterClient
@@ -97,7 +98,7 @@ async def check_ledgers(cluster: RedisCluster, acked: dict[str, dict[str, int]])
     store = ClusterClient(startup_nodes=startup_nodes(cluster.url), decode_responses=True)
     try:
         for room, posts in acked.items():
-            log = await store.xrange(f"discard:{{{room}}}:log")
+            log = cast(list[tuple[str, dict[str, str]]], await store.xrange(f"discard:{{{room}}}:log"))
             seqs = [int(entry_id.split("-")[0]) for entry_id, _ in log]
             assert seqs == list(range(1, len(seqs) + 1)), f"{room}: seq not gapless"
             ids = [fields["i"] for _, fields in log if fields["k"] == "post"]
