@@ -4,12 +4,12 @@ The keys and scripts are :mod:`relay.redis_ledger`'s: every key of a room carrie
 each script touches one slot and runs on the shard that owns it. What differs on a Cluster:
 
 * **Routing while slots move** (``redis-cli --cluster reshard``). A room's scripts (claims, appends, releases,
-  watches) and reads go through :meth:`RedisClusterLedger.routed`, which follows ``ASK`` (``ASKING`` and the
-  command on one connection), ``MOVED`` and ``TRYAGAIN`` itself; a post is never refused because its room moved,
-  and with ``--wait-replicas`` the ``WAIT`` runs on the master that ran the append. The node-wide keys and the
-  lobby are left to redis-py's routing, which follows ``MOVED`` but may give up on ``ASK`` (see ``routed``): a
-  command on them while their own slot migrates can fail as unavailable, and its client retries.
-
+  watches) and reads (its events, and its seats for the lobby) go through :meth:`RedisClusterLedger.routed`,
+  which follows ``ASK`` (``ASKING`` and the command on one connection), ``MOVED`` and ``TRYAGAIN`` itself, so a
+  post is not refused because its room moved, and with ``--wait-replicas`` the ``WAIT`` runs on the master that
+  ran the append. The node-wide keys and the lobby's sorted sets are left to redis-py's routing, which follows
+  ``MOVED`` but may give up on ``ASK`` (see ``routed``): a command on them while their own slot migrates can fail
+  as unavailable, and its client retries.
 * **Node-wide keys** (``discard:nodes``, ``discard:node:ID:rooms``) are each one key, read and written one key a
   command, so each lives in its own slot wherever that is.
 * **The lobby** (``discard:lobby``) is one key too, so it cannot be in a room's script (a script's keys must share
@@ -47,7 +47,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, TryAgainError
 
-from .ledger import Deliver, Entry, Follower
+from .ledger import MAX_SEATS, Deliver, Entry, Follower
 from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, UNDER_WAY, WATCH, RedisLedger, describe,
                            entries_of, keys)
 
@@ -356,7 +356,7 @@ class RedisClusterLedger(RedisLedger):
         gone = [index for index, listed in shown.items() if not listed]
         for index in gone:
             await self.client.zrem(index, member)
-        size, count, *held = await self.client.hmget(seats, "size", "count", *(f"h:{s}" for s in range(6)))
+        (size, count, *held), = await self._hmgets([seats], ["size", "count", *(f"h:{s}" for s in range(MAX_SEATS))])
         if size is not None and any(held):  # opened or filled again by a later script, whose listing went first
             now = UNDER_WAY if int(count or 0) >= int(size) else LOBBY
             if now in gone:
@@ -424,6 +424,14 @@ class RedisClusterLedger(RedisLedger):
         for n in todo:
             results[n] = RedisError(f"redirected {ROUNDS} times while its slot moved")
         return results
+
+    async def _hmgets(self, hashes: list[str], fields: list[str]) -> list[list[str | None]]:
+        """``fields`` of each hash (rooms' seats, in their rooms' slots), routed (see :meth:`routed`)."""
+        replies = await self.routed([(name, ("HMGET", name, *fields)) for name in hashes])
+        for reply in replies:
+            if isinstance(reply, BaseException):
+                raise reply
+        return cast(list[list[str | None]], replies)
 
     async def read(self, room: str, after: int) -> list[Entry]:
         stream = keys(room)[1]
