@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 
 from tabletop.groups import DEFAULT_GROUP, GROUPS
@@ -40,14 +41,45 @@ def status_mib(pid: int, key: str) -> float:
     return float("nan")
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_redis_cluster() -> tuple[list[subprocess.Popen], str]:
+    """A throwaway Redis Cluster on free loopback ports: three masters, each with one replica (no persistence);
+    returns its processes and a ``redis-cluster://`` URL naming the masters."""
+    binary, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+    if binary is None or cli is None:
+        sys.exit("redis-server and redis-cli are not installed: apt-get install redis-server")
+    ports = [free_port() for _ in range(6)]
+    nodes = []
+    for port in ports:
+        directory = tempfile.mkdtemp(prefix="relay-bench-cluster-")
+        nodes.append(subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
+                                       "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                       "--cluster-port", str(free_port()), "--cluster-node-timeout", "5000",
+                                       "--appendonly", "no", "--save", "", "--logfile", "", "--daemonize", "no"],
+                                      stdout=subprocess.DEVNULL))
+    for port in ports:
+        while subprocess.run([cli, "-p", str(port), "ping"], capture_output=True, text=True).stdout.strip() != "PONG":
+            time.sleep(0.05)
+    subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{port}" for port in ports), "--cluster-replicas", "1",
+                    "--cluster-yes"], check=True, capture_output=True, timeout=60)
+    for port in ports:
+        while "cluster_state:ok" not in subprocess.run([cli, "-p", str(port), "cluster", "info"],
+                                                       capture_output=True, text=True).stdout:
+            time.sleep(0.05)
+    return nodes, "redis-cluster://" + ",".join(f"127.0.0.1:{port}" for port in ports[:3])
+
+
 def start_redis() -> tuple[subprocess.Popen, str]:
     """A throwaway redis-server on a free loopback port (append-only file on, fsync every second, as deployed)."""
     binary = shutil.which("redis-server")
     if binary is None:
         sys.exit("redis-server is not installed: apt-get install redis-server")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     directory = tempfile.mkdtemp(prefix="relay-bench-redis-")
     server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
                                "--appendonly", "yes", "--save", "", "--logfile", "", "--daemonize", "no"],

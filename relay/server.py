@@ -36,13 +36,16 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 * What one address can do with many connections is bounded too (an IPv4
   address, or an IPv6 /64, a subscriber's usual share): at most
   ``max_per_address`` connections at once (more are refused with 429); all
-  their frames together take ``address_byte_rate`` bytes a second (past it a
-  frame waits: it is never refused for what a neighbour spent; the budget
-  outlives the address's connections, so reconnecting does not refill it);
-  their write buffers and unfinished messages together stay within
-  ``address_buffers`` (the connection holding the most is dropped); and its
-  lobby pages within ``address_list_rate`` a second. With ``max_per_address`` 0 every
-  connection is an address of its own (behind a reverse proxy).
+  their frames together take ``address_byte_rate`` bytes a second, shared
+  fairly among them (past it a frame waits for its turn: it is never refused
+  for what a neighbour spent, nor held behind a neighbour's backlog; the
+  budget outlives the address's connections, so reconnecting does not refill
+  it); their write buffers and unfinished messages together stay within
+  ``address_buffers`` (a connection over its share of it is dropped first);
+  and its lobby pages within ``address_list_rate`` a second. The /64s of one
+  IPv6 /48 share ``block_share`` times those budgets as well. With
+  ``max_per_address`` 0 every connection is an address of its own (behind a
+  reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
 * A ``list`` is answered with one page of the lobby (:mod:`relay.lobby`): rooms created public that are
