@@ -669,21 +669,19 @@ def test_past_max_buffers_the_64s_of_one_48_give_up_together():
 
 async def test_a_hostile_neighbour_cannot_hold_an_honest_players_frames_behind_its_own(in_process_relay,
                                                                                          eventually):
-    """Through the real relay: a neighbour behind the honest player's own address keeps a backlog of big posts
-    waiting for the address's byte budget; the honest player's small post goes at once, ahead of that backlog
-    (which still waits), and every post of the neighbour lands in turn, none refused."""
+    """Through the real relay: a neighbour behind the honest player's own address keeps a frame waiting for the
+    address's byte budget on each of its connections; the honest player's small post goes at once, ahead of all
+    of them (in one queue in arrival order it waited for every one: 64 frames of 1 MiB at 2 MiB a second held it
+    for half a minute)."""
     running = await in_process_relay(address_byte_rate=100_000, address_byte_burst=10_000)
     relay = running.relay
     honest = await seated(running.url, "game", "ann")
-    hogs = [await seated(running.url, f"hog{k}", "mallory") for k in range(3)]  # the same address: 127.0.0.1
+    hogs = [await seated(running.url, f"hog{k}", "mallory") for k in range(6)]  # the same address: 127.0.0.1
     for hog in hogs:
-        for n in range(3):
-            await hog.send_post({"n": n, "pad": "x" * 10_000})
-    await eventually(lambda: sum(c.waiting > 0 for c in relay.clients) == 3, "each hog's frame waiting")
+        await hog.send_post({"pad": "x" * 10_000})  # the first spends the burst; each other waits 0.1 s more
+    await eventually(lambda: sum(c.waiting > 0 for c in relay.clients) == 5, "five hogs' frames waiting")
     assert (await honest.post({"move": 1}))["seat"] == 0
-    assert sum(c.waiting > 0 for c in relay.clients) == 3  # the neighbour's backlog still waits: the move went first
-    for hog in hogs:  # and is served in turn
-        await hog.until(lambda e: e["kind"] == "post" and e["body"]["n"] == 2)
+    assert sum(c.waiting > 0 for c in relay.clients) >= 3  # the neighbour's frames still wait: the move went first
     await honest.close()
 
 
