@@ -4,7 +4,8 @@ For each backend (--backends: memory, sqlite, redis) and each abuse, a fresh
 relay is started; an honest room of two seats posts 20 small events a second
 the whole time, and its delivery latency (sender's clock to the other seat's,
 one process, CLOCK_MONOTONIC) is measured before, during and after the abuse,
-with the relay's resident memory at the end of each phase and its peak. The abuser runs in
+with the relay's resident memory at the end of each phase and its peak, the relay's CPU during the abuse (a share
+of one core) and, for the abuses that measure it, the abuser's own delay. The abuser runs in
 a process of its own, over raw sockets from another loopback address (127.0.0.2: another
 party to the relay's per-address budgets), and never reads what the relay sends:
 
@@ -410,6 +411,13 @@ async def honest_room(url: str, room: str, phases: list[float]) -> list[list[flo
     return latencies
 
 
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mib(pid: int) -> float:
     return status_mib(pid, "VmRSS")
 
@@ -437,6 +445,7 @@ def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) 
     if kind == "v6-block":
         url = f"ws://[::1]:{url.rsplit(':', 1)[1]}"
     own: list[float] = []
+    cpu: list[float] = []  # the relay's CPU seconds when the abuse begins and when it ends
     try:
         start = time.monotonic()
         phases = [start + args.before, start + args.before + args.during, start + args.before + args.during + args.after]
@@ -446,6 +455,7 @@ def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) 
             room = asyncio.create_task(honest_room(url, f"honest-{kind}", phases))
             await asyncio.sleep(max(0.0, phases[0] - time.monotonic()))
             rss.append(rss_mib(relay.pid))
+            cpu.append(cpu_seconds(relay.pid))
             context = multiprocessing.get_context("spawn")
             delays = context.Queue()
             abuser = context.Process(
@@ -453,6 +463,7 @@ def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) 
             abuser.start()
             await asyncio.sleep(max(0.0, phases[1] - time.monotonic()))
             rss.append(rss_mib(relay.pid))
+            cpu.append(cpu_seconds(relay.pid))
             while abuser.is_alive() or not delays.empty():  # the abuser's own delays, as they come
                 try:
                     own.append(await asyncio.to_thread(delays.get, True, 0.5))
@@ -475,7 +486,7 @@ def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) 
             server.terminate()
             server.wait()
     return {"p50": [p(x, 50) for x in latencies], "p99": [p(x, 99) for x in latencies], "rss": rss,
-            "alive": relay.returncode in (0, 143, -15), "own": own}
+            "alive": relay.returncode in (0, 143, -15), "own": own, "cpu": (cpu[1] - cpu[0]) / args.during}
 
 
 def block_routed() -> bool:
@@ -525,7 +536,7 @@ def main() -> None:
                          baseline_tree(args.baseline)))
     made = [cwd for _, cwd in versions if cwd is not None and cwd != args.baseline]  # worktrees to remove after
     print(f"{'relay':<10} {'backend':<13} {'abuse':<15} {'p50 / p99 ms: before':>22} {'during':>16} {'after':>16} "
-          f"{'RSS MiB before/during/after/peak':>39}  ok  {'abuser own p50 / p99 ms (n)':>28}")
+          f"{'RSS MiB before/during/after/peak':>39}  ok  {'relay CPU':>9}  {'abuser own p50 / p99 ms (n)':>28}")
     failed = False
     try:
         for backend in args.backends.split(","):
@@ -540,7 +551,8 @@ def main() -> None:
                     own = (f"{p(r['own'], 50):8.0f} / {p(r['own'], 99):6.0f} ({len(r['own'])})" if r["own"]
                            else "")
                     print(f"{label[:10]:<10} {backend:<13} {kind:<15} {cells[0]:>22} {cells[1]:>16} {cells[2]:>16} "
-                          f"{rss[0]:9.0f} {rss[1]:9.0f} {rss[2]:9.0f} {rss[3]:9.0f}  {'yes' if ok else 'NO ':<3} {own:>28}",
+                          f"{rss[0]:9.0f} {rss[1]:9.0f} {rss[2]:9.0f} {rss[3]:9.0f}  {'yes' if ok else 'NO ':<3} "
+                          f"{r['cpu']:8.0%}   {own:>28}",
                           flush=True)
     finally:
         for cwd in made:
