@@ -593,17 +593,17 @@ def drain(share: budgets.FairShare, now: float = 0.0) -> list[budgets.Ticket]:
 
 
 def test_a_small_frame_does_not_wait_behind_a_neighbours_big_ones():
-    """Eight neighbours' frames of a whole burst wait for the budget; a small frame from another connection of the
-    address goes next, as soon as the budget holds its few bytes (in one queue it waited for all eight: 64 frames
-    of 1 MiB at 2 MiB a second held an honest player's post for half a minute)."""
+    """Seven neighbours' frames of a whole burst wait for the budget; a small frame from another connection of the
+    address goes after only its size times the eight flows waiting, long before any of theirs (in one queue it
+    waited for all seven: 64 frames of 1 MiB at 2 MiB a second held an honest player's post for half a minute)."""
     share = budgets.FairShare(rate=1000.0, burst=10_000, now=0.0)
     hogs = [budgets.Flow() for _ in range(8)]
     assert share.ask(hogs[0], 10_000, 0.0) is None  # the whole burst, at once
     waiting = [share.ask(hog, 10_000, 0.0) for hog in hogs[1:]]
-    honest = share.ask(budgets.Flow(), 50, 0.01)
-    granted, _ = share.grant(0.01)
-    assert granted == [] and share.grant(0.05) == ([honest], pytest.approx(10.0))  # 50 bytes at 1,000 a second
-    assert drain(share, 0.05) == waiting
+    honest = share.ask(budgets.Flow(), 50, 1.0)
+    assert share.grant(1.0) == ([], pytest.approx(50 * 8 / 1000))
+    assert share.grant(1.4) == ([honest], pytest.approx((10_000 - 1000 / 7 - 50) * 7 / 1000))
+    assert drain(share, 1.4) == waiting
 
 
 def test_each_waiting_flow_gets_an_equal_share_however_many_frames_it_sends():
