@@ -1,4 +1,5 @@
-"""What the benchmarks share: `python -m relay` on a free loopback port, a redis-server for it, and bots to play."""
+"""What the benchmarks share: `python -m relay` on a free loopback port, a redis-server or a Redis Cluster for it, and
+bots to play."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ import contextlib
 import json
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from tabletop.groups import DEFAULT_GROUP, GROUPS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from programs import RedisCluster, RedisServer  # noqa: E402  (the tests' own way to start them)
 
 
 def start_relay(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen, str]:
@@ -41,55 +43,16 @@ def status_mib(pid: int, key: str) -> float:
     return float("nan")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_redis_cluster() -> tuple[list[subprocess.Popen], str]:
-    """A throwaway Redis Cluster on free loopback ports: three masters, each with one replica (no persistence);
-    returns its processes and a ``redis-cluster://`` URL naming the masters."""
-    binary, cli = shutil.which("redis-server"), shutil.which("redis-cli")
-    if binary is None or cli is None:
-        sys.exit("redis-server and redis-cli are not installed: apt-get install redis-server")
-    ports = [free_port() for _ in range(6)]
-    nodes = []
-    for port in ports:
-        directory = tempfile.mkdtemp(prefix="relay-bench-cluster-")
-        nodes.append(subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
-                                       "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                       "--cluster-port", str(free_port()), "--cluster-node-timeout", "5000",
-                                       "--appendonly", "no", "--save", "", "--logfile", "", "--daemonize", "no"],
-                                      stdout=subprocess.DEVNULL))
-    for port in ports:
-        while subprocess.run([cli, "-p", str(port), "ping"], capture_output=True, text=True).stdout.strip() != "PONG":
-            time.sleep(0.05)
-    subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{port}" for port in ports), "--cluster-replicas", "1",
-                    "--cluster-yes"], check=True, capture_output=True, timeout=60)
-    for port in ports:
-        while "cluster_state:ok" not in subprocess.run([cli, "-p", str(port), "cluster", "info"],
-                                                       capture_output=True, text=True).stdout:
-            time.sleep(0.05)
-    return nodes, "redis-cluster://" + ",".join(f"127.0.0.1:{port}" for port in ports[:3])
-
-
 def start_redis() -> tuple[subprocess.Popen, str]:
     """A throwaway redis-server on a free loopback port (append-only file on, fsync every second, as deployed)."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        sys.exit("redis-server is not installed: apt-get install redis-server")
-    port = free_port()
-    directory = tempfile.mkdtemp(prefix="relay-bench-redis-")
-    server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
-                               "--appendonly", "yes", "--save", "", "--logfile", "", "--daemonize", "no"],
-                              stdout=subprocess.PIPE, text=True)
-    assert server.stdout is not None
-    for line in server.stdout:
-        if "Ready to accept connections" in line:
-            server.stdout.close()
-            return server, f"redis://127.0.0.1:{port}/0"
-    sys.exit("redis-server did not start")
+    server = RedisServer(Path(tempfile.mkdtemp(prefix="relay-bench-redis-"))).start()
+    assert server.proc is not None
+    return server.proc, server.url
+
+
+def start_redis_cluster(node_timeout_ms: int = 5000) -> RedisCluster:
+    """A throwaway Redis Cluster: three masters with a replica each, as the tests start it (``.stop()`` ends it)."""
+    return RedisCluster(Path(tempfile.mkdtemp(prefix="relay-bench-cluster-")), node_timeout_ms).start()
 
 
 def run_bots(commands: list[list[str]], data_dir: str, cwd: str | None = None, timeout: float = 1800) -> list[dict]:

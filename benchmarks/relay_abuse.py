@@ -429,14 +429,15 @@ def p(values: list[float], q: float) -> float:
 
 
 def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) -> dict:
-    stores: list[subprocess.Popen] = []
+    redis: subprocess.Popen | None = None
+    cluster = None
     store: list[str] = []
     if backend == "redis":
         redis, redis_url = start_redis()
-        stores, store = [redis], ["--store", redis_url]
+        store = ["--store", redis_url]
     elif backend == "redis-cluster":
-        stores, cluster_url = start_redis_cluster()
-        store = ["--store", cluster_url]
+        cluster = start_redis_cluster()
+        store = ["--store", cluster.url]
     elif backend == "sqlite":
         store = ["--store", str(Path(tempfile.mkdtemp(prefix="abuse-")) / "relay.sqlite3")]
     if kind == "v6-block":  # the honest room on ::1, the abuser from its /48: IPv6 only
@@ -482,9 +483,11 @@ def run_one(backend: str, kind: str, args: argparse.Namespace, cwd: str | None) 
     finally:
         relay.terminate()
         relay.wait()
-        for server in stores:
-            server.terminate()
-            server.wait()
+        if redis is not None:
+            redis.terminate()
+            redis.wait()
+        if cluster is not None:
+            cluster.stop()
     return {"p50": [p(x, 50) for x in latencies], "p99": [p(x, 99) for x in latencies], "rss": rss,
             "alive": relay.returncode in (0, 143, -15), "own": own, "cpu": (cpu[1] - cpu[0]) / args.during}
 

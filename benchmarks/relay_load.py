@@ -2,18 +2,27 @@
 
 For each set-up named by --backends (memory: one node, in memory; redis: one
 node on a fresh redis-server; redis-2-nodes: two nodes on one redis-server,
-the two clients of every room on different nodes), and for a running relay
+the two clients of every room on different nodes; redis-cluster: one node on
+a fresh Redis Cluster of three masters and three replicas; redis-cluster-wait:
+the same with --wait-replicas 1, every post on a replica before it is
+acknowledged), and for a running relay
 given with --relay, one after the other under the same load: opens 2 x ROOMS
 websocket connections spread over WORKERS load processes, lets every client
 post RATE small events per second for DURATION seconds, and prints delivered
 events/s, p50/p99 delivery latency (from the sender's clock to each
 receiver's, both CLOCK_MONOTONIC), and the relay's (and Redis's) CPU and peak
 RSS, side by side. Every client also checks that its seq numbers have no gap
-and no repeat.
+and no repeat. On a cluster it also prints how the rooms spread over the
+masters; with --failover it SIGKILLs a master halfway through and prints how
+long the replica took to be promoted, the longest pause any room saw, and the
+posts refused meanwhile (a refused post was never acknowledged: the client
+sends it again).
 
     uv run python benchmarks/relay_load.py                 # 1000 rooms, 6 posts/s per client, in memory
     uv run python benchmarks/relay_load.py --backends memory,redis,redis-2-nodes
     uv run python benchmarks/relay_load.py --rooms 200 --duration 5
+    uv run python benchmarks/relay_load.py --backends redis,redis-cluster,redis-cluster-wait
+    uv run python benchmarks/relay_load.py --backends redis-cluster-wait --failover --node-timeout-ms 1000
 
 Target on the 2-core machine, in memory: 1,000 rooms (2,000 connections), at
 least 20,000 delivered events/s, p99 under 50 ms. The exit status is 1 if a
@@ -31,13 +40,18 @@ import os
 import random
 import statistics
 import struct
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from typing import cast
+
+import redis
+from redis.crc import key_slot
 
 from websockets.speedups import apply_mask
 
-from local_relay import start_redis, start_relay, status_mib
+from local_relay import RedisCluster, start_redis, start_redis_cluster, start_relay, status_mib
 
 TARGET_EVENTS_PER_S = 20_000
 TARGET_P99_MS = 50.0
@@ -63,11 +77,18 @@ class LoadClient(asyncio.Protocol):
         self.latencies_us: list[int] = []
         self.delivered = 0
         self.gaps = 0
+        self.refused = 0  # posts answered with an error (the store unavailable, during a failover)
+        self.dropped = False  # the relay closed the connection
+        self.last_delivery = 0  # monotonic ns of the last post delivered inside the window
+        self.longest_pause_ns = 0  # the longest time between two posts delivered to this client inside the window
 
     # -- sending -----------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.dropped = True
 
     def send_text(self, text: str | bytes, opcode: int = 0x1) -> None:
         payload = text.encode() if isinstance(text, str) else text
@@ -78,6 +99,8 @@ class LoadClient(asyncio.Protocol):
         self.transport.write(header + mask + apply_mask(payload, mask))
 
     def post(self) -> None:
+        if self.dropped:
+            return
         self.send_text('{"type":"post","body":{"t":%d}}' % time.monotonic_ns())
 
     # -- receiving ---------------------------------------------------------------
@@ -118,6 +141,9 @@ class LoadClient(asyncio.Protocol):
         if frame["type"] == "welcome":
             self.welcomed.set_result(frame)
             return
+        if frame["type"] == "error":
+            self.refused += 1
+            return
         if frame["type"] != "event":
             raise RuntimeError(f"unexpected frame: {frame}")
         if frame["seq"] != self.last_seq + 1:
@@ -126,6 +152,9 @@ class LoadClient(asyncio.Protocol):
         if frame["kind"] == "post" and self.window[0] <= now < self.window[1]:
             self.delivered += 1
             self.latencies_us.append((now - frame["body"]["t"]) // 1000)
+            if self.last_delivery:
+                self.longest_pause_ns = max(self.longest_pause_ns, now - self.last_delivery)
+            self.last_delivery = now
 
     async def open(self, host: str, port: int) -> None:
         key = base64.b64encode(random.randbytes(16)).decode()
@@ -169,10 +198,14 @@ async def run_worker(urls: list[str], rooms: list[str], rate: float, warmup: flo
         await asyncio.sleep(TICK)
     await asyncio.sleep(0.5)  # let the last posts arrive; they fall outside the window anyway
     for client in clients:
-        client.transport.close()
+        if not client.dropped:
+            client.transport.close()
     return {"latencies_us": [x for c in clients for x in c.latencies_us],
             "delivered": sum(c.delivered for c in clients),
             "gaps": sum(c.gaps for c in clients),
+            "refused": sum(c.refused for c in clients),
+            "dropped": sum(c.dropped for c in clients),
+            "longest_pause_ms": max(c.longest_pause_ns for c in clients) / 1e6,
             "connections": len(clients)}
 
 
@@ -190,12 +223,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(urls: list[str], pids: list[int], redis_pid: int | None, args: argparse.Namespace) -> dict:
-    """Load the relay node(s) at ``urls`` and return the figures."""
+def measure(urls: list[str], pids: list[int], store_pids: list[int], args: argparse.Namespace,
+            rooms: list[str] | None = None, midway: Callable[[], float] | None = None) -> dict:
+    """Load the relay node(s) at ``urls`` and return the figures. ``midway``, if given, runs in the middle of the
+    measured window (a failover) and returns a figure of its own (the seconds a replica took to be promoted)."""
     context = multiprocessing.get_context("spawn")
     ready = [context.Event() for _ in range(args.workers)]
     start, results = context.Event(), context.Queue()
-    rooms = [f"load-{os.getpid()}-{time.monotonic_ns()}-{i}" for i in range(args.rooms)]
+    rooms = rooms or room_names(args.rooms)
     processes = [context.Process(target=worker, args=(urls, rooms[w::args.workers], args.rate, args.warmup,
                                                       args.duration, ready[w], start, results))
                  for w in range(args.workers)]
@@ -205,12 +240,16 @@ def measure(urls: list[str], pids: list[int], redis_pid: int | None, args: argpa
         while not event.wait(1):
             if not all(p.is_alive() for p in processes):
                 sys.exit("a load worker died while connecting")
-    watched = [*pids, *([redis_pid] if redis_pid else [])]
+    watched = [*pids, *store_pids]
     cpu_before = [cpu_seconds(pid) for pid in watched]
     start.set()
+    promoted = None
+    if midway:
+        time.sleep(args.warmup + args.duration / 2)
+        promoted = midway()
     reports = [results.get(timeout=args.warmup + args.duration + 120) for _ in processes]
     cpu = [(cpu_seconds(pid) - before) / (args.warmup + args.duration + 0.5) * 100
-           for pid, before in zip(watched, cpu_before)]
+           for pid, before in zip(watched, cpu_before)] if not midway else []  # a killed process has no CPU figure
     for process in processes:
         process.join()
     latencies = sorted(x for r in reports for x in r["latencies_us"])
@@ -218,28 +257,67 @@ def measure(urls: list[str], pids: list[int], redis_pid: int | None, args: argpa
             "p50": latencies[len(latencies) // 2] / 1000, "p99": latencies[int(len(latencies) * 0.99)] / 1000,
             "max": latencies[-1] / 1000, "mean": statistics.fmean(latencies) / 1000,
             "gaps": sum(r["gaps"] for r in reports), "connections": sum(r["connections"] for r in reports),
+            "refused": sum(r["refused"] for r in reports), "dropped": sum(r["dropped"] for r in reports),
+            "pause": max(r["longest_pause_ms"] for r in reports), "promoted": promoted,
             "relay_cpu": cpu[: len(pids)], "redis_cpu": cpu[len(pids):],
             "relay_rss": [peak_rss_mib(pid) for pid in pids]}
 
 
-SETUPS = {"memory": (False, 1), "redis": (True, 1), "redis-2-nodes": (True, 2)}  # name: (on Redis, nodes)
+def room_names(count: int) -> list[str]:
+    return [f"load-{os.getpid()}-{time.monotonic_ns()}-{i}" for i in range(count)]
+
+
+def rooms_per_master(cluster: RedisCluster, rooms: list[str]) -> list[int]:
+    """How many of ``rooms`` each master holds: a room's keys hash by their ``{ROOM}`` tag (CRC16 mod 16384)."""
+    masters = sorted(master.port for master in cluster.masters())
+    reply = redis.Redis(port=masters[0]).execute_command("CLUSTER", "SLOTS")  # [[first, last, [host, port, id], …]…]
+    owner = [0] * 16384
+    for first, last, primary, *_ in reply:
+        owner[first:last + 1] = [masters.index(int(primary[1]))] * (last - first + 1)
+    counts = [0] * len(masters)
+    for room in rooms:
+        counts[owner[key_slot(room.encode())]] += 1
+    return counts
+
+
+# name: (store: "" | "redis" | "redis-cluster", relay nodes, the relay's extra options)
+SETUPS = {"memory": ("", 1, ()), "redis": ("redis", 1, ()), "redis-2-nodes": ("redis", 2, ()),
+          "redis-cluster": ("redis-cluster", 1, ()),
+          "redis-cluster-wait": ("redis-cluster", 1, ("--wait-replicas", "1", "--wait-ms", "1000"))}
 
 
 def run_setup(name: str, args: argparse.Namespace) -> dict:
-    on_redis, nodes = SETUPS[name]
-    redis, store = start_redis() if on_redis else (None, "")
+    store, nodes, options = SETUPS[name]
+    server, cluster, url = None, None, ""
+    if store == "redis":
+        server, url = start_redis()
+    elif store == "redis-cluster":
+        cluster = start_redis_cluster(node_timeout_ms=args.node_timeout_ms)
+        url = cluster.url
     # every client comes from this host: each connection is its own address (the load, not the per-address budgets)
-    relays = [start_relay("--max-per-address", "0", *(["--store", store] if on_redis else [])) for _ in range(nodes)]
+    relays = [start_relay("--max-per-address", "0", *(["--store", url] if store else []), *options)
+              for _ in range(nodes)]
+    rooms = room_names(args.rooms)
     try:
-        return measure([url for _, url in relays], [relay.pid for relay, _ in relays],
-                       redis.pid if redis else None, args)
+        store_pids = [server.pid] if server else [n.proc.pid for n in cluster.nodes if n.proc] if cluster else []
+        figures = measure([url for _, url in relays], [relay.pid for relay, _ in relays], store_pids, args, rooms,
+                          cluster.kill_a_master if cluster and args.failover else None)
+        if cluster:
+            figures["shards"] = rooms_per_master(cluster, rooms)
+        return figures
     finally:
         for relay, _ in relays:
             relay.terminate()
-            relay.wait(timeout=10)
-        if redis:
-            redis.terminate()
-            redis.wait(timeout=10)
+        for relay, _ in relays:
+            try:
+                relay.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # closing thousands of connections on a busy machine
+                relay.kill()
+        if server:
+            server.terminate()
+            server.wait(timeout=10)
+        if cluster:
+            cluster.stop()
 
 
 def table(results: dict[str, dict]) -> str:
@@ -247,7 +325,12 @@ def table(results: dict[str, dict]) -> str:
         return f"{label:<24}" + "".join(f"{cell(r):>22}" for r in results.values())
 
     def per_process(values: list[float], unit: str) -> str:
+        if len(values) > 2:  # a cluster's six: the busiest and the sum
+            return f"{len(values)}: max {max(values):.0f}, sum {sum(values):.0f}{unit}"
         return " + ".join(f"{v:.0f}" for v in values) + unit if values else "-"
+
+    def optional(key: str, form: str) -> Callable[[dict], str]:
+        return lambda r: form.format(r[key]) if r.get(key) is not None else "-"
 
     return "\n".join([
         row("", lambda r: r["name"]),
@@ -259,6 +342,11 @@ def table(results: dict[str, dict]) -> str:
         row("redis CPU, % of a core", lambda r: per_process(r["redis_cpu"], "%")),
         row("relay peak RSS", lambda r: per_process(r["relay_rss"], " MiB")),
         row("seq gaps or repeats", lambda r: str(r["gaps"])),
+        row("posts refused", lambda r: f"{r['refused']:,}"),
+        row("connections dropped", lambda r: f"{r['dropped']:,}"),
+        row("longest pause in a room", lambda r: f"{r['pause']:,.0f} ms"),
+        row("rooms per master", lambda r: " / ".join(map(str, r["shards"])) if r.get("shards") else "-"),
+        row("replica promoted in", optional("promoted", "{:.2f} s")),
     ])
 
 
@@ -272,6 +360,10 @@ def main() -> None:
                         f"{', '.join(SETUPS)} (default memory; 'none' with --relay)")
     parser.add_argument("--relay", metavar="URL[,URL]", help="also load this running relay (its nodes, comma-separated)")
     parser.add_argument("--workers", type=int, default=2, help="load-generating processes (default 2)")
+    parser.add_argument("--failover", action="store_true", help="on a Redis Cluster, SIGKILL a master halfway through "
+                        "the measured window: the longest pause and the refused posts are the failover's cost")
+    parser.add_argument("--node-timeout-ms", type=int, default=5000, help="a Redis Cluster's cluster-node-timeout "
+                        "(default 5000; how long a dead master goes unnoticed)")
     args = parser.parse_args()
     names = [] if args.backends == "none" else args.backends.split(",")
     if unknown := [n for n in names if n not in SETUPS]:
@@ -279,7 +371,7 @@ def main() -> None:
 
     results: dict[str, dict] = {}
     if args.relay:
-        results["given"] = measure(args.relay.split(","), [], None, args) | {"name": "given relay"}
+        results["given"] = measure(args.relay.split(","), [], [], args) | {"name": "given relay"}
     for name in names:
         results[name] = run_setup(name, args) | {"name": name}
     print(f"{args.rooms} rooms x 2 clients, each posting {args.rate:g}/s ({args.rooms * 2 * args.rate * 2:,.0f} "

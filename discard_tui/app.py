@@ -4,7 +4,8 @@ Each game brings its own table screen, view and moves (a ``GameUI``); a
 ``Session`` (discard_tui/session.py) does everything that is not on a screen:
 the embedded relay, the computer players, my seat, auto-play, saved seats.
 The app does the rest: connecting, problems, violations, the game-over dialog,
-help, quitting.
+help, quitting (each of those screens is in its own module: connecting_screen.py,
+problem_screen.py, violation_screen.py, game_over_screen.py, quit_screen.py).
 
 The session runs in a worker on the app's event loop; exponentiations run on
 worker threads (or, for a MODP group, in a process pool), so the screen never
@@ -25,30 +26,30 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Label, LoadingIndicator
+from textual.screen import Screen
 from textual.worker import WorkerFailed
 
 from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_title, turn_words
 from .config import SCREENS, PlayConfig
+from .quit_screen import ConfirmQuit
+from .connecting_screen import ConnectingScreen
+from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
+from .problem_screen import CANNOT_PLAY, ProblemScreen
 from .profile import Profile
-from .table_screen import (IN_GAME, LeaveTable, Rematch, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
-                           ToggleAutoplay, absence, capitalized, help_page, score_line)
+from .table_screen import (IN_GAME, LeaveTable, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
+                           ToggleAutoplay, help_page)
 from .view import SeatPhase, SeatView
-from .widgets import CommandLines, HelpScreen, PathLines
-from tabletop.values import Result
-from tabletop.words import result_words, verdict_words
+from .violation_screen import ViolationScreen
+from .widgets import HelpScreen
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
 
     from .session import Session
-
 
 
 def load_engine(game: str) -> None:
@@ -61,221 +62,7 @@ def load_engine(game: str) -> None:
     assert GAMES[game]
 
 
-class ConfirmQuit(ModalScreen[bool]):
-    BINDINGS = [Binding("y", "dismiss(True)", "Quit"), Binding("n,escape", "dismiss(False)", "Keep playing")]
-
-    def __init__(self, resumes: bool) -> None:
-        super().__init__()
-        self.resumes = resumes
-
-    def compose(self) -> ComposeResult:
-        kept = ("Your seat is kept: the same command brings you back to this game." if self.resumes
-                else "Nothing is kept: this game ends for you.")
-        with Vertical(classes="dialog"):
-            yield Label("[b]Quit in the middle of a game?[/b]")
-            yield Label(f"{kept} y quits, n keeps playing.", markup=False)
-        yield Footer()
-
-
-class ConnectingScreen(Screen[None]):
-    """Before the first game, the waiting room: where we are, who sits where, how many more players the room needs,
-    and the command a friend types (``c`` copies it). Names, rooms and addresses are shown literally."""
-
-    BINDINGS = [Binding("escape", "app.quit", "Cancel"), Binding("c", "copy_invite", "Copy command")]
-
-    def __init__(self, where: str, invites: list[str] | None = None, note: str = "") -> None:
-        super().__init__()
-        self.where, self.invites, self.note = where, invites or [], note
-        self.view: SeatView | None = None
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="connecting", classes="dialog"):
-            yield Label(self.where, id="where", markup=False)
-            yield Label("", id="seats", markup=False)
-            yield Label("Connecting…", id="waiting", markup=False)
-            if self.invites:
-                yield Label("A friend joins with this command (c copies it):", classes="dim", markup=False)
-                yield CommandLines(self.invites[0], id="invite")
-                if len(self.invites) > 1:
-                    yield Label("or, from another network this machine is on:", classes="dim", markup=False)
-                    yield Label("\n".join(self.invites[1:]), id="other-invites", markup=False)
-                if self.note:
-                    yield Label(self.note, id="note", classes="dim", markup=False)
-            yield LoadingIndicator()
-        yield Footer()
-
-    def on_mount(self) -> None:
-        if self.view is not None:
-            self.show_room(self.view)
-        self.call_after_refresh(self.refresh_bindings)  # the footer's keys: no widget here takes focus to show them
-
-    def waiting(self, text: str) -> None:
-        self.query_one("#waiting", Label).update(text)
-
-    def show_room(self, view: SeatView) -> None:
-        """Who sits where and how many more players the room waits for."""
-        self.view = view
-        if not self.is_mounted or not self.query("#seats"):
-            return  # composing: on_mount shows it
-        seats = self.query_one("#seats", Label)
-        seats.update(seat_lines(view))
-        seats.display = view.phase is SeatPhase.WAITING
-        self.waiting(needed_words(view))
-        self.query_one(LoadingIndicator).display = view.phase is not SeatPhase.WAITING
-
-    def action_copy_invite(self) -> None:
-        if self.invites:
-            self.app.copy_to_clipboard(self.invites[0])
-            self.notify(f"Copied: {self.invites[0]}", markup=False)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action == "copy_invite" and not self.invites)  # False hides the key
-
-
-def seat_lines(view: SeatView) -> str:
-    """Each seat of the room and who sits there: "Seat 1  ana (you)", "Seat 2  bo", "Seat 3  free"."""
-    def who(seat: int) -> str:
-        named = seat < len(view.named) and view.named[seat]
-        if seat == view.me:
-            return f"{view.names[seat]} (you)"
-        if named:
-            return view.names[seat] if view.present[seat] else f"{view.names[seat]} (away)"
-        return "someone, joining…" if view.present[seat] else "free"
-
-    return "\n".join(f"Seat {seat + 1}  {who(seat)}" for seat in range(len(view.names)))
-
-
-def needed_words(view: SeatView) -> str:
-    """ "1 more player needed", "2 more players needed", or that everyone is here."""
-    if view.phase is SeatPhase.CONNECTING:
-        return "Connecting…"
-    named = view.named or (True,) * len(view.names)
-    missing = sum(1 for seat in view.others if not view.present[seat] and not named[seat])
-    away = [view.names[seat] for seat in view.others if not view.present[seat] and named[seat]]
-    if not missing and not away:
-        return "Everyone is here; starting…"
-    words = [f"{missing} more player{'s' if missing > 1 else ''} needed"] if missing else []
-    return " · ".join(words + ([f"waiting for {' and '.join(away)} to come back"] if away else []))
-
-
 COPIED = "Copied to the clipboard (OSC 52: your terminal must allow it); the path is also shown above."
-CANNOT_PLAY = 3  # the exit status after a "Cannot play" screen (relay unreachable, room full, game lost)
-
-
-class ProblemScreen(Screen[None]):
-    """The game cannot go on (relay unreachable, seat lost); say why and what r does. Leaving from here exits with
-    ``CANNOT_PLAY``, the problem left on the terminal (``DiscardApp.cannot_play``)."""
-
-    BINDINGS = [Binding("r", "app.retry", "Retry"), Binding("q,escape", "app.quit", "Quit")]
-
-    def __init__(self, problem: str, retry: str = "Press r to try again or q to quit.") -> None:
-        super().__init__()
-        self.problem, self.retry = problem, retry
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog error"):
-            yield Label("[b]Cannot play[/b]")
-            yield Label(self.problem, id="problem", markup=False)
-            yield Label(self.retry, id="retry", markup=False)
-        yield Footer()
-
-
-class ViolationScreen(ModalScreen[None]):
-    """The opponent broke the rules or the protocol: name it and point at the transcript."""
-
-    BINDINGS = [Binding("q,escape", "app.quit", "Quit"), Binding("t", "download", "Transcript")]
-
-    def __init__(self, problem: str, transcript: str | None, download: bool) -> None:
-        super().__init__()
-        self.problem, self.transcript, self.download = problem, transcript, download
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog error"):
-            yield Label("[b]Game stopped: the rules were broken[/b]")
-            yield Label(self.problem, id="problem", markup=False)
-            if self.transcript:
-                yield Label(transcript_line(self.download), id="transcript", markup=False)
-                if not self.download:
-                    yield PathLines(self.transcript, id="path")
-        yield Footer()
-
-    def action_download(self) -> None:
-        self.post_message(SaveTranscript())
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return action != "download" or self.transcript is not None
-
-
-def transcript_line(download: bool) -> str:
-    """What introduces the transcript: in the terminal its path follows (a ``PathLines``, whole, to select; t copies
-    it); in a browser the server's paths mean nothing, so t downloads the file."""
-    if download:
-        return "t downloads the transcript of every message."
-    return "Transcript, for discard-verify (t copies the path):"
-
-
-class GameOverScreen(ModalScreen[None]):
-    BINDINGS = [Binding("n", "rematch", "Rematch"), Binding("q", "app.quit", "Quit"),
-                Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript")]
-
-    def __init__(self, view: SeatView, download: bool) -> None:
-        super().__init__()
-        self.view, self.download = view, download
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="gameover-room"), VerticalScroll(id="gameover", classes="dialog"):  # scrolls if cut
-            yield Label("", id="result", markup=False)
-            yield Label("", id="ending", markup=False)
-            yield Label("", id="score", markup=False)
-            yield Label("", id="verdict", markup=False)
-            yield Label("", id="transcript", markup=False)
-            yield PathLines(id="path")
-            yield Label("", id="offer", markup=False)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.update(self.view)
-
-    def update(self, view: SeatView, now: float | None = None) -> None:
-        self.view = view
-        if not self.query("#result"):
-            return  # not composed yet: on_mount shows it
-        result = self.query_one("#result", Label)
-        result.update(result_words(view.result, cheer=True) if view.result else "")
-        self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
-        result.set_class(view.result is Result.WIN, "win")
-        self.query_one("#score", Label).update(score_line(view))
-        self.query_one("#verdict", Label).update(
-            verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…")
-        shown = view.verdict is not None and view.transcript is not None
-        self.query_one("#transcript", Label).update(transcript_line(self.download) if shown else "")
-        path = self.query_one("#path", PathLines)
-        path.command = str(view.transcript) if shown and not self.download else ""
-        path.display = bool(path.command)
-        name, gone = view.opponent_name, absence(view, now)
-        if view.rematch_offered:
-            offer = f"{name} wants a rematch: press n to play again, q to quit."
-        elif view.phase is SeatPhase.WAITING:
-            offer = f"Waiting for {name} to accept the rematch…" + (f" {gone}; q leaves." if gone else "")
-        else:
-            offer = "n plays again, q quits." + (f" {gone}." if gone else "")
-        self.query_one("#offer", Label).update(offer)
-        for label in self.query("#gameover Label").results(Label):
-            label.display = bool(str(label.content))  # an empty line (no score yet) takes no room
-        self.refresh_bindings()
-
-    def action_rematch(self) -> None:
-        self.post_message(Rematch())
-
-    def action_download(self) -> None:
-        self.post_message(SaveTranscript())
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "rematch":
-            return True if self.view.rematch_refusal is None else None
-        if action == "download":
-            return True if self.view.verdict and self.view.transcript else None
-        return True
 
 
 class DiscardApp(App[None]):
@@ -574,6 +361,11 @@ class DiscardApp(App[None]):
     def save_transcript(self) -> None:
         self.download_transcript()
 
+    @on(SaveHistory)
+    def save_history(self) -> None:
+        if self.view is not None and self.view.history:
+            self.deliver(Path(self.view.history), "application/toml")
+
     @on(SeatRequest)
     def seat_request(self, message: SeatRequest) -> None:
         self._ask_table(message)
@@ -591,17 +383,21 @@ class DiscardApp(App[None]):
             await self.session.pump()
 
     def download_transcript(self) -> None:
-        """Offer the transcript to a browser visitor as a download; in a terminal, copy its path (OSC 52, which
-        works over SSH too)."""
-        path = Path(self.view.transcript) if self.view is not None and self.view.transcript else None
-        if path is not None and not self.profile.browser:
+        """Offer the transcript to a browser visitor as a download; in a terminal, copy its path."""
+        if self.view is not None and self.view.transcript:
+            self.deliver(Path(self.view.transcript), "application/json")
+
+    def deliver(self, path: Path, mime_type: str) -> None:
+        """Offer ``path`` to a browser visitor as a download; in a terminal, copy its path (OSC 52, which works over
+        SSH too)."""
+        if not self.profile.browser:
             self.copy_to_clipboard(str(path))  # nothing says whether the terminal took it: say what was done
             self.notify(COPIED, markup=False)
-        elif path is not None:
-            downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
-            downloads.mkdir(parents=True, exist_ok=True)
-            self.deliver_text(path.open(encoding="utf-8"), save_directory=downloads, save_filename=path.name,
-                              mime_type="application/json")  # text: Textual saves binaries in text mode
+            return
+        downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
+        downloads.mkdir(parents=True, exist_ok=True)
+        self.deliver_text(path.open(encoding="utf-8"), save_directory=downloads, save_filename=path.name,
+                          mime_type=mime_type)  # text: Textual saves binaries in text mode
 
     @work(group="intents")
     async def _ask_table(self, request: SeatRequest) -> None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Iterable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tabletop.about import About, OneOf
+
+if TYPE_CHECKING:
+    from tabletop.transcript import GameCheck, Transcript
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -88,3 +91,29 @@ def game_options(args: argparse.Namespace, game: About, offered: Iterable[About]
                     p.error(f"--{option.name} is not an option of {game.title}")
                 options[option.name] = value
     return options
+
+
+def checked_transcript(flag: str, path: str) -> tuple[Transcript, list[GameCheck]] | None:
+    """The transcript given to ``flag`` (``--replay``, ``--history``), read and checked as discard-verify checks it;
+    None, with one line on stderr, when it cannot be read or is not one (exit status 2)."""
+    import sys
+    from pathlib import Path
+
+    from games import GAMES
+    from tabletop import transcript
+
+    try:
+        record = transcript.load(Path(path))
+        return record, transcript.check(record, GAMES)
+    except transcript.NotATranscript as error:
+        print(f"discard-tui: {flag} {path}: {error}", file=sys.stderr)
+        return None
+
+
+def nothing_in(flag: str, path: str, what: str, checks: list[GameCheck]) -> int:
+    """One line on stderr: the transcript has ``what`` in none of its games, each game's check said; exit status 1."""
+    import sys
+
+    lines = [check.line() for check in checks] or ["no game was played"]
+    print(f"discard-tui: {flag} {path}: {what}: {'; '.join(lines)}", file=sys.stderr)
+    return 1

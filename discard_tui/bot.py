@@ -64,6 +64,7 @@ def game_record(seat: Seat, number: int) -> dict:
             "moves": len(play.moves), "players": play.seats, "scores": list(play.outcome.scores),
             "match": dict(zip((table.name(s) for s in range(play.seats)), table.wins(number), strict=True)),
             "transcript": str(seat.transcript_path) if seat.transcript_path else None,
+            **({"history": str(seat.histories[number])} if number in seat.histories else {}),
             **(play.state.record(table.seat_names()) if play.state is not None else {})}
 
 

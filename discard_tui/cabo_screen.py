@@ -40,6 +40,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Label, Static
 
+from games.cabo.about import Stage
+
 from .table_screen import GameUI, MakeMove, MoveLog, TableScreen
 from .view import SeatPhase, SeatView
 from .widgets import BACK_STYLE, LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, Scale, StatusBar, back_rows, \
@@ -53,9 +55,10 @@ if TYPE_CHECKING:
 POWER_NAMES = {7: "pk", 8: "pk", 9: "spy", 10: "spy", 11: "swp", 12: "swp"}  # printed on the cards
 VALUE_CHIP = 5  # cells per cabo card in the one-line layout: "[13]" and a space (widgets.CHIP: a playing card);
 # 4, without the space, when a hand would not fit otherwise (four cards in a crowded seat at 60 columns)
-KEY_ACTIONS = {  # what a key does in each stage of my turn ("": in any other stage, and while it is not my turn)
-    "d": {"taken": "discard", "": "draw"},
-    "enter": {"taken": "replace", "peek": "peek", "spy": "spy", "swap": "swap", "": "replace"},
+KEY_ACTIONS: dict[str, dict[Stage | None, str]] = {  # what a key does in each stage of my turn (None: in any other
+    # stage, and while it is not my turn)
+    "d": {Stage.TAKEN: "discard", None: "draw"},
+    "enter": {Stage.TAKEN: "replace", Stage.PEEK: "peek", Stage.SPY: "spy", Stage.SWAP: "swap", None: "replace"},
 }
 PLAYABLE = (SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING)  # a round's end is held only in these
 ROUND_END_SECONDS = 8.0  # against the computer, how long a round's end stays if no key takes it away
@@ -273,7 +276,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         super().__init__(leave_grace, resumes, computers)
         self.target: tuple[int, int] = (0, 0)  # (seat, slot) of the chosen card
         self.marks: frozenset[int] = frozenset()  # positions of my cards marked
-        self.stage = ""  # the stage of my turn the cursor was placed for
+        self.stage: Stage | None = None  # the stage of my turn the cursor was placed for
         self.seats_shown: tuple[int, ...] = ()
         self.summary: RoundEnd | None = None  # the round that ended, shown until a key takes it away
         self.last_end: tuple[int, RoundEnd] | None = None  # the last round held, and the moves made when it ended
@@ -388,7 +391,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         hands = {hand.seat: hand for hand in self.query(CaboHand) if hand.id != "hand"}
         mine = self.query_one("#hand", CaboHand)
         mine.seat = view.me
-        choosing = my_stage(view) in ("taken", "peek", "spy", "swap")  # a card to raise; else none is lifted
+        choosing = my_stage(view) in (Stage.TAKEN, Stage.PEEK, Stage.SPY, Stage.SWAP)  # a card to raise; else none
         dealing = view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING)  # the round's cards are not dealt yet
         scale = scale_for(self.size.width, self.size.height)
         for seat, hand in [*hands.items(), (view.me, mine)]:
@@ -409,8 +412,8 @@ class CaboTable(TableScreen[CaboScreenView]):
         for name, seat in zip(self.query(".seat-label").results(Label), others):
             show_text(name, seat_label(view, seat, name.content_size.width or None, ended))
         show_text(self.query_one("#hand-label", Label), seat_label(view, view.me, ended=ended))
-        deck = board.draw_pile + board.discard_count + sum(map(len, board.hands)) if board else 52
-        self.query_one(DrawPile).count = deck if dealing else board.draw_pile if board else 52
+        whole = board.deck_size if board else 0  # no deck before the first round's is shuffled
+        self.query_one(DrawPile).count = whole if dealing or board is None else board.draw_pile
         discard, taken = self.query_one("#discard", CardPile), self.query_one("#taken", CardPile)
         top = board.discard_top if board and not dealing else None
         discard.present, discard.value = top is not None, top.value if top else None
@@ -436,7 +439,7 @@ class CaboTable(TableScreen[CaboScreenView]):
             return
         self.stage = stage
         self.marks = frozenset()
-        self.target = ((view.me + 1) % len(view.names), 0) if stage == "spy" else (view.me, 0)
+        self.target = ((view.me + 1) % len(view.names), 0) if stage is Stage.SPY else (view.me, 0)
 
     # -- keys ---------------------------------------------------------------------------------------------
 
@@ -452,10 +455,10 @@ class CaboTable(TableScreen[CaboScreenView]):
         if self.view is None or self.view.board is None:
             return
         stage = my_stage(self.view)
-        if stage in OWN_HAND_ONLY:
+        if stage is not None and stage in OWN_HAND_ONLY:
             self.notice(OWN_HAND_ONLY[stage])
             return
-        order = list(self.view.others) if stage == "spy" else [self.view.me, *self.view.others]
+        order = list(self.view.others) if stage is Stage.SPY else [self.view.me, *self.view.others]
         here = order.index(self.target[0]) if self.target[0] in order else -step
         seat = order[(here + step) % len(order)]
         self.target = (seat, min(self.target[1], len(self.view.board.hands[seat]) - 1))
@@ -476,7 +479,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         card = self.chosen()
         if card is None:
             return
-        if self.view is not None and self.view.board is not None and self.view.board.stage.value == "swap":
+        if self.view is not None and self.view.board is not None and self.view.board.stage is Stage.SWAP:
             self.marks = frozenset({card.pos})  # one card of mine to give
         else:
             self.marks = self.marks ^ {card.pos}
@@ -542,7 +545,7 @@ class CaboTable(TableScreen[CaboScreenView]):
                 return False
             if action == "next_round":
                 return self.summary is not None
-            return self.summary is None and view is not None and my_stage(view) == "swap" and bool(self.marks)
+            return self.summary is None and view is not None and my_stage(view) is Stage.SWAP and bool(self.marks)
         if self.summary is not None and (action in self.actions or action == "refuse"):
             return False  # the keys act on the table once the round that ended gives way to it
         if view is not None and action in ("draw", "discard"):
@@ -551,7 +554,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         if view is not None and action in ("replace", "peek", "spy", "swap"):
             if key_action(view, "enter") != action:
                 return False
-        if view is not None and action == "mark" and my_stage(view) not in ("taken", "swap"):
+        if view is not None and action == "mark" and my_stage(view) not in (Stage.TAKEN, Stage.SWAP):
             return False  # marking is part of replacing and swapping only
         if action == "refuse" and view is not None:
             return self.refused(view, key_action(view, str(parameters[0]))) is not None
@@ -591,8 +594,8 @@ class CaboTable(TableScreen[CaboScreenView]):
 
 
 OWN_HAND_ONLY = {  # steps of my turn that act on my own cards only: ↑ ↓ stay in my hand and say why
-    "peek": "a peek is at one of your own cards: ← → choose it",
-    "taken": "the card you took replaces one of yours: ← → choose it",
+    Stage.PEEK: "a peek is at one of your own cards: ← → choose it",
+    Stage.TAKEN: "the card you took replaces one of yours: ← → choose it",
 }
 
 
@@ -600,13 +603,13 @@ def key_action(view: CaboScreenView, key: str) -> str:
     """What ``key`` does now ("d" draws, or discards a drawn card; Enter replaces, peeks, spies or swaps)."""
     if key not in KEY_ACTIONS:
         return key
-    return KEY_ACTIONS[key].get(my_stage(view), KEY_ACTIONS[key][""])
+    return KEY_ACTIONS[key].get(my_stage(view), KEY_ACTIONS[key][None])
 
 
-def my_stage(view: CaboScreenView) -> str:
-    """The stage of my turn ("turn", "taken", "peek", …), or "" when it is not my turn."""
+def my_stage(view: CaboScreenView) -> Stage | None:
+    """The stage of my turn (taken, peek, …), or None when it is not my turn."""
     board = view.board
-    return board.stage.value if board is not None and view.my_turn else ""
+    return board.stage if board is not None and view.my_turn else None
 
 
 def hand_values(view: CaboScreenView, seat: int) -> tuple[int | None, ...]:
@@ -626,7 +629,7 @@ def seat_label(view: CaboScreenView, seat: int, width: int | None = None, ended:
     name = "You" if seat == view.me else view.names[seat]
     if board is None:
         return name
-    turn = view.phase is SeatPhase.PLAYING and seat in board.to_move and board.stage.value not in ("showdown", "over")
+    turn = view.phase is SeatPhase.PLAYING and board.to_move == seat and board.stage not in (Stage.SHOWDOWN, Stage.OVER)
     if ended is not None:
         turn = False
         facts = [f"sum {ended.scores[seat]}", *(["called cabo"] if ended.stopper == seat else [])]
@@ -667,7 +670,7 @@ def round_end(view: CaboScreenView) -> RoundEnd | None:
     board = view.board
     if board is None or board.last_scores is None or board.showdown is None:
         return None
-    number = board.round if board.stage.value == "over" else board.round - 1  # the last round stays on the table
+    number = board.round if board.stage is Stage.OVER else board.round - 1  # the last round stays on the table
     return RoundEnd(number, board.showdown, board.last_scores, board.totals, board.last_stopper)
 
 
@@ -710,24 +713,24 @@ def hint(view: CaboScreenView, marks: frozenset[int] = frozenset()) -> str:
     board = view.board
     if board is None or not view.my_turn:
         return ""
-    stage = board.stage.value
+    stage = board.stage
     top = board.discard_top
-    if stage == "turn":
+    if stage is Stage.TURN:
         take = f", t takes the {top.value}" if top is not None and top.value is not None else ""
         stop = ", s stops the round" if board.stopper is None else " (your last turn)"
         return f"d draws{take}{stop}"
-    if stage == "taken":
+    if stage is Stage.TAKEN:
         from games.cabo.rules import power  # loaded with the table, which made this view
 
         card = board.taken.value if board.taken is not None else None
         use = power(card) if card is not None and board.from_draw else None
         discard = f" · d: discard{', ' + use.value if use else ''}" if board.from_draw else ""
         return f"Enter: {card} replaces the raised card{discard} · ␣: mark identical ones"
-    if stage == "peek":
+    if stage is Stage.PEEK:
         return "Peek: raise one of your cards (← →) and press Enter"
-    if stage == "spy":
+    if stage is Stage.SPY:
         return "Spy: raise another player's card (↑ ↓ ← →) and press Enter"
-    if stage == "swap":
+    if stage is Stage.SWAP:
         chosen = [slot for slot, card in enumerate(board.hands[view.me]) if card.pos in marks]
         if chosen:
             return f"Swap: your card {chosen[0] + 1} chosen; now Enter on another player's card · Esc: back"
@@ -743,7 +746,7 @@ def refusal(view: CaboScreenView, action: str, target: tuple[int, int] = (0, 0),
     if view.phase is not SeatPhase.PLAYING or board is None:
         return "the game is not under way"
     if action == "mark":
-        if my_stage(view) not in ("taken", "swap"):
+        if my_stage(view) not in (Stage.TAKEN, Stage.SWAP):
             return "nothing to mark now: marks choose the cards to replace or to give"
         return None if target[0] == view.me else "only your own cards can be marked"
     move = move_for(view, action, target, marks)
@@ -806,7 +809,7 @@ def view(seat: Seat) -> CaboScreenView:
     from .viewmodel import fields_of, seat_view_between_deals
 
     base = seat_view_between_deals(seat)
-    if base.board is not None and base.board.stage.value in ("showdown", "over"):
+    if base.board is not None and base.board.stage in (Stage.SHOWDOWN, Stage.OVER):
         base = dataclasses.replace(base, my_turn=False)  # the showdown is posted by the table itself
     return CaboScreenView(**fields_of(base), refusal_of=seat.refusal)
 

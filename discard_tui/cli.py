@@ -63,6 +63,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     p.add_argument("--replay", metavar="FILE", help="step through the games of a saved transcript, every card "
                    "face up (only games that discard-verify accepts)")
+    p.add_argument("--history", metavar="FILE", help="print the hand history of a saved transcript's Hold'em games "
+                   "in the Poker Hand History format (PHH, which PokerKit reads): only games that discard-verify "
+                   "accepts, with your own cards when the transcript is yours")
     p.add_argument("--pick", action="store_true", help="choose your name, the game and your opponent (the "
                    "computer, or a room on --relay) on a start screen first")
     return p
@@ -158,6 +161,10 @@ def play(argv: list[str] | None) -> int:
         from .replay import replay
 
         return replay(args.replay)
+    if args.history is not None:
+        from .history import history
+
+        return history(args.history)
     kept = load(profile.config_dir)
     if kept.problem:  # before the app: the line stays in the terminal once it closes
         print(f"discard-tui: {kept.problem}", file=sys.stderr)

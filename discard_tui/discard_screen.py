@@ -192,6 +192,8 @@ def refusal(view: DiscardScreenView, action: str, index: int | None = None) -> s
 
 def view(seat: Seat) -> DiscardScreenView:
     """What the discard table shows of ``seat`` now, with the moves it offers."""
+    from games import GAMES
+    from games.discard.game import DiscardOptions
     from games.discard.moves import DiscardCard, Draw
 
     from .viewmodel import fields_of, room_choices, seat_view
@@ -201,8 +203,7 @@ def view(seat: Seat) -> DiscardScreenView:
     discards = tuple(DiscardCard(pos=pos) for pos, _ in board.hand) if board else ()
     draw = Draw(pos=board.draw_top) if board is not None and board.draw_top is not None else None
     play = seat.table.play
-    deck = "full" if play.options is None else play.options.deck
-    size = board.deck_size if board else (52 if deck == "full" else 24)
+    size = board.deck_size if board else len(GAMES["discard"].faces(play.options or DiscardOptions(), 2))
     opponent = 1 - seat.table.me
     choices = room_choices(seat)
     if choices is not None and "deck" in choices[1]:

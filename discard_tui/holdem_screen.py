@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.cells import cell_len, chop_cells
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -28,9 +29,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.widgets import Static
 
+from games.holdem.about import Stage
+
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatPhase, SeatView
-from .widgets import ProgressBox, show_text
+from .widgets import ProgressBox, show_text, word_lines
 
 if TYPE_CHECKING:
     from games.holdem.moves import HoldemView, Player
@@ -114,7 +117,7 @@ def markers(player: Player, board: HoldemView) -> list[str]:
     if not player.dealt:
         return ["out"]
     words = []
-    if player.seat in board.to_move and board.stage.value == "betting":
+    if player.seat == board.to_move and board.stage is Stage.BETTING:
         words.append("to act")
     if player.folded or player.mucked:
         words.append("mucked" if player.mucked else "folded")
@@ -128,7 +131,7 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     board = view.board
     assert board is not None
     player = board.players[seat]
-    acting = player.seat in board.to_move and view.phase is SeatPhase.PLAYING
+    acting = player.seat == board.to_move and view.phase is SeatPhase.PLAYING
     top = Text(no_wrap=True, overflow="ellipsis")
     top.append("▶ " if acting else "  ", "bold")
     top.append(name(view, seat), "reverse bold" if acting else "bold")
@@ -142,9 +145,9 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     words = markers(player, board)
     if words:
         bottom.append(("  " if len(bottom) > 2 else "") + " · ".join(words), "italic")
-    lines = Text("\n", no_wrap=True).join([top, middle, bottom])
-    lines.truncate(width * 3, overflow="ellipsis")
-    return lines
+    for line in (top, middle, bottom):  # each line cut to the seat's width: "1,087 · Big bli…", never wrapped
+        line.truncate(width, overflow="ellipsis")
+    return Text("\n", no_wrap=True).join([top, middle, bottom])
 
 
 def pots_line(view: HoldemScreenView) -> str:
@@ -170,56 +173,67 @@ def plain_cards(texts: Sequence[str]) -> str:
     return " ".join(card(text).plain for text in texts)
 
 
-def last_hand(view: HoldemScreenView) -> list[str]:
-    """The last finished hand, while the next is played: one line when nobody had to show; after a showdown, every
-    hand shown with its name and what it won, who mucked, and an uncalled bet returned."""
+def last_hand(view: HoldemScreenView, width: int) -> list[str]:
+    """The hands finished since my last decision (the last one at least), while the next is played, so that one
+    ended before my turn came does not hide another: one line for a hand nobody had to show; after a showdown, every
+    hand shown with its name and what it won, who mucked, the pots and an uncalled bet returned. A line too long for
+    ``width`` goes on under its own start, broken between words."""
     board = view.board
-    if board is None or board.last is None:
+    if board is None:
         return []
-    last = board.last
     words = [name(view, s).lower() if s == view.me else view.names[s] for s in range(len(view.names))]
-    if not last.shown:
-        return [capitalized(board.last_result.format(*words))]
-    width = min(max(len(name(view, shown.seat)) for shown in last.shown), 14)
-    lines = [f"Hand {last.number} on {plain_cards(last.board)}:"]
-    for shown in last.shown:
-        took = last.took(shown.seat)
-        lines.append(f"  {name(view, shown.seat)[:width]:<{width}}  {plain_cards(shown.cards)}  {shown.name}"
-                     + (f" · won {took:,}" if took else ""))
-    lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]
-    if last.pots:
-        lines.append("  " + " · ".join(
-            f"{'Main pot' if k == 0 else 'side pot' if len(last.pots) == 2 else f'side pot {k}'} {amount:,} to "
-            + " and ".join(words[seat] for seat, _ in winners) for k, (amount, winners) in enumerate(last.pots)))
-    lines += [f"  {amount:,} uncalled returned to {words[seat]}" for seat, amount in last.returned]
+    lines = []
+    for last, said in board.recent:
+        if not last.shown:
+            lines += hanging("", capitalized(said.format(*words)), width)
+            continue
+        lines += hanging("", f"Hand {last.number} on {plain_cards(last.board)}:", width)
+        column = min(max(cell_len(name(view, shown.seat)) for shown in last.shown), 14)
+        for shown in last.shown:
+            took = last.took(shown.seat)
+            who = chop_cells(name(view, shown.seat), column)[0]
+            lines += hanging(f"  {who}{' ' * (column - cell_len(who))}  {plain_cards(shown.cards)}  ",
+                             shown.name + (f" · won {took:,}" if took else ""), width)
+        lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]
+        if last.pots:
+            lines += hanging("  ", " · ".join(
+                f"{'Main pot' if k == 0 else 'side pot' if len(last.pots) == 2 else f'side pot {k}'} {amount:,} to "
+                + " and ".join(words[seat] for seat, _ in winners) for k, (amount, winners) in enumerate(last.pots)),
+                width)
+        lines += [line for seat, amount in last.returned
+                  for line in hanging("  ", f"{amount:,} uncalled returned to {words[seat]}", width)]
     return lines
 
 
+def hanging(first: str, text: str, width: int) -> list[str]:
+    """``first`` then ``text`` broken between words into ``width`` columns, every further line under the start of
+    ``text`` (two columns in when ``first`` is empty or leaves too little room)."""
+    indent = cell_len(first) if first and width - cell_len(first) >= 16 else 2
+    head = word_lines(text, max(width - cell_len(first), 1))[0]  # word_lines breaks only: head starts text
+    rest = text[len(head):].lstrip(" ")
+    return [first + head, *(" " * indent + line for line in (word_lines(rest, max(width - indent, 1)) if rest else []))]
+
+
 def info(view: HoldemScreenView, width: int) -> str:
-    """The hand and the blinds, the last hand (:func:`last_hand`); at the end of the game a chip graph of every
+    """The hand and the blinds, the last hands (:func:`last_hand`); at the end of the game a chip graph of every
     player."""
     board = view.board
     if board is None:
         return ""
     small, big = board.blinds
-    lines = [f"Hand {board.hand} of {board.hands} · blinds {small}/{big}", *last_hand(view)]
+    lines = [f"Hand {board.hand} of {board.hands} · blinds {small}/{big}", *last_hand(view, width)]
     if board.over and board.history:
         top = max(max(chips) for chips in board.history)
         room = max(width - 20, 5)
         for seat in range(len(view.names)):
             series = [chips[seat] for chips in board.history][-room:]
-            lines.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]}")
+            lines.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]:,}")
     return "\n".join(lines)
 
 
-def amounts(view: HoldemScreenView) -> tuple[int, int, int] | None:
-    """(least, most, the pot) for a raise now: the legal bounds, and a pot-sized raise's total."""
-    board = view.board
-    if board is None or board.raise_bounds is None:
-        return None
-    least, most = board.raise_bounds
-    call_to = board.players[view.me].bet + board.to_call
-    return least, most, call_to + board.total + board.to_call
+def amounts(view: HoldemScreenView) -> tuple[int, int] | None:
+    """The smallest and largest raise now (the view's bounds), None when the betting is closed to raises."""
+    return view.board.raise_bounds if view.board is not None else None
 
 
 def hint(view: HoldemScreenView, amount: int | None) -> str:
@@ -227,7 +241,7 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
     board = view.board
     if board is None or not view.my_turn:
         return ""
-    if board.stage.value == "showdown":
+    if board.stage is Stage.SHOWDOWN:
         if not board.may_muck:
             return "Showdown: c shows your hand (" + (
                 "a player is all in: every hand is shown)" if any(p.all_in for p in board.players)
@@ -235,19 +249,15 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
         return "Showdown: c shows your hand · f mucks it (gives up the pots)"
     bounds = amounts(view)
     if amount is not None and bounds is not None:
-        least, most, _ = bounds
-        verb = "Bet" if opening(board) else "Raise to"
+        least, most = bounds
+        verb = "Bet" if board.opening else "Raise to"
         return f"{verb} {amount:,} · min {least:,} max {most:,} · ←→↑↓ 0-9 h p a · Enter sends"
-    call = f"c calls {min(board.to_call, board.players[view.me].chips):,}" if board.to_call else "c checks"
+    call = f"f folds · c calls {min(board.to_call, board.players[view.me].chips):,}" if board.to_call \
+        else "c checks"  # with nothing to call there is nothing to fold
     if bounds is None:  # the betting is closed to raises (or I cannot cover the call): no all in beyond a call
-        return f"f folds · {call}"
-    raise_ = f" · r {'bets' if opening(board) else 'raises'} ({bounds[0]:,}–{bounds[1]:,})"
-    return f"f folds · {call}{raise_} · a all in"
-
-
-def opening(board: HoldemView) -> bool:
-    """A raise now is the street's first bet: after the flop, nobody has bet."""
-    return len(board.board) >= 3 and not any(player.bet for player in board.players)
+        return call
+    raise_ = f" · r {'bets' if board.opening else 'raises'} ({bounds[0]:,}–{bounds[1]:,})"
+    return f"{call}{raise_} · a all in"
 
 
 # -- the screen -------------------------------------------------------------------------------------------
@@ -321,7 +331,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
             self.amount = None
         for seat, widget in enumerate(self.query(".seat").results(Static)):
             order = (view.me + seat) % seats  # I sit first, the others round the table after me
-            widget.set_class(board is not None and order in board.to_move, "-acting")
+            widget.set_class(board is not None and order == board.to_move, "-acting")
             widget.update(seat_text(view, order, widget.size.width or 20) if board is not None else
                           Text(name(view, order), "bold"))
         community = Text("Board  ")
@@ -371,7 +381,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         bounds = amounts(self.view) if self.view is not None else None
         if bounds is None or self.view is None:
             return
-        least, most, _ = bounds
+        least, most = bounds
         self.amount, self.typed = (amount if typed else max(least, min(most, amount))), typed
         self.update(self.view)
         self.refresh_bindings()
@@ -381,11 +391,9 @@ class HoldemTable(TableScreen[HoldemScreenView]):
             self.set_amount(self.amount + big_blinds * self.view.board.blinds[1])
 
     def action_share(self, fraction: float) -> None:
-        bounds = amounts(self.view) if self.view is not None else None
-        if self.amount is not None and bounds is not None and self.view is not None and self.view.board is not None:
-            board = self.view.board
-            call_to = board.players[self.view.me].bet + board.to_call
-            self.set_amount(call_to + int(fraction * (bounds[2] - call_to)))
+        board = self.view.board if self.view is not None else None
+        if self.amount is not None and board is not None and board.raise_bounds is not None:
+            self.set_amount(board.pot_raise(fraction))
 
     def action_digit(self, digit: int) -> None:
         if self.amount is None:
@@ -410,7 +418,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in AT_SHOWDOWN or action in AT_SHOWDOWN.values():
             board = self.view.board if self.view is not None else None
-            if (action in AT_SHOWDOWN) != (board is not None and board.stage.value == "showdown"):
+            if (action in AT_SHOWDOWN) != (board is not None and board.stage is Stage.SHOWDOWN):
                 return False  # the footer names what f and c do now
             action = AT_SHOWDOWN.get(action, action)
         if action in ("send", "step", "share", "digit", "cancel"):
@@ -447,7 +455,7 @@ def view(seat: Seat) -> HoldemScreenView:
 
     base = seat_view_between_deals(seat)
     board: HoldemView | None = base.board
-    if board is None or not (board.stage.value == "betting" or showing(board)):
+    if board is None or not (board.stage is Stage.BETTING or showing(board)):
         base = dataclasses.replace(base, my_turn=False)  # the board and the first hand at showdown: the table's
     fields = fields_of(base)
     if board is None:
@@ -473,7 +481,7 @@ def view(seat: Seat) -> HoldemScreenView:
 
 def showing(board: HoldemView) -> bool:
     """The showdown waits for my choice: my hand to show or muck, once the first hand is shown."""
-    return board.stage.value == "showdown" and board.me in board.to_move and any(p.shown for p in board.players)
+    return board.stage is Stage.SHOWDOWN and board.my_turn and any(p.shown for p in board.players)
 
 
 UI = GameUI(title="Texas Hold'em", rules=HELP, screen=HoldemTable, view=view)

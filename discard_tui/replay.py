@@ -119,24 +119,21 @@ class ReplayApp(App[None]):
 
 def replay(path: str) -> int:
     """Load, verify and show ``path``; the exit status (discard-verify's: 2 unreadable, 1 nothing verified)."""
-    import sys
     from pathlib import Path
 
     from games import GAMES
     from tabletop import transcript
 
-    try:
-        record = transcript.load(Path(path))
-        checks = transcript.check(record, GAMES)
-    except transcript.NotATranscript as error:
-        print(f"discard-tui: --replay {path}: {error}", file=sys.stderr)
+    from .args import checked_transcript, nothing_in
+
+    checked = checked_transcript("--replay", path)
+    if checked is None:
         return 2
+    record, checks = checked
     seed = transcript.seed_beside(Path(path))  # run from the seat's own data directory: its cards too
     own = transcript.own_faces(record, GAMES, seed) if seed is not None else {}
     games = [(check, steps) for check in checks if (steps := transcript.replay(check, own.get(check.number)))]
     if not games:
-        lines = [check.line() for check in checks] or ["no game was played"]
-        print(f"discard-tui: --replay {path}: nothing to replay: {'; '.join(lines)}", file=sys.stderr)
-        return 1
+        return nothing_in("--replay", path, "nothing to replay", checks)
     ReplayApp(games, mine=record.seat if own else None).run()
     return 0

@@ -94,6 +94,11 @@ class SaveTranscript(Message):
     """The player wants the game's transcript: a download in a browser, its path copied in a terminal."""
 
 
+class SaveHistory(Message):
+    """The player wants the game's own record (Hold'em's hand history): a download in a browser, its path copied in a
+    terminal."""
+
+
 class MoveLog(RichLog):
     """The moves so far, newest at the bottom; Tab focuses it to scroll by keyboard (the game's keys wait until
     Escape gives them back); it rewraps on resize."""
@@ -414,9 +419,8 @@ def headline(view: SeatView) -> str:
     if view.phase is SeatPhase.PLAYING:
         if view.my_turn:
             return "Your turn"
-        waiting = [name for seat, name in enumerate(view.names) if seat != view.me
-                   and any(seat == owed for owed in getattr(view.board, "to_move", ()))]
-        return f"{' and '.join(waiting) or view.opponent_name}'s turn"
+        mover = getattr(view.board, "to_move", None)  # the one seat the game waits on, where its view says
+        return f"{view.names[mover] if mover is not None and mover != view.me else view.opponent_name}'s turn"
     if view.phase in (SeatPhase.OVER, SeatPhase.AUDITING) and view.result:
         return result_words(view.result)
     if view.phase is SeatPhase.WAITING and view.number > 1:

@@ -65,6 +65,7 @@ class SeatView(Generic[Board]):
     rematch_refusal: str | None = "a rematch can start once this game is over"
     named: tuple[bool, ...] = ()  # per seat: its player has said who they are (else the name is a stand-in)
     note: str = ""  # worth knowing when there is nothing to do ("bo chose the 24-card deck")
+    history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
 
     @property
     def others(self) -> tuple[int, ...]:

@@ -56,6 +56,7 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         seat_lost=seat.seat_lost,
         rematch_refusal=table.rematch_refusal(),
         named=tuple(s in table.names for s in range(view.seats)),
+        history=str(history) if (history := seat.histories.get(view.number)) else None,
     )
 
 

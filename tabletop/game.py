@@ -100,6 +100,11 @@ class GameState(ABC, Generic[Face]):
     faces: dict[int, Face] = field(default_factory=dict)  # positions this seat has seen
     seen: dict[int, set[int]] = field(default_factory=dict)  # position -> seats that have seen it
 
+    def seen_face(self, seat: int, pos: int) -> Face | None:
+        """The card at ``pos`` if ``seat`` has seen it, else None: what a :meth:`view` of ``seat`` may show, so that
+        the view is the same from a state that knows more (the audit's, which knows every card)."""
+        return self.faces.get(pos) if seat in self.seen.get(pos, ()) else None
+
     def deal(self) -> list[Show]:
         """The showings that make the current deal (positions shown to their owners), once its deck is shuffled.
 
@@ -114,13 +119,14 @@ class GameState(ABC, Generic[Face]):
         return 1
 
     @abstractmethod
-    def to_move(self) -> tuple[int, ...]:
-        """The seat the game waits on for a move now: one at most, or none.
+    def to_move(self) -> int | None:
+        """The seat the game waits on for a move now, or None (as PokerKit's ``actor_index``).
 
         The table's concurrency contract: it takes one move at a time. A move's showings complete before the next
         move may land (one sent earlier is the sender's violation), so two seats that may move at once would race
-        and the loser would be blamed; moves made at the same time are a :meth:`choice` (commit–reveal) instead.
-        A choice shows no cards: a game that must show one after it asks for a move.
+        and the loser would be blamed; moves made at the same time are a :meth:`choice` (commit–reveal) instead,
+        during which ``to_move`` is None and the table's own ``owed`` says which seats still owe a commitment or a
+        reveal. A choice shows no cards: a game that must show one after it asks for a move.
         """
 
     @abstractmethod
@@ -171,6 +177,13 @@ class GameState(ABC, Generic[Face]):
     def record(self, names: Sequence[str]) -> dict[str, Any]:
         """The game's own figures for ``discard-bot --json`` (a poker game's chips by name, say); none by default."""
         return {}
+
+    def history_file(self, names: Sequence[str], me: int, number: int, room: str) -> tuple[str, str] | None:
+        """Game ``number`` of ``room`` as its players keep a record of it, written beside the transcript: (the file's
+        suffix, its text), Hold'em's hands as a Poker Hand History (".phhs"). From the moves and the faces this
+        state has seen (``me``: its seat, whose own cards it names; an observer's is none); None for a game whose
+        transcript is its only record."""
+        return None
 
     @abstractmethod
     def view(self, seat: int) -> Any:

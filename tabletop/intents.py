@@ -119,9 +119,8 @@ class Intents(TableState):
             return "the last move is still being shown"
         if p.choice is not None:
             return "everyone is choosing"
-        if self.me not in p.state.to_move():
-            waiting = [self.name(s) for s in p.state.to_move()]
-            return f"it is {' and '.join(waiting)}'s turn" if waiting else "it is nobody's turn"
+        if (mover := p.state.to_move()) != self.me:
+            return "it is nobody's turn" if mover is None else f"it is {self.name(mover)}'s turn"
         try:
             p.state.check(self.me, move)
         except RuleViolation as error:
@@ -224,6 +223,5 @@ class Intents(TableState):
         if p.choice is not None:
             return [Awaiting(s, Owed.CHOICE_COMMITMENT if p.choice.owed(s) == "commit" else Owed.CHOICE_REVEAL)
                     for s in others if p.choice.owed(s)]
-        if p.state is not None:
-            return [Awaiting(s, Owed.MOVE) for s in p.state.to_move() if s != self.me]
-        return []
+        mover = p.state.to_move() if p.state is not None else None
+        return [Awaiting(mover, Owed.MOVE)] if mover is not None and mover != self.me else []

@@ -13,6 +13,7 @@ into a message of its own and reads :meth:`Seat.table` on its own time.
 from __future__ import annotations
 
 import asyncio
+import glob
 import json
 import logging
 import time
@@ -83,6 +84,7 @@ class Seat:
     seat_lost: bool = False  # ...because it no longer knows our seat token
     link_since: float = field(default_factory=time.monotonic)  # when the link last changed
     transcript_path: Path | None = None
+    histories: dict[int, Path] = field(default_factory=dict)  # game -> its history beside the transcript, if the game keeps one
     last_progress: float = field(default_factory=time.monotonic)  # joins and leaves are no progress
     completed: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)  # audited games; None: stopped
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -207,6 +209,7 @@ class Seat:
         while (work := table.audit_work()) is not None:
             await compute(work.job)
             self.transcript_path = self.write_transcript(f"game {work.number} over")
+            self.write_history(work.number)
             self.completed.put_nowait(work.number)
             self._changed()
         owed = table.owed()
@@ -224,7 +227,7 @@ class Seat:
     async def _autoplay(self) -> None:
         table = self.table
         p = table.play
-        if table.phase is not Phase.PLAYING or p.state is None or table.me not in p.state.to_move():
+        if table.phase is not Phase.PLAYING or p.state is None or p.state.to_move() != table.me:
             return
         if p.pending is not None or p.choice is not None or (p.deck is not None and p.deck.shows):
             return
@@ -321,6 +324,31 @@ class Seat:
         return path
 
 
+    def write_history(self, number: int) -> None:
+        """Game ``number``'s own record beside the transcript, if the game keeps one (Hold'em's hand history), from
+        the moves and the faces this seat saw; a directory that cannot be written costs the file, never the game."""
+        play = self.table.plays[number - 1]
+        made = play.state.history_file(self.table.seat_names(), self.table.me, number, self.table.room) \
+            if play.state is not None and self.transcript_path is not None else None
+        if made is None or self.transcript_path is None:
+            return
+        suffix, text = made
+        path = history_path(self.transcript_path, number, suffix)
+        try:
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text(text, encoding="utf-8")
+            temporary.replace(path)
+        except OSError as error:
+            log.warning("cannot write the history %s: %s", path, error)
+            return
+        self.histories[number] = path
+
+
+def history_path(transcript: Path, number: int, suffix: str) -> Path:
+    """Where game ``number``'s history goes: beside its room's transcript, ``…-seat0-game1.phhs``."""
+    return transcript.with_name(f"{transcript.stem}-game{number}{suffix}")
+
+
 async def compute(job: Job[Any] | Task[Any, Any]) -> Any:
     """Run ``job`` on the workers its group needs, and return what its ``finish`` makes of the result."""
     if isinstance(job, Task):
@@ -329,7 +357,8 @@ async def compute(job: Job[Any] | Task[Any, Any]) -> Any:
 
 
 def prune(directory: Path, keep: int) -> None:
-    """Remove all but the ``keep`` newest transcripts (``*.json``) of ``directory``, each with its seed."""
+    """Remove all but the ``keep`` newest transcripts (``*.json``) of ``directory``, each with its seed and its
+    games' histories."""
     def modified(path: Path) -> float:
         try:
             return path.stat().st_mtime
@@ -339,6 +368,8 @@ def prune(directory: Path, keep: int) -> None:
     for path in sorted(directory.glob("*.json"), key=modified, reverse=True)[keep:]:
         path.unlink(missing_ok=True)
         seed_path(path).unlink(missing_ok=True)
+        for history in directory.glob(f"{glob.escape(path.stem)}-game*"):
+            history.unlink(missing_ok=True)
 
 
 async def join(url: str, room: str, wish: Wish, catalog: Mapping[str, Game], *, seed: bytes, token: str | None = None,

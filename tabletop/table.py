@@ -41,14 +41,10 @@ from .view import TableView, Viewable, safety_number
 from .values import Phase
 from .words import clip
 
-__all__ = ["OBSERVER", "GameContractError", "LedgerEvent", "Needs", "Play", "Post", "Strategy", "Table", "TableView",
+__all__ = ["OBSERVER", "LedgerEvent", "Needs", "Play", "Post", "Strategy", "Table", "TableView",
            "Violation", "Wish", "Work", "safety_number"]  # Table and the values it takes and returns
 
 START = "start"  # the label of the draw for who starts
-
-
-class GameContractError(Exception):
-    """The game broke the Game interface's contract (a bug in the game's code, never a player's fault)."""
 
 
 class Violation(Exception):
@@ -342,10 +338,7 @@ class Table(Viewable):
 
     def _move(self, seat: int, p: Play, move: wire.Message, shares: wire.Shares | None) -> None:
         self._expect(seat, p, move, Phase.PLAYING)
-        assert p.state is not None and p.game is not None
-        if len(movers := p.state.to_move()) > 1:
-            raise GameContractError(f"{p.game.title} waits on seats {movers} at once: the table takes one move at a "
-                                    "time (see GameState.to_move)")
+        assert p.state is not None
         if p.pending is not None:
             raise Violation(f"{self.who(seat)} sent {move.type!r} while a move was waiting for its cards")
         if p.choice is not None:

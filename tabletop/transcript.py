@@ -163,18 +163,28 @@ def seed_beside(path: Path) -> bytes | None:
 
 
 def own_faces(transcript: Transcript, catalog: Mapping[str, Game], seed: bytes) -> dict[int, dict[int, int]]:
-    """Every card the transcript's seat saw, per game (position → card), folded again from that seat with its own
-    ``seed``; empty if there is no seat or the seed is not that seat's (its hellos' keys would not be the ones the
-    seed makes). Up to a violation, if the transcript has one (the public check names it)."""
-    if transcript.seat is None or transcript.seat < 0:
-        return {}
-    table, _ = fold(transcript, catalog, observer(transcript.room, catalog, transcript.seat, seed))
-    if any(hello.verify_key != wire.public_hex(table.identity(play.number))
-           for play in table.plays if (hello := play.hellos.get(table.me)) is not None):
+    """Every card the transcript's seat saw, per game (position → card), from :func:`seat_table`; empty if there is
+    no seat or the seed is not that seat's."""
+    table = seat_table(transcript, catalog, seed)
+    if table is None:
         return {}
     faces = {play.number: {pos: card for deck in play.decks for pos, card in deck.faces.items()}
              for play in table.plays}
     return {number: seen for number, seen in faces.items() if seen}
+
+
+def seat_table(transcript: Transcript, catalog: Mapping[str, Game], seed: bytes) -> Table | None:
+    """The transcript folded again from its own seat with that seat's ``seed``, posting nothing: its games as the
+    seat saw them, its own cards included; None if there is no seat or the seed is not that seat's (its hellos'
+    keys would not be the ones the seed makes). Up to a violation, if the transcript has one (the public check
+    names it)."""
+    if transcript.seat is None or transcript.seat < 0:
+        return None
+    table, _ = fold(transcript, catalog, observer(transcript.room, catalog, transcript.seat, seed))
+    if any(hello.verify_key != wire.public_hex(table.identity(play.number))
+           for play in table.plays if (hello := play.hellos.get(table.me)) is not None):
+        return None
+    return table
 
 
 def audit(table: Table) -> None:

@@ -58,7 +58,7 @@ class Viewable(Intents, Audit):
             names=self.seat_names(),
             present=tuple(s in self.present for s in range(seats)),
             my_turn=bool(state is not None and self.phase is Phase.PLAYING and p.pending is None
-                         and self.me in state.to_move() and p.choice is None),
+                         and state.to_move() == self.me and p.choice is None),
             log=tuple(self.log), progress=self._progress(), result=result,
             ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
             verdict=self.verdict(p), problem=self.problem, rematch_offered=self.rematch_offered,

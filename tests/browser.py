@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pyte
 
-from conftest import missing
+from programs import missing
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVING = re.compile(r"discard-web serving on (http://\S+)")

@@ -49,8 +49,8 @@ class PeekState(GameState[Card]):
     def owner(self, pos: int) -> int:
         return pos // HAND
 
-    def to_move(self) -> tuple[int, ...]:
-        return () if self.opened else (self.turn,)
+    def to_move(self) -> int | None:
+        return None if self.opened else self.turn
 
     def check(self, seat: int, move: Message) -> None:
         if seat != self.turn or self.opened:
@@ -137,15 +137,15 @@ class DealsState(GameState[Card]):
     def deals(self) -> int:
         return min(self.DEALS, len(self.turned) // self.setup.seats + 1)
 
-    def to_move(self) -> tuple[int, ...]:
-        return () if len(self.turned) == self.DEALS * self.setup.seats else (len(self.turned) % self.setup.seats,)
+    def to_move(self) -> int | None:
+        return None if len(self.turned) == self.DEALS * self.setup.seats else len(self.turned) % self.setup.seats
 
     def next_position(self) -> int:
         deal, k = divmod(len(self.turned), self.setup.seats)
         return deal * len(self.setup.faces) + k
 
     def check(self, seat: int, move: Message) -> None:
-        if seat not in self.to_move():
+        if seat != self.to_move():
             raise RuleViolation(f"sent {move.type!r} out of turn")
 
     def shows(self, seat: int, move: Message) -> list[Show]:
@@ -155,10 +155,10 @@ class DealsState(GameState[Card]):
         self.turned.append((seat, self.next_position()))
 
     def legal_moves(self, seat: int) -> list[Message]:
-        return [Turn()] if seat in self.to_move() else []
+        return [Turn()] if seat == self.to_move() else []
 
     def outcome(self) -> Outcome | None:
-        if self.to_move():
+        if self.to_move() is not None:
             return None
         totals = tuple(sum(self.faces[pos].value for s, pos in self.turned if s == seat)
                        for seat in range(self.setup.seats))

@@ -56,7 +56,7 @@ def test_the_deal_goes_round_from_the_first_player_who_sees_two_of_their_four_ca
     r = state.round
     assert r.hands == [[8, 9, 10, 11], [0, 1, 2, 3], [4, 5, 6, 7]]
     assert r.discard_pile == [12] and r.draw_pile == list(range(13, 52))
-    assert state.to_move() == (1,) and r.stage is Stage.TURN
+    assert state.to_move() == 1 and r.stage is Stage.TURN
     assert state.deal() == [Show(8, 0), Show(9, 0), Show(0, 1), Show(1, 1), Show(4, 2), Show(5, 2), Show(12)]
     assert state.deals() == 1
 
@@ -87,7 +87,7 @@ def test_a_drawn_card_replaces_one_of_mine_and_the_old_one_goes_face_up_on_the_d
     line = play(state, 0, Replace(positions=[1]), {1: 11})
     assert line == "replaced card 2 with 2: 11 to the discard pile"
     assert state.round.hands[0] == [0, 13, 2, 3] and state.round.discard_pile == [12, 1]
-    assert state.to_move() == (1,) and state.round.stage is Stage.TURN
+    assert state.to_move() == 1 and state.round.stage is Stage.TURN
 
 
 def test_identical_cards_claimed_are_all_replaced_by_the_one_card():
@@ -108,7 +108,7 @@ def test_a_failed_claim_leaves_the_cards_and_adds_the_card_taken_as_a_penalty():
     assert line == "claimed card 1 and card 2 are identical, but they are 8 and 7: they stay, and 9 joins the hand " \
                    "as a penalty"
     assert state.round.hands[0] == [0, 1, 2, 3, 12] and state.round.discard_pile == []
-    assert state.to_move() == (1,)
+    assert state.to_move() == 1
     view = state.view(1)
     assert [(s.value, s.public) for s in view.hands[0]] == [(8, True), (7, True), (None, False), (None, False),
                                                              (9, True)]
@@ -135,7 +135,7 @@ def discard_drawn(state: CaboState, seat: int, value: int) -> str:
 def test_a_plain_card_discarded_ends_the_turn():
     state = new()
     assert discard_drawn(state, 0, 5) == "discarded 5"
-    assert state.round.discard_pile[-1] == 13 and state.to_move() == (1,)
+    assert state.round.discard_pile[-1] == 13 and state.to_move() == 1
 
 
 def test_a_7_or_8_lets_me_peek_at_one_of_my_own_cards():
@@ -146,7 +146,7 @@ def test_a_7_or_8_lets_me_peek_at_one_of_my_own_cards():
     assert refused(state, 0, Draw(pos=14)).startswith("tried to draw, but the 7 or 8 discarded means a peek")
     assert state.shows(0, Peek(pos=3)) == [Show(3, 0)]  # to me alone
     assert play(state, 0, Peek(pos=3), {3: 4}) == "peeked at card 4: 4"
-    assert state.seen[3] == {0} and state.to_move() == (1,)
+    assert state.seen[3] == {0} and state.to_move() == 1
 
 
 def test_a_9_or_10_lets_me_spy_on_another_players_card():
@@ -188,7 +188,7 @@ def test_after_a_stop_everyone_else_has_one_more_turn_then_the_stopper_shows_eve
     assert Stop() not in state.legal_moves(2)
     assert refused(state, 2, Stop()) == "tried to stop a round that is already stopping"
     discard_drawn(state, 2, 4)
-    assert state.round.stage is Stage.SHOWDOWN and state.to_move() == (0,)
+    assert state.round.stage is Stage.SHOWDOWN and state.to_move() == 0
     assert state.owed(0) == Showdown() and state.owed(1) is None and state.legal_moves(0) == [Showdown()]
     assert state.shows(0, Showdown()) == [Show(p) for p in range(12)]
     score_every_hand(state, [[1, 2, 3, 4], [5, 5, 5, 5], [0, 13, 0, 0]])
@@ -208,7 +208,7 @@ def test_after_a_stop_everyone_else_has_one_more_turn_then_the_stopper_shows_eve
 def test_a_round_ends_when_the_draw_pile_runs_out():
     state = new(seats=2)
     while state.round.stage is Stage.TURN:
-        discard_drawn(state, state.to_move()[0], 4)
+        discard_drawn(state, state.to_move(), 4)
     assert not state.round.draw_pile and state.round.stage is Stage.SHOWDOWN
     assert len(state.round.discard_pile) == 52 - 8
 
@@ -216,17 +216,17 @@ def test_a_round_ends_when_the_draw_pile_runs_out():
 def test_the_game_ends_once_a_total_passes_66_and_the_lowest_total_wins():
     state = new()
     for k in range(3):
-        play(state, state.to_move()[0], Stop())
+        play(state, state.to_move(), Stop())
         while state.round.stage is not Stage.SHOWDOWN:
-            discard_drawn(state, state.to_move()[0], 5)
+            discard_drawn(state, state.to_move(), 5)
         score_every_hand(state, [[5, 5, 5, 5], [13, 13, 0, 0] if k < 2 else [13, 13, 1, 0], [1, 1, 1, 1]])
-        play(state, state.to_move()[0], Showdown())
+        play(state, state.to_move(), Showdown())
     assert state.totals == [60, 79, 12] and state.outcome() is not None
     outcome = state.outcome()
     assert outcome.winners == (2,) and outcome.scores == (60, 79, 12) and outcome.next_starter is None
     assert outcome.reason.format("you", "bo", "cy") == \
         "bo passed 66 after round 3; the lowest total wins: cy (you 60 · bo 79 · cy 12)"
-    assert state.deals() == 3 and state.to_move() == () and state.legal_moves(0) == []
+    assert state.deals() == 3 and state.to_move() is None and state.legal_moves(0) == []
 
 
 def test_66_itself_does_not_end_the_game_and_equal_lowest_totals_share_the_win():
@@ -247,9 +247,9 @@ def test_66_itself_does_not_end_the_game_and_equal_lowest_totals_share_the_win()
 def test_the_game_stops_at_the_tables_limit_on_deals():
     state = new(seats=2, points=1000)
     for _ in range(MAX_DEALS):
-        play(state, state.to_move()[0], Stop())
-        discard_drawn(state, state.to_move()[0], 5)
+        play(state, state.to_move(), Stop())
+        discard_drawn(state, state.to_move(), 5)
         score_every_hand(state, [[0, 0, 0, 1], [0, 0, 1, 1]])
-        play(state, state.to_move()[0], Showdown())
+        play(state, state.to_move(), Showdown())
     assert state.deals() == MAX_DEALS and state.outcome().winners == (0,)
     assert state.outcome().reason.startswith(f"{MAX_DEALS} rounds were played")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
+from discard_tui.app import DiscardApp, HelpScreen, PlayConfig, TableScreen
+from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.profile import terminal_profile
 from discard_tui.cabo_screen import HELP, CaboHand, CaboTable, refusal
 from discard_tui.table_screen import help_page
@@ -275,7 +276,8 @@ async def test_a_game_for_other_than_three_is_taken_back_without_repeating_its_f
     room's points)."""
     import dataclasses
 
-    from discard_tui.app import ConfirmQuit, ProblemScreen
+    from discard_tui.quit_screen import ConfirmQuit
+    from discard_tui.problem_screen import ProblemScreen
 
     config = from_the_command_line("--game", "cabo", "--seats", str(seats), "--points", "5")
     first = DiscardApp(dataclasses.replace(config, seeds=tuple(bytes([k + 1]) * 32 for k in range(seats))),
@@ -308,7 +310,7 @@ async def test_a_room_on_a_relay_is_saved_with_its_own_players_and_taken_back_wi
     refuse it)."""
     from conftest import seat_dir
     from discard_tui import cli, saves
-    from discard_tui.app import ProblemScreen
+    from discard_tui.problem_screen import ProblemScreen
     from games.cabo.strategy import simple
 
     room = "cabo-for-four"

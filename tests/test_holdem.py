@@ -4,12 +4,14 @@ the game. Faces are "shown" by writing them into the state, as the table does on
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from types import SimpleNamespace
 
 import eval7
 import pytest
+from pokerkit import HandHistory, State
 
 from games.holdem.game import HoldemOptions, HoldemState
 from games.holdem.moves import Board, Call, Check, Fold, Muck, Raise, Show, Shown
@@ -31,6 +33,7 @@ def stack(state: HoldemState, cards: dict[int, str]) -> None:
     for seat, text in cards.items():
         positions = h.board_positions() if seat == -1 else h.hole(seat)
         state.faces.update({pos: text[2 * k:2 * k + 2] for k, pos in enumerate(positions)})
+        state.seen.update({pos: {seat} if seat >= 0 else set(range(state.setup.seats)) for pos in positions})
 
 
 def play(state: HoldemState, seat: int, move: Message) -> str:
@@ -126,19 +129,33 @@ def test_heads_up_the_button_posts_the_small_blind_and_acts_first_before_the_flo
     state = new(seats=2, starter=1)
     h = state.hand
     assert h.button == 1 and (h.bet(1), h.bet(0)) == (10, 20)
-    assert state.to_move() == (1,)
+    assert state.to_move() == 1
     play(state, 1, Call())
     play(state, 0, Check())
     stack(state, {-1: "2c7d9hJsKs"})
     assert board(state) == ["dealt the flop: 2♣ 7♦ 9♥"]
-    assert state.to_move() == (0,)  # after the flop the big blind acts first
+    assert state.to_move() == 0  # after the flop the big blind acts first
+
+
+def test_the_view_gives_the_pot_sized_raise_and_says_when_a_raise_is_the_first_bet():
+    """The raise editor's p and h keys, and its "Bet" or "Raise to", read the game's view (no arithmetic on screen)."""
+    state = new(seats=2, starter=1)
+    view = state.view(1)
+    assert (view.to_call, view.total, view.opening) == (10, 30, False)
+    assert view.pot_raise() == 60 and view.pot_raise(0.5) == 40  # the call to 20, then the pot of 40 after it
+    play(state, 1, Call())
+    play(state, 0, Check())
+    stack(state, {-1: "2c7d9hJsKs"})
+    board(state)
+    view = state.view(0)
+    assert view.opening and view.pot_raise() == 40 and view.raise_bounds == (20, 980)
 
 
 def test_three_players_blinds_left_of_the_button_and_the_deal_shows_each_hole_to_its_owner():
     state = new(seats=3, starter=2)
     h = state.hand
     assert h.players == (0, 1, 2) and (h.bet(0), h.bet(1), h.bet(2)) == (10, 20, 0)
-    assert state.to_move() == (2,)  # under the gun is the button, three-handed
+    assert state.to_move() == 2  # under the gun is the button, three-handed
     assert state.deal() == [Reveal(0, 0), Reveal(3, 0), Reveal(1, 1), Reveal(4, 1), Reveal(2, 2), Reveal(5, 2)]
     assert h.board_positions() == (6, 7, 8, 9, 10)
 
@@ -185,8 +202,7 @@ def flop_table(chips: list[int]) -> HoldemState:
     state = new(seats=len(chips), starter=len(chips) - 1, blinds="5/10")
     state.chips = [amount + 10 for amount in chips]
     state.hand = state._new_hand(0, len(chips) - 1)
-    while state.hand.stage is Stage.BETTING:
-        seat = state.to_move()[0]
+    while (seat := state.to_move()) is not None and state.hand.stage is Stage.BETTING:
         play(state, seat, Call() if state.hand.to_call() else Check())
     stack(state, {-1: "2c7d9hJsKs"})
     board(state)
@@ -202,21 +218,27 @@ def test_tda_rule_47_short_all_ins_that_add_up_to_a_full_raise_reopen_the_bettin
     play(state, 2, Raise(to=150))  # all in: 50 more, short
     play(state, 3, Raise(to=230))  # all in: 80 more, short; 130 in all
     play(state, 0, Call())
-    assert state.to_move() == (1,) and state.hand.raise_bounds() == (330, 990)
+    assert state.to_move() == 1 and state.hand.raise_bounds() == (330, 990)
     assert play(state, 1, Raise(to=330)) == "raised to 330"
 
 
-def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
-    """bo bets 100, cy all in to 160, di all in to 220 (120 more between them: a full raise), ed all in to 250. bo
-    faces 150 since bo bet, more than a full raise: bo may raise (PokerKit alone sums only the short all-ins since
-    the last full raise, 30 here, and would say no)."""
+def three_all_ins() -> HoldemState:
+    """The flop: bo bets 100, cy all in to 160, di all in to 220, ed all in to 250, ana calls: bo to act."""
     state = flop_table([990, 990, 160, 220, 250])
     play(state, 0, Check())
     play(state, 1, Raise(to=100))
     for seat, to in ((2, 160), (3, 220), (4, 250)):
         play(state, seat, Raise(to=to))
     play(state, 0, Call())
-    assert state.to_move() == (1,) and state.hand.raise_bounds() is not None  # 150 more than bo's 100
+    return state
+
+
+def test_tda_rule_47_counts_what_each_player_faces_since_it_last_acted():
+    """bo bets 100, cy all in to 160, di all in to 220 (120 more between them: a full raise), ed all in to 250. bo
+    faces 150 since bo bet, more than a full raise: bo may raise (PokerKit alone sums only the short all-ins since
+    the last full raise, 30 here, and would say no)."""
+    state = three_all_ins()
+    assert state.to_move() == 1 and state.hand.raise_bounds() is not None  # 150 more than bo's 100
 
 
 def test_tda_rule_47_a_player_who_called_a_short_all_in_faces_no_full_raise():
@@ -231,7 +253,7 @@ def test_tda_rule_47_a_player_who_called_a_short_all_in_faces_no_full_raise():
     play(state, 0, Fold())
     assert state.hand.raise_bounds() is not None
     play(state, 1, Call())
-    assert state.to_move() == (3,) and state.hand.raise_bounds() is None
+    assert state.to_move() == 3 and state.hand.raise_bounds() is None
     assert refused(state, 3, Raise(to=500)).rule == "the betting is closed to raises: call or fold"
     assert [type(move) for move in state.legal_moves(3)] == [Fold, Call]
 
@@ -262,7 +284,7 @@ def test_tda_rule_34_dead_button_nobody_skips_or_pays_the_big_blind_twice():
                               "(TDA rule 34)")
     h = state.hand
     assert state.chips[2] == 0 and h.players == (3, 0, 1) and h.small_blind is None and h.button == 1
-    assert (h.bet(3), h.bet(0), h.bet(1)) == (10, 0, 0) and state.to_move() == (0,)  # di posts the big blind alone
+    assert (h.bet(3), h.bet(0), h.bet(1)) == (10, 0, 0) and state.to_move() == 0  # di posts the big blind alone
     play(state, 0, Fold())
     play(state, 1, Fold())
     assert state.hand.number == 2 and state.hand.button == 2 and state.hand.players == (3, 0, 1)
@@ -305,7 +327,7 @@ def test_a_split_pot_gives_the_odd_chip_to_the_first_seat_left_of_the_button():
         play(state, 1, Check())
         play(state, 2, Check())
     line = play(state, 1, Show(positions=list(state.hand.hole(1))))  # nobody bet: left of the button shows first
-    assert line == "showed 2♦ 3♦: high card, Ace, King kicker" and state.to_move() == (2,)
+    assert line == "showed 2♦ 3♦: high card, Ace, King kicker" and state.to_move() == 2
     play(state, 2, Show(positions=list(state.hand.hole(2))))
     assert state.chips == [995, 1003, 1002]  # 25 split: bo, first left of the button among the winners, gets 13
 
@@ -326,7 +348,7 @@ def test_the_last_aggressor_shows_first_and_a_loser_may_muck():
     play(state, 0, Check())
     play(state, 1, Raise(to=40))  # bo bets the river: bo shows first
     play(state, 0, Call())
-    assert state.to_move() == (1,) and state.owed(1) == Show(positions=[1, 4])
+    assert state.to_move() == 1 and state.owed(1) == Show(positions=[1, 4])
     assert str(refused(state, 1, Muck())) == "mucked, but the first hand at showdown must be shown"
     error = refused(state, 1, Show(positions=[0, 3]))
     assert str(error) == "showed cards [0, 3] at showdown, which are not the hole cards dealt to them ([1, 4])"
@@ -372,7 +394,7 @@ def test_each_seat_shows_its_last_action_and_a_dealer_all_in_deals_for_the_table
     assert state.view(1).players[2].action == "Bet 940"
     play(state, 0, Call())
     while state.hand.stage is Stage.SHOWDOWN:
-        seat = state.to_move()[0]
+        seat = state.to_move()
         play(state, seat, Show(positions=list(state.hand.hole(seat))))
     assert state.hand.dealer == 2 and board(state)[0] == "showed, for the table, the turn: J♠"
 
@@ -389,6 +411,50 @@ def test_an_uncalled_bet_is_returned_and_said_so_and_the_chips_agree():
                     "blinds 10/20")
     assert state.chips == [990, 1110, 900]
     assert state.last is not None and state.last.won == ((1, 210),) and state.last.returned == ((1, 200),)
+
+
+def showdown(state: HoldemState) -> None:
+    """Every hand still owed at showdown is shown and the board dealt, to the end of the hand."""
+    while state.last is None:
+        if state.hand.stage is Stage.SHOWDOWN and (seat := state.to_move()) is not None:
+            play(state, seat, Show(positions=list(state.hand.hole(seat))))
+        else:
+            board(state)
+
+
+def called_short() -> tuple[HoldemState, str]:
+    """cy raises to 500, ana folds, bo calls all in for 200; the hand to its end, and bo's call in words."""
+    state = new(seats=3, starter=2)
+    state.chips = [1000, 200, 1000]
+    state.hand = state._new_hand(0, 2)
+    stack(state, {0: "AsAd", 1: "7c2d", 2: "KsKd", -1: "3c8d9hJs4d"})
+    play(state, 2, Raise(to=500))
+    play(state, 0, Fold())
+    call = play(state, 1, Call())
+    showdown(state)
+    return state, call
+
+
+def test_a_bet_called_all_in_for_less_returns_the_rest_uncalled():
+    """cy raises to 500, ana folds, bo calls all in for 200: PokerKit hands cy's other 300 back as it collects the
+    bets, and the words say so ("cy won 410; 300 uncalled returned to cy"), as when everyone folds to a bet."""
+    state, call = called_short()
+    assert call == "called 180, all in"
+    assert state.last is not None and state.last.won == ((2, 410),) and state.last.returned == ((2, 300),)
+    assert state.last_result.endswith("{2} won 410 with one pair, Kings, Jack kicker; 300 uncalled returned to {2}")
+    assert state.chips == [990, 0, 1210]
+
+
+def test_a_big_blind_a_short_small_blind_cannot_match_is_partly_returned():
+    """Heads-up, the button has 5 chips for a small blind of 10: all in on the blind; of bo's big blind of 20, 15
+    are uncalled and come back."""
+    state = new(seats=2, starter=0)
+    state.chips = [5, 1000]
+    state.hand = state._new_hand(0, 0)
+    stack(state, {0: "AsAd", 1: "7c2d", -1: "3c8d9hJs4d"})
+    showdown(state)
+    assert state.last is not None and state.last.won == ((0, 10),) and state.last.returned == ((1, 15),)
+    assert state.chips == [10, 995]
 
 
 def test_a_bet_is_capped_at_what_the_others_can_call_so_an_all_in_called_leaves_nothing_uncalled():
@@ -420,7 +486,7 @@ def test_the_last_player_with_chips_wins():
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == (0,) and outcome.scores == (200, 0)
     assert outcome.reason == "1st 200 ▄█ {0}\n2nd   0 ▄▁ {1}\nevery chip went to {0} in 1 hand"
-    assert state.to_move() == () and state.deals() == 1
+    assert state.to_move() is None and state.deals() == 1
     busted = state.view(0).players[1]
     assert not busted.dealt and not busted.folded  # the game-over table says "out", not "folded"
 
@@ -436,7 +502,7 @@ def test_side_pots_are_won_pot_by_pot_and_the_game_over_table_gives_finishing_pl
     play(state, 0, Call())
     play(state, 1, Call())
     while state.hand.stage is Stage.SHOWDOWN:
-        seat = state.to_move()[0]
+        seat = state.to_move()
         play(state, seat, Show(positions=list(state.hand.hole(seat))))
     board(state)
     last = state.last
@@ -475,9 +541,10 @@ def test_equity_is_seeded_and_sensible():
     assert equity(cards("7c2d"), cards("AhKhQh"), 2, random.Random(1)) < 0.2
 
 
-def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed():
-    """Every decision of a seeded three-player game of 20 hands at most is among the legal moves, and
-    deterministic."""
+@functools.cache
+def computer_game() -> HoldemState:
+    """A seeded three-player game of 20 hands at most between computer players, each checked by the rules and
+    asked twice (the same seed, the same move); the harness knows every card (each seat is told its own)."""
 
     class Seat:
         def __init__(self, state: HoldemState, me: int) -> None:
@@ -490,12 +557,22 @@ def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed
         order = rng.sample(DECK, 52)
         h = state.hand
         state.faces.update({h.offset + k: card for k, card in enumerate(order)})
+        state.seen.update({h.offset + k: {0, 1, 2} for k in range(52)})
         while state.hand is h and state.outcome() is None:
-            [seat] = state.to_move()
+            seat = state.to_move()
+            assert seat is not None
             move = state.owed(seat) or bots[seat](Seat(state, seat))  # type: ignore[arg-type]
             assert move == bots[seat](Seat(state, seat)) or state.owed(seat) is not None  # type: ignore[arg-type]
+            assert isinstance(move, Message)
             state.check(seat, move)
             state.push(seat, move)
+    return state
+
+
+def test_the_computer_only_makes_legal_moves_and_the_same_ones_for_the_same_seed():
+    """Every decision of a seeded three-player game of 20 hands at most is among the legal moves, and
+    deterministic."""
+    state = computer_game()
     assert sum(state.chips) == 3000 and len(state.history) == state.hand.number + 1 <= 20
 
 
@@ -506,3 +583,120 @@ def test_every_position_of_a_hand_is_in_its_own_deal(seats):
     positions = [pos for seat in h.players for pos in h.hole(seat)] + list(h.board_positions())
     assert sorted(positions) == list(range(2 * seats + 5))
     assert all(len(set(p)) == len(p) for p in itertools.combinations(positions, 2))
+
+
+# -- the hand history (PHH) -------------------------------------------------------------------------------
+
+
+def played(hand: HandHistory) -> State:
+    """The hand as PokerKit replays it from the history, every action applied (PokerKit would quietly check or fold
+    in place of one it cannot apply: that is refused here)."""
+    applied = [action for _, action in hand.state_actions if action is not None]
+    assert applied == hand.actions
+    return list(hand)[-1]
+
+
+HISTORY = '''[game1-hand1]
+# Hand 1 · blinds 10/20 · cy on the button
+# p1 ana (seat 1): 1,000 chips, small blind 10
+# p2 bo (seat 2): 200 chips, big blind 20
+# p3 cy (seat 3): 1,000 chips, button
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [10, 20, 0]
+min_bet = 20
+starting_stacks = [1000, 200, 1000]
+actions = [
+  # Pre-flop
+  "d dh p1 ????",
+  "d dh p2 ????",
+  "d dh p3 KsKd",  # dealt to cy: K♠ K♦
+  "p3 cbr 500",  # cy raised to 500
+  "p1 f",  # ana folded
+  "p2 cc",  # bo called 180, all in
+  # Showdown
+  "p3 sm KsKd",  # cy showed K♠ K♦
+  "p2 sm 7c2d",  # bo showed 7♣ 2♦
+  # Flop
+  "d db 3c8d9h",  # 3♣ 8♦ 9♥
+  # Turn
+  "d db Js",  # J♠
+  # River
+  "d db 4d",  # 4♦
+]
+hand = 1
+level = 1
+seats = [1, 2, 3]
+seat_count = 3
+table = "t1"
+event = "discard Hold'em sit-and-go, game 1"
+players = ["ana", "bo", "cy"]
+finishing_stacks = [990, 0, 1210]
+winnings = [0, 0, 410]
+_button = 3
+# Hand 1 on 3♣ 8♦ 9♥ J♠ 4♦: cy won 410 with one pair, Kings, Jack kicker; 300 uncalled returned to cy'''
+
+
+def test_the_hand_history_is_the_hand_played_in_phh_which_pokerkit_reads_back():
+    """The hand of the uncalled bet above, as cy keeps it: cy's own cards at the deal, ana's folded hand never,
+    bo's when shown; PokerKit replays every action to the same stacks."""
+    state, _ = called_short()
+    suffix, text = state.history_file(["ana", "bo", "cy"], 2, 1, "t1")
+    assert suffix == ".phhs" and text.split("\n\n")[1] == HISTORY + "\n" and "As" not in text
+    [hand] = HandHistory.loads_all(text)
+    assert played(hand).stacks == [990, 0, 1210] == hand.finishing_stacks
+    assert hand.players == ["ana", "bo", "cy"] and hand.user_defined_fields == {"_button": 3}
+
+
+def test_every_hand_of_a_game_reads_back_in_pokerkit_and_names_no_card_its_seat_did_not_see():
+    state = computer_game()
+    names = ["ana", "bo", "cy"]
+    _, text = state.history_file(names, 0, 1, "t1")
+    hands = list(HandHistory.loads_all(text))
+    assert len(hands) == len(state.played) == len(state.history)
+    shown = 0
+    for hand, done, chips in zip(hands, state.played, state.history, strict=True):
+        h = done.hand
+        assert played(hand).stacks == hand.finishing_stacks == [chips[seat] for seat in h.players]
+        assert hand.starting_stacks == list(h.stacks) and hand.players == [names[seat] for seat in h.players]
+        for k, seat in enumerate(h.players, 1):
+            dealt = next(action for action in hand.actions if action.startswith(f"d dh p{k} "))
+            mine = "".join(state.faces[pos] for pos in h.hole(seat))
+            assert dealt == f"d dh p{k} " + (mine if seat == 0 else "????")
+            showing = [action for action in hand.actions if action.startswith(f"p{k} sm")]
+            assert showing == ([f"p{k} sm {mine}"] if seat in h.shown else [f"p{k} sm"] if seat in h.mucked else [])
+            shown += seat in h.shown and seat != 0
+    assert shown, "nobody else showed a hand: nothing to tell apart from an unshown one"
+    assert text.rstrip().endswith(state.outcome().reason.format(*names).splitlines()[-1])
+
+
+def test_a_name_is_written_so_that_no_quote_brace_or_hash_in_it_changes_the_file():
+    state = new(seats=2, starter=0)
+    stack(state, {0: "AsAd", 1: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 0, Fold())
+    names = ["a'''b\"c", "# {0} ]\\"]
+    _, text = state.history_file(names, 1, 1, "t1")
+    [hand] = HandHistory.loads_all(text)
+    assert hand.players == [names[1], names[0]] and played(hand).stacks == [1010, 990]
+
+
+def test_a_raise_only_tda_rule_47_allows_is_written_as_played_though_pokerkits_reader_refuses_it():
+    """PokerKit's own rule sums the short all-ins since the last full raise (30 here) where TDA rule 47 counts
+    what bo faces since bo bet (150): the history says what was played, and PokerKit's reader stops at bo's raise."""
+    state = three_all_ins()
+    play(state, 1, Raise(to=600))
+    play(state, 0, Fold())
+    stack(state, dict(enumerate(["AsAd", "KhKd", "QsQd", "JcJd", "TcTd"])))
+    showdown(state)
+    _, text = state.history_file(list("abcde"), 1, 1, "t1")
+    [hand] = HandHistory.loads_all(text)
+    assert '"p2 cbr 600",  # b raised to 600' in text
+    with pytest.raises(ValueError, match="Unable to repair"):
+        played(hand)
+
+
+def test_a_game_of_one_hand_says_one_hand_was_played():
+    state = new(seats=2, starter=0, hands=1)
+    play(state, 0, Fold())
+    outcome = state.outcome()
+    assert outcome is not None and outcome.reason.endswith("\n1 hand was played; the chip lead wins: {1}")

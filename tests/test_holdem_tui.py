@@ -3,10 +3,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from textual import on
+
 from discard_tui.app import PlayConfig
-from discard_tui.holdem_screen import HELP, HoldemTable, info, plain_cards, seat_text
+from discard_tui.table_screen import SaveHistory, SaveTranscript
+from discard_tui.view import SeatPhase
+from discard_tui.holdem_screen import HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
-from pilot import TableHarness, offline_room, play_key, settled, view_of
+from games.holdem.about import Stage
+from pilot import TableHarness, offline_room, play_key, seat_view, settled, text_of, view_of
 from room import Room
 from test_holdem_wire import station
 
@@ -28,7 +35,7 @@ def room_at(mine: bool, seed: int = 1) -> Room:
     table = room.tables[-1]
     room.run()
     board = table.view().board
-    assert board is not None and table.view().my_turn and board.stage.value == "betting"
+    assert board is not None and table.view().my_turn and board.stage is Stage.BETTING
     if not mine:
         room.post(table.me, table.prepare(Call() if board.to_call else Check()))
     return room
@@ -97,6 +104,8 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
             seats = [widget.render().plain for widget in screen.query(".seat")]
             assert len(seats) == 3 and seats[0].startswith("▶ You") and "to act" in seats[0], (size, seats)
             assert all(widget.region.height == 3 and widget.region.width >= 15 for widget in screen.query(".seat"))
+            for widget in screen.query(".seat"):  # each line cut to the seat's width, never wrapped onto the next
+                assert all(len(line) <= widget.size.width for line in widget.render().plain.splitlines()), seats
             assert sum("Computer" in text for text in seats) == 2
             board = str(screen.query_one("#board").render())
             assert board.startswith("Board  ") and "··" in board
@@ -124,8 +133,8 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
 
     def my_showdown() -> bool:
         board = table.view().board
-        return board is not None and table.play.pending is None and board.stage.value == "showdown" and \
-            table.me in board.to_move and any(player.shown for player in board.players)
+        return board is not None and table.play.pending is None and board.stage is Stage.SHOWDOWN and \
+            board.to_move == table.me and any(player.shown for player in board.players)
 
     room.run(until=my_showdown)
     assert my_showdown()
@@ -143,7 +152,7 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
         assert await play_key(pilot, "f") == "muck"
     assert any(line.startswith("you mucked") for line in table.log)
     last = view_of(room).board.last  # the next hand is dealt: the showdown stays on the screen as the last hand
-    panel = info(view_of(room), 60).splitlines()
+    panel = info(view_of(room), 120).splitlines()  # wide: a line for each hand shown
     assert panel[1] == f"Hand 1 on {plain_cards(last.board)}:" and panel[-1] == "  You mucked", panel
     for shown, line in zip(last.shown, panel[2:], strict=False):  # each hand shown: who, the cards, its name, won
         won = [f"· won {last.took(shown.seat)}"] if last.took(shown.seat) else []
@@ -193,3 +202,100 @@ def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
 
     room.run(until=shown)
     assert {SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING} <= set(phases)
+
+
+
+class SavingHarness(TableHarness):
+    """The table alone, keeping what the game-over dialog asks the app to save."""
+
+    saved: list[str] = []
+
+    @on(SaveHistory)
+    def history(self) -> None:
+        self.saved.append("history")
+
+    @on(SaveTranscript)
+    def transcript(self) -> None:
+        self.saved.append("transcript")
+
+
+async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
+    """Beside the transcript's path, the hand history's (whole, broken only after a "/" or a "-"); h asks the app
+    for it (in a terminal the app copies the path, as t does the transcript's); a game without one offers no h."""
+    from discard_tui.app import GameOverScreen
+    from discard_tui.widgets import PathLines
+    from tabletop.values import Verdict
+
+    transcript = "/home/tester/.local/share/discard/transcripts/20261127-042649-computer-3fa2c1d0-seat2.json"
+    history = transcript.removesuffix(".json") + "-game1.phhs"
+    done = seat_view(HoldemScreenView, phase=SeatPhase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
+    app = SavingHarness(HoldemTable(30), done)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(GameOverScreen(done, download=False))
+        await pilot.pause()
+        assert "h copies the path" in text_of(app.screen, "#history")
+        lines = app.screen.query_one("#history-path", PathLines).render().plain.splitlines()
+        assert "".join(lines) == history and all(line.endswith(("/", "-")) for line in lines[:-1])
+        await pilot.press("h", "t")
+        assert app.saved == ["history", "transcript"]
+        app.screen.update(dataclasses.replace(done, history=None))
+        await pilot.press("h")
+        assert app.saved == ["history", "transcript"] and not app.screen.query_one("#history").display
+
+
+def checked_down(state) -> None:
+    """The current hand to its end: every bet called or checked, every street dealt, every hand shown."""
+    from games.holdem.moves import Call, Check
+    from test_holdem import board, play, showdown
+
+    finished = len(state.played)
+    while len(state.played) == finished:
+        if state.hand.stage is Stage.BETTING:
+            play(state, state.to_move(), Call() if state.hand.to_call() else Check())
+        elif state.hand.stage is Stage.BOARD:
+            board(state)
+        else:
+            showdown(state)
+
+
+async def test_a_showdown_stays_until_my_next_decision_and_a_long_hand_name_wraps_under_itself():
+    """Hand 1 goes to a showdown; hand 2 is folded to my big blind before my turn comes: both stay on the screen,
+    hand 1's long hand name going on under its own start at 80 columns, until I decide something in hand 3."""
+    from games.holdem.moves import Call, Fold
+    from test_holdem import new, play, stack
+
+    state = new(seats=3, starter=2)  # I (seat 2) have the button, Computer the small blind, Computer 2 the big
+    stack(state, {0: "2h3h", 1: "JsTd", 2: "9c9d", -1: "JcTh4sKd2c"})
+    play(state, 2, Call())
+    play(state, 0, Fold())
+    checked_down(state)
+    play(state, 0, Fold())  # hand 2: I have the big blind; the button and the small blind fold
+    play(state, 1, Fold())
+    names = ("Computer", "Computer 2", "tester")
+    app = TableHarness(HoldemTable(30), seat_view(HoldemScreenView, me=2, names=names, present=(True,) * 3,
+                                                  board=state.view(2)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        panel = app.table.query_one("#info")
+        lines = panel.render().plain.splitlines()
+        assert lines[1] == "Hand 1 on J♣ 10♥ 4♠ K♦ 2♣:" and lines[-1] == "Hand 2: you won 20; 10 uncalled returned to you"
+        named = lines.index("  Computer 2  J♠ 10♦  two pair, Jacks and Tens, King")
+        assert lines[named + 1] == " " * 22 + "kicker · won 50" and max(map(len, lines)) <= panel.size.width
+        play(state, 1, Fold())  # hand 3: the button folds; my small blind calls: a decision
+        play(state, 2, Call())
+        app.show(board=state.view(2))
+        await pilot.pause()
+        assert panel.render().plain.splitlines()[1:] == ["Hand 2: you won 20; 10 uncalled returned to you"]
+
+
+def test_the_chip_graph_of_the_ending_has_thousands_separators():
+    from games.holdem.moves import Call, Raise
+    from test_holdem import new, play, stack
+
+    state = new(seats=2, starter=0, chips=1500, hands=1)
+    stack(state, {0: "AsAd", 1: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 0, Raise(to=1500))
+    play(state, 1, Call())
+    checked_down(state)
+    view = seat_view(HoldemScreenView, board=state.view(0), phase=SeatPhase.OVER)
+    assert info(view, 56).splitlines()[-2:] == ["You        █ 3,000", "bo         ▁ 0"]

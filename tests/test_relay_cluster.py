@@ -11,15 +11,13 @@ room's ledger holds every acknowledged post exactly once, at the seq its acknowl
 from __future__ import annotations
 
 import asyncio
-import signal
-import time
 import uuid
 
 import pytest
 from redis.asyncio.cluster import RedisCluster as ClusterClient
 from websockets.exceptions import ConnectionClosed
 
-from conftest import RedisCluster
+from programs import RedisCluster, wait_until
 from relay.redis_cluster_ledger import startup_nodes
 from relay_client import Client, close_leftover_clients as close_leftover_clients  # autouse
 
@@ -35,31 +33,6 @@ def own_cluster(tmp_path_factory):
         yield cluster.start()
     finally:
         cluster.stop()
-
-
-def wait_for(check, what: str, bound: float = 30.0) -> None:
-    deadline = time.monotonic() + bound
-    while not check():
-        assert time.monotonic() < deadline, f"not within {bound:g} s: {what}"
-        time.sleep(0.05)
-
-
-def kill_a_master(cluster: RedisCluster) -> float:
-    """SIGKILL one master; return once a replica serves its slots and the dead node is back as a synced replica:
-    the seconds from the kill to the promotion."""
-    victim = cluster.masters()[0]
-    assert victim.proc is not None
-    killed = time.monotonic()
-    victim.proc.send_signal(signal.SIGKILL)
-    victim.proc.wait(10)
-    survivor = next(n for n in cluster.nodes if n is not victim and n.proc is not None and n.proc.poll() is None)
-    wait_for(lambda: len(cluster.masters()) == 3 and victim not in cluster.masters()
-             and cluster.state(survivor.port).get("cluster_state") == "ok", "a replica promoted")
-    promoted = time.monotonic() - killed
-    victim.start()  # nodes.conf is kept: it rejoins, as the replica of its slots' new master
-    wait_for(lambda: "master_link_status:up" in cluster.call(victim.port, "info", "replication"),
-             "the restarted node in sync as a replica")
-    return promoted
 
 
 async def player(urls: list[str], room: str, name: str, acked: dict[str, int], stop: asyncio.Event) -> int:
@@ -96,10 +69,10 @@ async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, s
     gaps = []
     for _ in range(KILLS):
         counts = sum(map(len, acked.values()))
-        await asyncio.to_thread(wait_for, lambda: sum(map(len, acked.values())) >= counts + 20, "posts flowing")
-        gaps.append(await asyncio.to_thread(kill_a_master, own_cluster))
+        await asyncio.to_thread(wait_until, lambda: sum(map(len, acked.values())) >= counts + 20, "posts flowing")
+        gaps.append(await asyncio.to_thread(own_cluster.kill_a_master))
     before = sum(map(len, acked.values()))
-    await asyncio.to_thread(wait_for, lambda: sum(map(len, acked.values())) >= before + 20, "posts after the kills")
+    await asyncio.to_thread(wait_until, lambda: sum(map(len, acked.values())) >= before + 20, "posts after the kills")
     stop.set()
     resumes = await asyncio.gather(*players)
     assert all(relay.alive() for relay in relays), "".join(relay.log() for relay in relays)

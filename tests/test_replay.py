@@ -61,6 +61,7 @@ def test_the_seed_is_written_beside_the_transcript_for_its_owner_alone_and_prune
     kept = tmp_path / "old.json"
     kept.write_text("{}")
     write_seed(seed_path(kept), bytes(range(32)))
+    (tmp_path / "old-game1.phhs").write_text("")  # its first game's hand history
     assert transcript.seed_beside(kept) == bytes(range(32))
     assert seed_path(kept).stat().st_mode & 0o777 == 0o600
     newer = tmp_path / "new.json"
@@ -119,3 +120,27 @@ async def test_the_footer_shows_every_key_whole_at_80_columns():
         assert all(key.region.right <= 80 and key.region.width >= len(f"{key.key_display} {key.description}")
                    for key in keys), [(key.description, key.region) for key in keys]
         assert not any(a.region.overlaps(b.region) for a in keys for b in keys if a is not b)  # nor one over another
+
+
+async def test_a_holdem_game_keeps_its_hand_history_and_the_transcript_alone_gives_the_same(players, tmp_path, capsys):
+    """The seat writes its hand history beside its transcript as the game ends; ``discard-tui --history`` prints the
+    same from the transcript and the seat's seed; without the seed, only what everyone saw (ana's cards unnamed)."""
+    from discard_tui.history import history
+    from tabletop.shell import history_path
+
+    game = GAMES["holdem"]
+    pair = await players("hh", [game.computer(1), game.computer(2)], game="holdem", options={"hands": 2},
+                         transcript_dir=tmp_path)
+    assert await pair.next_games() == [1, 1]
+    ana = pair.seats[0]
+    kept = ana.histories[1]
+    assert kept == history_path(ana.transcript_path, 1, ".phhs") and "as ana saw it" in kept.read_text()
+    assert history(str(ana.transcript_path)) == 0
+    assert capsys.readouterr().out == kept.read_text()
+    transcript.seed_path(ana.transcript_path).unlink()
+    assert history(str(ana.transcript_path)) == 0
+    public = capsys.readouterr().out
+    assert "as ana saw it" not in public and "d dh p1 ????" in public and "d dh p2 ????" in public
+    assert [line for line in public.splitlines() if "d dh" not in line][1:] == \
+        [line for line in kept.read_text().splitlines() if "d dh" not in line][1:]
+    assert history(str(tmp_path / "nowhere.json")) == 2

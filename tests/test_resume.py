@@ -14,7 +14,8 @@ import sys
 import pytest
 import redis
 
-from conftest import alive, descendants, free_port, seat_dir
+from conftest import alive, descendants, seat_dir
+from programs import free_port
 from discard_tui import saves
 from games.discard.game import Draw
 from games.discard.strategy import simple

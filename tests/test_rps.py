@@ -75,7 +75,7 @@ def new_state(starter: int = 0) -> RpsState:
 def test_every_throw_is_a_choice_of_both_seats_with_a_label_of_its_own():
     state = new_state()
     assert Rps().faces(Rps.Options(), 2) == ()
-    assert state.to_move() == () and state.legal_moves(0) == state.legal_moves(1) == []
+    assert state.to_move() is None and state.legal_moves(0) == state.legal_moves(1) == []
     labels = []
     while (choice := state.choice()) is not None:
         assert choice.seats == (0, 1) and choice.allowed == THROWS

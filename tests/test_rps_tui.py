@@ -10,7 +10,8 @@ a deliberate change with: uv run pytest tests/test_rps_tui.py --snapshot-update
 from __future__ import annotations
 
 
-from discard_tui.app import DiscardApp, GameOverScreen, HelpScreen, PlayConfig, TableScreen
+from discard_tui.app import DiscardApp, HelpScreen, PlayConfig, TableScreen
+from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.profile import terminal_profile
 from discard_tui.rps_screen import HELP, KEYS, ThrowButton, ThrowCard
 from discard_tui.table_screen import help_page

@@ -8,7 +8,8 @@ Update after a deliberate change with: uv run pytest tests/test_snapshots.py --s
 
 import dataclasses
 
-from discard_tui.app import GameOverScreen, HelpScreen, PlayConfig
+from discard_tui.app import HelpScreen, PlayConfig
+from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.discard_screen import HELP
 from discard_tui.table_screen import help_page
 from games.cards import FULL_DECK

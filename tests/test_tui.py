@@ -11,7 +11,9 @@ from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
 from discard_tui.table_screen import MakeMove
 from discard_tui.profile import terminal_profile
-from discard_tui.app import CANNOT_PLAY, DiscardApp, GameOverScreen, HelpScreen, PlayConfig, ProblemScreen, TableScreen
+from discard_tui.app import DiscardApp, HelpScreen, PlayConfig, TableScreen
+from discard_tui.game_over_screen import GameOverScreen
+from discard_tui.problem_screen import CANNOT_PLAY, ProblemScreen
 from discard_tui.view import SeatPhase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
@@ -565,7 +567,7 @@ async def test_one_card_is_one_card():
 
 
 async def test_every_way_to_quit_asks_first_mid_game():
-    from discard_tui.app import ConfirmQuit
+    from discard_tui.quit_screen import ConfirmQuit
 
     app = computer_game()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -774,7 +776,7 @@ async def test_the_hosts_invite_uses_an_address_a_friend_can_reach():
     import re
 
     from discard_tui import invite
-    from discard_tui.app import ConnectingScreen
+    from discard_tui.connecting_screen import ConnectingScreen
 
     reachable = invite.interface_addresses()
     if not reachable:
@@ -846,7 +848,7 @@ async def test_the_start_screen_says_what_is_wrong_in_one_line_and_keeps_what_wa
 
 
 async def test_a_visitor_plays_the_computer_in_memory_and_nothing_is_kept(tmp_path):
-    from discard_tui.app import ConfirmQuit
+    from discard_tui.quit_screen import ConfirmQuit
 
     app = visitor(tmp_path, options={"deck": "short"})
     async with app.run_test(size=(80, 24)) as pilot:
@@ -961,7 +963,7 @@ class WaitingRoom(App[None]):
 
     def __init__(self, invites: list[str], note: str = "") -> None:
         super().__init__()
-        from discard_tui.app import ConnectingScreen
+        from discard_tui.connecting_screen import ConnectingScreen
 
         self.room = ConnectingScreen("Relay ws://[b]relay:1 · room r1", invites, note)
 
@@ -1038,7 +1040,7 @@ def test_a_command_breaks_only_between_words_and_a_loopback_relay_is_said():
 async def test_the_theme_and_the_start_screens_choices_are_kept_for_next_time(data_dir):
     from textual.widgets import Input, Select
 
-    from discard_tui.app import ConnectingScreen
+    from discard_tui.connecting_screen import ConnectingScreen
     from discard_tui.prefs import FILE, Prefs, load
     from discard_tui.start import StartScreen
 

@@ -163,7 +163,7 @@ def state(limit: int = 500, starter: int = 0) -> WarState:
 
 def test_the_only_legal_move_is_the_turn_of_whoever_is_to_move():
     s = state(starter=1)
-    assert s.deal() == [] and s.to_move() == (1,)
+    assert s.deal() == [] and s.to_move() == 1
     assert s.legal_moves(0) == [] and s.legal_moves(1) == [Turn(up=[26, 0], down=[])]
     assert [show.pos for show in s.shows(1, Turn(up=[26, 0]))] == [26, 0]
     assert all(show.to is None for show in s.shows(1, Turn(up=[26, 0])))  # shown to everyone
@@ -193,7 +193,7 @@ def test_outcome_scores_are_the_cards_in_each_pile_and_the_loser_starts_the_next
     assert outcome.next_starter == 0
     assert outcome.reason.format("you", "bo") == "after 1 trick you held 25 cards and bo 27: bo won"
     assert s.describe(0, Turn(up=[0, 26])) == "turned 2♠ against 8♦: 2 cards to {1}"
-    assert s.to_move() == () and s.legal_moves(1) == []
+    assert s.to_move() is None and s.legal_moves(1) == []
 
 
 def test_a_draw_has_no_winner_and_no_set_starter():

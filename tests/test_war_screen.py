@@ -8,7 +8,9 @@ import dataclasses
 
 from arena import TamperingLedger
 from discard_tui import war_screen
-from discard_tui.app import DiscardApp, GameOverScreen, PlayConfig, ViolationScreen
+from discard_tui.app import DiscardApp, PlayConfig
+from discard_tui.game_over_screen import GameOverScreen
+from discard_tui.violation_screen import ViolationScreen
 from discard_tui.profile import terminal_profile
 from discard_tui.view import SeatPhase
 from discard_tui.war_screen import Trick, WarScreenView

@@ -17,9 +17,9 @@ from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import MAX_DEALS, STRICT, Message
 
-from .about import ABOUT, POINTS
+from .about import ABOUT, POINTS, Stage
 from .moves import MOVES, CaboView, Discard, Draw, Peek, Replace, Showdown, Slot, Spy, Stop, Swap, Take
-from .rules import VALUES, Round, Stage, finished, ordinal, winners
+from .rules import VALUES, Round, finished, ordinal, winners
 from .strategy import simple
 
 
@@ -63,7 +63,7 @@ class CaboState(GameState[int]):
     def deals(self) -> int:
         return self.round.number + 1
 
-    def to_move(self) -> tuple[int, ...]:
+    def to_move(self) -> int | None:
         return self.round.to_move()
 
     def check(self, seat: int, move: Message) -> None:
@@ -190,7 +190,7 @@ class CaboState(GameState[int]):
 
     def legal_moves(self, seat: int) -> list[Message]:
         r = self.round
-        if seat not in r.to_move():
+        if r.to_move() != seat:
             return []
         mine = r.hands[seat]
         theirs = [pos for other, hand in enumerate(r.hands) if other != seat for pos in hand]
@@ -244,11 +244,11 @@ class CaboState(GameState[int]):
         everyone = set(range(self.setup.seats))
 
         def slot(pos: int) -> Slot:
-            return Slot(pos, self.faces.get(pos), self.seen.get(pos, set()) >= everyone)
+            return Slot(pos, self.seen_face(seat, pos), self.seen.get(pos, set()) >= everyone)
 
         return CaboView(
             me=seat, round=r.number + 1, hands=tuple(tuple(slot(pos) for pos in hand) for hand in r.hands),
-            draw_pile=len(r.draw_pile), draw_top=r.draw_pile[0] if r.draw_pile else None,
+            deck_size=r.size, draw_pile=len(r.draw_pile), draw_top=r.draw_pile[0] if r.draw_pile else None,
             discard_top=slot(r.discard_pile[-1]) if r.discard_pile else None, discard_count=len(r.discard_pile),
             taken=slot(r.taken) if r.taken is not None else None, from_draw=r.from_draw,
             turn=None if r.over else r.turn, stage=r.stage, stopper=r.stopper, totals=tuple(self.totals),

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from tabletop.wire import Message, Position
 
-from .rules import Stage
+from .about import Stage
 
 
 class Draw(Message):
@@ -95,6 +95,7 @@ class CaboView:
     me: int
     round: int  # 1 for the first
     hands: tuple[tuple[Slot, ...], ...]  # per seat, left to right
+    deck_size: int  # a round's deck, whole
     draw_pile: int
     draw_top: int | None
     discard_top: Slot | None
@@ -107,13 +108,13 @@ class CaboView:
     totals: tuple[int, ...]
     last_scores: tuple[int, ...] | None  # the last round's, once one is scored
     showdown: tuple[tuple[int, ...], ...] | None  # every hand's values at the last round's end
-    to_move: tuple[int, ...]
+    to_move: int | None  # the seat the game waits on; None once the game is over
     over: bool
     last_stopper: int | None = None  # who stopped the last round scored (None: its draw pile ran out, or no round yet)
 
     @property
     def my_turn(self) -> bool:
-        return self.me in self.to_move
+        return self.to_move == self.me
 
     def known_sum(self, seat: int) -> tuple[int, int]:
         """(the sum of the cards of ``seat``'s hand I know, how many I do not know)."""

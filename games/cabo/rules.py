@@ -13,26 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
 from tabletop.game import RuleViolation
+
+from .about import Stage
 
 # The deck in card order: two 0s, four of each value from 1 to 12, two 13s (card i has value VALUES[i]).
 VALUES: tuple[int, ...] = (0, 0, *(value for value in range(1, 13) for _ in range(4)), 13, 13)
 HAND = 4  # cards dealt to each player
 LOOKS = 2  # of them, the ones each player sees at the start of a round (the first two)
 AVERAGE = sum(VALUES) / len(VALUES)  # 6.5: what an unknown card is worth on average
-
-
-class Stage(str, Enum):
-    TURN = "turn"  # the mover draws, takes the discard or stops
-    TAKEN = "taken"  # the mover holds a card: replace one or more of theirs with it, or (if drawn) discard it
-    PEEK = "peek"  # a 7 or 8 was discarded: look at one of your own cards
-    SPY = "spy"  # a 9 or 10: look at one card of another player
-    SWAP = "swap"  # an 11 or 12: swap one of your cards with one of another player's, unseen
-    SHOWDOWN = "showdown"  # the round is over: every hand is to be shown
-    OVER = "over"  # shown and scored
-
 
 POWERS = {7: Stage.PEEK, 8: Stage.PEEK, 9: Stage.SPY, 10: Stage.SPY, 11: Stage.SWAP, 12: Stage.SWAP}
 
@@ -101,8 +91,8 @@ class Round:
         seat = self.holder(pos)
         return ordinal(self.hands[seat].index(pos)) if seat is not None else f"card {pos}"
 
-    def to_move(self) -> tuple[int, ...]:
-        return () if self.over else (self.turn,)
+    def to_move(self) -> int | None:
+        return None if self.over else self.turn
 
     def whose(self, pos: int) -> str:
         """A card not in the mover's hand, as a refusal names it: "another player's card" (the same words to the

@@ -18,7 +18,8 @@ from tabletop.table import Strategy, Table
 from tabletop.wire import Message
 
 from .moves import CaboView, Discard, Draw, Peek, Replace, Showdown, Slot, Spy, Stop, Swap, Take
-from .rules import AVERAGE, Stage, power
+from .about import Stage
+from .rules import AVERAGE, power
 
 T = TypeVar("T")
 

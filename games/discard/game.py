@@ -35,8 +35,8 @@ class DiscardState(GameState[Card]):
     def deal(self) -> list[Show]:
         return [Show(pos, seat) for seat, hand in enumerate(self.board.hands) for pos in hand]
 
-    def to_move(self) -> tuple[int, ...]:
-        return () if self.board.over else (self.board.turn,)
+    def to_move(self) -> int | None:
+        return None if self.board.over else self.board.turn
 
     def check(self, seat: int, move: Message) -> None:
         if isinstance(move, Draw):

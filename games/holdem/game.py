@@ -13,20 +13,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pokerkit import ChipsPulling, ChipsPushing
+from pokerkit import BetCollection, BlindOrStraddlePosting, CheckingOrCalling, ChipsPushing, CompletionBettingOrRaisingTo
 from pydantic import BaseModel
 
 from tabletop.deck import Show as Reveal
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message
 
-from .about import ABOUT, BLINDS, CHIPS, HANDS
+from .about import ABOUT, BLINDS, CHIPS, HANDS, Stage
+from .history import Played, phhs
 from .moves import MOVES, Board, Call, Check, Fold, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
-from .rules import (DECK, STREETS, Hand, Stage, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
+from .rules import (DECK, STREETS, Hand, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
                     parse_blinds)
 from .strategy import player
 
 VERBS = {Fold: "fold", Check: "check", Call: "call", Raise: "raise"}
+DECISIONS = (*VERBS, Show, Muck)  # a player's own choices (the board is the dealer's forced move)
+RECENT = 3  # the most finished hands a seat's view keeps for it to read
 
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -37,32 +40,47 @@ def settle(h: Hand) -> LastHand:
     """What a finished hand gave each seat, as a dealer says it: an uncalled bet (the part of a player's chips in
     the hand that nobody matched) is returned; the rest of what a seat took back was won from the pots.
 
-    PokerKit's own split differs when everyone folds (it hands the last bettor's whole bet back): the words here
-    are the usual ones, and either way a seat's chips after the hand are its chips before it, less what it put
-    in, plus what it won and what was returned."""
-    pulled = dict.fromkeys(h.players, 0)
+    PokerKit hands an uncalled bet back in two ways: into the stack as it collects the bets (a short all-in called
+    a bigger bet) or with the pot (everyone folded to the bet). Either way a seat's chips after the hand are its
+    chips before it, less what it put in, plus what it won and what was returned, so that is how they are
+    counted."""
+    put_in = committed(h)
     pushed: dict[int, dict[int, int]] = {}  # pot index -> seat -> chips of that pot
     for operation in h.poker.operations:
-        if isinstance(operation, ChipsPulling):
-            pulled[h.players[operation.player_index]] += int(operation.amount)
-        elif isinstance(operation, ChipsPushing):
+        if isinstance(operation, ChipsPushing):
             pot = pushed.setdefault(operation.pot_index, {})
             for i, amount in enumerate(operation.amounts):
                 if amount:
                     pot[h.players[i]] = pot.get(h.players[i], 0) + int(amount)
     final = h.chips()
-    put_in = {seat: start - (final[seat] - pulled[seat]) for seat, start in zip(h.players, h.stacks, strict=True)}
     returned = {seat: max(0, amount - max((put_in[s] for s in h.players if s != seat), default=0))
                 for seat, amount in put_in.items()}
+    won = {seat: final[seat] - start + put_in[seat] - returned[seat] for seat, start in zip(h.players, h.stacks,
+                                                                                                strict=True)}
     names = {seat: hand_name(cards, h.board_cards, [other for s, other in h.shown.items() if s != seat])
              if len(h.board_cards) == 5 else "" for seat, cards in h.shown.items()}
     pots = tuple((sum(pushed[k].values()), tuple(sorted(pushed[k].items()))) for k in sorted(pushed))
     return LastHand(
         number=h.number + 1, board=tuple(h.board_cards),
         shown=tuple(Shown(seat, cards, names[seat]) for seat, cards in h.shown.items()), mucked=tuple(sorted(h.mucked)),
-        won=tuple((seat, pulled[seat] - returned[seat]) for seat in sorted(h.players) if pulled[seat] > returned[seat]),
+        won=tuple((seat, amount) for seat, amount in sorted(won.items()) if amount > 0),
         returned=tuple((seat, amount) for seat, amount in sorted(returned.items()) if amount),
         pots=pots if len(pots) > 1 else ())
+
+
+def committed(h: Hand) -> dict[int, int]:
+    """The chips each player put in during the hand (blinds, calls, bets and raises), before anything came back."""
+    put_in, street = [0] * len(h.players), [0] * len(h.players)
+    for operation in h.poker.operations:
+        if isinstance(operation, (BlindOrStraddlePosting, CheckingOrCalling)):
+            put_in[operation.player_index] += int(operation.amount)
+            street[operation.player_index] += int(operation.amount)
+        elif isinstance(operation, CompletionBettingOrRaisingTo):
+            put_in[operation.player_index] += int(operation.amount) - street[operation.player_index]
+            street[operation.player_index] = int(operation.amount)
+        elif isinstance(operation, BetCollection):
+            street = [0] * len(h.players)
+    return dict(zip(h.players, put_in, strict=True))
 
 
 def result_words(last: LastHand) -> str:
@@ -109,6 +127,8 @@ class HoldemState(GameState[str]):
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERBS.values(), 0))  # bet moves made, by kind
     said: str = ""  # the last move in words, for describe
     actions: dict[int, str] = field(default_factory=dict)  # this street: each seat's last action, "Raised to 80"
+    played: list[Played] = field(default_factory=list)  # every finished hand, for the hand history
+    moves: list[tuple[int, Message, str]] = field(default_factory=list)  # this hand: each move and its words
 
     def __post_init__(self) -> None:
         self.chips = [self.options.chips] * self.setup.seats
@@ -134,6 +154,7 @@ class HoldemState(GameState[str]):
             tuple(seat for k in range(n) if self.chips[seat := (start + k) % n] > 0)
         hand = Hand(number, players, tuple(self.chips[seat] for seat in players),
                     blinds_at(parse_blinds(self.options.blinds), number), places, tda=self.setup.proven)
+        self.moves = []
         self.actions = {seat: f"{blind} {hand.bet(seat):,}" for seat, blind in
                         ((hand.small_blind, "Small blind"), (places[2], "Big blind")) if seat is not None}
         return hand
@@ -153,9 +174,8 @@ class HoldemState(GameState[str]):
     def deals(self) -> int:
         return self.hand.number + 1
 
-    def to_move(self) -> tuple[int, ...]:
-        seat = self.hand.to_move()
-        return () if seat is None else (seat,)
+    def to_move(self) -> int | None:
+        return self.hand.to_move()
 
     def check(self, seat: int, move: Message) -> None:
         h = self.hand
@@ -198,6 +218,8 @@ class HoldemState(GameState[str]):
             raise RuleViolation(f"checked with {owe} to call", rule=f"there is {owe} to call: call, raise or fold")
         if isinstance(move, Call) and not owe:
             raise RuleViolation("called with nothing to call", rule="there is nothing to call: check")
+        if isinstance(move, Fold) and not owe:  # PokerKit's tournament mode refuses it too: nothing is given up
+            raise RuleViolation("folded with nothing to call", rule="there is nothing to call: check, not fold")
         if isinstance(move, Raise):
             bounds = h.raise_bounds()
             if bounds is None:
@@ -237,6 +259,7 @@ class HoldemState(GameState[str]):
             h.muck(seat)
         if isinstance(move, Raise) and h.stack(seat) == 0:
             self.said += ", all in"
+        self.moves.append((seat, move, self.said))
         if isinstance(move, Board):
             self.actions = {}
         elif type(move) in VERBS:
@@ -282,6 +305,7 @@ class HoldemState(GameState[str]):
             self.chips[seat] = chips
         self.history.append(tuple(self.chips))
         self.last_result = result_words(self.last)
+        self.played.append(Played(h, tuple(self.moves), self.last, self.last_result))
         self.said += f". H{self.last_result[1:]}"
         if not self.over:
             assert h.places is not None
@@ -322,8 +346,8 @@ class HoldemState(GameState[str]):
         if h.stage is Stage.BOARD:
             return [Board(positions=list(h.next_street()))]
         if h.stage is Stage.SHOWDOWN:
-            return [Show(positions=list(h.hole(seat))), *([Muck()] if h.shown else [])]
-        moves: list[Message] = [Fold(), Call() if h.to_call() else Check()]
+            return [Show(positions=list(h.hole(seat))), *([Muck()] if h.may_muck() else [])]
+        moves: list[Message] = [Fold(), Call()] if h.to_call() else [Check()]
         bounds = h.raise_bounds()
         if bounds is not None:
             moves += [Raise(to=amount) for amount in sorted(set(bounds))]
@@ -341,7 +365,7 @@ class HoldemState(GameState[str]):
         if len(leaders) == 1 and best == sum(self.chips):
             why = f"every chip went to {{{leaders[0]}}} in {hands} hand{'s' * (hands > 1)}"
         else:
-            why = f"{hands} hands were played; the chip lead wins"
+            why = f"{hands} hand{'s were' if hands > 1 else ' was'} played; the chip lead wins"
             why += f": {' and '.join(f'{{{seat}}}' for seat in leaders)}" if winners else ", and it is shared by all"
         series = [tuple(self.options.chips for _ in self.chips), *self.history]
         if len(series) > SPARK_POINTS:  # evenly spaced points, the first and the last among them
@@ -385,6 +409,26 @@ class HoldemState(GameState[str]):
         chips = self.chips if self.hand.stage is Stage.OVER else [self.hand.stack(s) for s in range(self.setup.seats)]
         return {"chips": dict(zip(names, chips, strict=True)), "hands": self.hand.number + 1, "bets": dict(self.counts)}
 
+    def history_file(self, names: Sequence[str], me: int, number: int, room: str) -> tuple[str, str]:
+        """Every finished hand as a Poker Hand History (``history.phhs``), with how the game ended if it has."""
+        outcome = self.outcome()
+        ending = outcome.reason.format(*names).splitlines() if outcome is not None else []
+        return ".phhs", phhs(self.played, names, self.faces, me, number, room, ending)
+
+    def recent(self, seat: int) -> tuple[tuple[LastHand, str], ...]:
+        """The hands finished since ``seat`` last decided something (a bet, a show or a muck), oldest first, each with
+        its words: what its player has not had the chance to read yet (the next hand is dealt at once, and may end
+        before their turn comes); the last finished hand at least, and at most :data:`RECENT`."""
+        if not self.played:
+            return ()
+        recent = [self.played[-1]]
+        if not any(mover == seat and type(move) in DECISIONS for mover, move, _ in self.moves):
+            for played in self.played[-2::-1]:
+                if any(mover == seat and type(move) in DECISIONS for mover, move, _ in recent[-1].moves):
+                    break
+                recent.append(played)
+        return tuple((played.last, played.result) for played in recent[:RECENT][::-1])
+
     def view(self, seat: int) -> HoldemView:
         h = self.hand
         over = h.stage is Stage.OVER
@@ -396,7 +440,7 @@ class HoldemState(GameState[str]):
                 dealt=dealt and (not over or self.chips[s] > 0),
                 folded=dealt and not h.in_hand(s) and s not in h.mucked and s not in h.shown,
                 all_in=not over and h.all_in(s),
-                hole=tuple(self.faces.get(pos) for pos in h.hole(s)) if dealt else (),
+                hole=tuple(self.seen_face(seat, pos) for pos in h.hole(s)) if dealt else (),
                 positions=h.hole(s) if dealt else (), shown=s in h.shown,
                 mucked=s in h.mucked, action="" if over else self.actions.get(s, ""))
 
@@ -407,8 +451,8 @@ class HoldemState(GameState[str]):
             pots=tuple(h.pots()), total=h.total(), stage=h.stage, to_move=self.to_move(),
             to_call=h.to_call() if acting is not None else 0,
             raise_bounds=h.raise_bounds() if acting is not None else None, history=tuple(self.history),
-            last_result=self.last_result, last=self.last, over=self.over,
-            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck())
+            last_result=self.last_result, last=self.last, recent=self.recent(seat), over=self.over,
+            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck(), opening=h.opening())
 
 
 class Holdem(Game[str]):

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from tabletop.wire import Message, Position
 
-from .rules import Stage
+from .about import Stage
 
 
 class Fold(Message):
@@ -122,18 +122,27 @@ class HoldemView:
     pots: tuple[tuple[int, tuple[int, ...]], ...]  # collected pots (main first) and who can win each
     total: int  # every chip in the middle
     stage: Stage
-    to_move: tuple[int, ...]
+    to_move: int | None  # the seat to act, to show a street or a hand; None once the game is over
     to_call: int  # for the seat to act
     raise_bounds: tuple[int, int] | None  # the smallest and largest "raise to" for the seat to act
     history: tuple[tuple[int, ...], ...]  # every seat's chips after each finished hand
     last_result: str  # the last finished hand in words, with {0}, {1}… for seats
     last: LastHand | None  # the last finished hand: the showdown's hands, who won what
+    recent: tuple[tuple[LastHand, str], ...]  # the hands finished since this seat last decided, oldest first, each
+    # with its words ({0}, {1}… for seats): kept until its next decision (the last finished hand at least)
     over: bool
     may_muck: bool = False  # at showdown, a hand may be given up unshown (not the first, not when one is all in)
+    opening: bool = False  # a raise now is the street's first bet (after the flop, nothing bet yet): a "bet"
 
     @property
     def my_turn(self) -> bool:
-        return self.me in self.to_move
+        return self.to_move == self.me
+
+    def pot_raise(self, fraction: float = 1.0) -> int:
+        """A raise, for the seat to act, to its call plus ``fraction`` of the pot after that call (1: a pot-sized
+        raise, ½: half the pot); it may lie outside :attr:`raise_bounds`, which a raise is kept within."""
+        bet = self.players[self.to_move].bet if self.to_move is not None else 0
+        return bet + self.to_call + int(fraction * (self.total + self.to_call))
 
     @property
     def mine(self) -> Player:

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
 from pokerkit import Automation, Mode, NoLimitTexasHoldem, StandardHighHand, State
 from pokerkit import Hand as Ranked
+
+from .about import Stage
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -34,13 +35,6 @@ STREET_CARDS = ((0, 1, 2), (3,), (4,))  # board cards each street deals
 AUTOMATIONS = (Automation.ANTE_POSTING, Automation.BET_COLLECTION, Automation.BLIND_OR_STRADDLE_POSTING,
                Automation.HAND_KILLING, Automation.CHIPS_PUSHING, Automation.CHIPS_PULLING)
 SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
-
-
-class Stage(str, Enum):
-    BETTING = "betting"
-    BOARD = "board"  # the next street's cards are to be shown
-    SHOWDOWN = "showdown"
-    OVER = "over"
 
 
 def card_text(card: str) -> str:

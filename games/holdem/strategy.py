@@ -21,7 +21,8 @@ from tabletop.table import Strategy, Table
 from tabletop.wire import Message
 
 from .moves import Call, Check, Fold, HoldemView, Muck, Raise, Show
-from .rules import DECK, RANKS, Stage
+from .about import Stage
+from .rules import DECK, RANKS
 
 SAMPLES = 300  # Monte-Carlo deals per equity estimate
 VALUE = 0.65  # equity from which a hand is bet, or raised, for value

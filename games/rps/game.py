@@ -40,8 +40,11 @@ class RpsState(GameState[str]):
         """The commit–reveal label of the throw under way: unique in the game, so every nonce is fresh."""
         return f"throw-{self.match.number}"
 
-    def to_move(self) -> tuple[int, ...]:
-        return ()  # nobody moves: every throw is a simultaneous choice
+    def to_move(self) -> int | None:
+        """None: nobody moves, both throw at once. Each throw is a :meth:`choice` of both seats, and the table's own
+        commit–reveal round says who still owes what (``Table.owed``, ``Table.awaiting``: a commitment, then a
+        reveal), so a throw has no mover for the screens to name."""
+        return None
 
     def check(self, seat: int, move: Message) -> None:
         raise RuleViolation(f"sent {move.type!r}, but rock-paper-scissors has no moves, only throws")

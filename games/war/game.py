@@ -44,7 +44,7 @@ class WarView:
     war: bool  # the last turn tied: the next turn is a war
     tricks: int  # taken so far
     limit: int
-    to_move: tuple[int, ...]  # who turns next; () once the game is over
+    to_move: int | None  # who turns next; None once the game is over
     winner: int | None
     over: bool
     up: tuple[int, ...]  # the next turn's positions (seat order), for the one who makes it
@@ -61,8 +61,8 @@ class WarState(GameState[Card]):
     def deal(self) -> list[Show]:
         return []  # the piles are dealt face down, unseen even by their owners
 
-    def to_move(self) -> tuple[int, ...]:
-        return () if self.board.over else (self.board.turner,)
+    def to_move(self) -> int | None:
+        return None if self.board.over else self.board.turner
 
     def check(self, seat: int, move: Message) -> None:
         if not isinstance(move, Turn):

@@ -1,0 +1,102 @@
+"""The dialog at the end of a game: the result, the score, the audit's verdict, the transcript (and the game's own
+history, Hold'em's hands) and the rematch."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label
+
+from .table_screen import Rematch, SaveHistory, SaveTranscript, absence, capitalized, score_line
+from .view import SeatPhase, SeatView
+from .violation_screen import transcript_line
+from .widgets import PathLines
+from tabletop.values import Result
+from tabletop.words import result_words, verdict_words
+
+
+def history_line(download: bool) -> str:
+    """What introduces the hand history (Hold'em's, in the Poker Hand History format): in the terminal its path
+    follows, as the transcript's."""
+    if download:
+        return "h downloads the hand history (PHH, a poker format)."
+    return "Hand history, in PHH (h copies the path):"
+
+
+class GameOverScreen(ModalScreen[None]):
+    BINDINGS = [Binding("n", "rematch", "Rematch"), Binding("q", "app.quit", "Quit"),
+                Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript"),
+                Binding("h", "history", "History")]
+
+    def __init__(self, view: SeatView, download: bool) -> None:
+        super().__init__()
+        self.view, self.download = view, download
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="gameover-room"), VerticalScroll(id="gameover", classes="dialog"):  # scrolls if cut
+            yield Label("", id="result", markup=False)
+            yield Label("", id="ending", markup=False)
+            yield Label("", id="score", markup=False)
+            yield Label("", id="verdict", markup=False)
+            yield Label("", id="transcript", markup=False)
+            yield PathLines(id="path")
+            yield Label("", id="history", markup=False)
+            yield PathLines(id="history-path")
+            yield Label("", id="offer", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.update(self.view)
+
+    def update(self, view: SeatView, now: float | None = None) -> None:
+        self.view = view
+        if not self.query("#result"):
+            return  # not composed yet: on_mount shows it
+        result = self.query_one("#result", Label)
+        result.update(result_words(view.result, cheer=True) if view.result else "")
+        self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
+        result.set_class(view.result is Result.WIN, "win")
+        self.query_one("#score", Label).update(score_line(view))
+        self.query_one("#verdict", Label).update(
+            verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…")
+        shown = view.verdict is not None and view.transcript is not None
+        self.query_one("#transcript", Label).update(transcript_line(self.download) if shown else "")
+        path = self.query_one("#path", PathLines)
+        path.command = str(view.transcript) if shown and not self.download else ""
+        path.display = bool(path.command)
+        history = view.history if view.verdict is not None else None
+        self.query_one("#history", Label).update(history_line(self.download) if history else "")
+        history_path = self.query_one("#history-path", PathLines)
+        history_path.command = history if history and not self.download else ""
+        history_path.display = bool(history_path.command)
+        name, gone = view.opponent_name, absence(view, now)
+        if view.rematch_offered:
+            offer = f"{name} wants a rematch: press n to play again, q to quit."
+        elif view.phase is SeatPhase.WAITING:
+            offer = f"Waiting for {name} to accept the rematch…" + (f" {gone}; q leaves." if gone else "")
+        else:
+            offer = "n plays again, q quits." + (f" {gone}." if gone else "")
+        self.query_one("#offer", Label).update(offer)
+        for label in self.query("#gameover Label").results(Label):
+            label.display = bool(str(label.content))  # an empty line (no score yet) takes no room
+        self.refresh_bindings()
+
+    def action_rematch(self) -> None:
+        self.post_message(Rematch())
+
+    def action_download(self) -> None:
+        self.post_message(SaveTranscript())
+
+    def action_history(self) -> None:
+        self.post_message(SaveHistory())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rematch":
+            return True if self.view.rematch_refusal is None else None
+        if action == "download":
+            return True if self.view.verdict and self.view.transcript else None
+        if action == "history":  # only a game that keeps a history has the key (False hides it)
+            return bool(self.view.verdict and self.view.history)
+        return True

@@ -1,0 +1,46 @@
+"""The dialog when a player broke the rules or the protocol, and the line that introduces a transcript."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label
+
+from .table_screen import SaveTranscript
+from .widgets import PathLines
+
+
+class ViolationScreen(ModalScreen[None]):
+    """The opponent broke the rules or the protocol: name it and point at the transcript."""
+
+    BINDINGS = [Binding("q,escape", "app.quit", "Quit"), Binding("t", "download", "Transcript")]
+
+    def __init__(self, problem: str, transcript: str | None, download: bool) -> None:
+        super().__init__()
+        self.problem, self.transcript, self.download = problem, transcript, download
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog error"):
+            yield Label("[b]Game stopped: the rules were broken[/b]")
+            yield Label(self.problem, id="problem", markup=False)
+            if self.transcript:
+                yield Label(transcript_line(self.download), id="transcript", markup=False)
+                if not self.download:
+                    yield PathLines(self.transcript, id="path")
+        yield Footer()
+
+    def action_download(self) -> None:
+        self.post_message(SaveTranscript())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "download" or self.transcript is not None
+
+
+def transcript_line(download: bool) -> str:
+    """What introduces the transcript: in the terminal its path follows (a ``PathLines``, whole, to select; t copies
+    it); in a browser the server's paths mean nothing, so t downloads the file."""
+    if download:
+        return "t downloads the transcript of every message."
+    return "Transcript, for discard-verify (t copies the path):"

@@ -1,0 +1,161 @@
+"""Programs the system provides, as the tests and the benchmarks start them: a ``redis-server``, a Redis Cluster of six,
+a free port, and what to say when one is not installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(check, what: str, bound: float = 30.0) -> None:
+    """Poll ``check`` every 50 ms until it holds; fail naming ``what`` after ``bound`` seconds."""
+    deadline = time.monotonic() + bound
+    while not check():
+        assert time.monotonic() < deadline, f"not within {bound:g} s: {what}"
+        time.sleep(0.05)
+
+
+REQUIRE_ALL = "DISCARD_TESTS_REQUIRE_ALL"  # .ci/run sets it: CI installs every program, so none may be missing
+
+
+def missing(program: str, install: str) -> NoReturn:
+    """A test that needs ``program``, which is not installed: skipped with one line on a developer's machine, failed
+    in CI (where .ci/run installs it and sets REQUIRE_ALL), so CI can never skip it silently."""
+    reason = f"{program} is not installed ({install})"
+    if os.environ.get(REQUIRE_ALL):
+        pytest.fail(f"{reason}, and {REQUIRE_ALL} is set")
+    pytest.skip(reason)
+
+
+class RedisServer:
+    """A real ``redis-server`` on a free loopback port, in its own directory, with the AOF on."""
+
+    def __init__(self, directory: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            missing("redis-server", "apt-get install redis-server")
+        self.binary, self.directory, self.port = binary, directory, free_port()
+        self.proc: subprocess.Popen[str] | None = None
+        self.extra: list[str] = []  # more options (a Cluster node's)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
+             "--appendonly", "yes", "--save", "", "--logfile", "", "--loglevel", "notice", "--daemonize", "no",
+             *self.extra],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        seen = []
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:  # the server says when it is ready
+            seen.append(line)
+            if "Ready to accept connections" in line:
+                threading.Thread(target=self.proc.stdout.read, daemon=True).start()  # keep the pipe drained
+                return self
+        raise RuntimeError("redis-server did not start:\n" + "".join(seen[-20:]))
+
+    def stop(self) -> None:
+        """SIGTERM: Redis writes its AOF out and exits."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(WAIT)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+class RedisCluster:
+    """Six ``redis-server --cluster-enabled yes`` on free loopback ports, joined by ``redis-cli --cluster create``:
+    three masters, each with one replica. ``node_timeout_ms`` is ``cluster-node-timeout``: a failover test's 500 ms
+    has a killed master taken over within about a second; the conformance suite's cluster takes 5 s, so that a
+    machine busy with other work never makes a master look dead and fail it over in the middle of a check."""
+
+    def __init__(self, directory: Path, node_timeout_ms: int = 5000) -> None:
+        self.node_timeout_ms = node_timeout_ms
+        self.nodes = [RedisServer(directory / f"node{i}") for i in range(6)]
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            missing("redis-cli", "apt-get install redis-server")
+        self.cli = cli
+
+    @property
+    def url(self) -> str:
+        return "redis-cluster://" + ",".join(f"127.0.0.1:{node.port}" for node in self.nodes[:3])
+
+    def start(self) -> RedisCluster:
+        for node in self.nodes:
+            node.extra = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                          "--cluster-port", str(free_port()),  # the bus: not PORT + 10000, which may be taken
+                          "--cluster-node-timeout", str(self.node_timeout_ms), "--appendonly", "no"]
+            node.start()
+        subprocess.run([self.cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in self.nodes),
+                        "--cluster-replicas", "1", "--cluster-yes"], check=True, capture_output=True, timeout=60)
+        deadline = time.monotonic() + 30
+        while not all(self.state(node.port).get("cluster_state") == "ok" for node in self.nodes):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not come up")
+            time.sleep(0.05)
+        return self
+
+    def call(self, port: int, *args: str) -> str:
+        return subprocess.run([self.cli, "-p", str(port), *args], capture_output=True, text=True,
+                              timeout=10).stdout
+
+    def state(self, port: int) -> dict[str, str]:
+        lines = self.call(port, "cluster", "info").splitlines()
+        return dict(line.strip().split(":", 1) for line in lines if ":" in line)
+
+    def masters(self) -> list[RedisServer]:
+        """The nodes that are masters with slots now (as the first live node sees it)."""
+        live = [n for n in self.nodes if n.proc is not None and n.proc.poll() is None]
+        listing = self.call(live[0].port, "cluster", "nodes").splitlines()
+        ports = {int(f[1].split("@")[0].rsplit(":", 1)[1]) for f in (line.split() for line in listing)
+                 if "master" in f[2] and "fail" not in f[2] and len(f) > 8}
+        return [n for n in live if n.port in ports]
+
+    def kill_a_master(self) -> float:
+        """SIGKILL one master; return once a replica serves its slots and the dead node is back as a synced replica:
+        the seconds from the kill to the promotion."""
+        victim = self.masters()[0]
+        assert victim.proc is not None
+        killed = time.monotonic()
+        victim.proc.send_signal(signal.SIGKILL)
+        victim.proc.wait(WAIT)
+        survivor = next(n for n in self.nodes if n is not victim and n.proc is not None and n.proc.poll() is None)
+        wait_until(lambda: len(self.masters()) == 3 and victim not in self.masters()
+                   and self.state(survivor.port).get("cluster_state") == "ok", "a replica promoted")
+        promoted = time.monotonic() - killed
+        victim.start()  # nodes.conf is kept: it rejoins, as the replica of its slots' new master
+        wait_until(lambda: "master_link_status:up" in self.call(victim.port, "info", "replication"),
+                   "the restarted node in sync as a replica")
+        return promoted
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            if node.proc is not None and node.proc.poll() is None:
+                node.proc.kill()
+                node.proc.wait(WAIT)
+
+
