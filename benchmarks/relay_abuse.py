@@ -35,7 +35,7 @@ party to the relay's per-address budgets), and never reads what the relay sends:
   buffers toward the address's 16 MiB; the neighbour's own delay (a post
   sent to its `posted`) is reported beside the honest room's;
 - v6-block: a party with a whole IPv6 /48 (2001:db8:4800::/48): five
-  connections from each of sixty of its /64s (300; the /48 may hold 256),
+  connections from each of sixty of its /64s (300; the /48 may hold 128),
   each in a room of its own, post 100 KiB bodies two at a time; the
   honest room plays from ::1. The /48 must be routed to the loopback, which
   takes a network namespace of its own (the relay, Redis and everything

@@ -50,7 +50,7 @@ class Limits:
     address_buffers: int = 16 << 20  # the same for one address's connections (and its unfinished messages)
     address_list_rate: float = 10.0  # lobby pages a second for one address (a page of 50 costs the store a query)
     address_list_burst: int = 20
-    block_share: int = 4  # an IPv6 /48 gets this many times an address's connections, bytes and lobby pages
+    block_share: int = 2  # an IPv6 /48 gets this many times an address's connections, bytes and lobby pages
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)

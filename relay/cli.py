@@ -89,7 +89,7 @@ def parser() -> argparse.ArgumentParser:
                    help="open connections at once (default 5000)")
     p.add_argument("--max-per-address", type=at_least_zero, default=64, metavar="N",
                    help="open connections from one IPv4 address or IPv6 /64, whose frames and write buffers also "
-                   "share one budget, fairly (default 64; an IPv6 /48 holds 4 times an address's; 0 behind a reverse "
+                   "share one budget, fairly (default 64; an IPv6 /48 holds twice an address's; 0 behind a reverse "
                    "proxy, where every connection comes from it)")
     p.add_argument("--log-level", default="INFO", type=str.upper,
                    choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log verbosity (default INFO)")
