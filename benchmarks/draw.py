@@ -38,7 +38,7 @@ async def draws(group: str, seed: int, limit: int) -> list[float]:
     from discard_tui.config import PlayConfig
     from discard_tui.profile import terminal_profile
     from discard_tui.discard_screen import DiscardScreenView
-    from discard_tui.view import SeatPhase
+    from tabletop.values import Phase
 
     frames: list[float] = []
     display = App._display
@@ -57,10 +57,10 @@ async def draws(group: str, seed: int, limit: int) -> list[float]:
         async with app.run_test(size=(80, 24)) as pilot:
             while len(times) < limit:
                 while not (app.view is not None and app.screen.query("#hand-label")
-                           and (app.view.my_turn or app.view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.FAILED))):
+                           and (app.view.my_turn or app.view.phase is Phase.OVER or app.view.stopped)):
                     await asyncio.sleep(POLL_S)
                 view = app.view
-                if not isinstance(view, DiscardScreenView) or view.phase is not SeatPhase.PLAYING or view.draw_pile == 0:
+                if not isinstance(view, DiscardScreenView) or not view.playing or view.draw_pile == 0:
                     break
                 await asyncio.sleep(REACTION_S)  # a player sees the turn come before pressing a key
                 counted = f"Your hand: {len(view.hand) + 1} cards"

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import sys
 import time
 import traceback
 from pathlib import Path
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -33,20 +34,23 @@ from textual.screen import Screen
 from textual.worker import WorkerFailed
 
 from .attention import RESTORE_TITLE, SAVE_TITLE, TurnBell, osc_title, terminal_title, turn_words
-from .config import SCREENS, PlayConfig
+from .config import SCREENS, PlayConfig, fresh_room
 from .quit_screen import ConfirmQuit
 from .connecting_screen import ConnectingScreen
 from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
-from .problem_screen import CANNOT_PLAY, ProblemScreen
+from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen
 from .profile import Profile
-from .table_screen import (IN_GAME, LeaveTable, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
+from .table_screen import (LeaveTable, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .violation_screen import ViolationScreen
 from .widgets import HelpScreen
 
 if TYPE_CHECKING:
+    from textual.drivers.web_driver import WebDriver
+
     from tabletop.shell import Seat
 
     from .session import Session
@@ -142,7 +146,9 @@ class DiscardApp(App[None]):
     def show_start(self) -> None:
         from .start import StartScreen  # its widgets are imported only when it is shown (start-up time)
 
-        self.push_screen(StartScreen(self.config, self.profile), self.started)
+        start = StartScreen(self.config, self.profile)
+        self.push_screen(start, self.started)
+        start.call_after_refresh(self.tell_browser, ready=True)  # its fields are up, the name has the focus
         self.call_after_refresh(self.preload)
 
     @work(thread=True, exclusive=True, group="preload")
@@ -197,18 +203,24 @@ class DiscardApp(App[None]):
         c = self.config
         if c.against_computer:
             return f"Playing the computer on {'the server' if self.profile.browser else 'this machine'}."
-        return f"Relay {c.relay or 'hosted here'} · room {c.room}"
+        return f"{'Watching, on relay' if c.watch else 'Relay'} {c.relay or 'hosted here'} · room {c.room}"
 
     def action_retry(self) -> None:
         self.pop_screen()
         self.push_screen(ConnectingScreen(self.where()))
         self.play()
 
+    @on(NewRoom)
+    def new_room(self) -> None:
+        """From a full room: another, freshly named, on the same relay for the same game and players."""
+        self.config = dataclasses.replace(self.config, room=fresh_room("table"))
+        self.action_retry()
+
     @work(exclusive=True, group="game")
     async def play(self) -> None:
         """Start a session (the relay and the computers if needed, my seat taken or taken back) and run it."""
         await asyncio.to_thread(load_engine, self.config.game)
-        from tabletop.ledger import RelayError
+        from tabletop.ledger import RelayError, RoomFull
 
         from .session import Session
 
@@ -222,6 +234,14 @@ class DiscardApp(App[None]):
                 await self.screen.recompose()
                 self.screen.call_after_refresh(self.screen.refresh_bindings)  # the new footer's keys
             resumed = await session.sit_down(url)
+        except RoomFull as error:
+            if self.config.watch:  # as many watchers as the room takes: only this room's game is to watch
+                self.switch_to_problem(str(error))
+            else:  # every seat taken, the game under way: another room, or watch this one's game
+                self.switch_to_problem(str(error), f"The room is full: c creates a new room for {self.ui.title}, "
+                                       "w watches its game (read-only), r tries this one again, q quits.",
+                                       new_room=True, watch=True)
+            return
         except (RelayError, OSError) as error:
             self.switch_to_problem(relay_problem(self.config.relay, str(error)))
             return
@@ -233,10 +253,19 @@ class DiscardApp(App[None]):
         self.seat_changed()
         await session.run()
 
-    def switch_to_problem(self, problem: str, retry: str | None = None) -> None:
+    def switch_to_problem(self, problem: str, retry: str | None = None, new_room: bool = False,
+                          watch: bool = False) -> None:
+        """``new_room``: c offers another room (a full one); ``watch``: w watches this room's game (relay 1.3)."""
         while len(self.screen_stack) > 2:
             self.pop_screen()
-        self.push_screen(ProblemScreen(problem, *([retry] if retry else [])))
+        screen = ProblemScreen(problem, retry, new_room, watch) if retry else \
+            ProblemScreen(problem, new_room=new_room, watch=watch)
+        self.push_screen(screen)
+
+    def action_watch_instead(self) -> None:
+        """The room is full: watch its game from no seat instead (the problem screen's w)."""
+        self.config = dataclasses.replace(self.config, watch=True, bell=False, public=False)
+        self.action_retry()
 
     # -- the seat's view -------------------------------------------------------------
 
@@ -283,12 +312,11 @@ class DiscardApp(App[None]):
     def watch_view(self, old: SeatView | None, view: SeatView | None) -> None:
         if view is None or not self.screen_stack:
             return
-        stopped = view.phase in (SeatPhase.VIOLATION, SeatPhase.FAILED)
         if isinstance(self.screen, ConnectingScreen):
-            if view.replaying and not stopped:  # a resumed room: show only the game being played
+            if view.replaying and not view.stopped:  # a resumed room: show only the game being played
                 self.screen.waiting(f"Catching up with room {self.config.room}…")
                 return
-            if view.phase in (SeatPhase.CONNECTING, SeatPhase.WAITING) and view.number == 1:
+            if view.phase is Phase.WAITING and view.number == 1 and view.failure is None:
                 self.screen.show_room(view)
                 return
             self.pop_screen()
@@ -299,21 +327,23 @@ class DiscardApp(App[None]):
             return  # another game's table under a screen the player opened (help): replaced once it is on top
         table.update(view)
         self.attend(view, table.headline(view))
-        if view.phase is SeatPhase.VIOLATION and not isinstance(self.screen, ViolationScreen):
+        if view.phase is Phase.VIOLATION and not isinstance(self.screen, ViolationScreen):
             self.push_screen(ViolationScreen(view.problem or "a violation", view.transcript, self.profile.browser))
-        elif view.phase is SeatPhase.FAILED and not isinstance(self.screen, ProblemScreen):
-            self.show_failure(view)
-        elif view.verdict is not None and view.phase in (SeatPhase.OVER, SeatPhase.WAITING) and self._over_shown < view.number:
+        elif view.failure is not None:
+            if not isinstance(self.screen, ProblemScreen):
+                self.show_failure(view)
+        elif view.verdict is not None and view.phase in (Phase.OVER, Phase.WAITING) and \
+                self._over_shown < view.number and not view.watcher:  # a watcher reads the ending on the table
             self._over_shown = view.number
             self.call_after_refresh(self.show_game_over)  # the table's last frame first
         if isinstance(self.screen, GameOverScreen):
-            if view.phase in IN_GAME:
+            if view.in_game:
                 self.pop_screen()
             else:
                 self.screen.update(view)
 
     def show_game_over(self) -> None:
-        if self.view is not None and self.view.phase not in IN_GAME:
+        if self.view is not None and not self.view.in_game:
             self.push_screen(GameOverScreen(self.view, self.profile.browser))
 
     def show_failure(self, view: SeatView) -> None:
@@ -326,7 +356,7 @@ class DiscardApp(App[None]):
                 "(it was restarted without --store, or the room expired).",
                 "Press r to start a new game in the same room, or q to quit.")
         else:
-            self.switch_to_problem(view.problem or "the relay connection was lost")
+            self.switch_to_problem(view.failure or "the relay connection was lost")
 
     # -- attention: the terminal's title and bell (discard_tui/attention.py) --------------------------
 
@@ -344,8 +374,18 @@ class DiscardApp(App[None]):
         self.show_terminal_title()
 
     def show_terminal_title(self) -> None:
-        if self._driver is not None and not self.is_headless:  # the driver, as App.copy_to_clipboard writes it
-            self._driver.write(osc_title(terminal_title(self.title, self.sub_title)))
+        """The terminal's title, or in a browser its tab's."""
+        text = terminal_title(self.title, self.sub_title)
+        if self._driver is not None and self._driver.is_web:
+            self.tell_browser(title="".join(c for c in text if c.isprintable()))
+        elif self._driver is not None and not self.is_headless:  # the driver, as App.copy_to_clipboard writes it
+            self._driver.write(osc_title(text))
+
+    def tell_browser(self, **news: object) -> None:
+        """In a browser, tell discard-web's page (discard_tui/web.py): ``ready=True`` (keys reach the app from now
+        on: its first screen is up), ``title``."""
+        if self._driver is not None and self._driver.is_web:  # textual-serve's driver, which has write_meta
+            cast("WebDriver", self._driver).write_meta({"type": "discard", **news})
 
     # -- intents -----------------------------------------------------------------------
 
@@ -447,12 +487,15 @@ class DiscardApp(App[None]):
             self.cannot_play = self.screen.problem
             self.exit(return_code=CANNOT_PLAY)
             return
-        phase = self.view.phase if self.view is not None else SeatPhase.CONNECTING
-        if phase in IN_GAME:
+        if self.config.watch:  # nothing to keep or lose
+            self.exit()
+            return
+        view = self.view
+        if view is not None and view.in_game:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
                 return
-        elif self.seat is not None and phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.WAITING, SeatPhase.CONNECTING) \
-                and not self.others_wait():
+        elif self.seat is not None and not self.others_wait() and (view is None or view.failure is None and view.phase in (
+                Phase.OVER, Phase.VIOLATION, Phase.WAITING)):  # no view yet: still connecting
             assert self.session is not None
             self.session.forget_room()  # only a room this run sat down in: another copy may be playing this one
         self.exit()
@@ -460,7 +503,7 @@ class DiscardApp(App[None]):
     def others_wait(self) -> bool:
         """Others sit in the waiting room of the first game: my seat is kept for them (the same command comes back)."""
         view = self.view
-        return view is not None and view.phase is SeatPhase.WAITING and view.number == 1 and \
+        return view is not None and view.phase is Phase.WAITING and view.number == 1 and \
             any(view.present[seat] for seat in view.others)
 
     @property
@@ -469,7 +512,7 @@ class DiscardApp(App[None]):
         view, session = self.view, self.session
         if view is None or session is None or not session.invites:
             return None
-        return session.invites[0] if view.phase is SeatPhase.WAITING and view.number == 1 else None
+        return session.invites[0] if view.phase is Phase.WAITING and view.number == 1 else None
 
     async def on_unmount(self) -> None:
         if self._driver is not None and not self.is_headless:

@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from tabletop.about import About, OneOf
+from tabletop.about import About, OneOf, Option
 
 if TYPE_CHECKING:
     from tabletop.transcript import GameCheck, Transcript
@@ -56,15 +56,23 @@ def add_think(p: argparse.ArgumentParser, default: float, whose: str = "") -> No
 
 
 def add_game_options(p: argparse.ArgumentParser, games: Iterable[About]) -> None:
-    """One flag per option of ``games`` (``--deck``, ``--tricks``, …), each from the game's own declaration."""
+    """One flag per option of ``games`` (``--deck``, ``--tricks``, …), each from the game's own declaration; an option
+    several games declare (the clock's) is one flag whose help gives each game's default."""
+    shared: dict[str, list[tuple[About, Option]]] = {}
     for about in games:
         for option in about.options:
-            if isinstance(option, OneOf):
-                p.add_argument(f"--{option.name}", choices=option.choices, default=None,
-                               help=f"{about.name}: {option.help} (default {option.default})")
-            else:
-                p.add_argument(f"--{option.name}", type=argument(option.parse), default=None, metavar="N",
-                               help=f"{about.name}: {option.help} (default {option.default})")
+            shared.setdefault(option.name, []).append((about, option))
+    for name, declared in shared.items():
+        about, option = declared[0]
+        whose = f"{about.name}: " if len(declared) == 1 else ""
+        defaults = ", ".join(f"{about.name} {option.default}" for about, option in declared) if len(declared) > 1 \
+            else str(option.default)
+        if isinstance(option, OneOf):
+            p.add_argument(f"--{name}", choices=option.choices, default=None,
+                           help=f"{whose}{option.help} (default {defaults})")
+        else:
+            p.add_argument(f"--{name}", type=argument(option.parse), default=None, metavar="N",
+                           help=f"{whose}{option.help} (default {defaults})")
 
 
 def argument(parse: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -87,7 +95,7 @@ def game_options(args: argparse.Namespace, game: About, offered: Iterable[About]
         for option in about.options:
             value = getattr(args, option.name)
             if value is not None:
-                if option not in game.options:
+                if option.name not in {mine.name for mine in game.options}:
                     p.error(f"--{option.name} is not an option of {game.title}")
                 options[option.name] = value
     return options

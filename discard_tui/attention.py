@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from .view import SeatPhase, SeatView
+from .view import SeatView
 
 BELL_AFTER = 3.0  # seconds the others must have kept me waiting for my turn to ring the bell
 SAVE_TITLE = "\x1b[22;0t"  # push the terminal's title (and icon name) on its stack
@@ -47,7 +47,7 @@ class TurnBell:
     def due(self, view: SeatView) -> bool:
         """Whether ``view``, the seat's view now, brings my turn after a long enough wait."""
         now = self.clock()
-        if not (view.my_turn and view.phase is SeatPhase.PLAYING and not view.replaying):
+        if not (view.my_turn and view.playing and not view.replaying):
             self.mine = False
             if self.waiting_since is None:
                 self.waiting_since = now

@@ -43,8 +43,9 @@ def parser() -> argparse.ArgumentParser:
     add_game_options(p, GAMES.abouts.values())
     p.add_argument("--group", choices=list(GROUPS), default=DEFAULT_GROUP.name,
                    help=f"the group a new room's cards are encrypted in (default {DEFAULT_GROUP.name}; a room keeps its own)")
-    p.add_argument("--timeout", type=seconds(positive=True), default=60.0, metavar="S",
-                   help="give up when another player owes a move for this many seconds (default 60)")
+    p.add_argument("--timeout", type=seconds(positive=True), default=120.0, metavar="S",
+                   help="give up when another player owes a move for this many seconds (default 120: longer than "
+                        "any game's clock and bank, so that a player out of time is claimed first)")
     p.add_argument("--seed", type=int, help="seed the strategy's choices (not the crypto)")
     add_think(p, 0.0)
     p.add_argument("--json", action="store_true", help="print one JSON line per finished game")
@@ -70,7 +71,8 @@ def game_record(seat: Seat, number: int) -> dict:
 
 async def next_game(seat: Seat, timeout: float) -> int | None:
     """The number of the next audited game (None if the seat stopped); TimeoutError once the game has not moved
-    on for ``timeout`` while another seat owes it something (joining and leaving are no progress)."""
+    on for ``timeout`` while another seat owes it something (joining and leaving are no progress). A seat on the
+    clock whose time runs out sooner is claimed by the seat's own timer (tabletop/shell.py) instead."""
     while True:
         remaining = seat.last_progress + timeout - time.monotonic()
         if not seat.table.awaiting():  # the move is mine: my own post will come

@@ -43,7 +43,8 @@ from textual.widgets import Label, Static
 from games.cabo.about import Stage
 
 from .table_screen import GameUI, MakeMove, MoveLog, TableScreen
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .widgets import BACK_STYLE, LARGE_SCREEN, CardWidget, DrawPile, ProgressBox, Rows, Scale, StatusBar, back_rows, \
     card_at, card_size, corner_rows, empty_rows, fan, fitting_fan, framed_rows, inside, scale_for, show_text
 
@@ -60,7 +61,7 @@ KEY_ACTIONS: dict[str, dict[Stage | None, str]] = {  # what a key does in each s
     "d": {Stage.TAKEN: "discard", None: "draw"},
     "enter": {Stage.TAKEN: "replace", Stage.PEEK: "peek", Stage.SPY: "spy", Stage.SWAP: "swap", None: "replace"},
 }
-PLAYABLE = (SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING)  # a round's end is held only in these
+PLAYABLE = (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING)  # a round's end is held only in these
 ROUND_END_SECONDS = 8.0  # against the computer, how long a round's end stays if no key takes it away
 KEEP_ROUND_END = frozenset({"question_mark", "q", "x", "tab", "shift+tab", "L"})  # keys that open something over the
 # table or leave it (help, quit, leave, the log) keep doing so under a round's end; any other key takes it away
@@ -323,7 +324,8 @@ class CaboTable(TableScreen[CaboScreenView]):
         a new game, the game's end (the table shows every card then), a violation or a lost relay drop what is held.
         """
         board = new.board
-        if board is None or board.over or new.phase not in PLAYABLE or (old is not None and old.number != new.number):
+        if board is None or board.over or new.phase not in PLAYABLE or new.failure is not None or (
+                old is not None and old.number != new.number):
             self._drop_round_end()
             self.last_end = None
             return
@@ -390,11 +392,11 @@ class CaboTable(TableScreen[CaboScreenView]):
         self.set_class(ended is not None, "-round-end")  # the piles are the next round's: hidden meanwhile
         hands = {hand.seat: hand for hand in self.query(CaboHand) if hand.id != "hand"}
         mine = self.query_one("#hand", CaboHand)
-        mine.seat = view.me
+        mine.seat = view.near  # a watcher's: seat 1's hand, face down but for what everyone was shown
         choosing = my_stage(view) in (Stage.TAKEN, Stage.PEEK, Stage.SPY, Stage.SWAP)  # a card to raise; else none
-        dealing = view.phase in (SeatPhase.SHUFFLING, SeatPhase.DEALING)  # the round's cards are not dealt yet
+        dealing = view.phase in (Phase.SHUFFLING, Phase.DEALING)  # the round's cards are not dealt yet
         scale = scale_for(self.size.width, self.size.height)
-        for seat, hand in [*hands.items(), (view.me, mine)]:
+        for seat, hand in [*hands.items(), (view.near, mine)]:
             hand.compact = crowded and hand is not mine
             if ended is not None:  # the round that ended, every card face up
                 hand.values, hand.positions, hand.cursor, hand.marks = ended.hands[seat], (), None, frozenset()
@@ -411,7 +413,7 @@ class CaboTable(TableScreen[CaboScreenView]):
         mine.scale = scale
         for name, seat in zip(self.query(".seat-label").results(Label), others):
             show_text(name, seat_label(view, seat, name.content_size.width or None, ended))
-        show_text(self.query_one("#hand-label", Label), seat_label(view, view.me, ended=ended))
+        show_text(self.query_one("#hand-label", Label), seat_label(view, view.near, ended=ended))
         whole = board.deck_size if board else 0  # no deck before the first round's is shuffled
         self.query_one(DrawPile).count = whole if dealing or board is None else board.draw_pile
         discard, taken = self.query_one("#discard", CardPile), self.query_one("#taken", CardPile)
@@ -629,7 +631,7 @@ def seat_label(view: CaboScreenView, seat: int, width: int | None = None, ended:
     name = "You" if seat == view.me else view.names[seat]
     if board is None:
         return name
-    turn = view.phase is SeatPhase.PLAYING and board.to_move == seat and board.stage not in (Stage.SHOWDOWN, Stage.OVER)
+    turn = view.playing and board.to_move == seat and board.stage not in (Stage.SHOWDOWN, Stage.OVER)
     if ended is not None:
         turn = False
         facts = [f"sum {ended.scores[seat]}", *(["called cabo"] if ended.stopper == seat else [])]
@@ -656,7 +658,7 @@ def info(view: CaboScreenView, short: bool = False) -> str:
     if board is None:
         return ""
     lines = [f"Round {board.round}" + (" · last turns" if board.stopper is not None else "")]
-    if short:
+    if short and not view.watcher:  # a watcher knows no card of a hand but those shown to all
         known, unseen = board.known_sum(view.me)
         lines.append(f"You know {known}" + (f" + {unseen} unseen" if unseen else ""))
     if board.last_scores is not None:
@@ -684,16 +686,16 @@ def round_line(view: CaboScreenView, ended: RoundEnd, seats: tuple[int, ...] | N
     """What happened, with the sums of ``seats`` (everyone's, mine first):
     "Round 2: Computer 2 called cabo; you 32, Computer 7, Computer 2 3"."""
     cause = f"{who(view, ended.stopper)} called cabo" if ended.stopper is not None else "the draw pile ran out"
-    sums = ", ".join(f"{who(view, seat)} {ended.scores[seat]}" for seat in seats or (view.me, *view.others))
+    sums = ", ".join(f"{who(view, seat)} {ended.scores[seat]}" for seat in seats or (view.near, *view.others))
     return f"Round {ended.number}: {cause}; {sums}"
 
 
 def round_end_info(view: CaboScreenView, ended: RoundEnd, short: bool = False) -> str:
     """In the piles' place while a round's end is held: what happened, and the totals after it. On a short screen
     the others' sums are left to the labels over their hands (mine has none there)."""
-    order = (view.me, *view.others)
+    order = (view.near, *view.others)
     totals = " · ".join(f"{who(view, seat)} {ended.totals[seat]}" for seat in order)
-    return f"{round_line(view, ended, (view.me,) if short else None)}\nTotals: {totals}"
+    return f"{round_line(view, ended, (view.near,) if short else None)}\nTotals: {totals}"
 
 
 def round_end_hint(view: CaboScreenView, ended: RoundEnd, due: float | None, now: float | None = None) -> str:
@@ -743,7 +745,7 @@ def refusal(view: CaboScreenView, action: str, target: tuple[int, int] = (0, 0),
     """Why ``action`` on the card at ``target`` cannot be done now; None if it can. The table judges the move it
     would make; marking cards, which makes no move, is the screen's own."""
     board = view.board
-    if view.phase is not SeatPhase.PLAYING or board is None:
+    if not view.playing or board is None:
         return "the game is not under way"
     if action == "mark":
         if my_stage(view) not in (Stage.TAKEN, Stage.SWAP):

@@ -40,6 +40,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--relay-ca", metavar="FILE", help="also trust this CA certificate for wss:// (a self-signed relay)")
     p.add_argument("--room", metavar="NAME", help="the room to meet in (1-64 of A-Z a-z 0-9 . _ -); with --relay "
                    "and no --room, the relay's lobby lists the rooms waiting for players")
+    p.add_argument("--watch", metavar="ROOM", help="with --relay: watch a game in ROOM without a seat, read-only "
+                   "(you see what every player is shown, never a hidden card; the players see how many watch)")
     p.add_argument("--public", action="store_true", help="list the room you create in the relay's lobby (rooms are "
                    "private by default: only who knows the name joins)")
     p.add_argument("--name", default=None, help="your name at the table, up to 32 characters (default: your login name)")
@@ -82,6 +84,8 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
         p.error("--public lists a room in a relay's lobby: give --relay URL (or --host)")
     if args.room is not None and (problem := room_problem(args.room)):
         p.error(f"--room {args.room!r}: {problem}")
+    if args.watch is not None:
+        return watch_config(args, p, profile, prefs)
     if args.relay or args.relay_ca:  # the network client is imported only when it is needed (start-up time)
         trust_relay(p, args.relay, args.relay_ca)
     if args.port is not None and not args.host:
@@ -89,10 +93,7 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     port = 8765 if args.port is None else args.port
     if not 0 <= port <= 65535:
         p.error(f"--port {port}: use a port from 0 to 65535")
-    name = args.name if args.name is not None else prefs.name if prefs.name and not name_problem(prefs.name) \
-        else profile.name
-    if problem := name_problem(name):
-        p.error(f"--name: {problem}")
+    name = player_name(args, p, profile, prefs)
     games = profile.games_dir
     relay_key = saves.relay_key(args.relay, args.host, port)
     if args.host:
@@ -123,6 +124,29 @@ def config_from(args: argparse.Namespace, p: argparse.ArgumentParser, profile: P
     if args.relay:
         return dataclasses.replace(terms, relay=args.relay, opponent_seed=args.seed, public=args.public)
     return dataclasses.replace(terms, opponent_seed=args.seed)
+
+
+def player_name(args: argparse.Namespace, p: argparse.ArgumentParser, profile: Profile, prefs: Prefs) -> str:
+    """``--name``, else the name kept from last time, else the login name (one line and exit 2 if it is bad)."""
+    name = args.name if args.name is not None else prefs.name if prefs.name and not name_problem(prefs.name) \
+        else profile.name
+    if problem := name_problem(name):
+        p.error(f"--name: {problem}")
+    return name
+
+
+def watch_config(args: argparse.Namespace, p: argparse.ArgumentParser, profile: Profile, prefs: Prefs) -> PlayConfig:
+    """``--watch ROOM``: a watcher's table on ``--relay``, which nothing else of a player's goes with."""
+    if not args.relay:
+        p.error("--watch ROOM watches a game on a relay: give --relay URL too")
+    for flag, given in (("--room", args.room), ("--host", args.host), ("--pick", args.pick), ("--public", args.public)):
+        if given:
+            p.error(f"--watch and {flag} do not go together: a watcher takes no seat")
+    if problem := room_problem(args.watch):
+        p.error(f"--watch {args.watch!r}: {problem}")
+    trust_relay(p, args.relay, args.relay_ca)
+    return PlayConfig(relay=args.relay, room=args.watch, name=player_name(args, p, profile, prefs), watch=True,
+                      bell=False)
 
 
 def resume_command(seat: saves.SavedSeat) -> str:
@@ -209,7 +233,8 @@ def leaving_lines(kept: saves.SavedSeat | None, invite: str | None, config: Play
 def unfinished_seat(app: DiscardApp, profile: Profile) -> saves.SavedSeat | None:
     """The seat the player left a game under way in, if any (a finished or abandoned game keeps none)."""
     c = app.config
-    seat = saves.load(profile.games_dir, saves.relay_key(c.relay, c.host is not None, c.port), c.room, c.name) if c.room else None
+    seat = saves.load(profile.games_dir, saves.relay_key(c.relay, c.host is not None, c.port), c.room, c.name) \
+        if c.room and not c.watch else None  # a watcher has no seat to come back to
     return seat if seat is not None and seat.stage != "over" else None
 
 

@@ -92,6 +92,7 @@ class PlayConfig:
     leave_grace: float = 30.0  # seconds an opponent (or the relay) may be gone before leaving is offered
     bell: bool = True  # ring the terminal's bell when my turn comes after a wait, in a game with people elsewhere
     public: bool = False  # a room this player creates on the relay is listed in its lobby (discard_tui/lobby.py)
+    watch: bool = False  # watch ``room`` on ``relay`` from no seat (relay protocol 1.3): read-only, nothing is kept
 
     @property
     def against_computer(self) -> bool:

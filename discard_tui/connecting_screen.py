@@ -8,7 +8,8 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Label, LoadingIndicator
 
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .widgets import CommandLines
 
 
@@ -54,9 +55,9 @@ class ConnectingScreen(Screen[None]):
             return  # composing: on_mount shows it
         seats = self.query_one("#seats", Label)
         seats.update(seat_lines(view))
-        seats.display = view.phase is SeatPhase.WAITING
+        seats.display = view.phase is Phase.WAITING
         self.waiting(needed_words(view))
-        self.query_one(LoadingIndicator).display = view.phase is not SeatPhase.WAITING
+        self.query_one(LoadingIndicator).display = view.phase is not Phase.WAITING
 
     def action_copy_invite(self) -> None:
         if self.invites:
@@ -82,7 +83,9 @@ def seat_lines(view: SeatView) -> str:
 
 def needed_words(view: SeatView) -> str:
     """ "1 more player needed", "2 more players needed", or that everyone is here."""
-    if view.phase is SeatPhase.CONNECTING:
+    from tabletop.ledger import Link  # loaded with the table, which made this view
+
+    if view.link is Link.CONNECTING:
         return "Connecting…"
     named = view.named or (True,) * len(view.names)
     missing = sum(1 for seat in view.others if not view.present[seat] and not named[seat])

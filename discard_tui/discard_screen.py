@@ -22,7 +22,7 @@ from textual.widgets import Label, Static
 from games.cards import Card
 
 from .table_screen import GameUI, MakeMove, TableScreen
-from .view import SeatPhase, SeatView
+from .view import SeatView
 from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural, show_text
 
 if TYPE_CHECKING:
@@ -49,7 +49,8 @@ Either ends your turn. If you can do neither, you lose.
 class DiscardScreenView(SeatView["DiscardView"]):
     """Discard's screen: the table's view and the cards, in the screen's terms."""
 
-    hand: tuple[Card, ...] = ()
+    hand: tuple[Card, ...] = ()  # face up: mine (a watcher sees none)
+    hand_size: int = 0  # a watcher's: the cards of seat 1's hand, which it sees face down
     playable: tuple[bool, ...] = ()
     opponent_hand: int = 0
     draw_pile: int = 0
@@ -103,7 +104,7 @@ class DiscardTable(TableScreen[DiscardScreenView]):
         discard.top, discard.count = view.discard_top, view.discard_count
         hand = self.query_one(HandView)
         hand.cards, hand.playable, hand.my_turn = view.hand, view.playable, view.my_turn
-        show_text(self.query_one("#hand-label", Label), f"Your hand: {plural(len(view.hand), 'card')}")
+        show_text(self.query_one("#hand-label", Label), f"{view.your} hand: {plural(view.hand_size if view.watcher else len(view.hand), 'card')}")
         self.query_one(ProgressBox).show(view.progress)
 
     def action_move(self, step: int) -> None:
@@ -171,7 +172,7 @@ def hint(view: DiscardScreenView) -> str:
 
 def refusal(view: DiscardScreenView, action: str, index: int | None = None) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if view.phase is not SeatPhase.PLAYING:
+    if not view.playing:
         return "the game is not under way"
     if not view.my_turn:
         return f"it is {view.opponent_name}'s turn"
@@ -204,13 +205,14 @@ def view(seat: Seat) -> DiscardScreenView:
     draw = Draw(pos=board.draw_top) if board is not None and board.draw_top is not None else None
     play = seat.table.play
     size = board.deck_size if board else len(GAMES["discard"].faces(play.options or DiscardOptions(), 2))
-    opponent = 1 - seat.table.me
+    opponent = 1 - max(seat.table.me, 0)  # a watcher sees seat 1's hand face down at the bottom, seat 2's above
     choices = room_choices(seat)
     if choices is not None and "deck" in choices[1]:
         base = dataclasses.replace(base, note=f"{choices[0]} opened this room with the {size}-card deck, so it is played here.")
     return DiscardScreenView(
         **fields_of(base),
-        hand=tuple(card for _, card in board.hand) if board else (),
+        hand=tuple(card for _, card in board.hand) if board and seat.table.me >= 0 else (),
+        hand_size=board.hand_sizes[1 - opponent] if board else 0,
         playable=board.playable if board else (),
         opponent_hand=board.hand_sizes[opponent] if board else 0,
         draw_pile=board.draw_pile if board else size,

@@ -10,7 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label
 
 from .table_screen import Rematch, SaveHistory, SaveTranscript, absence, capitalized, score_line
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .violation_screen import transcript_line
 from .widgets import PathLines
 from tabletop.values import Result
@@ -74,7 +75,7 @@ class GameOverScreen(ModalScreen[None]):
         name, gone = view.opponent_name, absence(view, now)
         if view.rematch_offered:
             offer = f"{name} wants a rematch: press n to play again, q to quit."
-        elif view.phase is SeatPhase.WAITING:
+        elif view.phase is Phase.WAITING:
             offer = f"Waiting for {name} to accept the rematch…" + (f" {gone}; q leaves." if gone else "")
         else:
             offer = "n plays again, q quits." + (f" {gone}." if gone else "")

@@ -5,7 +5,8 @@
 the pot, ``p`` the pot, ``a`` all in, Enter sends it, Esc puts it away. Every
 cue has a word or a glyph beside its style, so ``NO_COLOR=1`` loses nothing:
 "▶" and "to act" for the seat to act, "D" for the button, "folded", "all in",
-"out".
+"out". From 100x34 up the board and my hole cards are drawn as cards too, as
+big as on the other tables.
 
 ``view(seat)`` is this game's side of the app: it builds the screen's
 :class:`HoldemScreenView` with the moves it offers and the table's refusal
@@ -27,13 +28,15 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid
+from textual.reactive import reactive
 from textual.widgets import Static
 
+from games.cards import Card
 from games.holdem.about import Stage
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
-from .view import SeatPhase, SeatView
-from .widgets import ProgressBox, show_text, word_lines
+from .view import SeatView
+from .widgets import CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, show_text, word_lines
 
 if TYPE_CHECKING:
     from games.holdem.moves import HoldemView, Player
@@ -108,6 +111,20 @@ def cards(texts: Sequence[str | None], slots: int = 0) -> Text:
     return line
 
 
+class CardRow(CardWidget):
+    """Cards side by side, as big as the screen has room for: each face up (None: one I cannot see), then an
+    outline for each of ``slots`` not dealt yet."""
+
+    shown: reactive[tuple[str | None, ...]] = reactive(())
+    slots: reactive[int] = reactive(0)
+
+    def render(self) -> Text:
+        rows = [back_rows(self.scale) if text is None else face_rows(
+            Card("10" if text[0] == "T" else text[0], SUITS[text[1]]), "white", self.scale) for text in self.shown]
+        rows += [empty_rows(self.scale)] * (self.slots - len(self.shown))
+        return fan(rows, [card_size(self.scale)[0] + 1] * len(rows), scale=self.scale)
+
+
 def name(view: HoldemScreenView, seat: int) -> str:
     return "You" if seat == view.me else view.names[seat]
 
@@ -131,7 +148,7 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     board = view.board
     assert board is not None
     player = board.players[seat]
-    acting = player.seat == board.to_move and view.phase is SeatPhase.PLAYING
+    acting = player.seat == board.to_move and view.playing
     top = Text(no_wrap=True, overflow="ellipsis")
     top.append("▶ " if acting else "  ", "bold")
     top.append(name(view, seat), "reverse bold" if acting else "bold")
@@ -306,6 +323,10 @@ class HoldemTable(TableScreen[HoldemScreenView]):
 
     def compose_board(self) -> ComposeResult:
         yield Grid(id="seats")
+        yield Static("Board", classes="art label", markup=False)
+        yield CardRow(id="board-cards", classes="art")
+        yield Static("Your hand", classes="art label", markup=False)
+        yield CardRow(id="hole-cards", classes="art")
         yield Static("", id="board", markup=False)
         yield Static("", id="pots", markup=False)
         yield Static("", id="info", markup=False)
@@ -330,10 +351,15 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         if board is None or not board.my_turn or board.raise_bounds is None:
             self.amount = None
         for seat, widget in enumerate(self.query(".seat").results(Static)):
-            order = (view.me + seat) % seats  # I sit first, the others round the table after me
+            order = (max(view.me, 0) + seat) % seats  # I sit first, the others round the table after me (a
+            # watcher, of no seat, sees seat 1 first)
             widget.set_class(board is not None and order == board.to_move, "-acting")
             widget.update(seat_text(view, order, widget.size.width or 20) if board is not None else
                           Text(name(view, order), "bold"))
+        shown = self.query_one("#board-cards", CardRow)
+        shown.shown, shown.slots = (tuple(board.board), 5) if board is not None else ((), 5)
+        hole = board.players[view.me].hole if board is not None and board.players[view.me].dealt else ()
+        self.query_one("#hole-cards", CardRow).shown = tuple(hole)
         community = Text("Board  ")
         community.append_text(cards(board.board, 5) if board is not None else Text(""))
         self.query_one("#board", Static).update(community)

@@ -40,6 +40,7 @@ class Waiting:
     waited: int  # seconds since the room was created, when the page was read
     game: str  # "" if the room did not say
     options: dict[str, str | int | bool] = field(default_factory=dict)  # the rest of what it showed
+    watching: int | None = None  # a room under way (relay 1.3): how many watch it; None for a room waiting
 
     @property
     def known(self) -> bool:
@@ -65,8 +66,14 @@ def joining(base: PlayConfig, room: Waiting) -> PlayConfig:
     return dataclasses.replace(base, room=room.room, game=game, seats=room.seats, options={}, public=False)
 
 
-def parse_page(frame: object) -> Page:
-    """A ``rooms`` frame as a Page, or LobbyError if it is not what protocol 1.2 says."""
+def watching(base: PlayConfig, room: Waiting) -> PlayConfig:
+    """A watcher's table of a room under way (no seat: its game is the room's, as its first hello says)."""
+    return dataclasses.replace(joining(base, room), watch=True, bell=False)
+
+
+def parse_page(frame: object, under_way: bool = False) -> Page:
+    """A ``rooms`` frame as a Page (``under_way``: of rooms under way, relay 1.3), or LobbyError if it is not what
+    the protocol says."""
     if not isinstance(frame, dict) or frame.get("type") != "rooms":
         if isinstance(frame, dict) and frame.get("type") == "error":
             raise LobbyError(f"the relay refused to list its rooms: {clip(frame.get('message'), 200)}")
@@ -75,21 +82,25 @@ def parse_page(frame: object) -> Page:
     if not isinstance(rows, list) or len(rows) > 50 or not (following is None or isinstance(following, str)
                                                             and 0 < len(following) <= 100):
         raise LobbyError("the relay sent a malformed page of rooms")
-    return Page(tuple(parse_row(row) for row in rows), following)
+    return Page(tuple(parse_row(row, under_way) for row in rows), following)
 
 
 def _count(value: Any, low: int, high: int) -> bool:
     return type(value) is int and low <= value <= high
 
 
-def parse_row(row: Any) -> Waiting:
+def parse_row(row: Any, under_way: bool = False) -> Waiting:
     bad = LobbyError("the relay listed a malformed room")
     if not isinstance(row, dict):
         raise bad
     room, seats, taken, names, waited, public = (row.get(k) for k in ("room", "seats", "taken", "names", "waited",
                                                                       "public"))
+    watchers = row.get("watching") if under_way else None
+    if under_way and not _count(watchers, 0, 10**6):
+        raise bad
     if not isinstance(room, str) or not ROOM.fullmatch(room) or not isinstance(seats, int) \
-            or not _count(seats, 2, MAX_SEATS) or not _count(taken, 1, seats - 1) or not isinstance(waited, int) \
+            or not _count(seats, 2, MAX_SEATS) or not isinstance(taken, int) \
+            or not (taken == seats if under_way else _count(taken, 1, seats - 1)) or not isinstance(waited, int) \
             or not _count(waited, 0, 10**9) or not isinstance(names, list) or len(names) != taken \
             or not isinstance(public, dict) or len(public) > 8:
         raise bad
@@ -104,7 +115,7 @@ def parse_row(row: Any) -> Waiting:
             raise bad
         options[key] = value
     game = options.pop("game", "")
-    return Waiting(room, seats, tuple(names), waited, game if isinstance(game, str) else "", options)
+    return Waiting(room, seats, tuple(names), waited, game if isinstance(game, str) else "", options, watchers)
 
 
 class LobbyLink:
@@ -120,8 +131,13 @@ class LobbyLink:
         self.turn = 0
         self.connection: Any = None
 
-    async def page(self, after: str | None, limit: int = PAGE) -> Page:
-        """One page after the cursor ``after`` (None: the first); LobbyError if no node answers."""
+    async def under_way(self, after: str | None, limit: int = PAGE) -> Page:
+        """One page of the rooms under way (relay 1.3), to watch."""
+        return await self.page(after, limit, under_way=True)
+
+    async def page(self, after: str | None, limit: int = PAGE, under_way: bool = False) -> Page:
+        """One page after the cursor ``after`` (None: the first) of the rooms waiting (``under_way``: of the rooms
+        under way); LobbyError if no node answers."""
         from tabletop.ledger import TRUST, describe, ssl_context, unreachable
         from websockets.asyncio.client import connect
         from websockets.exceptions import ConcurrencyError, ConnectionClosed, InvalidHandshake, InvalidURI
@@ -134,7 +150,8 @@ class LobbyLink:
                     self.connection = await connect(
                         url, open_timeout=ANSWER_TIMEOUT, max_size=1 << 20, compression=None,
                         ssl=(TRUST[0] if TRUST else ssl_context()) if url.startswith("wss:") else None)
-                await self.connection.send(json.dumps({"type": "list", "after": after, "limit": limit}))
+                await self.connection.send(json.dumps({"type": "list", "after": after, "limit": limit,
+                                                       **({"under_way": True} if under_way else {})}))
                 raw = await asyncio.wait_for(self.connection.recv(), ANSWER_TIMEOUT)
             except asyncio.CancelledError:  # its answer may still come: never read it as the next page's
                 connection, self.connection = self.connection, None
@@ -150,7 +167,7 @@ class LobbyLink:
                 frame = json.loads(raw)
             except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
                 frame = None
-            return parse_page(frame)
+            return parse_page(frame, under_way)
         raise LobbyError(unreachable(failures))
 
     async def close(self) -> None:

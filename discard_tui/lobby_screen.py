@@ -4,7 +4,8 @@ Guarantees: the rooms come from strangers through the relay, so every text of th
 options) is shown literally, never read as markup; a page is read by a worker, never on the screen's own time,
 and a relay that cannot be read costs one line on the screen, which then tries again at the next refresh. The
 screen dismisses itself with the table to open (a listed room to join, a new public room, or one of the player's
-own unfinished games on this relay, listed first: Enter goes back to it), or None (Escape).
+own unfinished games on this relay, listed first: Enter goes back to it; or a game under way to watch, listed
+last, relay 1.3), or None (Escape).
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from tabletop.about import OneOf
 from tabletop.words import duration
 
 from . import saves
-from .config import GROUPS, SCREENS, PlayConfig, fresh_room
-from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining
-from .widgets import HelpScreen, cell
+from .config import GROUPS, SCREENS, PlayConfig, fresh_room, room_problem
+from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining, watching
+from .widgets import HelpScreen, cell, choosing
 from .your_games import YourGames
 
 Fetch = Callable[[str | None, int], Awaitable[Page]]  # a page after a cursor (None: the first), at most n rooms
@@ -41,8 +42,10 @@ Your own unfinished games on this relay come first (a game you left, or whose wi
 
 Each row is a room somebody created as public: its game, the seats taken and how many it has, who sits there, and how long it has waited. A room leaves the list once it is full (its game starts) or empty.
 
-[b]Enter[/b]  go back to your game, or join the highlighted room
-[b]Tab[/b]    move between your games and the rooms
+Below them, the games under way: public rooms whose every seat is taken. Enter watches one, read-only: you see what every player is shown (the board, the discards, the cards turned), never a hidden card, and the players see how many watch.
+
+[b]Enter[/b]  go back to your game, join the highlighted room, or watch the game under way
+[b]Tab[/b]    move between your games, the rooms and the games under way
 [b]c[/b]      create a room, listed here
 [b]n p[/b]    next page, previous page
 [b]r[/b]      read the list again now
@@ -65,6 +68,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
     BINDINGS = [  # Enter before the tables' own (which only say "selected"); r and Esc are in the help
         Binding("enter", "go_back", "Return", priority=True),  # on my own games
         Binding("enter", "join", "Join", priority=True),  # on the rooms waiting
+        Binding("enter", "watch", "Watch", priority=True),  # on the games under way
         Binding("c", "create", "Create"),
         Binding("n", "next_page", "Next"),
         Binding("p", "previous_page", "Previous"),
@@ -74,14 +78,18 @@ class LobbyScreen(Screen[PlayConfig | None]):
     ]
 
     def __init__(self, config: PlayConfig, fetch: Fetch | None = None, refresh: float | None = REFRESH,
-                 saved: Sequence[saves.SavedSeat] = (), games: Path | None = None) -> None:
+                 saved: Sequence[saves.SavedSeat] = (), games: Path | None = None, under_way: Fetch | None = None
+                 ) -> None:
         """``saved``: the player's unfinished games on this relay, newest first (saves.returnable), whose seat
-        files are in ``games``."""
+        files are in ``games``; ``fetch`` and ``under_way`` read pages of the rooms waiting and under way (by
+        default from the relay; given ``fetch`` and no ``under_way``, no game under way is listed)."""
         super().__init__()
         self.config = config
         self.saved, self.games = list(saved), games
         self.link = LobbyLink(config.relay or "") if fetch is None else None
         self.fetch: Fetch = fetch or self.link.page  # type: ignore[union-attr]
+        self.fetch_under_way = under_way or (self.link.under_way if self.link is not None else None)
+        self.going: Page | None = None  # the games under way shown (their first page)
         self.refresh_every = refresh
         self.cursors: list[str | None] = [None]  # the cursor of each page up to the one shown
         self.page: Page | None = None
@@ -95,6 +103,8 @@ class LobbyScreen(Screen[PlayConfig | None]):
                 yield Label("", id="yours-detail", markup=False)
             yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
             yield Label("", id="detail", markup=False)
+            yield Label("Games under way: Enter watches one, read-only", id="under-way-title", markup=False)
+            yield DataTable(id="under-way", cursor_type="row", zebra_stripes=True)
             yield Label("Reading the lobby…", id="status", markup=False)
         yield Footer()
 
@@ -102,6 +112,9 @@ class LobbyScreen(Screen[PlayConfig | None]):
         table = self.query_one("#rooms", DataTable)
         for label, key in (("Game", "game"), ("Players", "players"), ("Names", "names"), ("Waiting", "waited")):
             table.add_column(label, key=key)
+        for label, key in (("Game", "game"), ("Players", "players"), ("Names", "names"), ("Watching", "watching")):
+            self.query_one("#under-way", DataTable).add_column(label, key=key)
+        self.show_under_way(Page((), None))
         table.focus()
         if self.saved:
             self.show_saved()
@@ -121,6 +134,42 @@ class LobbyScreen(Screen[PlayConfig | None]):
             self.say(f"Cannot read the lobby: {error}")
             return
         self.show(page)
+        if self.fetch_under_way is not None:
+            try:
+                going = await self.fetch_under_way(None, PAGE)
+            except LobbyError:  # a relay before 1.3 lists no game under way: nothing to watch there
+                going = Page((), None)
+            self.show_under_way(going)
+
+    def show_under_way(self, page: Page) -> None:
+        """The games under way (their first page), to watch; the section takes no room while there is none."""
+        self.going = page
+        table = self.query_one("#under-way", DataTable)
+        keep = self.watched
+        table.clear()
+        names_width = max(10, self.size.width - FIXED)
+        for room in page.rooms:
+            table.add_row(cell(room.game or "?", 12), f"{len(room.names)}/{room.seats}",
+                          cell(", ".join(room.names), names_width), f"{room.watching or 0}", key=room.room)
+        rooms = [room.room for room in page.rooms]
+        if keep is not None and keep.room in rooms:
+            table.move_cursor(row=rooms.index(keep.room))
+        for widget in (table, self.query_one("#under-way-title")):
+            widget.display = bool(page.rooms)
+        self.refresh_bindings()
+
+    @property
+    def watched(self) -> Waiting | None:
+        """The highlighted game under way, if any."""
+        table = self.query_one("#under-way", DataTable)
+        if self.going is None or not self.going.rooms or table.row_count == 0:
+            return None
+        return self.going.rooms[min(table.cursor_row, len(self.going.rooms) - 1)]
+
+    @property
+    def on_under_way(self) -> bool:
+        """Whether Enter watches (the games under way have the focus)."""
+        return self.focused is not None and self.focused.id == "under-way"
 
     def show(self, page: Page) -> None:
         """Show ``page`` in the table, keeping the highlighted room highlighted if it is still there."""
@@ -176,6 +225,8 @@ class LobbyScreen(Screen[PlayConfig | None]):
     def on_resize(self) -> None:
         if self.page is not None:
             self.show(self.page)
+        if self.going is not None:
+            self.show_under_way(self.going)
         if self.saved:
             self.show_saved()
 
@@ -201,7 +252,9 @@ class LobbyScreen(Screen[PlayConfig | None]):
         if action == "go_back":
             return self.on_own
         if action == "join":
-            return self.highlighted is not None and not self.on_own
+            return self.highlighted is not None and not self.on_own and not self.on_under_way
+        if action == "watch":
+            return self.watched is not None and self.on_under_way
         if action == "next_page":
             return self.page is not None and self.page.next is not None
         if action == "previous_page":
@@ -222,6 +275,16 @@ class LobbyScreen(Screen[PlayConfig | None]):
             self.say(f"This discard cannot play {room.game or 'an unnamed game'!r}: pick another room.")
             return
         self.dismiss(joining(self.config, room))
+
+    @on(DataTable.RowSelected, "#under-way")
+    def action_watch(self) -> None:
+        room = self.watched
+        if room is None:
+            return
+        if not room.known:
+            self.say(f"This discard cannot show {room.game or 'an unnamed game'!r}: pick another game to watch.")
+            return
+        self.dismiss(watching(self.config, room))
 
     def action_next_page(self) -> None:
         if self.page is not None and self.page.next:
@@ -257,11 +320,13 @@ class LobbyScreen(Screen[PlayConfig | None]):
 
 
 class CreateRoom(ModalScreen[PlayConfig | None]):
-    """A new public room: its game, players, the game's options and the cards' encryption (as the start screen
-    and the command line offer them). Create (Enter) dismisses with the room's table; Escape with None."""
+    """A new public room: its name, game, players, the game's options and the cards' encryption (as the start
+    screen and the command line offer them). Create (Enter, in any field: a list opens with Space or the arrows)
+    dismisses with the room's table; Escape with None."""
 
     CSS_PATH = "lobby.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("enter", "create", "Create", priority=True),  # before a field's own (a list would open)
+                Binding("escape", "dismiss(None)", "Cancel")]
 
     def __init__(self, config: PlayConfig) -> None:
         super().__init__()
@@ -272,6 +337,9 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
         with Vertical(id="create", classes="dialog"):
             yield Label("[b]A new room, listed in the lobby[/b]")
             with Grid(id="create-form"):
+                yield Label("Room")
+                yield Input(fresh_room("table"), max_length=64, id="room", compact=True,
+                            tooltip="1-64 of A-Z a-z 0-9 . _ -, shown in the lobby")
                 yield Label("Game")
                 yield Select([(entry.about.title, name) for name, entry in SCREENS.items()], value=c.game,
                              allow_blank=False, id="game", compact=True)
@@ -306,7 +374,7 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
 
     def on_mount(self) -> None:
         self.show_options()
-        self.query_one("#game", Select).focus()
+        self.query_one("#room", Input).focus()
 
     @property
     def game(self) -> str:
@@ -321,9 +389,15 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
         seats.set_options(self.seat_choices(game))
         seats.value = self.default_seats(game)
 
-    @on(Input.Submitted)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "create" or not choosing(self)  # in an open list Enter picks
+
     @on(Button.Pressed, "#create-room")
-    def create(self) -> None:
+    def action_create(self) -> None:
+        room = self.query_one("#room", Input).value.strip()
+        if (problem := room_problem(room)) is not None:
+            self.query_one("#problem", Label).update(f"Room: {problem}")
+            return
         game = self.game
         options: dict[str, str | int] = {}
         for option in SCREENS[game].about.options:
@@ -335,5 +409,5 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
                 self.query_one("#problem", Label).update(f"{option.name.capitalize()}: {error}")
                 return
         self.dismiss(dataclasses.replace(
-            self.config, room=fresh_room("table"), game=game, seats=int(str(self.query_one("#seats", Select).value)),
+            self.config, room=room, game=game, seats=int(str(self.query_one("#seats", Select).value)),
             options=options, group=str(self.query_one("#group", Select).value), public=True))

@@ -1,25 +1,34 @@
-"""The game cannot go on: why, and what r does."""
+"""The game cannot go on: why, and what r (and, for a full room, c and w) does."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Label
 
 CANNOT_PLAY = 3  # the exit status after a "Cannot play" screen (relay unreachable, room full, game lost)
 
 
+class NewRoom(Message):
+    """The player asks for another room than the full one (``c``)."""
+
+
 class ProblemScreen(Screen[None]):
-    """The game cannot go on (relay unreachable, seat lost); say why and what r does. Leaving from here exits with
-    ``CANNOT_PLAY``, the problem left on the terminal (``DiscardApp.cannot_play``)."""
+    """The game cannot go on (relay unreachable, seat lost, room full); say why and what r does, with
+    ``new_room`` that c creates another room, and with ``watch`` that w watches this room's game instead. Leaving
+    from here exits with ``CANNOT_PLAY``, the problem left on the terminal (``DiscardApp.cannot_play``)."""
 
-    BINDINGS = [Binding("r", "app.retry", "Retry"), Binding("q,escape", "app.quit", "Quit")]
+    BINDINGS = [Binding("c", "new_room", "New room"), Binding("w", "app.watch_instead", "Watch"),
+                Binding("r", "app.retry", "Retry"), Binding("q,escape", "app.quit", "Quit")]
 
-    def __init__(self, problem: str, retry: str = "Press r to try again or q to quit.") -> None:
+    def __init__(self, problem: str, retry: str = "Press r to try again or q to quit.", new_room: bool = False,
+                 watch: bool = False) -> None:
+        """``watch``: the room is full, its game under way; w watches it instead (relay 1.3)."""
         super().__init__()
-        self.problem, self.retry = problem, retry
+        self.problem, self.retry, self.new_room, self.offers_watch = problem, retry, new_room, watch
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
@@ -27,3 +36,11 @@ class ProblemScreen(Screen[None]):
             yield Label(self.problem, id="problem", markup=False)
             yield Label(self.retry, id="retry", markup=False)
         yield Footer()
+
+    def action_new_room(self) -> None:
+        self.post_message(NewRoom())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "new_room":
+            return self.new_room
+        return self.offers_watch if action == "watch_instead" else True

@@ -2,6 +2,7 @@
 
 Like a chess PGN viewer: ← and → step through the moves, Home and End jump to
 the deal and the end, PageUp and PageDown go to the previous and next game.
+The transcript is checked (which takes seconds) once the first frame is up, which says so meanwhile.
 Only games in which ``discard-verify`` finds nothing wrong are shown (an
 unfinished one as far as it goes): the cards shown to everyone during the game
 are face up (a version-4 transcript's audit opened every card), and, when the
@@ -12,17 +13,30 @@ are shown literally.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, LoadingIndicator, Static
 
 if TYPE_CHECKING:
     from tabletop.transcript import GameCheck, Step
+
+Games = list[tuple["GameCheck", list["Step"]]]
+
+
+class Unreplayable(Exception):
+    """Nothing of the transcript can be replayed: each game's check (``checks``), or why it is not a transcript."""
+
+    def __init__(self, checks: list[GameCheck] | None = None, why: str = "") -> None:
+        super().__init__(why)
+        self.checks = checks
+
 
 HELP = ("← → a move back or on   Home End the deal, the end   PageUp PageDown the previous or next game   "
         "q quits")
@@ -37,24 +51,38 @@ class ReplayApp(App[None]):
     #body { height: 1fr; }
     #table { width: 3fr; min-width: 30; padding: 1 1; }
     #moves { width: 2fr; max-width: 44; border-left: vkey $foreground 30%; padding: 0 1; }
+    Footer FooterLabel { margin-right: 1; }  /* a group's word, apart from the next key */
+    #checking { height: 1fr; align: center middle; }
+    #checking Static { width: auto; }
+    #checking LoadingIndicator { height: 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "step(-1)", "Back", priority=True), Binding("right", "step(1)", "On", priority=True),
-        Binding("home", "jump(0)", "Deal", priority=True), Binding("end", "jump(-1)", "End", priority=True),
-        Binding("pageup", "game(-1)", "Prev game", priority=True),  # short: the whole footer fits 80 columns
-        Binding("pagedown", "game(1)", "Next game", priority=True),
+    MOVE, ENDS, GAME = Binding.Group("Move", compact=True), Binding.Group("Deal/End"), Binding.Group("Game")
+    BINDINGS: ClassVar[list[BindingType]] = [  # in groups, each shown once: the whole footer fits 60 columns
+        Binding("left", "step(-1)", "A move back", priority=True, group=MOVE),
+        Binding("right", "step(1)", "A move on", priority=True, group=MOVE),
+        Binding("home", "jump(0)", "The deal", priority=True, group=ENDS),
+        Binding("end", "jump(-1)", "The end", priority=True, group=ENDS),
+        Binding("pageup", "game(-1)", "The previous game", priority=True, group=GAME),
+        Binding("pagedown", "game(1)", "The next game", priority=True, group=GAME),
         Binding("question_mark", "help", "Help"), Binding("q", "quit", "Quit"),
     ]
     step: reactive[int] = reactive(0)
     shown: reactive[int] = reactive(0)  # index in ``games``
 
-    def __init__(self, games: list[tuple[GameCheck, list[Step]]], mine: int | None = None) -> None:
-        """``mine``: the seat whose own cards are face up too (the replay runs from its data directory)."""
+    def __init__(self, games: Games | None = None, mine: int | None = None,
+                 check: Callable[[], tuple[Games, int | None]] | None = None) -> None:
+        """``games`` to show, the last first; or ``check``, run on a thread once the first frame is up, which finds
+        them (and ``mine``) or raises :class:`Unreplayable`. ``mine``: the seat whose own cards are face up too
+        (the replay runs from its data directory)."""
         super().__init__()
-        self.games, self.mine = games, mine
-        self.set_reactive(ReplayApp.shown, len(games) - 1)
+        self.games, self.mine, self.check = games or [], mine, check
+        self.unreplayable: Unreplayable | None = None  # why the app left without a game to show
+        self.set_reactive(ReplayApp.shown, max(len(self.games) - 1, 0))
 
     def compose(self) -> ComposeResult:
+        with Vertical(id="checking"):
+            yield Static("Checking the transcript: every shuffle, deal and move…", markup=False)
+            yield LoadingIndicator()
         yield Static("", id="title", markup=False)
         yield Static("", id="caption", markup=False)
         with Horizontal(id="body"):
@@ -64,7 +92,29 @@ class ReplayApp(App[None]):
         yield Footer(compact=True, show_command_palette=False)  # every key in 80 columns (Ctrl+P still opens it)
 
     def on_mount(self) -> None:
+        if self.check is not None:
+            self.checking()
         self.show()
+
+    @work(thread=True, exclusive=True)
+    def checking(self) -> None:
+        assert self.check is not None
+        try:
+            games, mine = self.check()
+        except Unreplayable as why:
+            self.call_from_thread(self.give_up, why)
+            return
+        self.call_from_thread(self.checked, games, mine)
+
+    def checked(self, games: Games, mine: int | None) -> None:
+        self.games, self.mine = games, mine
+        self.set_reactive(ReplayApp.shown, len(games) - 1)
+        self.show()
+        self.refresh_bindings()
+
+    def give_up(self, why: Unreplayable) -> None:
+        self.unreplayable = why
+        self.exit(return_code=1 if why.checks is not None else 2)
 
     @property
     def steps(self) -> list[Step]:
@@ -78,6 +128,11 @@ class ReplayApp(App[None]):
 
     def show(self) -> None:
         if not self.query("#table"):  # not composed yet: on_mount shows it
+            return
+        for part in self.query("#title, #caption, #body"):
+            part.display = bool(self.games)
+        self.query_one("#checking").display = not self.games
+        if not self.games:
             return
         check, steps = self.games[self.shown]
         step = steps[self.step]
@@ -112,6 +167,8 @@ class ReplayApp(App[None]):
         self.notify(HELP, title="Replay", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("step", "jump", "game") and not self.games:
+            return False  # still checking
         if action == "game":
             return True if len(self.games) > 1 else None
         return True
@@ -119,21 +176,38 @@ class ReplayApp(App[None]):
 
 def replay(path: str) -> int:
     """Load, verify and show ``path``; the exit status (discard-verify's: 2 unreadable, 1 nothing verified)."""
+    import sys
     from pathlib import Path
 
     from games import GAMES
     from tabletop import transcript
 
-    from .args import checked_transcript, nothing_in
+    from .args import nothing_in
 
-    checked = checked_transcript("--replay", path)
-    if checked is None:
+    try:  # quick: the checks, which take seconds, run once the app's first frame is up
+        record = transcript.load(Path(path))
+    except transcript.NotATranscript as error:
+        print(f"discard-tui: --replay {path}: {error}", file=sys.stderr)
         return 2
-    record, checks = checked
-    seed = transcript.seed_beside(Path(path))  # run from the seat's own data directory: its cards too
-    own = transcript.own_faces(record, GAMES, seed) if seed is not None else {}
-    games = [(check, steps) for check in checks if (steps := transcript.replay(check, own.get(check.number)))]
-    if not games:
-        return nothing_in("--replay", path, "nothing to replay", checks)
-    ReplayApp(games, mine=record.seat if own else None).run()
-    return 0
+
+    def check() -> tuple[Games, int | None]:
+        """The games that check out (every proof is verified), on the app's thread."""
+        try:
+            checks = transcript.check(record, GAMES)
+        except transcript.NotATranscript as error:
+            raise Unreplayable(why=str(error)) from None
+        seed = transcript.seed_beside(Path(path))  # run from the seat's own data directory: its cards too
+        own = transcript.own_faces(record, GAMES, seed) if seed is not None else {}
+        games = [(check, steps) for check in checks if (steps := transcript.replay(check, own.get(check.number)))]
+        if not games:
+            raise Unreplayable(checks)
+        return games, record.seat if own else None
+
+    app = ReplayApp(check=check)
+    app.run()
+    if (nothing := app.unreplayable) is None:
+        return app.return_code or 0
+    if nothing.checks is not None:
+        return nothing_in("--replay", path, "nothing to replay", nothing.checks)
+    print(f"discard-tui: --replay {path}: {nothing}", file=sys.stderr)
+    return 2

@@ -24,17 +24,18 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Label, Static
 
-from games.rps.about import THROWS
+from games.rps.about import THROWS, UNTHROWN
 
 from .table_screen import Choose, GameUI, TableScreen, capitalized, headline
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .widgets import show_text
 from tabletop.words import progress_words
 
 if TYPE_CHECKING:
     from games.rps.game import RpsView
     from tabletop.shell import Seat
-BEFORE_THE_GAME = (SeatPhase.CONNECTING, SeatPhase.WAITING, SeatPhase.FLIPPING, SeatPhase.SHUFFLING, SeatPhase.DEALING)
+BEFORE_THE_GAME = (Phase.WAITING, Phase.STARTING, Phase.SHUFFLING, Phase.DEALING)
 KEYS = tuple(throw[0] for throw in THROWS)  # r, p, s
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
 
@@ -170,11 +171,11 @@ class RpsTable(TableScreen[RpsScreenView]):
     def show_board(self, view: RpsScreenView) -> None:
         other = view.opponent_name
         mine, theirs = self.query_one("#my-throw", ThrowCard), self.query_one("#their-throw", ThrowCard)
-        mine.caption, theirs.caption = "you", other
+        mine.caption, theirs.caption = view.you, other
         last = view.throws[-1] if view.throws else ("", "", "")
         mine.throw, theirs.throw = last[0], last[1]
         mine.result, theirs.result = last[2], {"won": "lost", "lost": "won"}.get(last[2], last[2])
-        show_text(self.query_one("#rps-score", Label), f"First to {view.target}: you {view.scores[0]} – {view.scores[1]} {other}")
+        show_text(self.query_one("#rps-score", Label), f"First to {view.target}: {view.you} {view.scores[0]} – {view.scores[1]} {other}")
         show_text(self.query_one("#rps-result", Label), result_line(view))
         self.query_one(History).throws = view.throws
         show_text(self.query_one("#rps-prompt", Label), prompt(view))
@@ -193,7 +194,7 @@ class RpsTable(TableScreen[RpsScreenView]):
             self.action_throw(message.index)
 
     def headline(self, view: RpsScreenView) -> str:
-        if view.phase is SeatPhase.PLAYING:
+        if view.playing:
             return "Your throw" if view.my_turn else f"Waiting for {view.opponent_name}"
         return headline(view)
 
@@ -210,25 +211,25 @@ class RpsTable(TableScreen[RpsScreenView]):
 # -- what the board and the status bar say: pure functions of the view --------------------------------------
 
 
-def throw_sentence(mine: str, theirs: str, result: str, other: str) -> str:
-    """ "paper covers rock: you win", "both threw rock: throw again"."""
+def throw_sentence(mine: str, theirs: str, result: str, other: str, you: str = "you") -> str:
+    """ "paper covers rock: you win" (``you``: a watcher's "ana wins"), "both threw rock: throw again"."""
     from games.rps.rules import how  # loaded with the table, which made this view
 
     if result == "equal":
         return f"both threw {mine}: throw again"
     if result == "won":
-        return f"{how(mine, theirs)}: you win"
+        return f"{how(mine, theirs)}: {you} win{'s' * (you != 'you')}"
     return f"{how(theirs, mine)}: {other} wins"
 
 
 def result_line(view: RpsScreenView) -> str:
     """The last throw in words, or what is going on before and after the throws."""
-    if view.progress is not None and view.phase is not SeatPhase.PLAYING:
+    if view.progress is not None and not view.playing:
         return f"{progress_words(view.progress)}…"
     if not view.throws:
-        return "No throw yet." if view.phase is SeatPhase.PLAYING else ""
+        return "No throw yet." if view.playing else ""
     mine, theirs, result = view.throws[-1]
-    return capitalized(throw_sentence(mine, theirs, result, view.opponent_name))
+    return capitalized(throw_sentence(mine, theirs, result, view.opponent_name, view.you), view.names)
 
 
 def history_line(throws: tuple[tuple[str, str, str], ...], width: int) -> str:
@@ -248,7 +249,7 @@ def history_line(throws: tuple[tuple[str, str, str], ...], width: int) -> str:
 
 def prompt(view: RpsScreenView) -> str:
     """Above the three throws: which throw it is and who has chosen."""
-    if view.phase is not SeatPhase.PLAYING:
+    if not view.playing:
         return "The match is over." if view.result else "Your throws, once the game starts:"
     if view.chosen is not None:
         return f"Throw {view.throw} · " + ("both have chosen: revealing…" if view.opponent_chosen
@@ -278,14 +279,16 @@ def view(seat: Seat) -> RpsScreenView:
 
     base = seat_view(seat)
     board: RpsView | None = base.board
-    me, other = seat.table.me, 1 - seat.table.me
+    me = max(seat.table.me, 0)  # a watcher sees the match from seat 1's side
+    other = 1 - me
     throws: tuple[tuple[str, str, str], ...] = ()
     if board is not None:
         throws = tuple((t.values[me], t.values[other], "equal" if t.winner is None else
                         "won" if t.winner == me else "lost") for t in board.throws)
         if throws:  # a revealed throw is this game's move: it also ends a refusal shown in the status bar
-            base = dataclasses.replace(base, last_move=f"throw {len(throws)}: {base.names[other]} threw "
-                                       f"{throws[-1][1]}", moves=len(throws))
+            said = base.last_move if throws[-1][1] == UNTHROWN else \
+                f"throw {len(throws)}: {base.names[other]} threw {throws[-1][1]}"  # a time out: the table's words
+            base = dataclasses.replace(base, last_move=said, moves=len(throws))
     shown = board is not None and base.number == seat.table.play.number  # not a finished game kept on screen
     chosen, opponent_chosen = seat.table.my_choice() if shown else (None, False)
     refusal = seat.table.choice_refusal()

@@ -82,6 +82,8 @@ class Session:
         from tabletop.ledger import RelayError
 
         c = self.config
+        if c.relay and c.watch:
+            return c.relay  # a watcher invites nobody: it takes no seat
         if c.relay:
             from . import invite
 
@@ -137,6 +139,11 @@ class Session:
         from .lobby import public_fields
 
         c = self.config
+        if c.watch:  # no seat: nothing is saved, nobody is seated beside
+            from tabletop.shell import watch
+
+            self.seat = await watch(url, c.room, c.name, GAMES)
+            return False
         game = GAMES[c.game]
         prepare(GROUPS[c.group])  # a MODP room's process pool starts while the seats do
         transcripts = self.profile.transcripts_dir
@@ -185,7 +192,7 @@ class Session:
         if self.autoplaying is not None and (play.number != self.autoplaying or play.outcome is not None
                                              or table.problem is not None):
             self.set_autoplay(False)
-        self._record(seat)
+        self._record(seat)  # a watcher has no saved seat: nothing is written
         if play.game is None or (play.game.name, play.seats) == (self.config.game, self.config.seats):
             return False
         self.config = dataclasses.replace(self.config, game=play.game.name, seats=play.seats)

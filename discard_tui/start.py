@@ -3,9 +3,11 @@
 A browser visitor always starts here (discard-web); in the terminal
 ``discard-tui --pick`` does. Whom to play: the computer, or, when a relay is
 on offer (``--relay``), people there: the rooms waiting in its lobby (the
-default), or a room named here, listed in the lobby or not (private, the default). What is typed is checked
-when Play is pressed; a bad field costs one line and keeps everything typed. The player's unfinished games
-(against the computer, or on a relay) are listed first: Enter goes back to the highlighted one.
+default, which lists the games under way to watch too), a room named here, listed in the lobby or not (private,
+the default), or a game under way in a room named here, to watch (relay 1.3). What is typed is checked when Play
+is pressed (Enter, in any field: a list opens with Space or the arrows); a bad field costs one line and keeps
+everything typed. The player's unfinished games (against the computer, or on a relay) are listed first: Enter goes
+back to the highlighted one. The app's title (the terminal's, the browser tab's) follows the game chosen.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, S
 from . import saves
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile
+from .widgets import choosing
 from .your_games import YourGames
 
 
@@ -39,7 +42,10 @@ def speeds(think: float) -> list[tuple[str, float]]:
 class StartScreen(Screen[PlayConfig]):
     """Choose, then Play (Enter in any field): the screen dismisses itself with the table to open."""
 
-    BINDINGS = [Binding("enter", "go_back", "Return", priority=True), Binding("escape", "app.quit", "Quit")]
+    BINDINGS = [Binding("enter", "go_back", "Return", priority=True),
+                Binding("enter", "play", "Play", priority=True),  # before a field's own Enter (a list would open)
+                Binding("escape", "app.quit", "Quit"),
+                Binding("q", "app.quit", "Quit", show=False)]  # the footer's Quit is Esc, which works in a field too
 
     def __init__(self, config: PlayConfig, profile: Profile) -> None:
         super().__init__()
@@ -63,7 +69,8 @@ class StartScreen(Screen[PlayConfig]):
                 if self.relay is not None:
                     yield Label("Opponent")
                     yield Select([("the computer", "computer"), ("people: the rooms in the relay's lobby", "lobby"),
-                                  ("a person, in a room on the relay", "person")],
+                                  ("a person, in a room on the relay", "person"),
+                                  ("nobody: watch a game in a room on the relay", "watch")],
                                  value="person" if c.room else "lobby", allow_blank=False, id="opponent",
                                  compact=True)
                     yield Label("Room", id="room-label")
@@ -80,7 +87,7 @@ class StartScreen(Screen[PlayConfig]):
                 yield Label("Your cards are dealt to a program on this web server: whoever runs it, and the "
                             "network to it, can see them.", id="trust", classes="dim", markup=False)
             yield Label("", id="problem", markup=False)
-            yield Button("Play", id="play", variant="primary", compact=True)
+            yield Button("Play", id="play", compact=True)  # drawn like the fields: marked only when it has the focus
         yield Footer()
 
     def on_mount(self) -> None:
@@ -112,6 +119,8 @@ class StartScreen(Screen[PlayConfig]):
         """Enter goes back to a game of mine while my games have the focus; elsewhere it plays (the fields')."""
         if action == "go_back":
             return self.focused is not None and self.focused.id == "yours"
+        if action == "play":
+            return not (self.focused is not None and self.focused.id == "yours") and not choosing(self)
         return True
 
     def on_descendant_focus(self) -> None:
@@ -127,15 +136,26 @@ class StartScreen(Screen[PlayConfig]):
         return self.relay is not None and self.query_one("#opponent", Select).value == "person"
 
     @property
+    def to_watch(self) -> bool:
+        return self.relay is not None and self.query_one("#opponent", Select).value == "watch"
+
+    @property
     def to_lobby(self) -> bool:
         return self.relay is not None and self.query_one("#opponent", Select).value == "lobby"
+
+    @on(Select.Changed, "#game")
+    def show_game(self) -> None:
+        """The app's title says the game chosen (the table's screen keeps it)."""
+        self.app.title = SCREENS[str(self.query_one("#game", Select).value)].about.title
 
     @on(Select.Changed, "#opponent")
     @on(Input.Changed, "#room")
     def show_room(self) -> None:
         """The room and the command a friend in a terminal types only matter when meeting a person."""
-        through = self.through_relay
-        for widget in self.query("#room-label, #room, #public-label, #public"):
+        through, watch = self.through_relay, self.to_watch
+        for widget in self.query("#room-label, #room"):
+            widget.display = through or watch
+        for widget in self.query("#public-label, #public"):
             widget.display = through
         for widget in self.query("#speed-label, #speed"):  # how fast the computer plays: only against it
             widget.display = self.relay is None or self.query_one("#opponent", Select).value == "computer"
@@ -146,11 +166,10 @@ class StartScreen(Screen[PlayConfig]):
             command = shlex.join(["uv", "run", "discard-tui", "--relay", str(self.relay), "--room", room])
             invite.update(f"A friend in a terminal joins with: {command}")
 
-    @on(Input.Submitted)
     @on(Button.Pressed, "#play")
-    def play(self) -> None:
+    def action_play(self) -> None:
         name = self.query_one("#name", Input).value.strip()
-        room = self.query_one("#room", Input).value.strip() if self.through_relay else None
+        room = self.query_one("#room", Input).value.strip() if self.through_relay or self.to_watch else None
         problem = name_problem(name) and f"Name: {name_problem(name)}"
         if problem is None and room is not None:
             problem = room_problem(room) and f"Room: {room_problem(room)}"
@@ -158,6 +177,10 @@ class StartScreen(Screen[PlayConfig]):
             self.query_one("#problem", Label).update(problem)
             return
         game, group = str(self.query_one("#game", Select).value), str(self.query_one("#group", Select).value)
+        if self.to_watch and room is not None:  # no seat: the room's game is its own
+            self.dismiss(dataclasses.replace(self.config, name=name, relay=self.relay, host=None, room=room,
+                                             watch=True, bell=False, public=False))
+            return
         if self.to_lobby:  # the app shows the lobby: a room is joined or created there
             self.dismiss(dataclasses.replace(self.config, name=name, game=game, group=group, relay=self.relay,
                                              host=None, room=""))

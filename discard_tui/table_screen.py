@@ -28,8 +28,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, RichLog, Static
 
-from .view import SeatPhase, SeatView
-from tabletop.words import ago, result_words, wins_words
+from .view import SeatView
+from tabletop.words import ago, headline_words, wins_words
 from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text, word_lines
 
 if TYPE_CHECKING:
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 LOG_AFTER = 0.05  # seconds the move log waits, so that a move's own frame goes out first
 FOOTER_SETTLES = 0.25  # seconds without a change before the footer shows which keys act
-IN_GAME = (SeatPhase.FLIPPING, SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING, SeatPhase.AUDITING)
 
 
 class SeatChanged(Message):
@@ -164,6 +163,7 @@ class TableScreen(Screen[None], Generic[V]):
         Binding("x", "leave", "Leave"),
         Binding("L", "toggle_log", "Log", show=False),  # shift: h and l move the cursor, as in vi
         Binding("n", "refuse('rematch')", show=False),  # while a rematch is not possible: say why
+        Binding("w", "watching", "Watching: read-only"),  # shown to a watcher only, whose keys make no move
     ]
 
     AUTO_FOCUS = ""  # nothing has the keys but the screen until the player Tabs into the log (or a game's
@@ -227,9 +227,10 @@ class TableScreen(Screen[None], Generic[V]):
         status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
         status.headline, status.my_turn = self.headline(view), view.my_turn
+        status.clock, status.hurry = clock_text(view, now)
         status.event = capitalized(view.last_move or "", view.names)
-        status.hint = trouble(view, self.leave_grace, now, wall, self.resumes) or self.hint(view) or \
-            (view.note if view.phase in IN_GAME else "")
+        status.hint = WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
+            self.hint(view) or (view.note if view.in_game else "")
         groups = (view.safety or "").split()
         show_text(self.query_one("#safety", Static),
                   "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
@@ -272,7 +273,7 @@ class TableScreen(Screen[None], Generic[V]):
 
     def refusal(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why the game's ``action`` (on the ``index``-th item) cannot be done now; None if it can."""
-        return "the game is not under way" if view.phase is not SeatPhase.PLAYING else None
+        return "the game is not under way" if not view.playing else None
 
     def notice(self, text: str) -> None:
         if self.is_mounted:
@@ -290,6 +291,9 @@ class TableScreen(Screen[None], Generic[V]):
     def action_leave(self) -> None:
         self.post_message(LeaveTable())
 
+    def action_watching(self) -> None:
+        self.notice(WATCHING)
+
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
             self.notice(self.refused(self.view, action) or "")
@@ -304,22 +308,28 @@ class TableScreen(Screen[None], Generic[V]):
         if isinstance(self.focused, MoveLog) and (action in self.actions or action == "refuse"):
             return False  # the log has the keys (Enter must not discard while it scrolls); Tab gives them back
         view = self.view
+        if (action == "watching") != (view is not None and view.watcher):
+            return False  # a watcher's footer says it is read-only; a player's does not
+        if view is not None and view.watcher:
+            return action == "watching"  # no move, no rematch, nothing to refuse: the keys make no move
         if action == "refuse":
             return view is not None and self.refused(view, str(parameters[0])) is not None
         if action == "leave":
             return view is not None and can_leave(view, self.leave_grace)
-        if action == "rematch" and view is not None and view.phase in IN_GAME:
+        if action == "rematch" and view is not None and view.in_game:
             return False  # hidden during a game: the footer's room is the game's keys ('n' still says why not)
         if action in self.actions:  # a key that does not apply now is not shown (its refusal binding says why)
             if view is not None and self.refused(view, action) is None:
                 return True
-            shown = action in self.always_shown and (view is None or view.result is None and view.phase not in (
-                SeatPhase.VIOLATION, SeatPhase.FAILED))
+            shown = action in self.always_shown and (view is None or view.result is None and not view.stopped)
             return None if shown else False  # None: greyed out, and its refusal binding says why
         return True
 
     actions: ClassVar[tuple[str, ...]] = ("rematch",)  # actions hidden (and refused) when not possible
     always_shown: ClassVar[tuple[str, ...]] = ()  # of those, the ones greyed out instead until the game is over
+
+
+WATCHING = "Watching: you see what all players see, no hidden card."  # fits 60 columns
 
 
 def help_page(rules: str, safety: str | None, seats: int) -> Content:
@@ -352,8 +362,9 @@ def score_line(view: SeatView) -> str:
     anyone has: five names would not fit a 60-column bar."""
     wins = view.wins or (0,) * len(view.names)
     if len(view.names) == 2:
-        other = 1 - view.me
-        return f"{view.my_name} {wins[view.me]} – {wins[other]} {view.names[other]}"
+        first = max(view.me, 0)  # a watcher (no seat) reads seat 0 first
+        other = 1 - first
+        return f"{view.names[first]} {wins[first]} – {wins[other]} {view.names[other]}"
     return wins_words(view.names, wins)
 
 
@@ -375,13 +386,14 @@ def link_text(view: SeatView, now: float | None = None, wall: float | None = Non
         return "Reconnecting…" + (f" ({int(since)} s)" if since >= 5 else "")
     if view.link is not Link.CONNECTED:
         return view.link.value
+    watching = f" · {view.watching} watching" if view.watching else ""
     if (gone := absence(view, wall)) is not None:
-        return gone
-    if view.waiting_since is not None and view.phase in IN_GAME:
+        return gone + watching
+    if view.waiting_since is not None and view.in_game and not view.watcher:  # a watcher waits for nobody
         waited = now - view.waiting_since
         if waited >= 5:
-            return f"waiting for {view.opponent_name} for {int(waited)} s"
-    return "connected"
+            return f"waiting for {view.opponent_name} for {int(waited)} s{watching}"
+    return f"connected{watching}"
 
 
 def relay_gone_for(view: SeatView, now: float | None = None) -> float | None:
@@ -394,7 +406,7 @@ def relay_gone_for(view: SeatView, now: float | None = None) -> float | None:
 def opponent_gone_for(view: SeatView, wall: float | None = None) -> float | None:
     """Seconds another player has been away mid-game, or None."""
     left = view.opponent_left_at
-    return (wall or time.time()) - left if left is not None and view.phase in IN_GAME else None
+    return (wall or time.time()) - left if left is not None and view.in_game else None
 
 
 def can_leave(view: SeatView, grace: float, now: float | None = None, wall: float | None = None) -> bool:
@@ -415,23 +427,38 @@ def trouble(view: SeatView, grace: float, now: float | None = None, wall: float 
     return f"{absence(view, wall)}: {leave}"
 
 
+HURRY = 10_000  # ms left (move and bank together) under which my own clock is shown in red
+
+
+def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
+    """The clock the player needs, by the relay's time (``now``: time.monotonic()): mine while the game waits on me
+    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00"); and whether mine is nearly
+    out. ("", False) when no clock runs."""
+    clock = view.clock
+    if clock is None or view.relay_offset is None or not view.playing:
+        return "", False
+    relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
+    seats = [wait.seat for wait in clock.waits]
+    parts, hurry = [], False
+    for seat in [view.me] if view.me in seats else seats:
+        left = clock.left(seat, relay)
+        assert left is not None
+        move, bank = left
+        parts.append(f"{'you' if seat == view.me else view.names[seat]} {minutes(move)} · bank {minutes(bank)}")
+        hurry = seat == view.me and move + bank < HURRY
+    return " · ".join(parts), hurry
+
+
+def minutes(ms: int) -> str:
+    """ "1:05": minutes and seconds, rounded up (a clock at 0:00 has run out)."""
+    seconds = -(-ms // 1000)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
 def headline(view: SeatView) -> str:
-    if view.phase is SeatPhase.PLAYING:
-        if view.my_turn:
-            return "Your turn"
-        mover = getattr(view.board, "to_move", None)  # the one seat the game waits on, where its view says
-        return f"{view.names[mover] if mover is not None and mover != view.me else view.opponent_name}'s turn"
-    if view.phase in (SeatPhase.OVER, SeatPhase.AUDITING) and view.result:
-        return result_words(view.result)
-    if view.phase is SeatPhase.WAITING and view.number > 1:
-        return f"Waiting for {view.opponent_name}"
-    return {
-        SeatPhase.CONNECTING: "Connecting",
-        SeatPhase.WAITING: "Waiting for players" if len(view.names) > 2 else "Waiting for an opponent",
-        SeatPhase.FLIPPING: "Drawing who starts",
-        SeatPhase.SHUFFLING: "Shuffling",
-        SeatPhase.DEALING: "Dealing",
-        SeatPhase.AUDITING: "Auditing",
-        SeatPhase.VIOLATION: "Stopped",
-        SeatPhase.FAILED: "Disconnected",
-    }.get(view.phase, view.phase.value)
+    """The status bar's first words (tabletop/words.py)."""
+    from tabletop.ledger import Link
+
+    return headline_words(view.phase, view.names, view.me, my_turn=view.my_turn,
+                          to_move=getattr(view.board, "to_move", None), result=view.result, number=view.number,
+                          connecting=view.link is Link.CONNECTING, failed=view.failure is not None)

@@ -4,15 +4,21 @@ Kept apart from the table so that the app can draw its first frame before the
 table, the crypto and the network are imported (discard_tui/viewmodel.py
 builds it). Each game's screen module extends :class:`SeatView` with its own
 fields and the type of its game's board.
+
+A seat is where its table is (:class:`tabletop.values.Phase`), its link to the
+relay (``link``) and, if the relay cannot be used, why (``failure``): the
+table's phase stays what it was then.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from tabletop.values import Phase
+
 if TYPE_CHECKING:
+    from tabletop.clock import ClockView
     from tabletop.ledger import Link
     from tabletop.values import Progress, Result
     from tabletop.values import Verdict
@@ -20,24 +26,14 @@ if TYPE_CHECKING:
 Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)
 
 
-class SeatPhase(str, Enum):
-    CONNECTING = "connecting"
-    WAITING = "waiting"  # for the opponent to arrive or to accept a rematch
-    FLIPPING = "flipping"
-    SHUFFLING = "shuffling"
-    DEALING = "dealing"
-    PLAYING = "playing"
-    AUDITING = "auditing"
-    OVER = "over"
-    VIOLATION = "violation"
-    FAILED = "failed"  # the relay cannot be used
+IN_GAME = (Phase.STARTING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)  # a game under way
 
 
 @dataclass(frozen=True)
 class SeatView(Generic[Board]):
     """What every game's screen shows of a seat, as one immutable snapshot."""
 
-    phase: SeatPhase
+    phase: Phase  # the table's
     number: int  # the game on screen: the last one played until every seat has opened the next
     me: int
     names: tuple[str, ...]  # per seat
@@ -48,7 +44,7 @@ class SeatView(Generic[Board]):
     link: Link
     result: Result | None
     verdict: Verdict | None
-    problem: str | None  # violation or relay failure, in words
+    problem: str | None  # a violation, in words
     transcript: str | None
     rematch_offered: bool
     waiting_since: float | None
@@ -65,15 +61,54 @@ class SeatView(Generic[Board]):
     rematch_refusal: str | None = "a rematch can start once this game is over"
     named: tuple[bool, ...] = ()  # per seat: its player has said who they are (else the name is a stand-in)
     note: str = ""  # worth knowing when there is nothing to do ("bo chose the 24-card deck")
+    clock: ClockView | None = None  # the action clock: who the game waits on, since when, and each seat's bank
+    relay_offset: float | None = None  # the relay's Unix time less time.monotonic(), as this seat bounds it
     history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
+    watching: int = 0  # the room's watchers (relay protocol 1.3), the same count for every seat
+    failure: str | None = None  # the relay cannot be used: why (the game stops where it was)
+
+    @property
+    def in_game(self) -> bool:
+        """A game is under way (from the draw for who starts to its audit) and the relay can be used."""
+        return self.phase in IN_GAME and self.failure is None
+
+    @property
+    def playing(self) -> bool:
+        """The game is being played (its moves can be made) and the relay can be used."""
+        return self.phase is Phase.PLAYING and self.failure is None
+
+    @property
+    def stopped(self) -> bool:
+        """Nothing more happens here: a rule was broken or the relay cannot be used."""
+        return self.phase is Phase.VIOLATION or self.failure is not None
+
+    @property
+    def watcher(self) -> bool:
+        """This is a watcher's view: no seat, no hand, no move (``me`` is tabletop.table.OBSERVER)."""
+        return self.me < 0
+
+    @property
+    def near(self) -> int:
+        """The seat drawn as the player's own (at the bottom, "you"): mine; a watcher's, seat 1's (0)."""
+        return max(self.me, 0)
 
     @property
     def others(self) -> tuple[int, ...]:
-        return tuple(s for s in range(len(self.names)) if s != self.me)
+        return tuple(s for s in range(len(self.names)) if s != self.near)
 
     @property
     def my_name(self) -> str:
-        return self.names[self.me]
+        return self.names[self.near]
+
+    @property
+    def you(self) -> str:
+        """The near seat in a sentence: "you", or (a watcher's view) its player's name."""
+        return self.names[self.near] if self.watcher else "you"
+
+    @property
+    def your(self) -> str:
+        """The near seat's, at a sentence's start: "Your", or (a watcher's view) "ana's"."""
+        return f"{self.names[self.near]}'s" if self.watcher else "Your"
 
     @property
     def opponent_name(self) -> str:

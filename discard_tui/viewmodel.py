@@ -13,15 +13,8 @@ from typing import Any
 
 from tabletop.shell import Seat
 from tabletop.table import TableView
-from tabletop.values import Phase
 
-from .view import SeatPhase, SeatView
-
-PHASES = {  # the table's phase -> the seat's, as its screen shows it
-    Phase.WAITING: SeatPhase.WAITING, Phase.STARTING: SeatPhase.FLIPPING, Phase.SHUFFLING: SeatPhase.SHUFFLING,
-    Phase.DEALING: SeatPhase.DEALING, Phase.PLAYING: SeatPhase.PLAYING, Phase.AUDITING: SeatPhase.AUDITING,
-    Phase.OVER: SeatPhase.OVER, Phase.VIOLATION: SeatPhase.VIOLATION,
-}
+from .view import SeatView
 
 
 def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
@@ -29,7 +22,7 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
     table = seat.table
     view = view or table.view()
     return SeatView(
-        phase=SeatPhase.FAILED if seat.failure else PHASES[view.phase],
+        phase=view.phase,
         number=view.number,
         me=table.me,
         names=tuple(name if s in table.names else "opponent" for s, name in enumerate(view.names)),
@@ -40,7 +33,8 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         link=seat.ledger.link,
         result=view.result,
         verdict=view.verdict,
-        problem=seat.failure or view.problem,
+        problem=view.problem,
+        failure=seat.failure,
         transcript=str(seat.transcript_path) if seat.transcript_path else None,
         rematch_offered=view.rematch_offered,
         waiting_since=seat.last_progress if view.awaiting else None,
@@ -56,7 +50,10 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         seat_lost=seat.seat_lost,
         rematch_refusal=table.rematch_refusal(),
         named=tuple(s in table.names for s in range(view.seats)),
+        clock=view.clock,
+        relay_offset=seat.seen[0] - seat.seen[1] if seat.seen is not None else None,
         history=str(history) if (history := seat.histories.get(view.number)) else None,
+        watching=view.watching,
     )
 
 

@@ -24,7 +24,8 @@ from games.cards import Card
 from games.war.about import TRICKS
 
 from .table_screen import GameUI, MakeMove, TableScreen, ToggleAutoplay
-from .view import SeatPhase, SeatView
+from .view import SeatView
+from tabletop.values import Phase
 from .widgets import (CardWidget, DrawPile, ProgressBox, back_rows, face_rows, fan, fitting_fan,
                       plural, show_text)
 
@@ -125,8 +126,8 @@ class WarTable(TableScreen[WarScreenView]):
         yield Label("Your pile", id="my-label", classes="label", markup=False)
 
     def show_board(self, view: WarScreenView) -> None:
-        me, other = view.me, 1 - view.me
-        names = (view.opponent_name, "Your pile")
+        me, other = view.near, 1 - view.near
+        names = (view.opponent_name, f"{view.your} pile")
         for side, seat, name in (("their", other, names[0]), ("my", me, names[1])):
             show_text(self.query_one(f"#{side}-label", Label), f"{name}: {plural(view.piles[seat], 'card')}")
             self.query_one(f"#{side}-pile", DrawPile).count = view.piles[seat]
@@ -159,7 +160,7 @@ class WarTable(TableScreen[WarScreenView]):
 
 def trick_state(view: WarScreenView) -> str:
     """The two lines between the piles: which trick, and what happened in it."""
-    if view.phase not in (SeatPhase.PLAYING, SeatPhase.AUDITING, SeatPhase.OVER) or view.board is None:
+    if view.phase not in (Phase.PLAYING, Phase.AUDITING, Phase.OVER) or view.board is None:
         return ""
     pot = sum(len(cards) for cards in view.trick)
     if not view.tricks and not pot:
@@ -176,7 +177,7 @@ def trick_state(view: WarScreenView) -> str:
 
 def hint(view: WarScreenView) -> str:
     """What the player can do now, in one line."""
-    if view.auto and view.phase is SeatPhase.PLAYING:
+    if view.auto and view.playing:
         return "Auto-playing to the end of the game: a stops"
     if not view.my_turn:
         return ""
@@ -187,7 +188,7 @@ def hint(view: WarScreenView) -> str:
 
 def refusal(view: WarScreenView, action: str) -> str | None:
     """Why ``action`` cannot be done now, in the status bar's words; None if it can (the table checks again)."""
-    if view.phase is not SeatPhase.PLAYING:
+    if not view.playing:
         return "the game is not under way"
     if action == "autoplay":
         return None

@@ -12,7 +12,12 @@ profile: ``DIR`` is a private temporary directory. Guarantees:
   session (the crypto pool's workers, their forkserver) is killed, then its
   directory is removed;
 - visitors play the computer through an in-memory relay inside their own
-  process, or meet in a room on ``--relay``; nobody can host a relay here.
+  process, or meet in a room on ``--relay``; nobody can host a relay here;
+- the page says at once that the game is starting (an app takes seconds to
+  start), and keys reach the app only once it says it is ready (a ``discard``
+  meta packet, ``DiscardApp.tell_browser``): typed before, on a page that
+  showed nothing yet, they are dropped rather than acted on half-way; the
+  app's title becomes the tab's.
 
 textual-serve brings the bridge between a websocket and an app process
 (``AppService``), downloads, and the browser side (xterm.js); this module
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -68,6 +74,34 @@ class VisitorService(AppService):
         super().__init__(argv[0], **options)
         self.argv = argv
         self.stopped = False
+        self.ready = False  # the app has said it takes keys
+        self.focused = False  # the page has the focus (as it last said)
+
+    async def send_bytes(self, data: bytes) -> bool:
+        """The visitor's keys, once the app is ready for them; before, they are dropped."""
+        return await super().send_bytes(data) if self.ready else True
+
+    async def focus(self) -> None:
+        self.focused = True
+        await super().focus()
+
+    async def blur(self) -> None:
+        self.focused = False
+        await super().blur()
+
+    async def on_meta(self, data: bytes) -> None:
+        """The app's own news (``{"type": "discard", "ready": true}``, ``"title": …``) goes to the page as
+        ``["discard", {…}]``, which textual-serve's script ignores and the page's own reads; the rest as usual."""
+        meta = json.loads(data)
+        if meta.get("type") != "discard":
+            await super().on_meta(data)
+            return
+        if meta.get("ready") is True and not self.ready:
+            self.ready = True
+            if self.focused:  # said while the app was starting, maybe before it could hear it: say it again
+                await super().focus()
+        news = {key: value for key, value in meta.items() if key in ("ready", "title")}
+        await self.remote_write_str(json.dumps(["discard", news]))
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         """As textual-serve does, but without a shell and as the leader of a new process group."""

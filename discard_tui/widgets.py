@@ -27,8 +27,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, ProgressBar, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Label, ProgressBar, Select, Static
 
 from games.cards import Card
 
@@ -458,6 +458,8 @@ class StatusBar(Widget):
     headline: reactive[str] = reactive("")  # "Your turn", "bo's turn", "Shuffling"
     my_turn: reactive[bool] = reactive(False)
     event: reactive[str] = reactive("")  # "Computer discarded 8♥"
+    clock: reactive[str] = reactive("")  # the clock of whoever the game waits on: "bo 0:23 · bank 1:00"
+    hurry: reactive[bool] = reactive(False)  # ... mine, nearly out
     notice: reactive[str] = reactive("")  # a refusal: stands until something happens
     hint: reactive[str] = reactive("")  # what I can do now, or what is going on
 
@@ -467,7 +469,8 @@ class StatusBar(Widget):
         header = fit(Text(f" {self.match}"), Text(f"{self.link} ", link_style), width)
         badge = Text(f" ▶ {self.headline} " if self.my_turn else f" {self.headline} ",
                      "bold reverse" if self.my_turn else "bold")
-        turn = fit(badge + Text(f"  {self.event}"), Text(), width)
+        clock = Text(f" ⏱ {self.clock}", "bold red" if self.hurry else "dim") if self.clock else Text()
+        turn = fit(badge + clock + Text(f"  {self.event}"), Text(), width)
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")
         else:
@@ -572,3 +575,8 @@ def cell(text: str, width: int) -> Text:
     shown = Text(text, no_wrap=True, overflow="ellipsis")
     shown.truncate(max(width, 1), overflow="ellipsis")
     return shown
+
+
+def choosing(screen: Screen[Any]) -> bool:
+    """A list of ``screen``'s is open: Enter picks in it (rather than playing, or creating a room)."""
+    return any(select.expanded for select in screen.query(Select))

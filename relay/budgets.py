@@ -50,7 +50,10 @@ class Limits:
     address_buffers: int = 16 << 20  # the same for one address's connections (and its unfinished messages)
     address_list_rate: float = 10.0  # lobby pages a second for one address (a page of 50 costs the store a query)
     address_list_burst: int = 20
-    block_share: int = 2  # an IPv6 /48 gets this many times an address's connections, bytes and lobby pages
+    room_watchers: int = 16  # watchers one room may have at once (protocol 1.3); more get room_full
+    address_watch_rate: float = 1.0  # watcher joins a second from one address (each appends a watch event)
+    address_watch_burst: int = 8
+    block_share: int = 2  # an IPv6 /48 gets this many times an address's connections, bytes, pages and watches
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
@@ -236,14 +239,17 @@ class Gate:
 @dataclass(eq=False)
 class Address:
     """What all the connections from one address share (or all the /64s of one IPv6 /48, its ``block``): their
-    count, a budget of bytes for their frames shared fairly among them, one of lobby pages, and the tally of the
-    messages they are receiving."""
+    count, a budget of bytes for their frames shared fairly among them, one of lobby pages and one of watcher
+    joins, and the tally of the messages they are receiving."""
 
     key: str
     bytes: Gate
     list_rate: float
     list_burst: float
     list_tokens: float
+    watch_rate: float
+    watch_burst: float
+    watch_tokens: float
     last_refill: float
     block: Address | None = None  # the /48 whose budgets it shares as well (an IPv6 /64's)
     flow: Flow = field(default_factory=Flow)  # its place in its block's byte budget
@@ -255,8 +261,9 @@ class Address:
     def make(cls, key: str, limits: Limits, now: float, scale: int = 1, block: Address | None = None) -> Address:
         """An address's budgets, full; ``scale`` times an address's for a /48."""
         share = FairShare(limits.address_byte_rate * scale, limits.address_byte_burst * scale, now)
-        pages = limits.address_list_burst * scale
-        return cls(key, Gate(share), limits.address_list_rate * scale, pages, float(pages), now, block)
+        pages, watches = limits.address_list_burst * scale, limits.address_watch_burst * scale
+        return cls(key, Gate(share), limits.address_list_rate * scale, pages, float(pages),
+                   limits.address_watch_rate * scale, watches, float(watches), now, block)
 
     def take_list(self, now: float) -> bool:
         """Spend one lobby page, if there is one."""
@@ -266,16 +273,26 @@ class Address:
         self.list_tokens -= 1
         return True
 
+    def take_watch(self, now: float) -> bool:
+        """Spend one watcher join (its arrival and its departure each append an event), if there is one."""
+        self._refill(now)
+        if self.watch_tokens < 1:
+            return False
+        self.watch_tokens -= 1
+        return True
+
     def forgettable(self, now: float) -> bool:
         """No connection left and the budgets full again: forgetting it now gives nothing back early."""
         if self.connections or self.unfinished:
             return False
         self._refill(now)
-        return self.bytes.share.full(now) and self.list_tokens >= self.list_burst
+        return (self.bytes.share.full(now) and self.list_tokens >= self.list_burst
+                and self.watch_tokens >= self.watch_burst)
 
     def _refill(self, now: float) -> None:
         elapsed, self.last_refill = now - self.last_refill, now
         self.list_tokens = min(self.list_burst, self.list_tokens + elapsed * self.list_rate)
+        self.watch_tokens = min(self.watch_burst, self.watch_tokens + elapsed * self.watch_rate)
 
 
 def catch_up_pause(limits: Limits, connections: int) -> int:

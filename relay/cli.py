@@ -91,6 +91,8 @@ def parser() -> argparse.ArgumentParser:
                    help="open connections from one IPv4 address or IPv6 /64, whose frames and write buffers also "
                    "share one budget, fairly (default 64; an IPv6 /48 holds twice an address's; 0 behind a reverse "
                    "proxy, where every connection comes from it)")
+    p.add_argument("--room-watchers", type=at_least_zero, default=16, metavar="N",
+                   help="watchers one room may have at once (protocol 1.3; default 16; 0: nobody may watch)")
     p.add_argument("--log-level", default="INFO", type=str.upper,
                    choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log verbosity (default INFO)")
     return p
@@ -142,7 +144,7 @@ def open_file_limit(connections: int) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    limits = Limits(max_frame=args.max_frame, rate=args.rate, burst=args.burst,
+    limits = Limits(max_frame=args.max_frame, rate=args.rate, burst=args.burst, room_watchers=args.room_watchers,
                     max_rooms=args.max_rooms, max_connections=args.max_connections,
                     max_per_address=args.max_per_address)
     if (args.tls_cert is None) != (args.tls_key is None):

@@ -88,15 +88,43 @@ def to_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def now_stamp() -> str:
-    """The relay's Unix time in seconds, as the JSON number an event carries."""
-    return repr(round(time.time(), 3))
+def now_stamp(now: float | None = None) -> str:
+    """The relay's Unix time in seconds (``now``, by default the system's), as the JSON number an event carries."""
+    return repr(round(time.time() if now is None else now, 3))
 
 
 def check_seats(room: str, seats: int, wanted: int | None) -> None:
     if wanted is not None and wanted != seats:
         raise Refused("bad_request", f"room {room} has {seats} seats, not {wanted}; join without \"seats\" "
                       "or pick another room")
+
+
+WATCHER = -1  # the seat of a watcher's events (protocol 1.3): no seat
+
+
+@dataclass(frozen=True)
+class Watch:
+    """A watcher let in: the room's watchers now, its size, and the seq of the ``watch`` event that counted it."""
+
+    watching: int
+    seats: int
+    seq: int
+
+
+def watch_body(watching: int) -> str:
+    """The body of a ``watch`` event, the same bytes on every backend."""
+    return f'{{"watching":{watching}}}'
+
+
+def no_room(room: str) -> Refused:
+    return Refused("not_found", f"there is no room {room} to watch here; check its name", close=POLICY)
+
+
+def watchers_full(room: str, limit: int) -> Refused:
+    if not limit:
+        return Refused("room_full", "this relay lets nobody watch its rooms (--room-watchers 0)", close=POLICY)
+    return Refused("room_full", f"room {room} already has {limit} watchers, the most a room has here; "
+                   "try again later", close=POLICY)
 
 
 def room_full(room: str, seats: int) -> Refused:
@@ -157,10 +185,23 @@ class Ledger(ABC):
         """The holder of (seat, epoch) has gone: append its ``leave``; False (and nothing) if the epoch is stale."""
 
     @abstractmethod
-    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
+    async def watch(self, room: str, name: str, limit: int) -> Watch:
+        """A watcher arrives (protocol 1.3): append a ``watch`` event (seat -1, ``name``, body ``{"watching": N}``,
+        the new count); refused with ``not_found`` if the room does not exist, with ``room_full`` if it has
+        ``limit`` watchers already."""
+
+    @abstractmethod
+    async def unwatch(self, room: str, name: str) -> None:
+        """A watcher of this node has gone: append a ``watch`` event with the count one less (nothing if the room
+        or the watcher is gone already)."""
+
+    @abstractmethod
+    async def lobby_page(self, after: str | None, limit: int, under_way: bool = False
+                         ) -> tuple[list[Listing], bool]:
         """The lobby's open rooms after the cursor ``after`` (None: from the first), at most ``limit`` of them,
         oldest listed first; and whether more may follow. Only a room whose creator made it public, that is not
-        full and where a seat is held, is open."""
+        full and where a seat is held, is open. With ``under_way`` (1.3), the public rooms whose game is under way
+        instead: every seat taken, one held; a watcher may join them."""
 
     @abstractmethod
     async def expire(self) -> None:
@@ -185,6 +226,7 @@ class Listing(NamedTuple):
     seats: int
     names: list[str]  # the names of the seats given out, in seat order
     public_json: str  # the object its creator chose to show, as JSON
+    watching: int = 0  # its watchers now (1.3: shown for a room under way)
 
 
 def lobby_key(listed_ms: int, room: str) -> str:

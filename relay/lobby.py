@@ -46,21 +46,26 @@ def public_json(value: object) -> str:
     return to_json(value)
 
 
-def page_request(request: dict) -> tuple[str | None, int]:
-    """The ``list`` frame's cursor (None: from the start) and page size, or :class:`Refused`."""
-    after, limit = request.get("after"), request.get("limit")
+def page_request(request: dict) -> tuple[str | None, int, bool]:
+    """The ``list`` frame's cursor (None: from the start), page size, and whether it asks for the rooms under way
+    (1.3) instead of the open ones; or :class:`Refused`."""
+    after, limit, under_way = request.get("after"), request.get("limit"), request.get("under_way")
+    if under_way not in (None, False, True):
+        raise Refused("bad_request", '"under_way" must be true, false or null')
     limit = DEFAULT_PAGE if limit is None else limit
     if after is not None and (not isinstance(after, str) or not CURSOR_PATTERN.fullmatch(after)):
         raise Refused("bad_request", '"after" must be null or the "next" of an earlier "rooms" frame')
     if type(limit) is not int or not 1 <= limit <= MAX_PAGE:
         raise Refused("bad_request", f'"limit" must be a whole number from 1 to {MAX_PAGE}')
-    return after, limit
+    return after, limit, bool(under_way)
 
 
-def rooms_frame(listings: list[Listing], more: bool, now_ms: int) -> str:
-    """The ``rooms`` frame answering a ``list``: ``more`` when rooms may follow the last one."""
+def rooms_frame(listings: list[Listing], more: bool, now_ms: int, under_way: bool = False) -> str:
+    """The ``rooms`` frame answering a ``list``: ``more`` when rooms may follow the last one; rows of rooms under
+    way (1.3) say how many watch them."""
+    watching = (lambda item: f',"watching":{item.watching}') if under_way else (lambda item: "")
     rows = [f'{{"room":"{item.room}","seats":{item.seats},"taken":{len(item.names)},'
             f'"names":{to_json(item.names)},"waited":{max(0, now_ms - int(item.key[:13])) // 1000},'
-            f'"public":{item.public_json}}}' for item in listings]
+            f'"public":{item.public_json}{watching(item)}}}' for item in listings]
     following = to_json(listings[-1].key) if more and listings else "null"
     return f'{{"type":"rooms","rooms":[{",".join(rows)}],"next":{following}}}'

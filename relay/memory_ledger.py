@@ -7,10 +7,12 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .ledger import (DEFAULT_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
-                     bad_token, check_seats, event_frame, lobby_key, now_stamp, room_full, to_json)
+from .ledger import (DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim, Deliver, Entry, Follower, Ledger, Listing,
+                     Refused, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
+                     to_json, watch_body, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -45,7 +47,7 @@ class SeatRecord:
     present: bool = False
 
 
-KINDS = ("join", "leave", "post")
+KINDS = ("join", "leave", "post", "watch")  # a watch event's seat is -1: its mark is -1 * 4 + 3 = -1
 
 
 @dataclass
@@ -67,6 +69,7 @@ class MemoryRoom:
     ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
     public: str | None = None  # what its creator chose to show in the lobby (JSON), if it is listed
     listed: str = ""  # its key in the lobby (lobby_key)
+    watching: int = 0  # watchers connected (protocol 1.3)
     idle_since: float = field(default_factory=time.monotonic)
     followers: list[Deliver] = field(default_factory=list)
 
@@ -110,7 +113,9 @@ class MemoryLedger(Ledger):
     """Rooms in this process's memory; nothing survives it. Every method completes without suspending,
     so an append reaches every follower in the same step of the event loop."""
 
-    def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20) -> None:
+    def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock  # the Unix time each event is stamped with (a test's clock, which it advances)
         self.retention = retention
         self.interval = min(60.0, max(retention / 4, 0.05))
         self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
@@ -118,6 +123,7 @@ class MemoryLedger(Ledger):
         self.stored_bytes = 0  # of every room's frames kept in memory
         self.rooms: dict[str, MemoryRoom] = {}
         self.lobby = Lobby()
+        self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
                     public: str | None = None) -> Claim:
@@ -183,6 +189,22 @@ class MemoryLedger(Ledger):
         self._relist(held)
         return True
 
+    async def watch(self, room: str, name: str, limit: int) -> Watch:
+        held = self.rooms.get(room)
+        if held is None:
+            raise no_room(room)
+        if held.watching >= limit:
+            raise watchers_full(room, limit)
+        held.watching += 1
+        seq = self._add(room, held, WATCHER, "watch", watch_body(held.watching), name_json=to_json(name))
+        return Watch(held.watching, held.size, seq)
+
+    async def unwatch(self, room: str, name: str) -> None:
+        held = self.rooms.get(room)
+        if held is not None and held.watching > 0:
+            held.watching -= 1
+            self._add(room, held, WATCHER, "watch", watch_body(held.watching), name_json=to_json(name))
+
     def _trim_idle(self) -> None:
         """While the rooms nobody is in keep more than ``max_idle_bytes`` of frames in memory, drop the largest of
         them at once instead of at the end of their retention: what clients post and leave behind is bounded
@@ -215,19 +237,23 @@ class MemoryLedger(Ledger):
             excess -= size
 
     def _relist(self, held: MemoryRoom) -> None:
-        """Show a public room in the lobby while it is open (not full, somebody there), and only then."""
+        """Show a public room in the lobby while it is open (not full, somebody there), and only then; and among
+        the rooms under way while it is full and somebody is there."""
         if held.public is not None:
-            self.lobby.show(held.listed, len(held.seats) < held.size and held.occupied)
+            full = len(held.seats) >= held.size
+            self.lobby.show(held.listed, not full and held.occupied)
+            self.under_way.show(held.listed, full and held.occupied)
 
-    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
-        keys = self.lobby.page(after, limit)
+    async def lobby_page(self, after: str | None, limit: int, under_way: bool = False
+                         ) -> tuple[list[Listing], bool]:
+        keys = (self.under_way if under_way else self.lobby).page(after, limit)
         listings = []
         for key in keys[:limit]:
             room = key.split(":", 1)[1]
             held = self.rooms[room]
             assert held.public is not None
             names = [json.loads(held.seats[n].name_json) for n in sorted(held.seats)]
-            listings.append(Listing(key, room, held.size, names, held.public))
+            listings.append(Listing(key, room, held.size, names, held.public, held.watching))
         return listings, len(keys) > limit
 
     async def expire(self) -> None:
@@ -243,13 +269,15 @@ class MemoryLedger(Ledger):
             self.stored_bytes -= held.bytes
         if held is not None and held.public is not None:
             self.lobby.show(held.listed, False)
+            self.under_way.show(held.listed, False)
 
-    def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None
-             ) -> int:
-        """Store, then hand to every follower: the one way an event enters a memory ledger."""
+    def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None,
+             name_json: str | None = None) -> int:
+        """Store, then hand to every follower: the one way an event enters a memory ledger. (``name_json``: a
+        watcher's, who has no seat to hold it.)"""
         seq = held.head + 1
-        entry = Entry(seq, seat, kind, event_frame(seq, seat, held.seats[seat].name_json, kind, body_json, now_stamp(),
-                                                   post_id))
+        name = held.seats[seat].name_json if name_json is None else name_json
+        entry = Entry(seq, seat, kind, event_frame(seq, seat, name, kind, body_json, now_stamp(self.clock()), post_id))
         self._stored(room, entry)
         held.store(entry)
         if held.keep_frames:

@@ -38,8 +38,8 @@ from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisError
 
 from .ledger import Deliver, Entry, Follower
-from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, RedisLedger, describe, entries_of,
-                           keys)
+from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, UNDER_WAY, WATCH, RedisLedger, describe,
+                           entries_of, keys)
 
 log = logging.getLogger("discard.relay")
 
@@ -292,7 +292,7 @@ class BellReader:
 class RedisClusterLedger(RedisLedger):
     """Rooms on a Redis Cluster; any number of relay nodes may serve the same rooms at once."""
 
-    SCRIPTS = (ringing(CLAIM), ringing(APPEND), ringing(RELEASE))
+    SCRIPTS = (ringing(CLAIM), ringing(APPEND), ringing(RELEASE), ringing(WATCH))
 
     def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0, replicas: int = 0,
                  wait_ms: int = 1000) -> None:
@@ -306,15 +306,19 @@ class RedisClusterLedger(RedisLedger):
     def _lobby_keys(self, room: str) -> list[str]:
         return keys(room)
 
-    async def _listed(self, member: str, open_: int) -> None:
+    async def _listed(self, member: str, open_: int, going: int) -> None:
         seats = keys(member.split(":", 1)[1])[0]
-        if open_:
-            await self.client.zadd(LOBBY, {member: 0})
-            return
-        await self.client.zrem(LOBBY, member)
+        shown = {LOBBY: open_, UNDER_WAY: going}
+        for index in [index for index, listed in shown.items() if listed]:
+            await self.client.zadd(index, {member: 0})
+        gone = [index for index, listed in shown.items() if not listed]
+        for index in gone:
+            await self.client.zrem(index, member)
         size, count, *held = await self.client.hmget(seats, "size", "count", *(f"h:{s}" for s in range(6)))
-        if size is not None and int(count or 0) < int(size) and any(held):  # opened again by a later script
-            await self.client.zadd(LOBBY, {member: 0})
+        if size is not None and any(held):  # opened or filled again by a later script, whose listing went first
+            now = UNDER_WAY if int(count or 0) >= int(size) else LOBBY
+            if now in gone:
+                await self.client.zadd(now, {member: 0})
 
     def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
         follower = BellFollower(self.streams, room, after, deliver)

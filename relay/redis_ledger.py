@@ -37,7 +37,8 @@ import redis.asyncio as redis
 from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
 from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
-                     Unavailable, bad_token, check_seats, event_frame, lobby_key, now_stamp, room_full, to_json)
+                     Unavailable, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
+                     to_json, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -45,6 +46,7 @@ PAGE = 1000  # entries per XRANGE / XREAD reply
 BLOCK_MS = 5000  # a follower's blocking XREAD returns empty after this long, and is sent again
 NODES = "discard:nodes"
 LOBBY = "discard:lobby"  # the open public rooms, members "MS:ROOM" at score 0 (ordered by listing time)
+UNDER_WAY = "discard:lobby:under-way"  # the public rooms whose every seat is taken and one held (1.3), the same way
 STORE_ERRORS = (RedisError, RedisClusterException)  # what redis-py raises when the store (or a Cluster) fails
 COMMAND_CONNECTIONS = 32  # connections for claims, appends and reads (followers have their own)
 
@@ -62,22 +64,25 @@ local function add(seats, events, seat, name, kind, body, stamp, id)
 end
 """
 
-# KEYS[3]: the lobby, if the scripts may touch it (one Redis; not a Cluster, where it has a slot of its own).
-# Lists a public room while it is open: not full, and a seat held. Returns {lobby member ('' if private), open}.
+# KEYS[3], KEYS[4]: the lobby and the rooms under way (1.3), if the scripts may touch them (one Redis; not a Cluster,
+# where each has a slot of its own). Lists a public room in the lobby while it is open (not full, and a seat held),
+# and among the rooms under way while it is full and a seat is held. Returns {lobby member ('' if private), open,
+# under way}.
 RELIST = """
-local function relist(seats, lobby)
+local function relist(seats, lobby, under_way)
   local state = redis.call('HMGET', seats, 'lk', 'size', 'count')
-  if not state[1] then return {'', 0} end
-  local count, open = tonumber(state[3] or '0'), 0
-  if count < tonumber(state[2]) then
-    for s = 0, count - 1 do
-      if redis.call('HEXISTS', seats, 'h:' .. s) == 1 then open = 1 break end
-    end
+  if not state[1] then return {'', 0, 0} end
+  local count, held = tonumber(state[3] or '0'), false
+  for s = 0, count - 1 do
+    if redis.call('HEXISTS', seats, 'h:' .. s) == 1 then held = true break end
   end
+  local full = count >= tonumber(state[2])
+  local open, going = (held and not full) and 1 or 0, (held and full) and 1 or 0
   if lobby then
     if open == 1 then redis.call('ZADD', lobby, 0, state[1]) else redis.call('ZREM', lobby, state[1]) end
+    if going == 1 then redis.call('ZADD', under_way, 0, state[1]) else redis.call('ZREM', under_way, state[1]) end
   end
-  return {state[1], open}
+  return {state[1], open, going}
 end
 """
 
@@ -113,8 +118,8 @@ redis.call('HSET', seats, 'n:' .. seat, ARGV[3], 'h:' .. seat, ARGV[5])
 local seq = add(seats, events, seat, ARGV[3], 'join', 'null', ARGV[6])
 redis.call('PERSIST', seats)
 redis.call('PERSIST', events)
-local listed = relist(seats, KEYS[3])
-return {'ok', tonumber(seat), epoch, seq, size, listed[1], listed[2]}
+local listed = relist(seats, KEYS[3], KEYS[4])
+return {'ok', tonumber(seat), epoch, seq, size, listed[1], listed[2], listed[3]}
 """
 
 # ARGV: seat, epoch, node, body (JSON), time, post id ('' for none). Returns the seq (the first one's, for a post id
@@ -131,7 +136,7 @@ return add(KEYS[1], KEYS[2], ARGV[1], state[3], 'post', ARGV[4], ARGV[5], ARGV[6
 """
 
 # ARGV: node, seat ('' for every seat the node holds), epoch, time, retention in ms. Returns {the leaves added,
-# lobby member, open}.
+# lobby member, open, under way}.
 RELEASE = ADD + RELIST + """
 local seats, events = KEYS[1], KEYS[2]
 local count = tonumber(redis.call('HGET', seats, 'count') or '0')
@@ -150,8 +155,28 @@ if count > 0 and not anyone then
   redis.call('PEXPIRE', seats, ARGV[5])
   redis.call('PEXPIRE', events, ARGV[5])
 end
-local listed = relist(seats, KEYS[3])
-return {left, listed[1], listed[2]}
+local listed = relist(seats, KEYS[3], KEYS[4])
+return {left, listed[1], listed[2], listed[3]}
+"""
+
+# A watcher arrives or leaves (protocol 1.3). ARGV: change ('1' arriving, '-1' leaving, 'all' every watcher of
+# the node, whose lease ran out), name (JSON), node, time, the room's limit. The hash counts the room's watchers
+# (``watching``) and each node's (``w:NODE``), so that a dead node's are counted out. Returns {outcome, watchers
+# now, seq of the watch event (0: none), size}.
+WATCH = ADD + """
+local seats, events = KEYS[1], KEYS[2]
+local size = redis.call('HGET', seats, 'size')
+if not size then return {'no_room', 0, 0, 0} end
+local watching = tonumber(redis.call('HGET', seats, 'watching') or '0')
+local mine = tonumber(redis.call('HGET', seats, 'w:' .. ARGV[3]) or '0')
+local change = ARGV[1] == 'all' and -mine or tonumber(ARGV[1])
+if change > 0 and watching >= tonumber(ARGV[5]) then return {'full', watching, 0, tonumber(size)} end
+if change < 0 then change = math.max(change, -mine) end
+if change == 0 then return {'ok', watching, 0, tonumber(size)} end
+watching = redis.call('HINCRBY', seats, 'watching', change)
+if redis.call('HINCRBY', seats, 'w:' .. ARGV[3], change) == 0 then redis.call('HDEL', seats, 'w:' .. ARGV[3]) end
+local seq = add(seats, events, -1, ARGV[2], 'watch', '{"watching":' .. watching .. '}', ARGV[4])
+return {'ok', watching, seq, tonumber(size)}
 """
 
 
@@ -160,8 +185,8 @@ def keys(room: str) -> list[str]:
 
 
 def with_lobby(room: str) -> list[str]:
-    """A room's keys and the lobby's, for the scripts that may list or unlist it (a cross-slot key for Cluster)."""
-    return [*keys(room), LOBBY]
+    """A room's keys and the lobby's, for the scripts that may list or unlist it (cross-slot keys for Cluster)."""
+    return [*keys(room), LOBBY, UNDER_WAY]
 
 
 def token_hash(token: str) -> str:
@@ -294,7 +319,7 @@ class RedisLedger(Ledger):
     ledger: the client's resume with the same post id returns its seq, exactly once).
     """
 
-    SCRIPTS = (CLAIM, APPEND, RELEASE)
+    SCRIPTS = (CLAIM, APPEND, RELEASE, WATCH)
 
     def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0, replicas: int = 0,
                  wait_ms: int = 1000) -> None:
@@ -307,10 +332,11 @@ class RedisLedger(Ledger):
         # Commands share a few connections, waiting for one when all are busy; the rooms' blocking
         # XREAD has a connection of its own.
         self.client: Any = self._connect(url, options)
-        claim, append, release = self.SCRIPTS
+        claim, append, release, watch = self.SCRIPTS
         self._claim = self.client.register_script(claim)
         self._append = self.client.register_script(append)
         self._release = self.client.register_script(release)
+        self._watch = self.client.register_script(watch)
         self._holding: collections.Counter[str] = collections.Counter()  # rooms -> seats held from this node
         self._appends: list[tuple[list[str], list[str | int], asyncio.Future[int]]] = []  # waiting for a pipeline
         self._sending: asyncio.Task[None] | None = None
@@ -327,8 +353,9 @@ class RedisLedger(Ledger):
         """The keys a claim or a release may touch: the room's and, on one Redis, the lobby's."""
         return with_lobby(room)
 
-    async def _listed(self, member: str, open_: int) -> None:
-        """A script changed whether the public room ``member`` is open; on one Redis it listed it itself."""
+    async def _listed(self, member: str, open_: int, going: int) -> None:
+        """A script changed whether the public room ``member`` is open or under way; on one Redis it listed it
+        itself."""
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -372,9 +399,9 @@ class RedisLedger(Ledger):
             if outcome == "room_full":
                 raise room_full(room, int(result[1]))
             check_seats(room, int(result[1]), seats)
-        _, seat, epoch, seq, size, member, open_ = result
+        _, seat, epoch, seq, size, member, open_, going = result
         if member:
-            await self._listed(member, int(open_))
+            await self._listed(member, int(open_), int(going))
         return Claim(int(seat), token if token is not None else new_token, int(epoch), int(seq), int(size))
 
     async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
@@ -456,34 +483,57 @@ class RedisLedger(Ledger):
         self._spawn(self.streams.wake_up())
         return follower
 
-    async def lobby_page(self, after: str | None, limit: int) -> tuple[list[Listing], bool]:
+    async def lobby_page(self, after: str | None, limit: int, under_way: bool = False
+                         ) -> tuple[list[Listing], bool]:
         """One ``ZRANGE BYLEX`` for the page's members, then one pipeline reading each room's hash."""
         async with self._talking():
             members = cast(list[str], await self.client.zrangebylex(
-                LOBBY, f"({after}" if after else "-", "+", start=0, num=limit + 1))
-            fields = ["size", "count", "pub", *(f"n:{seat}" for seat in range(MAX_SEATS)),
+                UNDER_WAY if under_way else LOBBY, f"({after}" if after else "-", "+", start=0, num=limit + 1))
+            fields = ["size", "count", "pub", "watching", *(f"n:{seat}" for seat in range(MAX_SEATS)),
                       *(f"h:{seat}" for seat in range(MAX_SEATS))]
             async with self.client.pipeline(transaction=False) as pipe:
                 for member in members[:limit]:
                     pipe.hmget(keys(member.split(":", 1)[1])[0], fields)
                 states = await pipe.execute()
         listings = []
-        for member, (size, count, public, *seats) in zip(members, states):
+        for member, (size, count, public, watching, *seats) in zip(members, states):
             names, held = seats[:MAX_SEATS], seats[MAX_SEATS:]
-            if size is not None and public is not None and int(count or 0) < int(size) and any(held):
+            if size is not None and public is not None and (int(count or 0) >= int(size)) == under_way and any(held):
                 # (else expired or closed since the range was read: a Cluster's lobby is updated after the script)
                 listings.append(Listing(member, member.split(":", 1)[1], int(size), [json.loads(n) for n in names
-                                                                                     if n is not None], public))
+                                                                                     if n is not None], public,
+                                        int(watching or 0)))
         return listings, len(members) > limit
 
     async def release(self, room: str, seat: int, epoch: int) -> bool:
         async with self._talking():
-            left, member, open_ = await self._release(self._lobby_keys(room), [
+            left, member, open_, going = await self._release(self._lobby_keys(room), [
                 self.node, seat, epoch, now_stamp(), self._retention_ms])
             if member:
-                await self._listed(member, int(open_))
+                await self._listed(member, int(open_), int(going))
         await self._let_go(room)
         return bool(left)
+
+    async def watch(self, room: str, name: str, limit: int) -> Watch:
+        async with self._talking():
+            if not self._holding[room]:  # as for a seat: a reaper finds the room's watchers if this node dies
+                await self.client.sadd(f"discard:node:{self.node}:rooms", room)
+            self._holding[room] += 1
+            try:
+                outcome, watching, seq, size = await self._watch(keys(room), [
+                    1, to_json(name), self.node, now_stamp(), limit])
+            except BaseException:
+                await self._let_go(room)
+                raise
+        if outcome != "ok":
+            await self._let_go(room)
+            raise no_room(room) if outcome == "no_room" else watchers_full(room, limit)
+        return Watch(int(watching), int(size), int(seq))
+
+    async def unwatch(self, room: str, name: str) -> None:
+        async with self._talking():
+            await self._watch(keys(room), [-1, to_json(name), self.node, now_stamp(), 0])
+        await self._let_go(room)
 
     async def _let_go(self, room: str) -> None:
         self._holding[room] -= 1
@@ -505,10 +555,11 @@ class RedisLedger(Ledger):
                 rooms = f"discard:node:{node}:rooms"
                 held = cast(set[str], await self.client.smembers(rooms))
                 for room in held:
-                    _, member, open_ = await self._release(self._lobby_keys(room), [
+                    _, member, open_, going = await self._release(self._lobby_keys(room), [
                         node, "", "", now_stamp(), self._retention_ms])
                     if member:
-                        await self._listed(member, int(open_))
+                        await self._listed(member, int(open_), int(going))
+                    await self._watch(keys(room), ["all", to_json(""), node, now_stamp(), 0])  # a dead node's watchers
                     log.info("released the seats of dead node %s in room=%s", node, room)
                 await self.client.delete(rooms)  # (one key a command: each has its own slot on a Cluster)
                 await self.client.delete(f"discard:node:{node}:wake")

@@ -48,6 +48,9 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
+* A watcher's join (``"watch": true``, protocol 1.3) takes no seat: the connection reads the room like a player's
+  and its posts are refused with ``read_only``; its arrival and departure are ``watch`` events counting the room's
+  watchers, within ``room_watchers`` a room and ``address_watch_rate`` joins a second per address.
 * A ``list`` is answered with one page of the lobby (:mod:`relay.lobby`): rooms created public that are
   open, and only what they chose to show; any connection may ask, joined or not, within its rate limit.
 """
@@ -74,7 +77,7 @@ from websockets.http11 import Request, Response
 from . import lobby
 from .budgets import (SAMPLED, Address, Flow, Holding, Limits, ReadBudget, Strangers, address_of, block_of,
                       catch_up_pause, held_bytes, to_drop)
-from .ledger import MAX_SEATS, POLICY, SEAT_TAKEN_OVER, Entry, Follower, Ledger, Refused, to_json
+from .ledger import MAX_SEATS, POLICY, SEAT_TAKEN_OVER, WATCHER, Entry, Follower, Ledger, Refused, to_json
 from .memory import MemoryReturn
 from .memory_ledger import MemoryLedger
 
@@ -95,8 +98,9 @@ class Client:
     address: Address
     tokens: float
     last_refill: float
-    room: str | None = None  # the room of the seat this connection claimed
+    room: str | None = None  # the room of the seat this connection claimed (or watches)
     seat: int = -1
+    watcher: str | None = None  # a watcher's name (protocol 1.3): it holds no seat
     epoch: int = 0
     joined_at: int = 0  # seq of the join event that gave this connection its seat
     channel: Channel | None = None  # None once the seat is gone (taken over) or the connection ended
@@ -375,7 +379,8 @@ class Relay:
 
     async def _join(self, client: Client, request: dict) -> None:
         if client.channel is not None:
-            raise Refused("already_joined", f"this connection already holds seat {client.seat} in room {client.room}")
+            holds = "watches" if client.watcher is not None else f"holds seat {client.seat} in"
+            raise Refused("already_joined", f"this connection already {holds} room {client.room}")
         name, room = request.get("name"), request.get("room")
         token, after, seats = request.get("token"), request.get("after"), request.get("seats")
         after = 0 if after is None else after  # absent or null: from the start
@@ -392,26 +397,59 @@ class Relay:
         if seats is not None and (type(seats) is not int or not 2 <= seats <= MAX_SEATS):
             raise Refused("bad_request", f'"seats" must be a whole number from 2 to {MAX_SEATS}')
         public = None if request.get("public") is None else lobby.public_json(request["public"])
+        watch = request.get("watch")
+        if watch not in (None, False, True):
+            raise Refused("bad_request", '"watch" must be true (a watcher\'s join), false or null')
+        if watch and (token is not None or seats is not None or public is not None):
+            raise Refused("bad_request", 'a watcher\'s join has no "token", "seats" or "public": it takes no seat')
         if room not in self.channels and len(self.channels) >= self.limits.max_rooms:
             raise Refused("relay_full", "the relay holds its maximum number of rooms; try again later")
+        if watch:
+            await self._watch(client, room, name, after)
+            return
 
         claim = await self.ledger.claim(room, name, token, seats, public)
         client.room, client.seat, client.epoch, client.joined_at = room, claim.seat, claim.epoch, claim.seq
         client.cursor = min(after, claim.seq)
+        channel = self._enter(client, room, claim.seq)
+        self._send(client, to_json({"type": "welcome", "room": room, "seat": claim.seat, "token": claim.token,
+                                    "head": claim.seq, "seats": claim.seats, **self._stated()}))
+        log.info("join room=%s seat=%d name=%r resumed=%s", room, claim.seat, name, token is not None)
+        await self._catch_up(client, channel)
+
+    async def _watch(self, client: Client, room: str, name: str, after: int) -> None:
+        """A watcher's join (protocol 1.3): no seat; the whole ledger, then live, and nothing it may post. Within
+        its address's budget of watcher joins, and the room's ``room_watchers``."""
+        now, address = time.monotonic(), client.address
+        if not address.take_watch(now) or (address.block is not None and not address.block.take_watch(now)):
+            raise Refused("rate_limited", f"more than {self.limits.address_watch_rate:g} watcher joins a second "
+                                          "from your address; slow down and send this one again")
+        watch = await self.ledger.watch(room, name, self.limits.room_watchers)
+        client.room, client.seat, client.joined_at, client.watcher = room, WATCHER, watch.seq, name
+        client.cursor = min(after, watch.seq)
+        channel = self._enter(client, room, watch.seq)
+        self._send(client, to_json({"type": "welcome", "room": room, "seat": None, "token": None, "head": watch.seq,
+                                    "seats": watch.seats, "watch": True, "watching": watch.watching,
+                                    "watchers": self.limits.room_watchers, **self._stated()}))
+        log.info("watch room=%s name=%r watching=%d", room, name, watch.watching)
+        await self._catch_up(client, channel)
+
+    def _stated(self) -> dict[str, float]:
+        """A connection's limits, as its welcome states them."""
+        return {"rate": self.limits.rate, "burst": self.limits.burst, "byte_rate": self.limits.byte_rate,
+                "byte_burst": self.limits.byte_burst}
+
+    def _enter(self, client: Client, room: str, seq: int) -> Channel:
+        """Make ``client`` a member of the room's channel on this node (its follower starts after ``seq``)."""
         channel = self.channels.get(room)
         if channel is None:
-            channel = self.channels[room] = Channel(room, position=claim.seq)
-            channel.follower = self.ledger.follow(room, claim.seq, lambda entries: self._deliver(channel, entries))
+            channel = self.channels[room] = Channel(room, position=seq)
+            channel.follower = self.ledger.follow(room, seq, lambda entries: self._deliver(channel, entries))
         channel.members.add(client)
         client.channel = channel
         if isinstance(client.connection, ReadBudget):
             client.connection.joined()
-        self._send(client, to_json({"type": "welcome", "room": room, "seat": claim.seat, "token": claim.token,
-                                    "head": claim.seq, "seats": claim.seats,
-                                    "rate": self.limits.rate, "burst": self.limits.burst,
-                                    "byte_rate": self.limits.byte_rate, "byte_burst": self.limits.byte_burst}))
-        log.info("join room=%s seat=%d name=%r resumed=%s", room, claim.seat, name, token is not None)
-        await self._catch_up(client, channel)
+        return channel
 
     async def _catch_up(self, client: Client, channel: Channel) -> None:
         """Send the stored events after the client's cursor until it reaches the follower, then go live. The
@@ -447,17 +485,20 @@ class Relay:
 
     async def _list(self, client: Client, request: dict) -> None:
         """One page of the lobby, to this connection only, within its address's budget of pages."""
-        after, limit = lobby.page_request(request)
+        after, limit, under_way = lobby.page_request(request)
         now, address = time.monotonic(), client.address
         if not address.take_list(now) or (address.block is not None and not address.block.take_list(now)):
             raise Refused("rate_limited", f"more than {self.limits.address_list_rate:g} lobby pages a second from "
                                           "your address; slow down and send this one again")
-        listings, more = await self.ledger.lobby_page(after, limit)
-        self._send(client, lobby.rooms_frame(listings, more, int(time.time() * 1000)))
+        listings, more = await self.ledger.lobby_page(after, limit, under_way)
+        self._send(client, lobby.rooms_frame(listings, more, int(time.time() * 1000), under_way))
 
     async def _post(self, client: Client, request: dict) -> None:
         if client.channel is None or client.room is None:
             raise Refused("not_joined", 'join a room before posting: send {"type": "join", ...} first')
+        if client.watcher is not None:
+            raise Refused("read_only", f"you are watching room {client.room}: a watcher cannot post, only its "
+                                       "players can")
         body, post_id = request.get("body"), request.get("id")
         if not isinstance(body, dict):
             raise Refused("bad_request", '"body" must be a JSON object')
@@ -472,6 +513,12 @@ class Relay:
         room, seat, epoch = client.room, client.seat, client.epoch
         assert room is not None
         self._detach(client)
+        if client.watcher is not None:
+            try:
+                await self.ledger.unwatch(room, client.watcher)
+            except Refused as refused:  # the store is down: the count stays one too high until the room goes
+                log.warning("watcher's leave room=%s not recorded: %s", room, refused.message)
+            return
         try:
             left = await self.ledger.release(room, seat, epoch)  # a no-op for a seat taken over
         except Refused as refused:  # the store is down: the janitor tries again

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from .ledger import DEFAULT_SEATS, Entry, to_json
+from .ledger import DEFAULT_SEATS, WATCHER, Entry, to_json, watch_body
 from .memory_ledger import KINDS, MemoryLedger, MemoryRoom, SeatRecord
 
 
@@ -50,6 +50,7 @@ class SQLiteLedger(MemoryLedger):
             held = self.rooms.setdefault(room, self._room(sizes.get(room, DEFAULT_SEATS)))
             held.seats[seat] = SeatRecord(token, to_json(name), epoch=1)
         present: dict[str, set[int]] = {}
+        watched: dict[str, tuple[int, str]] = {}  # room -> its last watcher count and the name that changed it
         for room, frame in self.db.execute("SELECT room, frame FROM events ORDER BY room, seq"):
             event = json.loads(frame)
             held = self.rooms.setdefault(room, self._room(sizes.get(room, DEFAULT_SEATS)))
@@ -61,9 +62,14 @@ class SQLiteLedger(MemoryLedger):
                 seats.add(event["seat"])
             elif event["kind"] == "leave":
                 seats.discard(event["seat"])
+            elif event["kind"] == "watch":
+                watched[room] = (event["body"]["watching"], to_json(event["name"]))
         for room, seats in present.items():  # connected when the last process died: they left
             for seat in sorted(seats):
                 self._add(room, self.rooms[room], seat, "leave", "null")
+        for room, (watching, name_json) in watched.items():  # and so did its watchers: the count says so
+            if watching:
+                self._add(room, self.rooms[room], WATCHER, "watch", watch_body(0), name_json=name_json)
 
     def drop(self, room: str) -> None:
         super().drop(room)

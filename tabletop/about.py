@@ -50,6 +50,15 @@ class Number:
 
 Option = OneOf | Number
 
+CLOCK, BANK = "clock", "bank"  # the names of the two options every game with turns declares (:func:`clock`)
+
+
+def clock(move: int, bank: int) -> tuple[Number, Number]:
+    """A game's action clock, as two options of the room with the game's own defaults: seconds for each move, and a
+    time bank each seat draws on once a move takes longer (docs/games.md, "The clock")."""
+    return (Number(CLOCK, 5, 3600, move, "seconds each player has for a move"),
+            Number(BANK, 0, 36000, bank, "seconds of time bank each player draws on past a move's time"))
+
 
 @dataclass(frozen=True)
 class About:

@@ -92,6 +92,10 @@ class Choice:
     label: str
     seats: tuple[int, ...]
     allowed: tuple[str, ...]
+    title: str = "the choice"  # for people: what a seat whose time runs out loses ("throw 4")
+
+
+TIMED_OUT = "timed out"  # a seat's value in a choice it did not make in time (never one of ``allowed``)
 
 
 @dataclass
@@ -154,8 +158,17 @@ class GameState(ABC, Generic[Face]):
         return None
 
     def choose(self, values: dict[int, str]) -> None:
-        """Apply the revealed values of the current :meth:`choice`."""
+        """Apply the revealed values of the current :meth:`choice`; or, when a seat's time ran out during it, only
+        ``{seat: TIMED_OUT}``: the seat loses the choice (the game says what that means: rps gives the throw to
+        the other seat), and nobody's hidden value is known."""
         raise NotImplementedError
+
+    def time_out(self, seat: int) -> Message | None:
+        """The move the table makes in the place of ``seat``, whose time to move ran out (docs/games.md, "The
+        clock"): checked, shown and pushed as if the seat had made it, and logged "bo's time ran out: folded". It may
+        be a move of the game's own that only the table makes (not in :attr:`Game.messages`). None while the game
+        waits on a choice (see :meth:`choose`). Every seat must compute the same: from public state only."""
+        return None
 
     @abstractmethod
     def outcome(self) -> Outcome | None:

@@ -15,7 +15,7 @@ from . import commit
 from . import deck as mental
 from . import wire
 from .game import RuleViolation
-from .state import Play, TableState
+from .state import OBSERVER, Play, TableState
 from .values import Awaiting, Owed, Phase
 
 
@@ -44,6 +44,9 @@ class Needs:
     choice: Any
 
 
+CLOCKED = (Owed.MOVE, Owed.CHOICE_COMMITMENT, Owed.CHOICE_REVEAL)  # what a seat owes on the clock
+
+
 class Intents(TableState):
     """A seat's side of the table: what it owes next, what its player may do now, and whom it waits for."""
 
@@ -52,7 +55,7 @@ class Intents(TableState):
     def owed(self) -> Post | Work | Needs | None:
         """What this seat must post next, one message at a time. Pure: a function of the state."""
         p = self.play
-        if self.problem is not None:
+        if self.problem is not None or self.me == OBSERVER:  # a watcher posts nothing
             return None
         if p.verdict is not None or (p.audited and p.outcome is not None):
             if self.want > p.number:
@@ -194,34 +197,64 @@ class Intents(TableState):
         p = self.play
         return p.number > self.want and any(s in p.hellos for s in self.others())
 
+    # -- the clock ------------------------------------------------------------------------------------
+
+    def deadlines(self) -> dict[int, int]:
+        """When each other seat's time to move runs out (the relay's time, ms), for those the clock runs for."""
+        timers = self.play.timers
+        if timers is None or self.problem is not None or self.me not in self.play.hellos:
+            return {}
+        return {seat: deadline for seat in self.clocked() if seat != self.me
+                and (deadline := timers.deadline(seat)) is not None}
+
+    def claim(self, now: int) -> Post | None:
+        """A claim that another seat's time ran out, if its deadline is past at ``now`` (the relay's time, ms: the
+        shell's lower bound of it, so that an honest claim is never early)."""
+        p = self.play
+        for seat, deadline in sorted(self.deadlines().items(), key=lambda item: item[1]):
+            if deadline <= now and p.timers is not None:
+                return Post(p.number, wire.TimeOut(seat=seat, wait=p.timers.waits[seat].number))
+        return None
+
     # -- silence --------------------------------------------------------------------------------------
 
     def awaiting(self) -> list[Awaiting]:
-        """Who owes the game what now (tabletop/words.py words it: "bo never …"); empty while it is my move."""
+        """Who else owes the game what now (tabletop/words.py words it: "bo never …"); empty while it is my move."""
+        return [due for due in self.owing() if due.seat != self.me]
+
+    def owing(self) -> list[Awaiting]:
+        """Who owes the game what now, this seat included (the clock runs for those who owe a move or a choice:
+        :data:`CLOCKED`)."""
         p = self.play
         phase = self.phase
-        others = self.others()
+        seats = range(p.seats or self.wish.seats)
         if phase is Phase.VIOLATION:
             return []
         if p.verdict is not None or (p.audited and p.outcome is not None):
-            return [Awaiting(s, Owed.REMATCH) for s in others] if self.want > p.number else []
+            return [Awaiting(s, Owed.REMATCH) for s in self.others()] if self.want > p.number else []
         if phase is Phase.WAITING:
             what = Owed.REMATCH if p.number > 1 else Owed.HELLO
-            return [Awaiting(s, what) for s in others if s not in p.hellos]
+            return [Awaiting(s, what) for s in seats if s not in p.hellos]
         if phase is Phase.STARTING and p.draw is not None:
             return [Awaiting(s, Owed.START_COMMITMENT if p.draw.owed(s) == "commit" else Owed.START_REVEAL)
-                    for s in others if p.draw.owed(s)]
+                    for s in seats if p.draw.owed(s)]
         if phase is Phase.SHUFFLING and p.deck is not None:
             if p.deck.shuffled:  # every step is in; their proofs are being checked here
                 return []
             step = len(p.deck.steps)
-            owner = p.deck.step_owner(step)
-            return [] if owner == self.me else [Awaiting(owner, Owed.SHUFFLE_STEP, step + 1, 2 * p.seats)]
+            return [Awaiting(p.deck.step_owner(step), Owed.SHUFFLE_STEP, step + 1, 2 * p.seats)]
         if p.deck is not None and p.deck.shows:
             what = Owed.HAND_KEYS if phase is Phase.DEALING else Owed.CARD_KEY
-            return [Awaiting(s, what) for s in others if p.deck.owes(s)]
+            return [Awaiting(s, what) for s in seats if p.deck.owes(s)]
         if p.choice is not None:
             return [Awaiting(s, Owed.CHOICE_COMMITMENT if p.choice.owed(s) == "commit" else Owed.CHOICE_REVEAL)
-                    for s in others if p.choice.owed(s)]
+                    for s in seats if p.choice.owed(s)]
         mover = p.state.to_move() if p.state is not None else None
-        return [Awaiting(mover, Owed.MOVE)] if mover is not None and mover != self.me else []
+        return [Awaiting(mover, Owed.MOVE)] if mover is not None else []
+
+    def clocked(self) -> list[int]:
+        """The seats the clock runs for now: those that owe a move, a choice or its reveal while the game is played
+        (none while a move's cards are being shown)."""
+        if self.phase is not Phase.PLAYING or self.play.pending is not None:
+            return []
+        return [due.seat for due in self.owing() if due.what in CLOCKED]

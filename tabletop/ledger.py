@@ -148,6 +148,11 @@ class SeatLost(RelayError):
     """The relay no longer knows our seat token (the room expired or the relay lost it)."""
 
 
+class RoomFull(RelayError):
+    """The room already has all its players: a seat is taken back with its token, never a new one (its game is
+    under way: it may be watched instead, relay 1.3)."""
+
+
 class Unserved(Exception):
     """This relay node cannot serve us now (its store is unavailable): try the next one."""
 
@@ -156,12 +161,13 @@ CAUGHT_UP = object()  # marker in the event stream: the backlog is delivered
 
 
 class RelayClient:
-    """One seat in one relay room, through any of one or more relay nodes."""
+    """One seat in one relay room, through any of one or more relay nodes; or, with ``watch``, no seat: a watcher
+    (relay protocol 1.3), who reads the whole ledger and follows it live, and posts nothing."""
 
     def __init__(self, url: str, room: str, name: str, token: str | None = None, after: int = 0,
                  on_link: Callable[[Link], None] | None = None, max_backoff: float = 5.0, seats: int = 2,
-                 public: dict[str, str | int | bool] | None = None) -> None:
-        self.address, self.room, self.name, self.seats = url, room, name, seats
+                 public: dict[str, str | int | bool] | None = None, watch: bool = False) -> None:
+        self.address, self.room, self.name, self.seats, self.watch = url, room, name, seats, watch
         self.public = public  # what the room shows in the relay's lobby, if this join creates it listed
         self.urls = [url]
         self._current = 0  # index in urls of the node in use (or tried next)
@@ -194,7 +200,7 @@ class RelayClient:
     async def post(self, body: dict) -> bool:
         """Send a post; False if the link is down (the caller re-posts after ``CAUGHT_UP``)."""
         connection, pace = self._connection, self._pace
-        if connection is None or pace is None or self.link is not Link.CONNECTED:
+        if connection is None or pace is None or self.link is not Link.CONNECTED or self.watch:
             return False
         frame = json.dumps({"type": "post", "body": body, "id": post_id(body)}, separators=(",", ":"))
         async with self._sending:  # one post at a time: the ledger keeps the order they were sent in
@@ -280,7 +286,9 @@ class RelayClient:
 
     async def _session(self, connection: ClientConnection) -> None:
         join: dict[str, object] = {"type": "join", "room": self.room, "name": self.name, "token": self.token, "after": self.last_seq}
-        if self.seats != 2:
+        if self.watch:
+            join = {"type": "join", "room": self.room, "name": self.name, "watch": True, "after": self.last_seq}
+        elif self.seats != 2:
             join["seats"] = self.seats  # the room's size, when this join creates it (docs/relay-protocol.md)
         if self.public is not None:
             join["public"] = self.public  # listed in the lobby, when this join creates the room (protocol 1.2)
@@ -294,8 +302,9 @@ class RelayClient:
         if welcome.get("type") == "error":
             if welcome.get("code") == "unavailable":
                 raise Unserved(clip(welcome.get("message"), 200))
-            error = SeatLost if welcome.get("code") == "bad_token" else RelayError
-            raise error(f"the relay refused to seat us in room {self.room}: {clip(welcome.get('message'), 200)}")
+            error = {"bad_token": SeatLost, "room_full": RoomFull}.get(str(welcome.get("code")), RelayError)
+            refused = "let us watch" if self.watch else "seat us"
+            raise error(f"the relay refused to {refused} in room {self.room}: {clip(welcome.get('message'), 200)}")
         try:
             self.seat, self.token, head = welcome["seat"], welcome["token"], welcome["head"]
         except KeyError as missing:

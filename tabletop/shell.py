@@ -28,6 +28,7 @@ from .deck import Job, Task
 from .game import Game
 from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
 from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
+from . import transcript
 from .transcript import events_digest, seed_path, write_seed
 from .values import Phase
 from .words import empty_room_words, silence_words
@@ -36,6 +37,7 @@ log = logging.getLogger("tabletop.shell")
 NOT_CONNECTED = "not connected to the relay: nothing was sent"
 
 KEEP_TRANSCRIPTS = 500  # the newest transcripts kept in a transcript directory, so that a disk never fills
+CLAIM_MARGIN = 0.5  # seconds past a deadline, by the relay's clock as bounded here, before a claim is posted
 
 
 class Ledger(Protocol):
@@ -87,8 +89,11 @@ class Seat:
     histories: dict[int, Path] = field(default_factory=dict)  # game -> its history beside the transcript, if the game keeps one
     last_progress: float = field(default_factory=time.monotonic)  # joins and leaves are no progress
     completed: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)  # audited games; None: stopped
+    clock: Callable[[], float] = time.monotonic  # this process's clock (a test's, which it advances)
+    seen: tuple[float, float] | None = None  # the relay's stamp of the last event, and when it came (``clock``)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _thinking: asyncio.TimerHandle | None = None
+    _claiming: asyncio.TimerHandle | None = None
 
     # -- running ----------------------------------------------------------------------------------
 
@@ -114,6 +119,9 @@ class Seat:
             self.seat_lost = isinstance(error, SeatLost)
             self.completed.put_nowait(None)
             self._changed()
+        finally:
+            if self._claiming is not None:  # nothing more to claim for: the ledger has ended
+                self._claiming.cancel()
 
     def link_changed(self, link: Link) -> None:
         if link is not Link.CONNECTED:
@@ -124,6 +132,7 @@ class Seat:
     def _receive(self, event: Event) -> bool:
         """Apply one event; False once the table found a violation (the seat stops)."""
         self.events.append(event)
+        self.seen = (event.time, self.clock())
         before = self._progress_marker()
         try:
             self.table.apply(event)
@@ -223,6 +232,36 @@ class Seat:
             await self._post(owed)
         elif owed is None and self.autoplay is not None:
             await self._autoplay()
+        if self.outbox is None and (now := self.relay_now()) is not None:  # another seat's time ran out: claim it
+            claim = table.claim(int((now - CLAIM_MARGIN) * 1000))
+            if claim is not None:
+                await self._post(claim)
+        self._arm_claim()
+
+    def relay_now(self) -> float | None:
+        """A lower bound of the relay's clock now (Unix seconds): the stamp of the last event plus the time since it
+        came. The relay stamped it before sending it, so a claim posted once this bound is past a deadline is
+        stamped past it too; None before any event."""
+        if self.seen is None:
+            return None
+        stamp, at = self.seen
+        return stamp + (self.clock() - at)
+
+    def claim_in(self) -> float | None:
+        """Seconds until this seat claims that another seat's time ran out (0 once it may), or None while the clock
+        runs for no other seat."""
+        deadlines, now = self.table.deadlines(), self.relay_now()
+        if not deadlines or now is None:
+            return None
+        return max(0.0, min(deadlines.values()) / 1000 + CLAIM_MARGIN - now)
+
+    def _arm_claim(self) -> None:
+        """Wake up when the next other seat's time to move runs out (the table says when), to claim it."""
+        if self._claiming is not None:
+            self._claiming.cancel()
+            self._claiming = None
+        if (delay := self.claim_in()) is not None:
+            self._claiming = asyncio.get_running_loop().call_later(delay + 0.01, self._wake_up)
 
     async def _autoplay(self) -> None:
         table = self.table
@@ -377,15 +416,33 @@ async def join(url: str, room: str, wish: Wish, catalog: Mapping[str, Game], *, 
                transcript_dir: Path | None = None, public: dict[str, str | int | bool] | None = None) -> Seat:
     """Take a seat (or take it back with ``token``) in ``room``; raises RelayError with a one-line reason.
     ``public``: what the room shows in the relay's lobby, if this seat creates it (none: it is not listed)."""
-    seat: Seat | None = None
-
-    def link_changed(link: Link) -> None:
-        if seat is not None:
-            seat.link_changed(link)
-
-    client = RelayClient(url, room, wish.name, token=token, on_link=link_changed, seats=wish.seats, public=public)
+    client, seated = linked(RelayClient(url, room, wish.name, token=token, seats=wish.seats, public=public))
     await client.open()
     assert client.seat is not None
     table = Table(room, client.seat, seed, catalog, wish, follow=follow)
-    seat = Seat(client, table, autoplay=autoplay, think_time=think_time, transcript_dir=transcript_dir)
-    return seat
+    return seated(Seat(client, table, autoplay=autoplay, think_time=think_time, transcript_dir=transcript_dir))
+
+
+async def watch(url: str, room: str, name: str, catalog: Mapping[str, Game]) -> Seat:
+    """Watch ``room`` from no seat (relay protocol 1.3): the whole ledger, then live, folded by a table that holds no
+    card, is shown only what every seat is shown and posts nothing; raises RelayError with a one-line reason."""
+    client, seated = linked(RelayClient(url, room, name, watch=True))
+    await client.open()
+    return seated(Seat(client, transcript.observer(room, catalog)))
+
+
+def linked(client: RelayClient) -> tuple[RelayClient, Callable[[Seat], Seat]]:
+    """``client``, telling the seat made on it (by the function returned) of every change of its link."""
+    seats: list[Seat] = []
+
+    def link_changed(link: Link) -> None:
+        for seat in seats:
+            seat.link_changed(link)
+
+    client.on_link = link_changed
+
+    def seated(seat: Seat) -> Seat:
+        seats.append(seat)
+        return seat
+
+    return client, seated

@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from . import commit
 from . import deck as mental
 from . import wire
+from .clock import Timers
 from .crypto import Group, derive_bytes
 from .game import Game, GameState, Outcome
 from .values import Phase, Problem
@@ -55,6 +56,9 @@ class Play:
     moves: list[tuple[int, wire.Message]] = field(default_factory=list)
     choices: list[dict[int, str]] = field(default_factory=list)
     pending: tuple[int, wire.Message] | None = None  # a move waiting for its showings
+    timed_out: bool = False  # ... made by the table for a seat whose time ran out (its log line says so)
+    timers: Timers | None = None  # the clock: each seat's wait and bank, once the game has begun
+    late: set[int] = field(default_factory=set)  # seats timed out whose next move or choice may have crossed the claim
     outcome: Outcome | None = None
     audits: dict[int, wire.Audit] = field(default_factory=dict)
     verdict: list[Problem] | None = None  # [] means fair
@@ -80,6 +84,10 @@ class Play:
         return self.decks[-1] if self.decks else None
 
 
+OBSERVER = -1  # the seat of a table that only watches: it is in no game's shuffle order, is shown nothing, owes nothing
+MAX_WATCHING = 10_000  # a watcher count beyond it is no relay's (docs/relay-protocol.md, 1.3): it is not believed
+
+
 class TableState:
     """What the ledger has made of one seat in one room so far: every game's record, the seat's secrets, its log."""
 
@@ -95,11 +103,14 @@ class TableState:
         self.names: dict[int, str] = {}
         self.present: set[int] = set()
         self.left_at: dict[int, float] = {}  # seat -> the relay's time of its leave, while it is away
+        self.watching = 0  # watchers in the room, as the ledger's last ``watch`` event counts them (relay 1.3)
         self.want = 1  # the game number I want to be playing; a rematch raises it
         self.choices: dict[str, str] = {}  # my chosen values for rounds I have not committed to yet
         self.problem: str | None = None
         self.log: list[str] = []
         self._logged_game = 0
+        self.stamp = 0  # the relay's time of the last event (ms): what the clock reads
+        self._acted: int | None = None  # the seat whose own move or choice the event being applied is
         self._applied: dict[tuple[int, int, int], bytes] = {}  # (game, seat, n) -> digest of the post applied
         self._identities: dict[int, Ed25519PrivateKey] = {}
         self._secrets: dict[int, mental.Secrets] = {}
@@ -160,6 +171,10 @@ class TableState:
     def who(self, seat: int) -> str:
         """A seat as the subject of a log line: "you" for me."""
         return "you" if seat == self.me else self.name(seat)
+
+    def whose(self, seat: int) -> str:
+        """A seat as a possessive: "your", "bo's"."""
+        return "your" if seat == self.me else f"{self.name(seat)}'s"
 
     def seat_names(self) -> tuple[str, ...]:
         """Every seat's :meth:`name`, in seat order: what tabletop/words.py names seats from."""

@@ -32,11 +32,12 @@ from pydantic import ValidationError
 from . import commit
 from . import deck as mental
 from . import wire
+from .clock import Clock, Early, Timers, stamp_ms
 from .crypto import Group
 from .groups import GROUPS, group_of_prime
-from .game import RuleViolation, Setup
+from .game import TIMED_OUT, RuleViolation, Setup
 from .intents import Needs, Post, Work
-from .state import Play, Wish
+from .state import MAX_WATCHING, OBSERVER, Play, Wish
 from .view import TableView, Viewable, safety_number
 from .values import Phase
 from .words import clip
@@ -45,6 +46,11 @@ __all__ = ["OBSERVER", "LedgerEvent", "Needs", "Play", "Post", "Strategy", "Tabl
            "Violation", "Wish", "Work", "safety_number"]  # Table and the values it takes and returns
 
 START = "start"  # the label of the draw for who starts
+
+
+class GameContractError(Exception):
+    """A game broke the Game interface's contract (a bug in the game's code, never a player's fault): its move for a
+    seat out of time is missing or against its own rules."""
 
 
 class Violation(Exception):
@@ -59,16 +65,13 @@ class LedgerEvent(Protocol):
     def name(self) -> str: ...
 
     @property
-    def kind(self) -> str: ...  # "join" | "leave" | "post"
+    def kind(self) -> str: ...  # "join" | "leave" | "post" | "watch"
 
     @property
     def body(self) -> dict | None: ...
 
     @property
     def time(self) -> float: ...  # the relay's Unix time
-
-
-OBSERVER = -1  # the seat of a table that only watches: it is in no game's shuffle order and is shown nothing
 
 
 class Table(Viewable):
@@ -84,6 +87,7 @@ class Table(Viewable):
 
     def apply(self, event: LedgerEvent) -> None:
         """Take the next ledger event; raise Violation (and keep it as ``problem``) if it breaks the rules."""
+        self.stamp = stamp_ms(event.time)
         if event.kind == "join":
             self.present.add(event.seat)
             self.left_at.pop(event.seat, None)
@@ -96,6 +100,11 @@ class Table(Viewable):
             self.left_at[event.seat] = event.time
             if event.seat != self.me:
                 self._say(f"{self.name(event.seat)} left")
+            return
+        if event.kind == "watch":  # the relay's count of the room's watchers (1.3): no player's word, no game's
+            count = event.body.get("watching") if isinstance(event.body, dict) else None
+            if type(count) is int and 0 <= count <= MAX_WATCHING:  # else not believed: the count stands
+                self.watching = count
             return
         try:
             self._post(event.seat, event.body)
@@ -133,11 +142,17 @@ class Table(Viewable):
             raise Violation(f"{sender}'s messages arrived out of order (#{envelope.n} before #{expected})")
         p.counters[seat] = envelope.n
         self._applied[envelope.game, seat, envelope.n] = digest
+        crossed = seat in p.late and (self._is_move(p, message) or isinstance(message, (commit.Commit, commit.Reveal)))
+        if crossed:
+            p.late.discard(seat)
         try:
             self._dispatch(seat, p, message, envelope.shares)
-        except RuleViolation as error:
-            raise Violation(f"{self.who(seat)} {error}") from None
-        except commit.CommitViolation as error:
+        except (Violation, RuleViolation, commit.CommitViolation) as error:
+            if crossed:  # sent before its sender saw that its time ran out: it crossed the claim on the way
+                self._say(f"{self.whose(seat)} {message.type} came after {self.whose(seat)} time ran out: not played")
+                return
+            if isinstance(error, Violation):
+                raise
             raise Violation(f"{self.who(seat)} {error}") from None
         except mental.DeckViolation as error:
             raise Violation(self._blame(error)) from None
@@ -172,6 +187,7 @@ class Table(Viewable):
             self._hello(seat, p, message)
         elif isinstance(message, (commit.Commit, commit.Reveal)):
             self._round(seat, p, message)
+            self._acted = seat
         elif isinstance(message, mental.Shuffle):
             self._expect(seat, p, message, Phase.SHUFFLING)
             assert p.deck is not None
@@ -182,6 +198,8 @@ class Table(Viewable):
             if shares is None or p.deck is None:
                 raise Violation(f"{self.who(seat)} sent an empty share")
             self._apply_shares(seat, p, shares)
+        elif isinstance(message, wire.TimeOut):
+            self._claim(seat, p, message)
         elif isinstance(message, wire.Audit):
             if p.proven:
                 raise Violation(f"{self.who(seat)} sent an audit, which version {p.version} does not have")
@@ -192,6 +210,7 @@ class Table(Viewable):
             p.audits[seat] = message
         else:
             self._move(seat, p, message, shares)
+            self._acted = seat
         self._settle(p)
 
     def _is_move(self, p: Play, message: wire.Message) -> bool:
@@ -316,6 +335,8 @@ class Table(Viewable):
         p.starter = starter
         faces = tuple(p.game.faces(p.options, p.seats))
         p.state = p.game.new(Setup(p.seats, starter, p.options, faces, proven=p.proven))
+        clock = Clock.of(p.options)
+        p.timers = Timers(clock, p.seats) if clock is not None else None
         if faces:
             self._deal(p)
         said = (["shuffling"] if faces else []) + \
@@ -368,7 +389,67 @@ class Table(Viewable):
             if part.open or part.sealed:
                 deck.apply_shares(seat, part)
 
+    # -- the clock -------------------------------------------------------------------------------------
+
+    def _claim(self, seat: int, p: Play, claim: wire.TimeOut) -> None:
+        """Judge a claim that another seat's time ran out (tabletop/clock.py), and act for that seat if it holds. A
+        claim about a wait that has ended (its seat moved, or the game did, while the claim was on its way) is no
+        news; one that comes before the relay's stamps show the time out is its sender's violation."""
+        who, late = self.who(seat), claim.seat
+        if late == seat:
+            raise Violation(f"{who} claimed that their own time ran out")
+        if late >= p.seats:
+            raise Violation(f"{who} claimed that the time of seat {late} ran out, in a game of {p.seats} seats")
+        timers = p.timers
+        if timers is None or not timers.begun(late, claim.wait):
+            raise Violation(f"{who} claimed that {self.whose(late)} wait #{claim.wait} ran out, a wait that never "
+                            "began")
+        if not timers.running(late, claim.wait):
+            return
+        try:
+            timers.judge(late, self.stamp)
+        except Early as error:
+            raise Violation(f"{who} claimed that {self.whose(late)} time ran out {error}") from None
+        self._time_out(p, late)
+
+    def _time_out(self, p: Play, seat: int) -> None:
+        """What the game does for ``seat``, whose time ran out: it loses the choice under way, or the game's default
+        move is made for it (checked, shown and pushed as its own)."""
+        assert p.state is not None and p.game is not None
+        current, choice = p.choice, p.state.choice()
+        if current is not None and choice is not None:
+            values = {seat: TIMED_OUT}
+            p.choices.append(values)
+            p.state.choose(values)
+            p.choice = None
+            self.choices.pop(current.label, None)
+            p.last_move = f"{self.whose(seat)} time ran out: {self.who(seat)} lose{'s' * (seat != self.me)} " \
+                          f"{choice.title}"
+            self._say(p.last_move)
+            p.late.add(seat)
+            return
+        move = p.state.time_out(seat)
+        if move is None:
+            raise GameContractError(f"{p.game.title} has no move to make for a seat whose time ran out")
+        try:
+            p.state.check(seat, move)
+        except RuleViolation as error:
+            raise GameContractError(f"{p.game.title}'s move for a seat whose time ran out breaks its rules: "
+                                    f"{error}") from None
+        if shows := p.state.shows(seat, move):
+            assert p.deck is not None
+            p.deck.begin(shows)
+        p.pending, p.timed_out = (seat, move), True
+        p.late.add(seat)
+
     def _settle(self, p: Play) -> None:
+        """Complete what the last post completed, then let the clock read the new state."""
+        self._complete(p)
+        if p.timers is not None and p is self.play:
+            p.timers.update(self.clocked(), self.stamp, self._acted)
+        self._acted = None
+
+    def _complete(self, p: Play) -> None:
         """Complete what the last post completed: showings, the deal, a waiting move, the game."""
         if p.deck is not None and p.state is not None:
             for show in p.deck.settle():
@@ -388,7 +469,9 @@ class Table(Viewable):
             p.state.push(seat, move)
             p.moves.append((seat, move))
             names = (self.who(s) for s in range(p.seats))
-            p.last_move = f"{self.who(seat)} {p.state.describe(seat, move).format(*names)}"
+            said = p.state.describe(seat, move).format(*names)
+            p.last_move = f"{self.whose(seat)} time ran out: {said}" if p.timed_out else f"{self.who(seat)} {said}"
+            p.timed_out = False
             self._say(p.last_move)
             if p.decks and p.state.deals() > len(p.decks):  # a game of rounds: a new deal for the next one
                 self._deal(p)

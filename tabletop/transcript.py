@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .groups import DEFAULT_GROUP
-from .game import Game, GameState
+from .game import TIMED_OUT, Game, GameState
 from .ledger import Event
 from . import wire
 from .table import OBSERVER, Play, Table, Violation, Wish
@@ -118,8 +118,8 @@ def _event(item: Any) -> Event | None:
         return None
     seq, seat, name, kind, body, time = (item.get(k) for k in ("seq", "seat", "name", "kind", "body", "time"))
     if not (isinstance(seq, int) and isinstance(seat, int) and isinstance(name, str)
-            and kind in ("join", "leave", "post") and isinstance(time, (int, float))
-            and (isinstance(body, dict) if kind == "post" else body is None)):
+            and kind in ("join", "leave", "post", "watch") and isinstance(time, (int, float))
+            and (isinstance(body, dict) if kind in ("post", "watch") else body is None)):
         return None
     return Event(seq, seat, name, kind, body, float(time))
 
@@ -279,7 +279,8 @@ def replay(check: GameCheck, own: Mapping[int, int] | None = None) -> list[Step]
             if values is None:
                 return _ended(steps, state, names)
             state.choose(values)
-            caption = ", ".join(f"{names[seat]} chose {value}" for seat, value in sorted(values.items()))
+            caption = ", ".join(f"{names[seat]}'s time ran out" if value == TIMED_OUT else f"{names[seat]} chose {value}"
+                                for seat, value in sorted(values.items()))
         else:
             item = next(moves, None)
             if item is None:

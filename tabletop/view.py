@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .audit import Audit
+from .clock import ClockView
 from .intents import Intents
+from .state import OBSERVER
 from .values import Awaiting, Phase, Progress, Result, Verdict
 
 
@@ -38,6 +40,8 @@ class TableView:
     safety: str | None
     board: Any  # the game's own view for me (GameState.view), None before the game starts
     moves: int
+    clock: ClockView | None = None  # the action clock of the game on screen, once it has begun
+    watching: int = 0  # the room's watchers, as the relay counts them in the ledger (the same for every seat)
 
 
 class Viewable(Intents, Audit):
@@ -52,7 +56,8 @@ class Viewable(Intents, Audit):
         seats = p.seats or self.wish.seats
         state = p.state if p.dealt else None
         outcome = p.outcome
-        result = Result.of(outcome.winners, self.me) if outcome is not None else None
+        watcher = self.me == OBSERVER  # neither wins nor loses
+        result = Result.of(outcome.winners, self.me) if outcome is not None and not watcher else None
         return TableView(
             phase=self.phase, number=p.number, me=self.me, seats=seats,
             names=self.seat_names(),
@@ -63,7 +68,8 @@ class Viewable(Intents, Audit):
             ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
             verdict=self.verdict(p), problem=self.problem, rematch_offered=self.rematch_offered,
             awaiting=tuple(self.awaiting()), last_move=p.last_move, wins=self.wins(), safety=self.safety_number(),
-            board=state.view(self.me) if state is not None else None, moves=len(p.moves))
+            board=state.view(self.me) if state is not None else None, moves=len(p.moves), watching=self.watching,
+            clock=p.timers.view() if p.timers is not None else None)
 
     def _progress(self) -> Progress | None:
         p, phase = self.play, self.phase

@@ -14,8 +14,8 @@ Every model is strict (an int is an int: no ``2.0``, ``"2"`` or ``true``),
 and a body is accepted only if it is already in canonical form: the
 signature covers exactly what was received, never a coerced copy of it.
 
-The table owns the envelope, :class:`Hello`, :class:`Share` and
-:class:`Audit`; the deck, commit–reveal and each game register their own
+The table owns the envelope, :class:`Hello`, :class:`Share`,
+:class:`Audit`, :class:`Stopped` and :class:`TimeOut`; the deck, commit–reveal and each game register their own
 message models. See docs/protocol.md.
 """
 
@@ -310,9 +310,19 @@ class Stopped(Message):
     reason: Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")]
 
 
+class TimeOut(Message):
+    """Seat ``seat``'s time ran out on its wait number ``wait`` (tabletop/clock.py): the game makes its default move
+    for it. It holds only if the relay's stamps in the ledger show it, from the stamp of the event that began the
+    wait to the stamp of this claim; made earlier, it is its sender's violation (docs/protocol.md, "The clock")."""
+
+    type: Literal["timeout"] = "timeout"
+    seat: Seat
+    wait: Counter
+
+
 def stop_reason(text: str) -> str:
     """``text`` as a Stopped reason: printable characters only, at most 200 of them."""
     return clip("".join(ch if ch.isprintable() else " " for ch in text), 200) or "a violation"
 
 
-TABLE_MESSAGES: tuple[type[Message], ...] = (Hello, Share, Audit, Stopped)
+TABLE_MESSAGES: tuple[type[Message], ...] = (Hello, Share, Audit, Stopped, TimeOut)

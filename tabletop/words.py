@@ -1,5 +1,5 @@
-"""The words put to the table's values of tabletop/values.py: a result, the progress of the work around a game,
-who owes the game what, and an audit's verdict.
+"""The words put to the table's values of tabletop/values.py: a result, the phase and the progress of the work around
+a game, who owes the game what, and an audit's verdict.
 
 Every sentence about them is written here, once, and read by everyone who shows one: the screens, the table's
 own log, the shell's give-up line (discard-bot's, and the reason a transcript keeps), a transcript's check
@@ -14,14 +14,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .values import Awaiting, Fault, Owed, Problem, Progress, Result, Verdict
+from .values import Awaiting, Fault, Owed, Phase, Problem, Progress, Result, Verdict
 
 RESULTS = {Result.WIN: "You win", Result.LOSS: "You lose", Result.DRAW: "A draw"}
 PROGRESS = {
-    "starting": "Drawing who starts",
-    "shuffling": "Shuffling: step {step} of {steps}",
-    "dealing": "Dealing",
-    "auditing": "Auditing the game",
+    Phase.STARTING: "Drawing who starts",
+    Phase.SHUFFLING: "Shuffling: step {step} of {steps}",
+    Phase.DEALING: "Dealing",
+    Phase.AUDITING: "Auditing the game",
+}
+HEADLINES = {  # a seat's headline in each phase, when no turn, result or wait says more
+    Phase.WAITING: "Waiting for an opponent",
+    Phase.STARTING: "Drawing who starts",
+    Phase.SHUFFLING: "Shuffling",
+    Phase.DEALING: "Dealing",
+    Phase.PLAYING: "Playing",
+    Phase.AUDITING: "Auditing",
+    Phase.OVER: "Game over",
+    Phase.VIOLATION: "Stopped",
 }
 
 OWED = {  # each ends "bo never …"
@@ -130,7 +140,32 @@ def result_words(result: Result, cheer: bool = False) -> str:
 
 def progress_words(progress: Progress) -> str:
     """ "Shuffling: step 3 of 4", "Dealing", …"""
-    return PROGRESS[progress.phase.value].format(step=progress.step, steps=progress.steps)
+    return PROGRESS[progress.phase].format(step=progress.step, steps=progress.steps)
+
+
+def headline_words(phase: Phase, names: Sequence[str], me: int, *, my_turn: bool = False, to_move: int | None = None,
+                   result: Result | None = None, number: int = 1, connecting: bool = False,
+                   failed: bool = False) -> str:
+    """A seat's state in a few words, first on its status bar: "Your turn", "bo's turn" (``to_move``: the seat the
+    game waits on, where its view says), "You win", "Waiting for bo" (to a rematch: game ``number`` > 1), "Shuffling", "Connecting"
+    (to the relay, the first time), "Disconnected" (the relay cannot be used)."""
+    if failed:
+        return "Disconnected"
+    if connecting:
+        return "Connecting"
+    others = [seat for seat in range(len(names)) if seat != me]
+    if phase is Phase.PLAYING:
+        if my_turn:
+            return "Your turn"
+        moving = [names[to_move]] if to_move is not None and to_move != me else [names[seat] for seat in others]
+        return f"{' and '.join(moving) or 'opponent'}'s turn"
+    if phase in (Phase.OVER, Phase.AUDITING) and result:
+        return result_words(result)
+    if phase is Phase.WAITING and number > 1:
+        return f"Waiting for {' and '.join(names[seat] for seat in others) or 'opponent'}"
+    if phase is Phase.WAITING and len(names) > 2:
+        return "Waiting for players"
+    return HEADLINES[phase]
 
 
 def duration(seconds: float) -> str:

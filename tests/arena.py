@@ -79,11 +79,13 @@ Wrap = Callable[[RelayClient, Table], object]  # a ledger around the seat's rela
 async def start_players(url: str, room: str, strategies: list[Strategy | None], *, game: str = "discard",
                         options: dict | None = None, tamper: dict[int, Tamper] | None = None,
                         wrap: dict[int, Wrap] | None = None, transcript_dir: Path | None = None,
-                        think_time: float = 0.0, seats: int | None = None) -> Players:
+                        think_time: float = 0.0, seats: int | None = None,
+                        clock: Callable[[], float] | None = None) -> Players:
     """Seat ``len(strategies)`` players in ``room`` in order (seat k gets seed bytes([k + 1]) * 32), and run them.
 
     ``tamper`` rewrites a seat's posts; ``wrap`` puts any other ledger around a seat's relay client; ``seats``
-    leaves room for players started elsewhere (a bot process, say).
+    leaves room for players started elsewhere (a bot process, say); ``clock`` is every seat's own (a test's, which it
+    advances with its relay's).
     """
     names = ["ana", "bo", "cy", "di", "ed", "flo"]
     started = []
@@ -100,6 +102,8 @@ async def start_players(url: str, room: str, strategies: list[Strategy | None], 
             ledger = wrap[k](client, table)
         seat = Seat(ledger, table, autoplay=strategy, think_time=think_time,  # type: ignore[arg-type]
                     transcript_dir=transcript_dir)
+        if clock is not None:
+            seat.clock = clock
         client.on_link = seat.link_changed
         started.append(seat)
     players = Players(started)

@@ -21,7 +21,8 @@ import discard_tui
 from discard_tui.app import DiscardApp
 from discard_tui.config import SCREENS, PlayConfig
 from discard_tui.table_screen import Choose, MakeMove, MoveLog, SeatRequest, TableScreen
-from discard_tui.view import SeatPhase, SeatView
+from discard_tui.view import SeatView
+from tabletop.values import Phase
 from room import Room
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def seat_view(kind: type[SeatView] = SeatView, **fields: Any) -> Any:
     """A view of seat 0 of two ("ana", "bo"), both present, in play: ``fields`` change any of it."""
     from tabletop.ledger import Link
 
-    base: dict[str, Any] = dict(phase=SeatPhase.PLAYING, number=1, me=0, names=("ana", "bo"), present=(True, True),
+    base: dict[str, Any] = dict(phase=Phase.PLAYING, number=1, me=0, names=("ana", "bo"), present=(True, True),
                                 my_turn=False, log=(), progress=None, link=Link.CONNECTED, result=None, verdict=None,
                                 problem=None, transcript=None, rematch_offered=False, waiting_since=None, moves=0)
     return kind(**{**base, **fields})
@@ -149,6 +150,27 @@ def offline_seat(room: Room, seat: int = -1) -> Seat:
 
     table = room.tables[seat]
     return Seat(cast(Ledger, RoomLedger(room, table.me)), table, replaying=False, caught_up=True)
+
+
+def watcher_of(room: Room) -> Any:
+    """A watcher's table of ``room`` (a table of no seat, as a relay 1.3 watcher's join gives one): the ledger so
+    far folded in, and every later event fed to it by the room."""
+    from tabletop import transcript
+
+    table = transcript.observer(room.name, room.catalog)
+    for event in room.ledger:
+        table.apply(event)
+        transcript.check_proofs(table)
+    room.watchers.append(table)
+    return table
+
+
+def watcher_view(room: Room, table: Any) -> Any:
+    """What the app's screen for ``room``'s game shows the watcher ``table`` (:func:`watcher_of`) now."""
+    from tabletop.shell import Ledger, Seat
+
+    seat = Seat(cast(Ledger, RoomLedger(room, table.me)), table, replaying=False, caught_up=True)
+    return SCREENS[room.game].ui().view(seat)
 
 
 def view_of(room: Room, seat: int = -1) -> Any:

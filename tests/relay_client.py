@@ -257,14 +257,25 @@ class Client:
             self.last_seq = after if send_after else 0
         return reply
 
+    async def try_watch(self, room: str, name: str, after: int = 0) -> dict:
+        """Send a watcher's join (1.3); return the welcome or error frame."""
+        reply = await self.ask({"type": "join", "room": room, "name": name, "watch": True, "after": after}, "welcome")
+        if reply["type"] == "welcome":
+            assert set(reply) >= {"type", "room", "seat", "token", "head", "seats", "watch", "watching", "watchers"}
+            assert (reply["seat"], reply["token"], reply["watch"], reply["room"]) == (None, None, True, room), reply
+            assert 1 <= reply["watching"] <= reply["watchers"], reply
+            self.welcome, self.seat, self.name, self.room, self.last_seq = reply, -1, name, room, after
+        return reply
+
     async def join(self, room: str, name: str, token: str | None = None, after: int | None = 0, **kw: Any) -> dict:
         reply = await self.try_join(room, name, token, after, **kw)
         assert reply["type"] == "welcome", f"{self.label}: join refused: {reply}"
         return reply
 
-    async def list_rooms(self, after: str | None = None, limit: int | None = None) -> dict:
-        """Ask for one page of the lobby (1.2); the ``rooms`` frame, or the error (events read meanwhile are kept)."""
-        frame: dict[str, Any] = {"type": "list"}
+    async def list_rooms(self, after: str | None = None, limit: int | None = None, under_way: bool = False) -> dict:
+        """Ask for one page of the lobby (1.2), or of the rooms under way (1.3); the ``rooms`` frame, or the error
+        (events read meanwhile are kept)."""
+        frame: dict[str, Any] = {"type": "list", **({"under_way": True} if under_way else {})}
         if after is not None:
             frame["after"] = after
         if limit is not None:
@@ -332,10 +343,13 @@ def check_rooms_frame(frame: dict) -> None:
     assert frame["next"] is None or (isinstance(frame["next"], str) and frame["next"]), frame
     assert isinstance(frame["rooms"], list) and len(frame["rooms"]) <= 50, frame
     for row in frame["rooms"]:
-        assert set(row) == ROW_KEYS, row
+        under_way = "watching" in row  # 1.3: a room under way, every seat taken, and how many watch it
+        assert set(row) == ROW_KEYS | ({"watching"} if under_way else set()), row
+        assert not under_way or (type(row["watching"]) is int and row["watching"] >= 0), row
         assert isinstance(row["room"], str) and re.fullmatch(r"[A-Za-z0-9._-]{1,64}", row["room"]), row
         assert row["seats"] in range(2, MAX_SEATS + 1) and not isinstance(row["seats"], bool), row
-        assert row["taken"] in range(1, row["seats"]) and not isinstance(row["taken"], bool), row
+        assert (row["taken"] == row["seats"] if under_way else row["taken"] in range(1, row["seats"])), row
+        assert not isinstance(row["taken"], bool), row
         assert isinstance(row["names"], list) and len(row["names"]) == row["taken"], row
         assert all(isinstance(n, str) and 1 <= len(n) <= 32 for n in row["names"]), row
         assert isinstance(row["waited"], int) and not isinstance(row["waited"], bool) and row["waited"] >= 0, row
@@ -355,13 +369,21 @@ def check_event_shape(ev: dict) -> None:
     assert set(ev) <= {"type", "seq", "seat", "name", "kind", "body", "time", "id"}, ev
     assert "id" not in ev or (ev["kind"] == "post" and isinstance(ev["id"], str)), ev
     assert isinstance(ev["seq"], int) and not isinstance(ev["seq"], bool) and ev["seq"] >= 1, ev
+    assert ev["kind"] in ("join", "leave", "post", "watch"), ev
+    if ev["kind"] == "watch":  # 1.3: a watcher came or went; seat -1, and the room's watchers now
+        assert ev["seat"] == -1 and isinstance(ev["name"], str) and set(ev["body"]) == {"watching"}, ev
+        assert type(ev["body"]["watching"]) is int and ev["body"]["watching"] >= 0, ev
+        return check_time(ev)
     assert ev["seat"] in range(MAX_SEATS) and not isinstance(ev["seat"], bool), ev
     assert isinstance(ev["name"], str) and ev["name"], ev
-    assert ev["kind"] in ("join", "leave", "post"), ev
     if ev["kind"] == "post":
         assert isinstance(ev["body"], dict), ev
     else:
         assert ev["body"] is None, ev
+    check_time(ev)
+
+
+def check_time(ev: dict) -> None:
     t = ev["time"]
     assert isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t), ev
     assert abs(t - time.time()) < 3600, f"time is not the relay's current Unix time in seconds: {ev}"

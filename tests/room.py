@@ -57,6 +57,8 @@ class Room:
     violations: dict[int, str] = field(default_factory=dict)
     seeds: list[bytes] | None = None  # each seat's room seed (default: bytes([seat + 1]) * 32)
     names: tuple[str, ...] = ("ana", "bo", "cy", "di", "ed", "flo")  # each seat's player
+    now: float = 0.0  # the relay's clock (Unix seconds): the stamp of every event appended; a test advances it
+    watchers: list[Table] = field(default_factory=list)  # tables of no seat (transcript.observer), fed every event
 
     def __post_init__(self) -> None:
         for seat in range(self.seats):
@@ -86,9 +88,9 @@ class Room:
         return public, revealed
 
     def append(self, seat: int, kind: str, body: dict | None) -> None:
-        event = Event(len(self.ledger) + 1, seat, self.tables[seat].wish.name, kind, body)
+        event = Event(len(self.ledger) + 1, seat, self.tables[seat].wish.name, kind, body, self.now)
         self.ledger.append(event)
-        for table in self.tables:
+        for table in [*self.tables, *self.watchers]:
             if table.me in self.violations:
                 continue
             try:

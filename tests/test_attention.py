@@ -12,7 +12,7 @@ from discard_tui.attention import BELL_AFTER, TurnBell, osc_title, terminal_titl
 from discard_tui.cabo_screen import CaboHand
 from discard_tui.discard_screen import DiscardTable
 from discard_tui.profile import terminal_profile
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from discard_tui.widgets import DiscardPile, HandView
 from games.cards import Card
 from pilot import TableHarness, seat_view, until
@@ -41,7 +41,7 @@ def test_the_bell_rings_when_my_turn_comes_after_a_wait_once_per_turn():
     clock.now += 60
     assert not bell.due(seat_view(my_turn=False))
     assert not bell.due(seat_view(my_turn=True, replaying=True))  # catching up with the room is not a turn coming
-    assert not bell.due(seat_view(my_turn=True, phase=SeatPhase.OVER))
+    assert not bell.due(seat_view(my_turn=True, phase=Phase.OVER))
 
 
 @pytest.mark.parametrize("config, rings", [

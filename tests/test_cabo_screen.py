@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from discard_tui.cabo_screen import CaboHand, CaboScreenView, CaboTable, seat_label
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from discard_tui.widgets import DrawPile, StatusBar
 from games.cabo.game import CaboOptions, CaboState
 from games.cabo.rules import VALUES
@@ -15,14 +15,14 @@ from tabletop.game import Setup
 NAMES = ("you", "Computer", "Computer 2", "Computer 3", "Computer 4")
 
 
-def five_seats(phase: SeatPhase) -> CaboScreenView:
+def five_seats(phase: Phase) -> CaboScreenView:
     """A new round at a five-seat table, as seat 0 sees it, in ``phase``."""
     board = CaboState(Setup(5, 1, CaboOptions(), VALUES)).view(0)
     return seat_view(CaboScreenView, phase=phase, board=board, names=NAMES, present=(True,) * 5)
 
 
 def test_a_name_too_long_for_its_seat_is_cut_in_its_middle_and_the_points_stay():
-    view = five_seats(SeatPhase.PLAYING)
+    view = five_seats(Phase.PLAYING)
     labels = [seat_label(view, seat, 16) for seat in range(2, 5)]
     assert labels == ["Comp…r 2 · 0 pts", "Comp…r 3 · 0 pts", "Comp…r 4 · 0 pts"]  # still three players
     assert seat_label(view, 1, 16) == "▶ Com…er · 0 pts"  # the turn marker stays whole
@@ -30,7 +30,7 @@ def test_a_name_too_long_for_its_seat_is_cut_in_its_middle_and_the_points_stay()
 
 
 async def test_while_a_round_is_shuffled_no_hand_is_dealt_and_the_deck_is_whole():
-    app = TableHarness(CaboTable(30.0, resumes=True), five_seats(SeatPhase.SHUFFLING))
+    app = TableHarness(CaboTable(30.0, resumes=True), five_seats(Phase.SHUFFLING))
     async with app.run_test(size=(60, 20)) as pilot:
         screen = app.table
         await until(pilot, lambda: screen.view is not None and screen.seats_shown == (1, 2, 3, 4), "the seats")
@@ -39,7 +39,7 @@ async def test_while_a_round_is_shuffled_no_hand_is_dealt_and_the_deck_is_whole(
         assert screen.query_one(DrawPile).count == 52
         assert text_of(screen, "#discard").count("Discard 0") == 1
         assert "(no cards)" in text_of(screen, "#hand")
-        screen.update(five_seats(SeatPhase.PLAYING))
+        screen.update(five_seats(Phase.PLAYING))
         await pilot.pause()
         assert screen.query_one(DrawPile).count == 52 - 5 * 4 - 1  # dealt: four each, one turned up
 
@@ -47,7 +47,7 @@ async def test_while_a_round_is_shuffled_no_hand_is_dealt_and_the_deck_is_whole(
 async def test_in_a_crowded_seat_at_60_columns_every_card_of_a_hand_shows():
     """Four cards are one line of chips, "[▚▞] [▚▞] [▚▞] [▚▞]" (19 cells); a seat in the two-column grid has 18:
     the chips close up rather than lose the last card (at a round's end it is a value)."""
-    app = TableHarness(CaboTable(30.0, resumes=True), five_seats(SeatPhase.PLAYING))
+    app = TableHarness(CaboTable(30.0, resumes=True), five_seats(Phase.PLAYING))
     async with app.run_test(size=(60, 20)) as pilot:
         screen = app.table
         await until(pilot, lambda: screen.seats_shown == (1, 2, 3, 4), "the seats")
@@ -71,7 +71,7 @@ async def test_a_round_s_end_shows_names_as_their_players_wrote_them_and_hands_o
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.table
         await until(pilot, lambda: screen.seats_shown == (1, 2), "the seats")
-        screen.update(dataclasses.replace(playing, board=ended, phase=SeatPhase.SHUFFLING))
+        screen.update(dataclasses.replace(playing, board=ended, phase=Phase.SHUFFLING))
         await pilot.pause()
         assert screen.summary is not None
         assert text_of(screen, "#info").splitlines() == ["Round 1: [b]bo[/b] called cabo; you 5, [b]bo[/b] 7, cy 30",

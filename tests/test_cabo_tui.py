@@ -14,7 +14,7 @@ from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.profile import terminal_profile
 from discard_tui.cabo_screen import HELP, CaboHand, CaboTable, refusal
 from discard_tui.table_screen import help_page
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from discard_tui.widgets import StatusBar
 from games.cabo.rules import Stage
 from pilot import TableHarness, carry_out, offline_room, play_key, settled, text_of, until, view_of
@@ -50,7 +50,7 @@ async def draw(pilot) -> None:
 
 def my_turn_or_over(app) -> bool:
     view = app.view
-    return view is not None and (view.my_turn or view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.FAILED))
+    return view is not None and (view.my_turn or view.phase is Phase.OVER or view.stopped)
 
 
 
@@ -65,7 +65,7 @@ async def play_by_keys(pilot, app) -> set[str]:
     while True:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         view = app.view
-        if view.phase is not SeatPhase.PLAYING:
+        if not view.playing:
             break
         if app.screen.summary is not None:  # the last round's hands, face up, until a key
             stages.add("round end")
@@ -85,7 +85,7 @@ async def play_by_keys(pilot, app) -> set[str]:
         else:
             key = "enter"
         await pilot.press(key)
-        await until(pilot, lambda: app.view.moves > view.moves or app.view.phase is not SeatPhase.PLAYING, f"{key} to land")
+        await until(pilot, lambda: app.view.moves > view.moves or not app.view.playing, f"{key} to land")
         if not isinstance(app.screen, GameOverScreen):  # my key may have ended the game
             assert not app.screen.query_one(StatusBar).notice, app.screen.query_one(StatusBar).notice
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over screen")
@@ -284,7 +284,7 @@ async def test_a_game_for_other_than_three_is_taken_back_without_repeating_its_f
                        terminal_profile())
     async with first.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn_or_over(first), "my turn")
-        assert first.view.phase is SeatPhase.PLAYING and len(first.view.names) == seats
+        assert first.view.playing and len(first.view.names) == seats
         await pilot.press("d")
         await until(pilot, lambda: first.view.board.stage is Stage.TAKEN, "the draw")
         taken = first.view.board.taken
@@ -326,4 +326,4 @@ async def test_a_room_on_a_relay_is_saved_with_its_own_players_and_taken_back_wi
     async with again.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn_or_over(again) or isinstance(again.screen, ProblemScreen), "my turn")
         assert not isinstance(again.screen, ProblemScreen), text_of(again.screen, "#problem")
-        assert again.view.phase is SeatPhase.PLAYING and len(again.view.names) == 4
+        assert again.view.playing and len(again.view.names) == 4

@@ -24,6 +24,9 @@ from discard_tui.profile import terminal_profile
     (["--name", "   "], "--name: use 1 to 32 printable characters, not only spaces"),
     (["--game", "discard", "--seats", "1"], "--seats 1: discard is for 2 players"),
     (["--game", "cabo", "--seats", "6"], "--seats 6: cabo is for 2 to 5 players"),
+    (["--watch", "r"], "--watch ROOM watches a game on a relay: give --relay URL too"),
+    (["--watch", "r", "--relay", "ws://h:1", "--room", "s"], "--watch and --room do not go together"),
+    (["--watch", "no spaces", "--relay", "ws://h:1"], "--watch 'no spaces': use 1 to 64 of"),
 ])
 def test_bad_flags_cost_one_line_and_exit_2(argv, says, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -288,19 +291,23 @@ def test_the_command_line_knows_each_game_as_the_game_defines_itself():
 
 
 def drifted_options(kind: str) -> type:
-    """cabo's Options model, drifted from cabo's declared ``points`` in one way."""
+    """cabo's Options model, drifted from cabo's declared ``points`` in one way (its clock as declared)."""
     from pydantic import BaseModel, Field
 
-    from games.cabo.about import POINTS
+    from games.cabo.about import MOVE_TIME, POINTS, TIME_BANK
     from tabletop.game import option_field
 
-    class Bounds(BaseModel):
+    class Clocked(BaseModel):
+        clock: int = option_field(MOVE_TIME)
+        bank: int = option_field(TIME_BANK)
+
+    class Bounds(Clocked):
         points: int = Field(66, ge=1, le=999, description=POINTS.help)
 
-    class Default(BaseModel):
+    class Default(Clocked):
         points: int = 66
 
-    class Name(BaseModel):
+    class Name(Clocked):
         limit: int = option_field(POINTS)
 
     drifted: dict[str, type] = {"bounds": Bounds, "default": Default, "name": Name}
@@ -310,7 +317,7 @@ def drifted_options(kind: str) -> type:
 @pytest.mark.parametrize("kind, problem", [
     ("bounds", "points: an int from 1 to 1000"),
     ("default", "points: take its default and help from its declaration"),
-    ("name", "its fields ['limit'] are not its declared options ['points']"),
+    ("name", "its fields ['bank', 'clock', 'limit'] are not its declared options ['points', 'clock', 'bank']"),
 ])
 def test_an_options_model_that_drifts_from_its_declaration_is_refused_when_the_game_is_made(kind, problem):
     import re
@@ -340,6 +347,14 @@ def test_pick_refuses_what_the_start_screen_cannot_do(argv, says, capsys):
     with pytest.raises(SystemExit):
         cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
     assert says in capsys.readouterr().err
+
+
+def test_watch_takes_no_seat_and_leaves_nothing_to_come_back_to():
+    argv = ["--watch", "table-1", "--relay", "ws://127.0.0.1:8765", "--name", "zed"]
+    config = cli.config_from(cli.parser().parse_args(argv), cli.parser(), terminal_profile())
+    assert (config.watch, config.room, config.relay, config.name, config.bell) == (True, "table-1",
+                                                                                  "ws://127.0.0.1:8765", "zed", False)
+    assert "--watch ROOM" in cli.parser().format_help()
 
 
 def test_pick_with_a_relay_leaves_the_room_to_the_start_screen():

@@ -9,8 +9,9 @@ step:
 - the seats agree on whom the game waits for, on a choice, on what a move shows and on the outcome;
 - at most one seat is to move (``to_move`` is one seat or None), only that seat has legal moves or a forced one,
   and none is to move while every seat chooses at once;
-- every legal move passes ``check`` from every seat's side, and ``push`` on a copy of the state that knows every
-  card;
+- every legal move, and the move the game makes for a seat whose time ran out (``time_out``), passes ``check``
+  from every seat's side, and ``push`` on a copy of the state that knows every card; in a choice, each seat may
+  lose it by its time;
 - each seat's view is the same from its own state as from the one that knows every card: it never shows a card
   the seat has not seen.
 
@@ -34,7 +35,7 @@ from games import GAMES
 from pilot import view_of
 from room import Room
 from tabletop.deck import Show
-from tabletop.game import GameState, Outcome, Setup
+from tabletop.game import TIMED_OUT, GameState, Outcome, Setup
 from tabletop.table import Needs
 from tabletop.values import Phase
 from tabletop.wire import Message
@@ -123,13 +124,18 @@ class Dealer:
                 "a seat out of turn may move"
         if choice is not None:
             assert mover is None, f"seat {mover} is to move while every seat chooses at once"
+            for seat in choice.seats:  # a seat out of time loses the choice
+                trial = pickle.loads(pickle.dumps(self.audit))
+                trial.choose({seat: TIMED_OUT})
         for seat, state in enumerate(self.seats):
             assert state.view(seat) == self.audit.view(seat), f"seat {seat}'s view shows a card it has not seen"
         if mover is None:
             return None
         legal = self.seats[mover].legal_moves(mover)
         assert legal or self.seats[mover].owed(mover) is not None, f"seat {mover} is to move but has no move"
-        for move in legal:
+        default = self.agreed(lambda state: state.time_out(mover))  # the move made for a seat out of time
+        assert default is not None, f"no move for seat {mover} once its time runs out"
+        for move in [*legal, default]:
             for state in self.states:
                 state.check(mover, move)  # from every seat's side, without the cards it has not seen
             trial = pickle.loads(pickle.dumps(self.audit))  # and, on a copy that knows every card, applied

@@ -14,9 +14,10 @@ import pytest
 from pokerkit import HandHistory, State
 
 from games.holdem.game import HoldemOptions, HoldemState
-from games.holdem.moves import Board, Call, Check, Fold, Muck, Raise, Show, Shown
+from games.holdem.moves import Board, Call, Check, Fold, Habits, Muck, Raise, Show, Shown
 from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, first_places, hand_name, next_places
-from games.holdem.strategy import equity, player, tier
+from games.holdem import sitngo
+from games.holdem.strategy import decide, equity, player, top
 from tabletop.deck import Show as Reveal
 from tabletop.game import RuleViolation, Setup
 from tabletop.wire import Message
@@ -530,9 +531,83 @@ def test_after_the_last_hand_the_chip_leader_wins_and_equal_stacks_draw():
 # -- the computer -----------------------------------------------------------------------------------------
 
 
-def test_preflop_tiers():
-    assert [tier(cards(h)) for h in ("AsAd", "AsKc", "9s9d", "AsQc", "KsQs", "5s5d", "KdTc", "7s6s", "7c2d")] == [
-        1, 1, 2, 2, 2, 3, 3, 3, 4]
+def test_starting_hands_rank_by_their_equity_against_a_random_hand():
+    shares = [top(cards(h)) for h in ("AsAd", "KhKc", "AsKs", "AdKc", "5s5d", "KdTc", "7s6s", "7c2d", "3c2d")]
+    assert shares == sorted(shares) and shares[0] == 6 / 1326 and shares[-1] == 1.0
+
+
+def shoved_at(chips: int, hole: str, shover: Habits | None = None) -> Message | None:
+    """Heads-up, both with ``chips``: the button moves all in and the computer, in the big blind with ``hole``, answers
+    (``shover``: what the button's habits have shown so far)."""
+    state = new(seats=2, starter=0)
+    state.chips = [chips, chips]
+    state.hand = state._new_hand(0, 0)
+    if shover is not None:
+        state.habits[0] = shover
+    play(state, 0, Raise(to=chips))
+    stack(state, {1: hole})
+    return decide(state.view(1), 1)
+
+
+SHOVER = Habits(moves=20, raises=20)  # moved all in every time so far
+FOLDER = Habits(moves=10, faced=8, folded=8)  # folded to every bet it faced but none
+STATION = Habits(moves=10, faced=10)  # called every bet
+
+
+def test_the_computer_calls_a_shove_by_its_hand_the_stack_in_big_blinds_and_the_shover():
+    """At 10 big blinds it calls a shove with A-K and A-8 and folds 7-2; deeper it keeps A-8 for a better spot (the
+    stack's premium); against a player who has shoved every hand it calls wider (K-7 at 8 big blinds)."""
+    assert [shoved_at(200, hole) for hole in ("AsKd", "Ad8c", "7c2d")] == [Call(), Call(), Fold()]
+    assert [shoved_at(chips, "Ad8c") for chips in (400, 1000)] == [Fold(), Fold()]
+    assert shoved_at(1000, "9s9d") == Call()
+    assert (shoved_at(160, "Kd7c"), shoved_at(160, "Kd7c", SHOVER)) == (Fold(), Call())
+    assert (shoved_at(400, "QcJd"), shoved_at(400, "QcJd", SHOVER)) == (Fold(), Call())
+
+
+def first_in(seats: int, hole: str, others: Habits | None = None) -> Message | None:
+    """The computer on the button, first to act, with ``hole``: its move (``others``: the other seats' habits)."""
+    state = new(seats=seats, starter=0)
+    for seat in range(1, seats):
+        state.habits[seat] = others or Habits()
+    stack(state, {0: hole})
+    return decide(state.view(0), 1)
+
+
+def test_the_computer_plays_its_button_and_steals_from_players_who_fold():
+    assert [first_in(seats, "Kd7c") for seats in (2, 3)] == [Raise(to=50)] * 2
+    assert first_in(2, "9h6c") == Call()  # heads-up a weak button still sees the flop
+    assert [first_in(3, hole) for hole in ("9h6c", "7c2d")] == [Fold(), Fold()]
+    assert [first_in(seats, "7c2d", FOLDER) for seats in (2, 3)] == [Raise(to=50)] * 2
+
+
+def test_the_computer_bets_a_calling_station_by_how_far_ahead_it_is_and_never_bluffs_it():
+    def flop(hole: str, caller: Habits) -> Message | None:
+        """A pot of 200 on 9♣ 5♦ 2♥, the computer first to act with ``hole``, its opponent's habits ``caller``."""
+        state = new(seats=2, starter=0)
+        play(state, 0, Raise(to=100))
+        play(state, 1, Call())
+        state.habits[0] = caller
+        stack(state, {1: hole, -1: "9c5d2hJsQs"})
+        board(state)
+        return decide(state.view(1), 1)
+
+    # ace high: a third of the pot; middle pair: half; a set: the pot
+    assert [flop(hole, STATION) for hole in ("AhKc", "Ks5c", "9s9d")] == [Raise(to=66), Raise(to=100), Raise(to=200)]
+    assert flop("Qs9d", Habits()) == Raise(to=133)  # top pair: two thirds of the pot against a player not yet read
+    assert flop("7c3h", STATION) == Check()
+    assert flop("7c3h", FOLDER) == Raise(to=100)  # a bluff against a player who folds
+
+
+def test_seeded_sit_and_gos_against_always_all_in_are_won_half_the_time_or_more():
+    """Heads-up, 1,000 chips and blinds 10/20: eight of the benchmark's games (benchmarks/holdem.py --against, which
+    measures the rate over hundreds); each ends with every chip accounted for."""
+    results = []
+    for seed in range(1, 9):
+        state = sitngo.play([sitngo.computer(seed), sitngo.always_all_in], seed, button=seed % 2)
+        outcome = state.outcome()
+        assert outcome is not None and sum(state.chips) == 2000
+        results.append(outcome.winners)
+    assert results.count((0,)) >= 4, results  # 4 of 8 today (seeds 1, 3, 7 and 8)
 
 
 def test_equity_is_seeded_and_sensible():
@@ -551,7 +626,7 @@ def computer_game() -> HoldemState:
             self.me, self.play = me, type("Play", (), {"state": state})()
 
     rng = random.Random(3)
-    state = new(seats=3, starter=0, hands=20)
+    state = new(seats=3, starter=0, hands=12)
     bots = [player(seat) for seat in range(3)]
     while state.outcome() is None:
         order = rng.sample(DECK, 52)

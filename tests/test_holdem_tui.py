@@ -9,11 +9,13 @@ from textual import on
 
 from discard_tui.app import PlayConfig
 from discard_tui.table_screen import SaveHistory, SaveTranscript
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from discard_tui.holdem_screen import HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
+from discard_tui.table_screen import WATCHING, link_text
 from games.holdem.about import Stage
-from pilot import TableHarness, offline_room, play_key, seat_view, settled, text_of, view_of
+from pilot import (TableHarness, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
+                   watcher_view)
 from room import Room
 from test_holdem_wire import station
 
@@ -84,6 +86,41 @@ async def test_keys_out_of_turn_say_whose_turn_it_is_and_send_nothing():
         assert app.asked() == []
 
 
+async def test_a_watchers_table_shows_no_hidden_card_makes_no_move_and_the_players_see_how_many_watch():
+    """A watcher (relay 1.3) sees every seat's chips and the board, every hole card face down, its footer says it is
+    read-only and no key makes a move; the players' status bar counts the watchers the ledger's watch event gives."""
+    from tabletop.ledger import Event
+    from tabletop.table import OBSERVER
+
+    room = offline_room(config())
+    watcher = watcher_of(room)
+    room.run()
+    mine = room.tables[-1].view().board.mine.hole
+    app = TableHarness(HoldemTable(PlayConfig.leave_grace), watcher_view(room, watcher), title="Texas Hold'em")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.table
+
+        def seats() -> str:
+            return " ".join(str(widget.render()) for widget in screen.query(".seat"))
+
+        await until(pilot, lambda: "▚▞" in seats(), "the seats drawn")
+        seen = seats()
+        assert seen.count("▚▞") == 6 and not any(plain_cards([card]) in seen for card in mine), seen
+        status = screen.query_one(StatusBar)
+        assert status.hint == WATCHING and status.headline == "tester's turn"
+        footer = {binding.binding.description for binding in screen.active_bindings.values()
+                  if binding.binding.show and screen.check_action(binding.binding.action, ()) is True}
+        assert "Watching: read-only" in footer and not footer & {"Fold", "Check/Call", "Raise", "All in", "Rematch"}
+        await pilot.press("f", "c", "a", "r", "enter", "n")
+        assert app.asked() == []
+    for table in (*room.tables, watcher):
+        table.apply(Event(0, OBSERVER, "zed", "watch", {"watching": 2}, 0.0))
+    player = view_of(room)
+    assert player.watching == 2 and link_text(player) == "connected · 2 watching"
+    waited = dataclasses.replace(watcher_view(room, watcher), waiting_since=0.0)  # the headline names who moves
+    assert link_text(waited, now=60.0) == "connected · 2 watching"
+
+
 async def test_the_all_in_key_bets_every_chip():
     room = room_at(mine=True, seed=2)
     app = TableHarness.of(room)
@@ -110,6 +147,18 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
             board = str(screen.query_one("#board").render())
             assert board.startswith("Board  ") and "··" in board
             assert str(screen.query_one("#pots").render()).startswith("Pot ")
+            art = screen.query_one("#hole-cards")
+            if size[0] >= 100 and size[1] >= 34:  # room for the cards themselves, as on the other tables
+                assert not screen.query_one("#board").display and art.display and art.region.height >= 5
+                assert str(art.render()).count("┌─") == 2  # my two hole cards, framed
+                assert str(screen.query_one("#board-cards").render()).count("┌ ") == 5  # five places, none dealt
+                used = max(part.region.bottom for part in screen.query("#seats, .art, #pots, #info"))
+                top = min(part.region.y for part in screen.query("#seats"))
+                assert used - top >= size[1] // 3, (size, top, used)  # the table takes a third of the rows or more
+                if size[0] >= 200:  # and the width the log leaves, not a 110-column column in the middle
+                    assert screen.query_one("#seats").region.width >= 140
+            else:
+                assert not art.display
 
 
 def test_the_help_names_every_raise_key():
@@ -190,18 +239,16 @@ def test_snapshot_of_a_three_seat_table_at_the_flop_with_the_last_showdown(snap_
 def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
     """Before a hand is dealt the board is the table's own state, not yet the seat's view: the screen's view is
     built from every state on the way to my first bet, through the shuffle and the deal."""
-    from discard_tui.view import SeatPhase
-
     room = offline_room(config(2))
     table = room.tables[-1]
-    phases: list[SeatPhase] = []
+    phases: list[Phase] = []
 
     def shown() -> bool:
         phases.append(view_of(room).phase)
         return table.view().my_turn
 
     room.run(until=shown)
-    assert {SeatPhase.SHUFFLING, SeatPhase.DEALING, SeatPhase.PLAYING} <= set(phases)
+    assert {Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING} <= set(phases)
 
 
 
@@ -228,7 +275,7 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
 
     transcript = "/home/tester/.local/share/discard/transcripts/20261127-042649-computer-3fa2c1d0-seat2.json"
     history = transcript.removesuffix(".json") + "-game1.phhs"
-    done = seat_view(HoldemScreenView, phase=SeatPhase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
+    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
     app = SavingHarness(HoldemTable(30), done)
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(GameOverScreen(done, download=False))
@@ -297,5 +344,5 @@ def test_the_chip_graph_of_the_ending_has_thousands_separators():
     play(state, 0, Raise(to=1500))
     play(state, 1, Call())
     checked_down(state)
-    view = seat_view(HoldemScreenView, board=state.view(0), phase=SeatPhase.OVER)
+    view = seat_view(HoldemScreenView, board=state.view(0), phase=Phase.OVER)
     assert info(view, 56).splitlines()[-2:] == ["You        █ 3,000", "bo         ▁ 0"]

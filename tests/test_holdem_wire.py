@@ -11,14 +11,15 @@ from typing import Literal
 from pokerkit import HandHistory
 
 from games.holdem.game import HoldemState
-from games.holdem.moves import Call, Check, Fold, HoldemView, Raise, Show
+from games.holdem.moves import Call, Check, Fold, HoldemView, Muck, Raise, Show
 from games.holdem.rules import Stage
 from games.holdem.strategy import player
 from processes import finish, run_bot
 from room import Room
-from tabletop import wire
+from tabletop import transcript, wire
 from tabletop.deck import _open
-from tabletop.table import Phase, Table
+from tabletop.ledger import Event
+from tabletop.table import OBSERVER, Phase, Table
 from test_cheating import Once, reseal
 from test_holdem import played
 
@@ -41,6 +42,12 @@ def station(table: Table) -> wire.Message | None:
     if view.stage is Stage.SHOWDOWN:
         return Show(positions=list(view.mine.positions))
     return Call() if view.to_call else Check()
+
+
+def mucking(table: Table) -> wire.Message | None:
+    """:func:`station`, but gives up a hand at showdown when it may: the board and one hand are shown, one is not."""
+    move = station(table)
+    return Muck() if isinstance(move, Show) and view_of(table).may_muck else move
 
 
 def betting(table: Table, body: dict) -> bool:
@@ -75,6 +82,37 @@ def test_three_bots_finish_fair_agree_on_every_chip_and_no_reader_learns_an_unsh
     assert isinstance(state, HoldemState)
     assert all(sum(chips) == 3000 for chips in state.history) and len(state.history) == 4
     assert tables[0].play.outcome is not None and tables[0].play.outcome.scores == tuple(state.chips)
+
+
+def test_a_watcher_sees_what_the_ledger_shows_everyone_never_a_card_no_seat_showed_to_all():
+    """A watcher (a table of no seat, as the relay's watcher join gives one: relay protocol 1.3) folds a Hold'em game
+    with the players: at every step its board holds only the faces every seat was shown (the board, hands shown at
+    showdown), it owes nothing, wins nothing, and counts the watchers the ledger's ``watch`` events say."""
+    room = Room(game="holdem", seats=2, options={"hands": 1})
+    watcher = transcript.observer(room.name, room.catalog)
+    room.watchers.append(watcher)
+    room.strategies = {seat: mucking for seat in range(2)}
+    shown: set[int] = set()
+
+    def only_what_everyone_saw() -> bool:
+        assert watcher.owed() is None
+        state, seen = watcher.play.state, room.tables[0].play.state
+        if state is not None and seen is not None:
+            everyone = {pos for pos, seats in seen.seen.items() if seats == {0, 1}}
+            assert set(state.faces) <= everyone
+            shown.update(state.faces)
+            hole = {pos for p in view_of(watcher).players if p.dealt for pos, face in zip(p.positions, p.hole) if face}
+            assert hole <= everyone
+        return False
+
+    room.run(until=only_what_everyone_saw)
+    transcript.audit(watcher)
+    assert room.violations == {} and watcher.phase is Phase.OVER and watcher.view().result is None
+    assert shown and unshown_holes(room), "the game showed something and kept some hole card hidden"
+    for count, expected in (({"watching": 2}, 2), ({"watching": -1}, 2), ({"watching": "3"}, 2), (None, 2),
+                            ({"watching": 0}, 0)):
+        watcher.apply(Event(0, OBSERVER, "zed", "watch", count, 0.0))  # the relay's count; a malformed one is ignored
+        assert watcher.view().watching == expected
 
 
 def unshown_holes(room: Room) -> dict[int, tuple[int, ...]]:

@@ -3,6 +3,7 @@ and one walk through a real in-process relay (create a public room from the lobb
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -32,11 +33,15 @@ class LobbyHarness(App[None]):
 
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
 
-    def __init__(self, pages: dict[str | None, Page | LobbyError]) -> None:
+    def __init__(self, pages: dict[str | None, Page | LobbyError], under_way: Page | None = None) -> None:
         super().__init__()
-        self.pages = pages
+        self.pages, self.under_way = pages, under_way
         self.fetched: list[str | None] = []
         self.chosen: list[PlayConfig | None] = []
+
+    async def going(self, after: str | None, limit: int) -> Page:
+        assert self.under_way is not None
+        return self.under_way
 
     async def fetch(self, after: str | None, limit: int) -> Page:
         self.fetched.append(after)
@@ -47,7 +52,8 @@ class LobbyHarness(App[None]):
 
     def on_mount(self) -> None:
         config = PlayConfig(relay=RELAY, room="", name="me", game="discard")
-        self.push_screen(LobbyScreen(config, self.fetch, refresh=None), self.chosen.append)
+        self.push_screen(LobbyScreen(config, self.fetch, refresh=None,
+                                     under_way=self.going if self.under_way is not None else None), self.chosen.append)
 
 
 def offered(app: App) -> set[str]:
@@ -93,6 +99,35 @@ async def test_enter_joins_the_highlighted_room_with_its_game_and_seats():
     assert chosen is not None
     assert (chosen.room, chosen.game, chosen.seats, chosen.public, chosen.relay) == ("table-0002", "war", 2, False,
                                                                                      RELAY)
+
+
+async def test_the_games_under_way_are_listed_literally_and_enter_watches_one():
+    """Below the rooms waiting, the games under way (relay 1.3) with their watchers; Tab reaches them, the footer
+    says Enter watches, and Enter opens a watcher's table of the room's game, no seat taken."""
+    going = Page((dataclasses.replace(waiting(7, game="holdem", names=("[b]ana", "bo"), seats=2), watching=2),), None)
+    app = LobbyHarness({None: Page((waiting(1),), None)}, under_way=going)
+    async with app.run_test(size=(60, 20)) as pilot:
+        under_way = app.screen.query_one("#under-way", DataTable)
+        await until(pilot, lambda: under_way.row_count, "the games under way")
+        assert [str(getattr(c, "plain", c)) for c in under_way.get_row_at(0)] == ["holdem", "2/2", "[b]ana, bo", "2"]
+        assert text_of(app.screen, "#under-way-title") == "Games under way: Enter watches one, read-only"
+        under_way.focus()
+        await pilot.pause()
+        assert app.screen.active_bindings["enter"].binding.description == "Watch"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.chosen, "the choice")
+    [chosen] = app.chosen
+    assert chosen is not None and (chosen.room, chosen.game, chosen.watch, chosen.relay) == ("table-0007", "holdem",
+                                                                                             True, RELAY)
+
+
+def test_a_page_of_games_under_way_is_checked_like_the_lobby():
+    row = {"room": "r", "seats": 2, "taken": 2, "names": ["a", "b"], "waited": 1, "public": {"game": "war"}}
+    assert parse_page({"type": "rooms", "rooms": [{**row, "watching": 3}], "next": None}, under_way=True).rooms[0] \
+        .watching == 3
+    for bad in ({**row, "watching": -1}, {**row, "watching": "3"}, row, {**row, "taken": 1, "watching": 0}):
+        with pytest.raises(LobbyError):
+            parse_page({"type": "rooms", "rooms": [bad], "next": None}, under_way=True)
 
 
 async def test_a_room_of_a_game_this_discard_cannot_play_is_refused_in_one_line():
@@ -141,8 +176,9 @@ async def test_c_creates_a_public_room_with_the_game_its_players_and_options():
         await until(pilot, lambda: app.chosen, "the new room")
     [chosen] = app.chosen
     assert chosen is not None and chosen.public and chosen.room.startswith("table-")
-    assert (chosen.game, chosen.seats, chosen.options) == ("war", 2, {"tricks": 50})
-    assert public_fields(chosen) == {"game": "war", "group": DEFAULT_GROUP.name, "tricks": 50}
+    clock = {"clock": 10, "bank": 30}  # war's clock, as the dialog offers it
+    assert (chosen.game, chosen.seats, chosen.options) == ("war", 2, {"tricks": 50, **clock})
+    assert public_fields(chosen) == {"game": "war", "group": DEFAULT_GROUP.name, "tricks": 50, **clock}
 
 
 @pytest.mark.parametrize("frame", [
@@ -185,7 +221,7 @@ async def test_a_room_created_in_the_lobby_is_listed_on_a_real_relay_until_it_is
         room = app.config.room
         [listed] = (await link.page(None)).rooms
         assert (listed.room, listed.game, listed.names, listed.seats) == (room, "discard", ("ana",), 2)
-        assert listed.options == {"group": DEFAULT_GROUP.name, "deck": "full"}
+        assert listed.options == {"group": DEFAULT_GROUP.name, "deck": "full", "clock": 20, "bank": 60}
         async with connect(relay_url) as other:  # a second player takes the last seat: the room is full
             await other.send('{"type": "join", "room": "%s", "name": "bo", "token": null}' % room)
             await other.recv()
@@ -242,3 +278,88 @@ async def test_a_relay_answering_the_listing_with_json_nested_past_pythons_limit
         with pytest.raises(LobbyError, match="something else"):
             await link.page(None)
         await link.close()
+
+
+class StartHarness(App[None]):
+    """The start screen alone, under the app's own keys: ``chosen`` keeps what it dismissed with."""
+
+    CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
+    BINDINGS = DiscardApp.BINDINGS
+
+    def __init__(self, config: PlayConfig, profile: Profile) -> None:
+        super().__init__()
+        self.config, self.profile = config, profile
+        self.chosen: list[PlayConfig | None] = []
+
+    def on_mount(self) -> None:
+        from discard_tui.start import StartScreen
+
+        self.push_screen(StartScreen(self.config, self.profile), self.chosen.append)
+
+
+def background(app: App, widget) -> tuple[int, int, int]:
+    """The colour a widget is drawn on, at its first cell."""
+    from textual.color import Color
+
+    style = app.screen.get_style_at(widget.region.x, widget.region.y)
+    assert style.bgcolor is not None
+    return Color.from_rich_color(style.bgcolor).rgb
+
+
+def apart(one: tuple[int, int, int], other: tuple[int, int, int]) -> int:
+    return sum(abs(a - b) for a, b in zip(one, other))
+
+
+async def test_the_start_screen_marks_the_focus_plainly_and_enter_on_a_list_plays(tmp_path):
+    """On the web start screen a Tab to a list showed no focus (a 5% tint) and Play looked lit all the time; Enter
+    on a list opened it; the footer offered Quit twice; the title stayed the first game's."""
+    from discard_tui.profile import visitor_profile
+
+    app = StartHarness(PlayConfig(name="ana", room="", relay=RELAY), visitor_profile(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.screen.query("#play"), "the start screen")
+        screen = app.screen
+        fields = [screen.query_one(f"#{name}") for name in ("name", "game", "opponent", "group")]
+        play = screen.query_one("#play")
+        marks = []
+        for field in [*fields[1:], play]:
+            await pilot.press("tab")
+            await until(pilot, lambda: app.focused is field, f"the focus on {field.id}")
+            others = [background(app, other) for other in [*fields, play] if other is not field]
+            marks.append(background(app, field))
+            assert min(apart(marks[-1], colour) for colour in others) >= 90, field.id  # plain to see
+        await pilot.press("tab")
+        assert app.focused is fields[0]
+        assert apart(background(app, play), marks[0]) >= 90  # unfocused, Play does not look as if it had the focus
+        assert [key for key, b in screen.active_bindings.items() if b.binding.show and "Quit" in b.binding.description
+                ] == ["escape"]  # one Quit in the footer (q types in a field; Esc works everywhere)
+        fields[1].focus()
+        await pilot.press("down")  # a list opens with the arrows or Space …
+        await until(pilot, lambda: fields[1].expanded, "the list of games")
+        await pilot.press("down", "down", "down", "down", "enter")  # … and Enter picks in it (discard, rps, war, cabo)
+        await until(pilot, lambda: not fields[1].expanded, "holdem picked")
+        assert fields[1].value == "holdem" and app.title == "Texas Hold'em" and not app.chosen
+        await pilot.press("enter")  # on a closed list, Enter plays
+        await until(pilot, lambda: app.chosen, "the choice")
+    [chosen] = app.chosen
+    assert chosen is not None and chosen.game == "holdem" and chosen.room == ""  # to the lobby
+
+
+async def test_the_create_dialog_names_the_room_and_enter_creates_from_any_field():
+    app = LobbyHarness({None: Page((), None)})
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: "No room" in text_of(app.screen, "#status"), "the lobby")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
+        dialog = app.screen
+        room = dialog.query_one("#room", Input)
+        assert app.focused is room and room.value.startswith("table-")
+        room.value = "../etc"
+        await pilot.press("enter")
+        assert text_of(dialog, "#problem").startswith("Room: use 1 to 64") and not app.chosen
+        room.value = "fridays"
+        dialog.query_one("#game", Select).focus()
+        await pilot.press("enter")  # on the game's list, closed: creates, rather than opening it
+        await until(pilot, lambda: app.chosen, "the new room")
+    [chosen] = app.chosen
+    assert chosen is not None and (chosen.room, chosen.game, chosen.public) == ("fridays", "discard", True)

@@ -548,6 +548,40 @@ async def test_n_seats_post_in_one_total_order_and_resume(relay):
     await close_all(*clients)
 
 
+async def test_a_watcher_reads_the_whole_ledger_live_cannot_post_and_every_seat_sees_one_count(relay):
+    """1.3: a watcher's join takes no seat; it gets the ledger from its ``after`` and then live events; its arrival
+    and its departure are ``watch`` events (seat -1, the room's watchers now), at one seq for everyone; its post is
+    refused with ``read_only`` and appends nothing; a room that does not exist has nothing to watch."""
+    a, b = await seated_pair(relay)
+    first = await a.post({"before": "watching"})
+    w = await Client.open(relay.url, "W")
+    welcome = await w.try_watch(a.room, "Wanda")
+    assert (welcome["seats"], welcome["watching"]) == (2, 1)
+    await w.until_seq(welcome["head"])
+    arrival = w.events[-1]
+    assert [e["kind"] for e in w.events] == ["join", "join", "post", "watch"] and w.events[2] == first
+    assert (arrival["seat"], arrival["name"], arrival["body"], arrival["seq"]) == (-1, "Wanda", {"watching": 1},
+                                                                                   welcome["head"])
+    for player in (a, b):
+        assert await player.until(lambda e: e["kind"] == "watch") == arrival
+    await w.send_post({"from": "a watcher"})
+    refused = await w.expect_error("read_only")
+    assert "watcher cannot post" in refused["message"]
+    again = await w.ask({"type": "join", "room": a.room, "name": "Wanda", "watch": True}, "welcome")
+    assert (again["code"], again["message"]) == ("already_joined", f"this connection already watches room {a.room}")
+    await strict_marker(b, a, w)  # nothing was appended, and the watcher follows live
+    nowhere = await Client.open(relay.url, "N")
+    assert (await nowhere.try_watch(new_room(), "Nobody"))["code"] == "not_found"
+    seated = await Client.open(relay.url, "S")
+    assert (await seated.ask({"type": "join", "room": a.room, "name": "S", "token": a.token, "watch": True},
+                             "welcome"))["code"] == "bad_request"  # a watcher holds no seat: no token
+    await w.close()
+    for player in (a, b):
+        left = await player.until(lambda e: e["kind"] == "watch")
+        assert (left["seat"], left["name"], left["body"]) == (-1, "Wanda", {"watching": 0})
+    await close_all(a, b, seated)
+
+
 @pytest.mark.parametrize("later", [2, 5])
 async def test_later_join_with_other_seats_is_refused_and_changes_nothing(relay, later):
     clients = await seated_room(relay, 3)
@@ -587,12 +621,13 @@ def public_of(label: str) -> dict:
     return {"game": "cabo", "deck": "short", "rounds": 3, "fast": False, "note": label}
 
 
-async def lobby(lister: Client, limit: int = 50) -> dict[str, dict]:
-    """Every listed room, paging through the whole lobby (other tests' public rooms included)."""
+async def lobby(lister: Client, limit: int = 50, under_way: bool = False) -> dict[str, dict]:
+    """Every listed room (``under_way``: every room under way), paging through the whole lobby (other tests' public
+    rooms included)."""
     rows: dict[str, dict] = {}
     after = None
     for _ in range(1000):
-        page = await lister.list_rooms(after, limit)
+        page = await lister.list_rooms(after, limit, under_way)
         assert page["type"] == "rooms", page
         assert len(page["rooms"]) <= limit, page
         for row in page["rooms"]:
@@ -639,6 +674,23 @@ async def test_public_room_is_listed_with_only_what_it_chose_to_show(relay):
     assert row["public"] == public, row
     assert 0 <= row["waited"] < 60, row
     await close_all(a, lister)
+
+
+async def test_a_public_room_under_way_is_listed_for_watchers_with_how_many_watch(relay):
+    """1.3: ``"under_way": true`` lists the public rooms whose every seat is taken and one held, instead of the open
+    ones, each with its watchers; a room is in one list or the other."""
+    a, public = await public_room(relay, seats=2)
+    lister = await Client.open(relay.url, "L")
+    assert a.room not in await lobby(lister, under_way=True)  # still waiting for a player: in the lobby
+    b = await Client.open(relay.url, "B")
+    await b.join(a.room, "Bob")
+    assert a.room not in await lobby(lister)
+    row = (await lobby(lister, under_way=True))[a.room]
+    assert (row["taken"], row["names"], row["public"], row["watching"]) == (2, ["Alice", "Bob"], public, 0), row
+    w = await Client.open(relay.url, "W")
+    await w.try_watch(a.room, "Wanda")
+    assert (await lobby(lister, under_way=True))[a.room]["watching"] == 1
+    await close_all(a, b, w, lister)
 
 
 async def test_private_room_is_not_listed(relay):

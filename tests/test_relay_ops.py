@@ -203,6 +203,23 @@ async def test_sigkill_loses_no_event_and_seats_resume(spawn, tmp_path):
     assert (event["seq"], event["seat"]) == (d2.head + 1, 0)
 
 
+async def test_a_durable_relay_killed_with_watchers_counts_them_out_when_it_starts_again(tmp_path):
+    """Its watchers' connections died with it: the restart appends a watch event of 0 after the seats' leaves, so
+    every player's count says nobody watches, and the next watcher is the first."""
+    from relay.sqlite_ledger import SQLiteLedger
+
+    store = SQLiteLedger(tmp_path / "relay.db")
+    await store.claim("watched", "ann", None, 2)
+    for name in ("zed", "yan"):
+        await store.watch("watched", name, 16)
+    store.db.close()  # killed: no departure recorded
+    again = SQLiteLedger(tmp_path / "relay.db")
+    tail = [json.loads(entry.frame) for entry in await again.read("watched", 3)]
+    assert [(e["kind"], e["seat"], e["body"]) for e in tail] == [("leave", 0, None), ("watch", -1, {"watching": 0})]
+    assert (await again.watch("watched", "xia", 16)).watching == 1
+    await again.close()
+
+
 # -- 2. graceful shutdown -------------------------------------------------------------
 
 
@@ -782,6 +799,26 @@ async def test_lobby_pages_are_budgeted_per_address(in_process_relay, clock):
     assert (await (await unseated(running.url, "browser")).list_rooms())["type"] == "rooms"
     clock.advance(1)  # two more pages
     assert [(await listers[2].list_rooms())["type"] for _ in range(3)] == ["rooms", "rooms", "error"]
+
+
+async def test_watchers_count_against_the_rooms_limit_and_their_addresss_budget(in_process_relay, clock):
+    """A room takes ``room_watchers`` watchers at once (the next gets room_full, and one leaving makes room); one
+    address gets ``address_watch_burst`` watcher joins at once, then ``address_watch_rate`` a second: each arrival
+    and departure appends an event every player reads, so a stranger cannot flood a room's ledger with them."""
+    running = await in_process_relay(room_watchers=2, address_watch_rate=1, address_watch_burst=4)
+    ann = await seated(running.url, "watched", "ann")
+    watchers = [await unseated(running.url, f"w{k}", source=ELSEWHERE) for k in range(4)]
+    assert [(await w.try_watch("watched", w.label))["type"] for w in watchers[:2]] == ["welcome", "welcome"]
+    full = await watchers[2].try_watch("watched", "w2")
+    assert full["code"] == "room_full" and "already has 2 watchers" in full["message"]
+    await watchers[0].close()
+    await ann.until(lambda e: e["kind"] == "watch" and e["body"] == {"watching": 1})
+    assert (await watchers[3].try_watch("watched", "w3"))["watching"] == 2
+    late = await unseated(running.url, "late", source=ELSEWHERE)
+    refused = await late.try_watch("watched", "late")  # the fifth join from that address: over its burst
+    assert refused["code"] == "rate_limited" and "watcher joins a second from your address" in refused["message"]
+    clock.advance(1)
+    assert (await late.try_watch("watched", "late"))["code"] == "room_full"  # a join again, and the room's limit
 
 
 async def test_the_write_buffers_of_one_address_share_one_budget(in_process_relay):

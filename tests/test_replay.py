@@ -6,6 +6,8 @@ import dataclasses
 import os
 import json
 
+import pytest
+
 from discard_tui.replay import ReplayApp, replay
 from games import GAMES
 from games.discard.strategy import simple
@@ -105,21 +107,68 @@ def test_a_file_that_is_not_a_transcript_is_one_line_and_exit_2(tmp_path, capsys
     assert capsys.readouterr().err.strip() == f"discard-tui: --replay {path}: not a transcript: it has no room and events"
 
 
-async def test_the_footer_shows_every_key_whole_at_80_columns():
-    """At 80 columns the footer was cut to "pgdn Next gam": each key and what it does is shown whole."""
-    from textual.binding import Binding
+@pytest.mark.parametrize("width", [60, 80])
+async def test_the_footer_shows_every_key_whole(width):
+    """At 80 columns, then at 60, the footer was cut to "pgdn Next gam": each key and what it does is shown whole
+    (keys that go together share one word: "←→ Move", "home end Deal/End", "pgup pgdn Game")."""
     from textual.widgets import Footer
 
     [check] = transcript.check(played(deck="short"), GAMES)
-    app = ReplayApp([(check, transcript.replay(check))])
-    async with app.run_test(size=(80, 24)) as pilot:
+    app = ReplayApp([(check, transcript.replay(check))] * 2)
+    async with app.run_test(size=(width, 20)) as pilot:
         await pilot.pause()
-        keys = list(app.query_one(Footer).query("FooterKey"))
-        described = [binding.description for binding in ReplayApp.BINDINGS if isinstance(binding, Binding)]
-        assert [key.description for key in keys if key.description != "palette"] == described
-        assert all(key.region.right <= 80 and key.region.width >= len(f"{key.key_display} {key.description}")
-                   for key in keys), [(key.description, key.region) for key in keys]
-        assert not any(a.region.overlaps(b.region) for a in keys for b in keys if a is not b)  # nor one over another
+        footer = app.query_one(Footer)
+        keys = [key for key in footer.query("FooterKey") if key.description != "palette"]
+        labels = list(footer.query("FooterLabel"))
+        assert {key.key for key in keys} == {"left", "right", "home", "end", "pageup", "pagedown", "question_mark", "q"}
+        assert [str(label.render()).strip() for label in labels] == ["Move", "Deal/End", "Game"]
+        shown = [*keys, *labels]
+        assert all(part.region.right <= width and part.region.width >= len(str(part.render()).rstrip())
+                   for part in shown), [(str(part.render()), part.region) for part in shown]
+        assert not any(a.region.overlaps(b.region) for a in shown for b in shown if a is not b)  # nor one on another
+
+
+def stepping(app: ReplayApp) -> bool:
+    """→ steps on (rather than scrolling, or nothing)."""
+    active = app.screen.active_bindings.get("right")
+    return active is not None and active.binding.action == "step(1)"
+
+
+async def test_the_replay_says_at_once_that_it_checks_the_transcript_then_shows_the_game():
+    """--replay showed nothing for seconds while it checked every proof; now its first frame says so."""
+    import threading
+
+    from pilot import until
+
+    [check] = transcript.check(played(deck="short"), GAMES)
+    checked = threading.Event()
+
+    def checking():
+        checked.wait(30)  # the proofs take their time; the test says when they are done
+        return [(check, transcript.replay(check))], None
+
+    app = ReplayApp(check=checking)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        assert "Checking the transcript" in str(app.query_one("#checking Static").render())
+        assert not app.query_one("#title").display and not stepping(app)
+        checked.set()
+        await until(pilot, lambda: app.query_one("#title").display, "the game")
+        assert not app.query_one("#checking").display and app.step == 0 and stepping(app)
+        await pilot.press("right")
+        assert app.step == 1
+
+
+async def test_a_transcript_with_nothing_to_replay_leaves_with_status_1_and_says_why():
+    from discard_tui.replay import Unreplayable
+
+    def nothing():
+        raise Unreplayable([])  # no game checked out (discard-tui then says each game's check)
+
+    app = ReplayApp(check=nothing)
+    async with app.run_test(size=(60, 20)):
+        pass
+    assert app.return_code == 1 and app.unreplayable is not None and app.unreplayable.checks == []
 
 
 async def test_a_holdem_game_keeps_its_hand_history_and_the_transcript_alone_gives_the_same(players, tmp_path, capsys):

@@ -15,7 +15,7 @@ from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.profile import terminal_profile
 from discard_tui.rps_screen import HELP, KEYS, ThrowButton, ThrowCard
 from discard_tui.table_screen import help_page
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from discard_tui.widgets import StatusBar
 import pytest
 
@@ -46,7 +46,7 @@ async def throws(pilot, *keys: str) -> None:
 
 def my_throw_or_over(app) -> bool:
     view = app.view
-    return view is not None and (view.my_turn or view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.FAILED))
+    return view is not None and (view.my_turn or view.phase is Phase.OVER or view.stopped)
 
 
 async def throw(pilot, key: str) -> None:
@@ -55,7 +55,7 @@ async def throw(pilot, key: str) -> None:
     await until(pilot, lambda: my_throw_or_over(app), "my throw")
     before = len(app.view.throws)
     await pilot.press(key)
-    await until(pilot, lambda: len(app.view.throws) > before or app.view.phase is not SeatPhase.PLAYING, "the reveal")
+    await until(pilot, lambda: len(app.view.throws) > before or not app.view.playing, "the reveal")
 
 
 async def play_match(pilot) -> None:
@@ -63,7 +63,7 @@ async def play_match(pilot) -> None:
     app = pilot.app
     for number in range(40):  # a match ends within a few throws; equal ones are thrown again
         await until(pilot, lambda: my_throw_or_over(app), "my throw")
-        if app.view.phase is not SeatPhase.PLAYING:
+        if not app.view.playing:
             break
         await throw(pilot, KEYS[number % 3])
     await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
@@ -222,7 +222,7 @@ async def test_the_throw_keys_are_in_the_footer_from_the_first_frame_and_say_why
     from discard_tui.rps_screen import RpsScreenView, RpsTable
     from pilot import seat_view
 
-    shuffling = seat_view(RpsScreenView, phase=SeatPhase.SHUFFLING, names=("tester", "Computer"), throws=(),
+    shuffling = seat_view(RpsScreenView, phase=Phase.SHUFFLING, names=("tester", "Computer"), throws=(),
                           scores=(0, 0), target=3, throw=0, chosen=None, opponent_chosen=False,
                           throw_refusal="the game is not under way")
     app = TableHarness(RpsTable(30), shuffling)
@@ -233,7 +233,7 @@ async def test_the_throw_keys_are_in_the_footer_from_the_first_frame_and_say_why
         await pilot.press("p")
         assert app.screen.query_one(StatusBar).notice == "you can throw once the game has started"
         assert app.intents == []
-        app.show(phase=SeatPhase.PLAYING, my_turn=True, throw=1, throw_refusal=None)
+        app.show(phase=Phase.PLAYING, my_turn=True, throw=1, throw_refusal=None)
         await settled(pilot)
         keys = {b.binding.key: b.enabled for b in app.screen.active_bindings.values() if b.binding.show}
         assert {key: keys.get(key) for key in KEYS} == {"r": True, "p": True, "s": True}

@@ -9,12 +9,12 @@ import pytest
 from conftest import seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
-from discard_tui.table_screen import MakeMove
+from discard_tui.table_screen import WATCHING, MakeMove
 from discard_tui.profile import terminal_profile
 from discard_tui.app import DiscardApp, HelpScreen, PlayConfig, TableScreen
 from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.problem_screen import CANNOT_PLAY, ProblemScreen
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches, short_mismatch
@@ -65,12 +65,12 @@ def discard_table(**fields) -> TableHarness:
 
 def my_turn_or_over(app):
     view = app.view
-    return view is not None and (view.my_turn or view.phase in (SeatPhase.OVER, SeatPhase.VIOLATION, SeatPhase.FAILED))
+    return view is not None and (view.my_turn or view.phase is Phase.OVER or view.stopped)
 
 
 
 def moved(app, before) -> bool:
-    return app.view.moves > before.moves or app.view.phase is not SeatPhase.PLAYING
+    return app.view.moves > before.moves or not app.view.playing
 
 
 async def play_to_game_over(pilot, app) -> None:
@@ -78,7 +78,7 @@ async def play_to_game_over(pilot, app) -> None:
     while True:
         await until(pilot, lambda: my_turn_or_over(app), "my turn")
         view = app.view
-        if view.phase is not SeatPhase.PLAYING:
+        if not view.playing:
             break
         playable = [i for i, ok in enumerate(view.playable) if ok]
         if playable:
@@ -109,7 +109,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
         assert text_of(app.screen, "#score") == score
         assert app.view.log[0] == "— game 1 —"  # each game's lines under its heading
         await pilot.press("n")
-        await until(pilot, lambda: app.view.number == 2 and app.view.phase in (SeatPhase.PLAYING,), "the rematch")
+        await until(pilot, lambda: app.view.number == 2 and app.view.phase in (Phase.PLAYING,), "the rematch")
         assert isinstance(app.screen, TableScreen)
         assert text_of(app.screen, StatusBar).startswith(f" {score} · game 2")
         assert "— game 2 —" in app.view.log
@@ -131,7 +131,7 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
     again = computer_game(seeds=fixed(3))
     async with again.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: again.view is not None and again.view.number == 2 and
-                    again.view.phase is SeatPhase.PLAYING and not again.view.replaying,
+                    again.view.playing and not again.view.replaying,
                     f"game 2 again {again.view} {[type(s).__name__ for s in again.screen_stack]}")
         await pilot.pause()
         assert again.view.hand == hand
@@ -162,7 +162,7 @@ async def test_illegal_discard_is_refused_with_the_reason():
         for _ in range(200):
             await until(pilot, lambda: my_turn_or_over(app), "my turn")
             view = app.view
-            assert view.phase is SeatPhase.PLAYING
+            assert view.playing
             bad = [i for i, ok in enumerate(view.playable) if not ok]
             if bad and any(view.playable):  # with nothing playable, Discard is greyed out instead
                 break
@@ -202,6 +202,33 @@ async def test_help_screen_fits_and_closes():
         assert app.screen.query_one("#help").max_scroll_y == 0  # it fits at 80x24
         await pilot.press("escape")
         assert isinstance(app.screen, TableScreen)
+
+
+async def test_a_full_room_offers_to_create_another_and_c_does(relay_url):
+    """A full room offered nothing but the relay's "pick another room"; c now creates one for the same game."""
+    from websockets.asyncio.client import connect
+
+    from discard_tui.connecting_screen import ConnectingScreen
+
+    async with connect(relay_url) as ana, connect(relay_url) as bo:  # two players fill room "full"
+        for socket, name in ((ana, "ana"), (bo, "bo")):
+            await socket.send('{"type": "join", "room": "full", "name": "%s", "token": null}' % name)
+            assert '"welcome"' in await socket.recv()
+        app = DiscardApp(PlayConfig(relay=relay_url, room="full", name="cy", game="war"), terminal_profile())
+        async with app.run_test(size=(60, 20)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+            assert text_of(app.screen, "#retry").startswith("The room is full: c creates a new room for war")
+            offered = {key for key, b in app.screen.active_bindings.items()
+                       if b.binding.show and app.screen.check_action(b.binding.action.split(".")[-1], ()) is True}
+            assert {"c", "w", "r"} <= offered, offered  # a new room, or watch this one's game (relay 1.3)
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, ConnectingScreen) and app.seat is not None,
+                        "a seat in a new room")
+            assert app.config.room != "full" and app.config.game == "war"
+    app = DiscardApp(PlayConfig(relay="ws://127.0.0.1:9", room="r", name="tester"), terminal_profile())
+    async with app.run_test(size=(60, 20)) as pilot:  # any other problem offers no new room
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        assert "c" not in {key for key, b in app.screen.active_bindings.items() if b.binding.show}
 
 
 async def test_unreachable_relay_screen_offers_retry():
@@ -255,7 +282,7 @@ async def test_rematch_offer_from_the_opponent_shows_once():
         assert sum(isinstance(s, GameOverScreen) for s in app.screen_stack) == 1
         assert "Computer wants a rematch" in text_of(app.screen, "#offer")
         await pilot.press("n")
-        await until(pilot, lambda: app.view.number == 2 and app.view.phase is SeatPhase.PLAYING, "game 2")
+        await until(pilot, lambda: app.view.number == 2 and app.view.playing, "game 2")
         assert isinstance(app.screen, TableScreen)
 
 
@@ -375,6 +402,36 @@ async def test_a_hostile_name_through_a_relay_is_shown_literally_and_the_room_st
         await opponent.ledger.close()
 
 
+async def test_a_watcher_follows_a_game_through_a_real_relay_read_only_and_the_players_count_it(players, relay_url,
+                                                                                               eventually):
+    """discard-tui --watch on a real relay (protocol 1.3): the watcher's table takes the room's game from the ledger,
+    shows it read-only (the footer says so, no move key), and both players' tables count one watcher, then none; a
+    player who finds the room full is offered w to watch its game instead."""
+    pair = await players("watched", [None, None], game="rps")  # nobody throws: the game waits, under way
+    app = DiscardApp(PlayConfig(relay=relay_url, room="watched", name="zed", watch=True, bell=False),
+                     terminal_profile())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view is not None
+                    and app.view.phase is Phase.PLAYING and app.screen.query(StatusBar)
+                    and app.screen.query_one(StatusBar).hint == WATCHING, "the watcher's table of the room's game")
+        assert app.config.game == "rps" and app.view.watcher and app.view.watching == 1
+        assert app.session is not None and app.session.invites == []  # a watcher invites nobody
+        shown = {key for key, active in app.screen.active_bindings.items()
+                 if active.binding.show and app.screen.check_action(active.binding.action.split("(")[0], ()) is True}
+        assert "w" in shown and not shown & {"r", "p", "s"}, shown
+        await eventually(lambda: all(seat.table.watching == 1 for seat in pair.seats), "the players count zed")
+        await pilot.press("q")  # nothing to keep: a watcher leaves at once
+        await until(pilot, lambda: not app.is_running or app.return_code is not None, "leaving")
+    await eventually(lambda: all(seat.table.watching == 0 for seat in pair.seats), "zed gone")
+    late = DiscardApp(PlayConfig(relay=relay_url, room="watched", name="cy", game="rps"), terminal_profile())
+    async with late.run_test(size=(80, 24)) as pilot:  # the room is full: its game is offered to watch instead
+        await until(pilot, lambda: isinstance(late.screen, ProblemScreen), "the full room")
+        assert "already has 2 players" in late.screen.problem and late.screen.check_action("watch_instead", ())
+        await pilot.press("w")
+        await until(pilot, lambda: late.view is not None and late.view.watcher and late.view.watching == 1,
+                    "watching the full room's game")
+
+
 # -- the table with any hand: views fed to the screen, as the engine's next change would -----------------
 
 FULL = FULL_DECK
@@ -389,7 +446,7 @@ async def show(pilot, app, **changes):
 def big_hand(count, top=FULL[0]):
     hand = tuple(FULL[i % 52] for i in range(count))
     return dict(hand=hand, playable=tuple(matches(card, top) for card in hand), discard_top=top,
-                opponent_hand=count, my_turn=True, phase=SeatPhase.PLAYING)
+                opponent_hand=count, my_turn=True, phase=Phase.PLAYING)
 
 
 async def test_every_card_of_a_big_hand_shows_its_rank_and_suit_and_nothing_wraps():
@@ -664,7 +721,7 @@ async def test_a_table_reached_from_the_lobby_keeps_its_three_status_lines_and_s
         await pilot.click("#create-room")
         await until(pilot, lambda: app.seat is not None, "my seat in the new room")
         await opponent.join(relay_url, app.config.room)
-        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view.phase is SeatPhase.PLAYING,
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view.playing,
                     "the deal")
         await pilot.press("n")
         status = app.screen.query_one(StatusBar)
@@ -677,7 +734,7 @@ async def test_the_deck_the_room_chose_over_mine_is_said(relay_url, opponent):
     await until_ledger(opponent.session, 1)
     app = through(relay_url, "decks", deck="full")
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.view is not None and app.view.phase is SeatPhase.PLAYING, "the deal")
+        await until(pilot, lambda: app.view is not None and app.view.playing, "the deal")
         await show(pilot, app, my_turn=False)
         assert "bo opened this room with the 24-card deck" in text_of(app.screen, StatusBar)
 
@@ -753,7 +810,7 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
         await opponent.leave()
         await pilot.press("r")
         await until(pilot, lambda: app.view is not None and app.view.number == 1 and
-                    app.view.phase is SeatPhase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
+                    app.view.phase is Phase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
                     "a new seat in the room")
 
 
@@ -799,7 +856,7 @@ async def test_the_saved_seat_says_how_far_the_room_got(relay_url):
 
     app = through(relay_url, "alone")
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.view is not None and app.view.phase is SeatPhase.WAITING, "waiting")
+        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.WAITING, "waiting")
         assert saves.load(seat_dir(), relay_url, "alone", "tester").stage == "waiting"
         await pilot.press("escape")  # nobody came: nothing to go back to
     assert saves.load(seat_dir(), relay_url, "alone", "tester") is None
@@ -843,7 +900,7 @@ async def test_the_start_screen_says_what_is_wrong_in_one_line_and_keeps_what_wa
         assert f"--relay {relay_url} --room 'no spaces'" in text_of(screen, "#invite")
         screen.query_one("#room", Input).value = "picked"
         await pilot.click("#play")
-        await until(pilot, lambda: app.view is not None and app.view.phase is SeatPhase.WAITING, "the room on the relay")
+        await until(pilot, lambda: app.view is not None and app.view.phase is Phase.WAITING, "the room on the relay")
         assert (app.config.relay, app.config.room, app.config.name) == (relay_url, "picked", "[b]ana")
 
 
@@ -984,7 +1041,7 @@ async def test_the_waiting_room_says_who_sits_where_who_is_missing_and_what_a_fr
     app = WaitingRoom([HOSTED])
     async with app.run_test(size=size) as pilot:
         room = app.room
-        room.show_room(seat_view(phase=SeatPhase.WAITING, me=0, names=("[b]ana" + "x" * 26, "bo", "opponent"),
+        room.show_room(seat_view(phase=Phase.WAITING, me=0, names=("[b]ana" + "x" * 26, "bo", "opponent"),
                                  present=(True, True, False), named=(True, True, False)))
         await pilot.pause()
         assert text_of(room, "#seats").splitlines() == ["Seat 1  [b]ana" + "x" * 26 + " (you)", "Seat 2  bo",
@@ -1000,7 +1057,7 @@ async def test_the_waiting_room_says_who_sits_where_who_is_missing_and_what_a_fr
         assert "Copy command" in [key.description for key in room.query_one(Footer).query("FooterKey")]
         await pilot.press("c")
         assert app.clipboard == HOSTED
-        room.show_room(seat_view(phase=SeatPhase.WAITING, me=1, names=("ana", "bo", "opponent"),
+        room.show_room(seat_view(phase=Phase.WAITING, me=1, names=("ana", "bo", "opponent"),
                                  present=(False, True, True), named=(True, True, False)))
         await pilot.pause()
         assert text_of(room, "#seats").splitlines() == ["Seat 1  ana (away)", "Seat 2  bo (you)",
@@ -1013,7 +1070,7 @@ async def test_a_waiting_room_with_no_command_offers_no_copy_key():
 
     app = WaitingRoom([])
     async with app.run_test(size=(80, 24)) as pilot:
-        app.room.show_room(seat_view(phase=SeatPhase.WAITING, names=("ana", "bo", "cy"),
+        app.room.show_room(seat_view(phase=Phase.WAITING, names=("ana", "bo", "cy"),
                                      present=(True, False, False), named=(True, False, False)))
         await pilot.pause()
         assert text_of(app.room, "#waiting") == "2 more players needed"
@@ -1069,6 +1126,29 @@ async def test_the_theme_and_the_start_screens_choices_are_kept_for_next_time(da
         assert app.theme == "textual-dark"
 
 
+async def test_the_start_screen_offers_to_watch_a_game_in_a_room_named_there(data_dir):
+    """With a relay on offer (discard-web --relay), Opponent "nobody: watch a game" asks for the room only, and Play
+    opens a watcher's table of it (no seat, nothing listed)."""
+    from textual.widgets import Input, Select
+
+    from discard_tui.connecting_screen import ConnectingScreen
+    from discard_tui.start import StartScreen
+
+    app = DiscardApp(PlayConfig(name="ana", room="", relay="ws://relay.example:8765"), terminal_profile(), pick=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        screen = app.screen
+        screen.query_one("#opponent", Select).value = "watch"
+        await pilot.pause()
+        assert screen.query_one("#room", Input).display and not screen.query_one("#public").display
+        screen.query_one("#room", Input).value = "table-7"
+        app.play = lambda: None  # the table is opened, but nothing is joined
+        await pilot.click("#play")
+        await until(pilot, lambda: isinstance(app.screen, ConnectingScreen), "the table")
+        assert (app.config.watch, app.config.room, app.config.public) == (True, "table-7", False)
+        assert text_of(app.screen, "#where") == "Watching, on relay ws://relay.example:8765 · room table-7"
+
+
 # -- coming back after a crash: the lobby and the start screen offer the game -------------------------------
 
 
@@ -1088,7 +1168,7 @@ async def test_after_a_crash_the_lobby_offers_the_game_and_enter_returns_to_it(r
     await opponent.join(relay_url, "crashed", name="ana")
     app = through(relay_url, "crashed", name="bo")
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app) and app.view.phase is SeatPhase.PLAYING, "my turn")
+        await until(pilot, lambda: my_turn_or_over(app) and app.view.playing, "my turn")
         hand = app.view.hand
     again = through(relay_url, room="", name="bo")
     async with again.run_test(size=(60, 20)) as pilot:
@@ -1100,7 +1180,7 @@ async def test_after_a_crash_the_lobby_offers_the_game_and_enter_returns_to_it(r
         assert again.screen.active_bindings["enter"].binding.description == "Return"
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
-                    and not again.view.replaying and again.view.phase is SeatPhase.PLAYING, "back at the table")
+                    and not again.view.replaying and again.view.playing, "back at the table")
         assert (again.config.room, again.view.hand) == ("crashed", hand)
 
 
@@ -1109,7 +1189,7 @@ async def test_the_start_screen_offers_an_unfinished_game_against_the_computer()
 
     app = computer_game(seeds=fixed(3))
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: my_turn_or_over(app) and app.view.phase is SeatPhase.PLAYING, "my turn")
+        await until(pilot, lambda: my_turn_or_over(app) and app.view.playing, "my turn")
         room, hand = app.config.room, app.view.hand
     again = DiscardApp(computer_config(), terminal_profile(), pick=True)
     async with again.run_test(size=(60, 20)) as pilot:
@@ -1120,5 +1200,26 @@ async def test_the_start_screen_offers_an_unfinished_game_against_the_computer()
             text_of(again.screen, "#yours-detail").replace("\n", " ")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
-                    and not again.view.replaying and again.view.phase is SeatPhase.PLAYING, "back at the table")
+                    and not again.view.replaying and again.view.playing, "back at the table")
         assert (again.config.room, again.view.hand) == (room, hand)
+
+
+async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_the_relay_s_time():
+    from tabletop.clock import Clock, ClockView, Wait
+
+    since = 1_800_000_000_000  # the relay's time (ms) when the wait began
+    clock = ClockView(Clock(move_ms=20_000, bank_ms=60_000), banks=(60_000, 45_000), waits=(Wait(1, 3, since),))
+    app = discard_table(my_turn=False, clock=clock, relay_offset=since / 1000 - 100.0)  # monotonic 100 s: at since
+    async with app.run_test(size=(80, 24)) as pilot:
+        status = app.screen.query_one(StatusBar)
+        app.table.update(app.view, now=107.0)
+        await pilot.pause()
+        assert status.clock == "Computer 0:13 · bank 0:45" and not status.hurry
+        assert "⏱ Computer 0:13 · bank 0:45" in status.render().plain.splitlines()[1]
+        app.table.update(dataclasses.replace(app.view, my_turn=True, clock=dataclasses.replace(
+            clock, waits=(Wait(0, 4, since),))), now=100.0 + 75.5)  # 20 s of the move, then 55.5 of 60 s of bank
+        await pilot.pause()
+        assert status.clock == "you 0:00 · bank 0:05" and status.hurry
+        app.table.update(dataclasses.replace(app.view, phase=Phase.OVER))
+        await pilot.pause()
+        assert status.clock == ""

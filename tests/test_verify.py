@@ -53,6 +53,12 @@ async def test_a_fair_game_is_kept_and_verified(transcript, tmp_path, capsys):
     code, [line] = run(tmp_path, transcript, capsys)
     assert code == 0
     assert line.startswith("game 1 (discard, ana vs bo): ") and " won. Checked: every shuffle, deal and move " in line
+    watched = copy.deepcopy(transcript)  # a watcher came and went mid-game (relay 1.3): the relay's, nobody's move
+    middle = len(watched["events"]) // 2
+    for at, count in ((middle + 1, 0), (middle, 1)):
+        watched["events"].insert(at, {"seq": 0, "seat": -1, "name": "zed", "kind": "watch", "body": {"watching": count},
+                                      "time": watched["events"][middle]["time"]})
+    assert run(tmp_path, faithful(watched), capsys) == (0, [line])
 
 
 async def test_a_game_cut_short_is_unfinished_exit_3_and_nobody_is_blamed(transcript, tmp_path, capsys):

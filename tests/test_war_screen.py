@@ -12,12 +12,11 @@ from discard_tui.app import DiscardApp, PlayConfig
 from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.violation_screen import ViolationScreen
 from discard_tui.profile import terminal_profile
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from discard_tui.war_screen import Trick, WarScreenView
 from discard_tui.widgets import DrawPile, StatusBar
 from games.war.strategy import turn
 from tabletop import wire
-from tabletop.values import Phase
 from tabletop.words import verdict_words
 from pilot import TableHarness, offline_room, settled, until
 
@@ -99,7 +98,7 @@ async def test_a_again_stops_auto_play_mid_game():
         assert "Auto-playing to the end of the game: a stops" in status(app)
         app.simulate_key("a")  # stop: my seat turns no more; the computer finishes its own turn
         await until(pilot, lambda: not board(app).auto, "auto-play to stop")
-        assert app.view.phase is SeatPhase.PLAYING and board(app).moves < 515  # long before the end
+        assert app.view.playing and board(app).moves < 515  # long before the end
         # My turn, by the table itself, with no turn of mine on its way (auto-play may have sent one just before
         # the key, and the view is built after each ledger event, not after each post).
         session = app.seat
@@ -137,7 +136,7 @@ async def test_auto_play_stops_cleanly_at_a_violation():
         problem = app.screen.query_one("#problem").render().plain
         assert problem.startswith("Computer sent a wrong key for card ") and "not their committed key" in problem
         assert app.seat.transcript_path is not None and app.seat.transcript_path.exists()
-        assert not board(app).auto and app.view.phase is SeatPhase.VIOLATION
+        assert not board(app).auto and app.view.phase is Phase.VIOLATION
         mine = [e for e in app.seat.events if e.kind == "post" and e.seat == app.seat.table.me]
         assert mine[-1].seq < app.seat.events[-1].seq  # nothing of mine after the cheat
         assert app.view.log[-1] == f"stopped: {problem}"
@@ -158,7 +157,7 @@ async def test_every_refused_key_says_why():
         assert screen.refused(dataclasses.replace(view, auto=True), "turn") == "auto-play turns for you: a stops it"
         assert screen.refused(dataclasses.replace(view, turn_refusal="your last turn is still on its way"),
                               "turn") == "your last turn is still on its way"
-        over = dataclasses.replace(view, phase=SeatPhase.OVER)
+        over = dataclasses.replace(view, phase=Phase.OVER)
         assert screen.refused(over, "turn") == screen.refused(over, "autoplay") == "the game is not under way"
         app.show(my_turn=False)  # as it looks while the computer thinks: Enter and a click are refused, and say why
         await pilot.press("enter")
@@ -209,7 +208,7 @@ async def test_help_open_while_joining_a_war_room_then_the_war_table(players, re
         assert isinstance(app.screen, HelpScreen)
         await until(pilot, lambda: app.view is not None and app.view.number == 1 and app.config.game == "war",
                     "the room's game")
-        await until(pilot, lambda: app.view.phase is SeatPhase.PLAYING, "the cards dealt")
+        await until(pilot, lambda: app.view.playing, "the cards dealt")
         for _ in range(3):
             app._tick()  # the once-a-second refresh, while help is still open
         assert isinstance(app.screen, HelpScreen)  # still reading help: the game goes on under it

@@ -156,7 +156,7 @@ def start_playing(browser: Browser, url: str, name: str, room: str | None = None
         for label in ("Game", "Opponent"):
             browser.press(Keys.TAB)
             browser.wait_for(lambda _: focused_field(browser) == label, f"the focus on {label}")
-        browser.press(Keys.ENTER)
+        browser.press(Keys.SPACE)  # opens the list (Enter plays)
         browser.wait_for_text("a person, in a room on the relay")
         browser.press(Keys.DOWN, Keys.ENTER)
         browser.wait_for_text("A friend in a terminal joins with")
@@ -233,6 +233,28 @@ def test_a_visitor_plays_a_bot_over_a_relay_fairly_while_the_only_table_is_taken
     close_tab_and_wait_until_gone(browser, processes, home)
     with urllib.request.urlopen(server.url, timeout=10) as page:  # the table is free again
         assert page.status == 200
+
+
+def test_the_page_says_at_once_that_the_game_starts_and_keys_typed_before_it_is_up_do_nothing(web, browser):
+    """The page was blank for seconds and keys typed then were acted on when the app came up, some of them: the
+    first visitor ended in the lobby instead of against the computer. The tab's title stayed "discard"."""
+    server = web()
+    browser.open(server.url)
+    assert "Starting your game of discard" in browser.page_text()  # before the app has sent a byte
+    browser.wait_for(lambda _: browser.newest is not None, "the page's websocket")
+    browser.driver.execute_script("document.querySelector('.xterm-helper-textarea').focus()")
+    browser.press("xyz", Keys.TAB)  # an app takes a second or more to start: these reach the server first
+    assert not browser.driver.execute_script("return document.body.classList.contains('-ready')")
+    browser.wait_for(lambda _: "Starting your game" not in browser.page_text(), "the page without its notice")
+    lines = browser.wait_for(lambda lines: field(lines, "Name") and focused_field(browser), "the start screen")
+    assert field(lines, "Name") == "guest" and focused_field(browser) == "Name"  # nothing typed early landed
+    browser.press(Keys.TAB)
+    browser.wait_for(lambda _: focused_field(browser) == "Game", "the focus on Game")
+    browser.press(Keys.SPACE)
+    browser.wait_for_text("rps", "holdem")  # the list of games is open
+    browser.press(*[Keys.DOWN] * 4, Keys.ENTER)  # discard, rps, war, cabo, holdem
+    browser.wait_for(lambda lines: field(lines, "Game") == "holdem", "holdem chosen")
+    browser.wait_for(lambda _: browser.driver.title == "Texas Hold'em", "the game's name in the tab's title")
 
 
 def refused_visit(url: str) -> int | None:

@@ -8,7 +8,7 @@ from discard_tui.app import DiscardApp, PlayConfig
 from discard_tui.discard_screen import article
 from discard_tui.profile import terminal_profile
 from discard_tui.table_screen import capitalized
-from discard_tui.view import SeatPhase
+from tabletop.values import Phase
 from discard_tui.war_screen import trick_state
 
 
@@ -30,7 +30,7 @@ def test_the_palettes_quit_says_it_asks_first():
 
 
 def test_war_says_no_trick_number_before_the_first_card_is_turned():
-    view = SimpleNamespace(phase=SeatPhase.PLAYING, board=object(), trick=((), ()), tricks=0, taker=None, war=False,
+    view = SimpleNamespace(phase=Phase.PLAYING, board=object(), trick=((), ()), tricks=0, taker=None, war=False,
                            limit=500, me=0, names=("you", "bo"))
     assert trick_state(view) == "At most 500 tricks\nnothing turned yet"  # type: ignore[arg-type]
     turned = SimpleNamespace(**{**vars(view), "trick": (("7♠",), ("K♦",)), "taker": 1, "tricks": 1})
@@ -100,3 +100,17 @@ def test_a_relay_frame_nested_past_pythons_limit_is_named_not_raised():
     client = RelayClient("ws://relay.example:1", "room", "ana")
     with pytest.raises(RelayError, match="not a discard relay frame"):
         client._frame("[" * 200_000 + "]" * 200_000)
+
+
+def test_every_phase_has_a_headline_and_a_seat_says_why_it_stopped():
+    from tabletop.values import Progress
+    from tabletop.words import HEADLINES, PROGRESS, headline_words, progress_words
+
+    assert set(HEADLINES) == set(Phase) and set(PROGRESS) <= set(Phase)
+    assert progress_words(Progress(Phase.SHUFFLING, 1, 4, step=2, steps=4)) == "Shuffling: step 2 of 4"
+    names = ("ana", "bo", "cy")
+    assert headline_words(Phase.PLAYING, names, 0, to_move=2) == "cy's turn"
+    assert headline_words(Phase.WAITING, names, 0) == "Waiting for players"
+    assert headline_words(Phase.WAITING, names[:2], 0, number=2) == "Waiting for bo"
+    assert headline_words(Phase.PLAYING, names, 0, my_turn=True, failed=True) == "Disconnected"  # the game stopped
+    assert headline_words(Phase.WAITING, names, 0, connecting=True) == "Connecting"

@@ -3,10 +3,11 @@ compares without importing the rules."""
 
 from enum import Enum
 
-from tabletop.about import About, Number
+from tabletop.about import About, Number, clock
 
 POINTS = Number("points", 1, 1000, 66, "the game ends once a total passes N")
-ABOUT = About("cabo", "cabo", seats=range(2, 6), default_seats=3, options=(POINTS,))
+MOVE_TIME, TIME_BANK = clock(20, 60)  # the action clock: seconds a move, and the bank
+ABOUT = About("cabo", "cabo", seats=range(2, 6), default_seats=3, options=(POINTS, MOVE_TIME, TIME_BANK))
 
 
 class Stage(str, Enum):

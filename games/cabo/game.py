@@ -17,7 +17,7 @@ from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import MAX_DEALS, STRICT, Message
 
-from .about import ABOUT, POINTS, Stage
+from .about import ABOUT, MOVE_TIME, POINTS, TIME_BANK, Stage
 from .moves import MOVES, CaboView, Discard, Draw, Peek, Replace, Showdown, Slot, Spy, Stop, Swap, Take
 from .rules import VALUES, Round, finished, ordinal, winners
 from .strategy import simple
@@ -26,6 +26,8 @@ from .strategy import simple
 class CaboOptions(BaseModel):
     model_config = STRICT
     points: int = option_field(POINTS)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass
@@ -187,6 +189,23 @@ class CaboState(GameState[int]):
     def owed(self, seat: int) -> Message | None:
         r = self.round
         return Showdown() if r.stage is Stage.SHOWDOWN and r.turn == seat else None
+
+    def time_out(self, seat: int) -> Message:
+        """A seat out of time draws, and discards what it drew (a power it gives is used on the first card it
+        may name: its own first card, or the next player's first); a card taken from the discard pile replaces its
+        first card; at a round's end it shows its hand as ever."""
+        r = self.round
+        mine = r.hands[seat]
+        if r.stage is Stage.TURN:
+            return Draw(pos=r.draw_pile[0])  # a round with nothing to draw is at its showdown
+        if r.stage is Stage.TAKEN:
+            return Discard() if r.from_draw else Replace(positions=[mine[0]])
+        if r.stage is Stage.PEEK:
+            return Peek(pos=mine[0])
+        theirs = next(hand for k in range(1, r.seats) if (hand := r.hands[(seat + k) % r.seats]))
+        if r.stage is Stage.SPY:
+            return Spy(pos=theirs[0])
+        return Swap(mine=mine[0], theirs=theirs[0]) if r.stage is Stage.SWAP else Showdown()
 
     def legal_moves(self, seat: int) -> list[Message]:
         r = self.round

@@ -13,8 +13,8 @@ from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message
 
-from .about import ABOUT, DECK
-from .moves import CantMove, DiscardCard, DiscardView, Draw
+from .about import ABOUT, DECK, MOVE_TIME, TIME_BANK
+from .moves import CantMove, DiscardCard, DiscardView, Draw, OutOfTime
 from .rules import Board, matches, short_mismatch
 from .strategy import simple
 
@@ -22,6 +22,8 @@ from .strategy import simple
 class DiscardOptions(BaseModel):
     model_config = STRICT
     deck: Literal["full", "short"] = option_field(DECK)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass
@@ -50,6 +52,8 @@ class DiscardState(GameState[Card]):
                                     rule=short_mismatch(card, top))
         elif isinstance(move, CantMove):
             self.board.check_cant_move(seat)
+        elif isinstance(move, OutOfTime):
+            self.board.check_turn(seat, "ran out of time")
         else:
             raise RuleViolation(f"sent {move.type!r}, which is no discard move")
 
@@ -58,6 +62,8 @@ class DiscardState(GameState[Card]):
             return [Show(move.pos, seat)]
         if isinstance(move, DiscardCard):
             return [Show(move.pos)]
+        if isinstance(move, OutOfTime):
+            return []
         if self.setup.proven:  # cant_move: its cards shown to everyone, so that the claim is judged now
             return [Show(pos) for pos in self.board.hands[seat]]
         return []
@@ -67,6 +73,8 @@ class DiscardState(GameState[Card]):
             self.board.apply_draw(seat, move.pos)
         elif isinstance(move, DiscardCard):
             self.board.apply_discard(seat, move.pos)
+        elif isinstance(move, OutOfTime):
+            self.board.apply_time_out(seat)
         else:
             self.board.apply_cant_move(seat)
 
@@ -87,6 +95,11 @@ class DiscardState(GameState[Card]):
             return CantMove()
         return None
 
+    def time_out(self, seat: int) -> Message:
+        """A seat out of time draws; with nothing to draw, it loses."""
+        pile = self.board.draw_pile
+        return Draw(pos=pile[0]) if pile else OutOfTime()
+
     def legal_moves(self, seat: int) -> list[Message]:
         t = self.board
         if t.over or t.turn != seat or not t.knows_hand(seat):
@@ -101,7 +114,9 @@ class DiscardState(GameState[Card]):
         if t.winner is None:
             return None
         loser = (t.winner + 1) % t.seats
-        if t.hands[t.winner]:
+        if t.timed_out:
+            reason = f"{{{loser}}} ran out of time with nothing to draw: {{{t.winner}}} won"
+        elif t.hands[t.winner]:
             reason = f"{{{loser}}} could not move: {{{t.winner}}} won"
         else:
             reason = f"{{{t.winner}}} discarded the last card and won"
@@ -112,6 +127,8 @@ class DiscardState(GameState[Card]):
             return f"drew {self.faces[move.pos]}" if move.pos in self.faces else "drew a card"
         if isinstance(move, DiscardCard):
             return f"discarded {self.faces[move.pos]}"
+        if isinstance(move, OutOfTime):
+            return "lost: nothing was left to draw"
         return "had no card to play and none to draw"  # the outcome that follows says "could not move"
 
     def view(self, seat: int) -> DiscardView:

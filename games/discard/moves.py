@@ -23,6 +23,13 @@ class DiscardCard(Message):
     pos: Position
 
 
+class OutOfTime(Message):
+    """Made by the table, never sent: my time ran out with no card to draw, and I lose (docs/games.md, "The
+    clock")."""
+
+    type: Literal["out_of_time"] = "out_of_time"
+
+
 class CantMove(Message):
     """I can neither discard nor draw: I lose. The audit checks the claim."""
 

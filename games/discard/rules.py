@@ -49,6 +49,7 @@ class Board:
     discard_pile: list[int] = field(default_factory=list)
     turn: int = -1
     winner: int | None = None
+    timed_out: bool = False  # the loser's time ran out
 
     def __post_init__(self) -> None:
         """The deal: the starter takes positions 0..4, the next seat 5..9, …; the starter moves first."""
@@ -138,6 +139,11 @@ class Board:
         if every_face and (disproof := false_claim(self.hand_cards(player), self.top)) is not None:
             raise RuleViolation(f"claimed they could not move, but held {disproof}, which could go on {self.top}")
         self.winner = (player + 1) % self.seats  # two players: the other one wins
+
+    def apply_time_out(self, player: int) -> None:
+        """``player``'s time ran out with nothing left to draw: it loses (its hand stays unseen)."""
+        self.check_turn(player, "ran out of time")
+        self.winner, self.timed_out = (player + 1) % self.seats, True
 
     def _next_turn(self) -> None:
         self.turn = (self.turn + 1) % self.seats

@@ -20,9 +20,9 @@ from tabletop.deck import Show as Reveal
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message
 
-from .about import ABOUT, BLINDS, CHIPS, HANDS, Stage
+from .about import ABOUT, BLINDS, CHIPS, HANDS, MOVE_TIME, TIME_BANK, Stage
 from .history import Played, phhs
-from .moves import MOVES, Board, Call, Check, Fold, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
+from .moves import MOVES, Board, Call, Check, Fold, Habits, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
 from .rules import (DECK, STREETS, Hand, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
                     parse_blinds)
 from .strategy import player
@@ -115,6 +115,8 @@ class HoldemOptions(BaseModel):
     chips: int = option_field(CHIPS)
     blinds: Literal["5/10", "10/20", "25/50", "50/100"] = option_field(BLINDS)
     hands: int = option_field(HANDS)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass
@@ -127,6 +129,7 @@ class HoldemState(GameState[str]):
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERBS.values(), 0))  # bet moves made, by kind
     said: str = ""  # the last move in words, for describe
     actions: dict[int, str] = field(default_factory=dict)  # this street: each seat's last action, "Raised to 80"
+    habits: dict[int, Habits] = field(default_factory=dict)  # each seat's bet moves so far (none yet: absent)
     played: list[Played] = field(default_factory=list)  # every finished hand, for the hand history
     moves: list[tuple[int, Message, str]] = field(default_factory=list)  # this hand: each move and its words
 
@@ -244,6 +247,9 @@ class HoldemState(GameState[str]):
         action = self._action(seat, move)
         if type(move) in VERBS:
             self.counts[VERBS[type(move)]] += 1
+            was, faced = self.habits.get(seat, Habits()), h.to_call() > 0
+            self.habits[seat] = Habits(was.moves + 1, was.raises + isinstance(move, Raise), was.faced + faced,
+                                       was.folded + (faced and isinstance(move, Fold)))
         if isinstance(move, Fold):
             h.fold()
         elif isinstance(move, (Check, Call)):
@@ -338,6 +344,16 @@ class HoldemState(GameState[str]):
         if h.stage is Stage.SHOWDOWN and not h.shown:
             return Show(positions=list(h.hole(seat)))
         return None
+
+    def time_out(self, seat: int) -> Message:
+        """A seat out of time checks, else folds; at showdown it mucks where it may, else shows; the board is
+        dealt as ever."""
+        h = self.hand
+        if h.stage is Stage.BOARD:
+            return Board(positions=list(h.next_street()))
+        if h.stage is Stage.SHOWDOWN:
+            return Muck() if h.shown and h.may_muck() else Show(positions=list(h.hole(seat)))
+        return Fold() if h.to_call() else Check()
 
     def legal_moves(self, seat: int) -> list[Message]:
         h = self.hand
@@ -442,7 +458,8 @@ class HoldemState(GameState[str]):
                 all_in=not over and h.all_in(s),
                 hole=tuple(self.seen_face(seat, pos) for pos in h.hole(s)) if dealt else (),
                 positions=h.hole(s) if dealt else (), shown=s in h.shown,
-                mucked=s in h.mucked, action="" if over else self.actions.get(s, ""))
+                mucked=s in h.mucked, action="" if over else self.actions.get(s, ""),
+                habits=self.habits.get(s, Habits()))
 
         acting = h.to_move() if h.stage is Stage.BETTING else None
         return HoldemView(

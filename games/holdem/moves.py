@@ -64,6 +64,16 @@ MOVES: tuple[type[Message], ...] = (Fold, Check, Call, Raise, Board, Show, Muck)
 
 
 @dataclass(frozen=True)
+class Habits:
+    """How a seat has bet so far in the game, as every seat saw it: what a poker player reads of an opponent."""
+
+    moves: int = 0  # its folds, checks, calls, bets and raises
+    raises: int = 0  # of those, bets and raises (all in included)
+    faced: int = 0  # times it had a bet to call
+    folded: int = 0  # of those, the times it folded
+
+
+@dataclass(frozen=True)
 class Player:
     """One seat as one seat sees it."""
 
@@ -78,6 +88,7 @@ class Player:
     shown: bool  # shown at showdown
     mucked: bool
     action: str = ""  # its last action this street, "Raised to 80", "Big blind 20"; "" for none or a fold
+    habits: Habits = Habits()  # how it has bet so far in the game
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,42 @@
-"""The computer's Hold'em player: simple, legal, and deterministic for its seed.
+"""The computer's Hold'em player: legal, deterministic for its seed, and hard to exploit with one fixed habit.
 
-Before the flop it plays by hand-strength tiers. After the flop it weighs its
-equity against random hands (a Monte-Carlo count with eval7's evaluator)
-against the pot odds: it folds junk, value-bets strong hands (and fair ones
-half the time when checked to), and now and then bluffs, or raises a bet it
-would otherwise fold. At showdown it mucks only a hand beaten, in every pot
-it could win, by a hand already shown. Every random draw comes from a
-generator seeded by the strategy's seed and the point of the hand, so the
-same seed makes the same moves, however often it is asked.
+It reads its opponents as a poker player does, from what every seat saw them
+do (``Player.habits``): how often each bets or raises, and how often it folds
+to a bet. A raise is taken to come from the best share of hands that seat
+raises with (a player who raises every hand holds any two cards), a call from
+the share it continues with.
+
+Before the flop it ranks its hand by its all-in equity against one random
+hand (:data:`RANKING`). Chips that decide its stack (a shove, or a bet of a
+third of its stack or more) it puts in by the reasoning of the push/fold
+equilibrium charts (the heads-up Nash charts of HoldemResources.net,
+https://www.holdemresources.net/h/poker-theory/hune/usage.html, and the
+jam-or-fold games of Chen and Ankenman, *The Mathematics of Poker*, 2006): it
+calls when its equity against the shover's range beats the pot odds, and
+shoves short (:data:`SHORT` big blinds or less) when the chips it wins from
+folds and calls together beat folding. To these pot odds it adds a premium
+that grows with the effective stack in big blinds (:func:`premium`): a deep
+stack can wait for a better spot, a short one cannot, as the blinds double
+every ten hands. Otherwise it opens the pot from the button and the small
+blind with most hands (the button is defended, not given up), raises an
+opponent who folds too often with any two cards, and defends its big blind
+against a raise by the equity it has against the raiser's range.
+
+After the flop it weighs its equity against each opponent still in (a
+Monte-Carlo count with eval7's evaluator) against the pot odds: it bets strong
+hands for value (against a calling station thinner, by how far ahead it is,
+and never bluffs one), bluffs a player who folds too often, and calls a bettor by how
+often that bettor bets: a player who bets every street holds any two cards.
+At showdown it mucks only a hand beaten, in every pot it could win, by a hand
+already shown. Every random draw comes from a generator seeded by the
+strategy's seed and the point of the hand, so the same seed makes the same
+moves, however often it is asked.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import random
 from collections.abc import Mapping, Sequence
 
@@ -20,55 +45,126 @@ import eval7
 from tabletop.table import Strategy, Table
 from tabletop.wire import Message
 
-from .moves import Call, Check, Fold, HoldemView, Muck, Raise, Show
 from .about import Stage
+from .moves import Call, Check, Fold, Habits, HoldemView, Muck, Player, Raise, Show
 from .rules import DECK, RANKS
 
+# The 169 kinds of starting hand, best first, by all-in equity against one random hand (eval7, 40,000 deals each):
+# a pair, "s" suited, "o" offsuit.
+RANKING = """
+AA KK QQ JJ TT 99 88 AKs AQs 77 AJs AKo ATs AQo KQs 66 AJo KJs ATo A9s KTs A8s KQo A7s KJo A9o QJs 55 KTo QTs
+A6s K9s A5s A8o A4s A7o QJo K8s Q9s QTo A5o A3s JTs K9o A2s K7s A6o 44 K6s A4o Q8s K8o A3o K5s Q9o K7o J9s JTo
+A2o K4s Q7s K6o J8s K3s T9s Q8o K2s 33 Q6s K5o J9o Q5s K4o J7s T8s Q4s Q7o J8o T9o Q6o K3o 98s Q3s K2o J6s T7s
+Q2s Q5o 22 J5s J7o T8o Q4o T6s J4s 97s J3s Q3o J6o 98o 87s T5s J2s J5o Q2o T7o 96s 86s T4s 97o T6o J4o T3s 95s
+76s J3o 87o T2s J2o 96o 94s T5o 85s 86o 75s T4o 65s 93s 95o 92s 84s 76o T3o 74s T2o 54s 85o 64s 94o 83s 75o
+73s 82s 65o 93o 63s 53s 84o 92o 43s 74o 54o 72s 52s 64o 83o 62s 82o 42s 53o 73o 63o 32s 43o 52o 72o 62o 42o
+32o
+""".split()
+
 SAMPLES = 300  # Monte-Carlo deals per equity estimate
+NARROWEST = 0.05  # the narrowest range an opponent is given (so that two of them are never out of cards)
+PREMIUM = 0.035  # equity a call of the whole stack needs beyond the pot odds, per doubling of the stack past six big
+# blinds (see premium)
+PREMIUM_CAP = 0.12  # and at most this
+SHORT = 12  # effective stack, in big blinds, from which the first to raise shoves or folds
+RAISE_BB = 2.5  # an opening raise, in big blinds
 VALUE = 0.65  # equity from which a hand is bet, or raised, for value
 RERAISE = 0.8  # equity from which a bet is raised for value (below it, a strong hand calls)
 THIN = 0.5  # equity from which a hand checked to is bet for value half the time
-MARGIN = 0.15  # equity a call needs above the pot odds (a bettor holds more than a random hand)
+STATION_BETS = ((0.85, 1.0), (0.7, 0.5), (0.55, 1 / 3))  # against a calling station: the share of the pot bet
+# from each equity (below the last, a check)
+MARGIN = 0.15  # equity a call needs above the pot odds against a player who seldom bets
 BLUFF = 0.2  # how often it bets when checked to with a weak hand
-RAISE_BLUFF = 0.05  # how often it raises a bet with a hand that would fold
-OPEN = 0.5  # how often a playable hand (tier 3) raises when nobody has raised
-STEAL = 0.15  # how often it raises junk before the flop when nobody has raised
-LIMP = 0.35  # how often junk completes the small blind, or calls one big blind
-def tier(hole: Sequence[str]) -> int:
-    """1 premium (QQ+, AK), 2 strong (99+, AQ, AJs, KQs), 3 playable (pairs, broadways, suited aces and
-    connectors), 4 the rest."""
-    high, low = sorted((RANKS.index(card[0]) for card in hole), reverse=True)
-    suited = hole[0][1] == hole[1][1]
-    ace, king, queen, jack, ten = (RANKS.index(r) for r in "AKQJT")
-    if high == low:
-        return 1 if high >= queen else 2 if high >= RANKS.index("9") else 3
-    if (high, low) == (ace, king):
-        return 1
-    if (high, low) == (ace, queen) or (suited and (high, low) in {(ace, jack), (king, queen)}):
-        return 2
-    if low >= ten or (suited and (high == ace or high - low <= 2 and low >= RANKS.index("5"))):
-        return 3
-    return 4
+OPEN = 0.55  # share of hands it opens with from the button or the small blind, when nobody has raised
+OPEN_EARLY = 0.25  # share of hands it opens with from a seat that more players act after
+LIMP = 0.8  # share of hands the small blind completes with when it does not raise
+WILD = 0.6  # betting or raising this often makes a player who re-raises every pot
+DEFEND = 0.05  # equity it gives up against a raiser's range in the big blind, for its position and the raise it faces
+PRIOR = 4  # moves of an average player assumed before a seat's own habits are seen
+PRIOR_RAISES = 0.2  # an average player bets or raises one move in five
+PRIOR_FOLDS = 0.4  # and folds to two bets in five
+STATION = 0.2  # folding to fewer bets than this makes a calling station
+FOLDER = 0.65  # folding to more bets than this makes a player to bluff
 
 
-def equity(hole: Sequence[str], board: Sequence[str], opponents: int, rng: random.Random) -> float:
-    """My share of the pot against ``opponents`` random hands, by :data:`SAMPLES` random completions."""
+@functools.cache
+def kind(hole: tuple[str, str]) -> str:
+    """The starting hand's kind: "AA", "AKs", "T9o"."""
+    high, low = sorted(hole, key=lambda card: RANKS.index(card[0]), reverse=True)
+    if high[0] == low[0]:
+        return high[0] + low[0]
+    return high[0] + low[0] + ("s" if high[1] == low[1] else "o")
+
+
+COMBOS = {hand: 6 if len(hand) == 2 else 4 if hand[2] == "s" else 12 for hand in RANKING}
+TOP = {hand: sum(COMBOS[other] for other in RANKING[:k + 1]) / 1326 for k, hand in enumerate(RANKING)}
+
+
+def top(hole: Sequence[str]) -> float:
+    """The share of starting hands as good as this one or better: 0.0045 for aces, 1.0 for seven-deuce."""
+    return TOP[kind((hole[0], hole[1]))]
+
+
+@functools.cache
+def hands_in(share: float) -> tuple[tuple[str, str], ...]:
+    """Every two-card hand of the best ``share`` of starting hands (at least the aces)."""
+    kinds = [hand for hand in RANKING if TOP[hand] <= max(share, TOP["AA"])]
+    cards = [(a, b) for i, a in enumerate(DECK) for b in DECK[i + 1:]]
+    return tuple(pair for pair in cards if kind(pair) in kinds)
+
+
+def range_equity(hole: Sequence[str], board: Sequence[str], shares: Sequence[float], rng: random.Random,
+                 samples: int = SAMPLES) -> float:
+    """My share of the pot against one opponent per entry of ``shares``, each holding a hand from the best that
+    share of starting hands (1.0: any two cards), by ``samples`` random deals."""
     known = {*hole, *board}
-    rest = [card for card in DECK if card not in known]
     mine = [eval7.Card(card) for card in hole]
     shared = [eval7.Card(card) for card in board]
+    ranges = [hands_in(round(max(share, NARROWEST), 2)) for share in shares]
     total = 0.0
-    for _ in range(SAMPLES):
-        drawn = [eval7.Card(card) for card in rng.sample(rest, 2 * opponents + 5 - len(board))]
-        runout = shared + drawn[2 * opponents:]
+    for _ in range(samples):
+        used = set(known)
+        others = []
+        for hands in ranges:
+            pair = rng.choice(hands)
+            while pair[0] in used or pair[1] in used:
+                pair = rng.choice(hands)
+            used.update(pair)
+            others.append([eval7.Card(card) for card in pair])
+        rest = [card for card in DECK if card not in used]
+        runout = shared + [eval7.Card(card) for card in rng.sample(rest, 5 - len(board))]
         me = eval7.evaluate(mine + runout)
-        others = [eval7.evaluate(drawn[2 * k:2 * k + 2] + runout) for k in range(opponents)]
-        best = max(others)
+        scores = [eval7.evaluate(other + runout) for other in others]
+        best = max(scores)
         if me > best:
             total += 1
         elif me == best:
-            total += 1 / (1 + others.count(best))
-    return total / SAMPLES
+            total += 1 / (1 + scores.count(best))
+    return total / samples
+
+
+def equity(hole: Sequence[str], board: Sequence[str], opponents: int, rng: random.Random) -> float:
+    """My share of the pot against ``opponents`` random hands."""
+    return range_equity(hole, board, [1.0] * opponents, rng)
+
+
+def aggression(habits: Habits) -> float:
+    """How often a seat bets or raises, its habits weighed with an average player's."""
+    return (habits.raises + PRIOR * PRIOR_RAISES) / (habits.moves + PRIOR)
+
+
+def folding(habits: Habits) -> float:
+    """How often a seat folds to a bet, its habits weighed with an average player's."""
+    return (habits.folded + PRIOR * PRIOR_FOLDS) / (habits.faced + PRIOR)
+
+
+def premium(depth: float) -> float:
+    """The equity a call of my stack needs beyond the pot odds, at an effective stack of ``depth`` big blinds: none
+    at six big blinds or less, where the blinds leave no time to wait, then 3.5 points for each doubling (about 11
+    at the 50 big blinds a sit-and-go starts with). Fitted to the heads-up game against always all-in solved exactly
+    (benchmarks/holdem.py, ``best_against_all_in``), whose best calls need 11 points over the pot odds at 50 big
+    blinds, 8 at 25, 5 at 12 and 2 at 6."""
+    return min(PREMIUM_CAP, max(0.0, PREMIUM * math.log2(depth / 6))) if depth > 0 else 0.0
 
 
 def raise_to(view: HoldemView, fraction: float) -> Message:
@@ -82,44 +178,129 @@ def raise_to(view: HoldemView, fraction: float) -> Message:
     return Raise(to=max(least, min(most, wanted)))
 
 
+def shove(view: HoldemView) -> Message:
+    """All in: the largest raise, or a call when the betting is closed to raises."""
+    bounds = view.raise_bounds
+    return Raise(to=bounds[1]) if bounds else Call() if view.to_call else Check()
+
+
+def rivals(view: HoldemView) -> list[Player]:
+    """The other players still in the hand."""
+    return [p for p in view.players if p.dealt and not p.folded and not p.mucked and p.seat != view.me]
+
+
+def pot_odds(view: HoldemView) -> float:
+    """The share of the pot a call must win to break even; the part of a bet I cannot match comes back."""
+    mine = view.mine
+    call = min(view.to_call, mine.chips)
+    returned = max(0, max(p.bet for p in view.players) - (mine.bet + call))
+    return call / (view.total - returned + call)
+
+
+def depth(view: HoldemView) -> float:
+    """The effective stack in big blinds: my chips against the biggest other stack still in the hand (bets
+    included)."""
+    mine = view.mine.chips + view.mine.bet
+    others = [p.chips + p.bet for p in rivals(view)]
+    return min(mine, max(others, default=0)) / view.blinds[1]
+
+
 def preflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Message:
-    """By tiers: premium hands raise and re-raise; strong ones raise an unraised pot and call up to six big
-    blinds; playable ones raise an unraised pot half the time and call up to three; junk checks when it may, now
-    and then steals an unraised pot or calls a single big blind, and folds the rest."""
-    big = view.blinds[1]
-    owe = view.to_call
-    strength = tier(hole)
-    if strength == 1:
+    """Before the flop: a bet that decides my stack by the push/fold reasoning; an unraised pot opened, or shoved
+    when short; a smaller raise called or re-raised by my equity against the raiser's range."""
+    big, mine, owe = view.blinds[1], view.mine, view.to_call
+    others = rivals(view)
+    raisers = [p for p in others if p.bet > big]
+    stake = min(owe, mine.chips)
+    if raisers and (stake * 3 >= mine.chips + mine.bet or any(p.all_in for p in raisers)):
+        return stack_off(view, hole, raisers, rng)
+    if not raisers:
+        return unraised(view, hole, others, rng)
+    share = range_equity(hole, (), [aggression(p.habits) for p in raisers], rng)
+    if any(aggression(p.habits) >= WILD for p in raisers):  # a re-raise would be re-raised: all in, or see a flop
+        if share >= 0.5 + premium(depth(view)):
+            return shove(view)
+    elif share >= 1.2 / (1 + len(raisers)) and view.raise_bounds is not None:
         return raise_to(view, 1.0)
-    if strength == 2:
-        if owe <= big:
-            return raise_to(view, 1.0)
-        return Call() if owe <= 6 * big or owe * 10 <= view.mine.chips else Fold()
-    if owe <= big and rng.random() < (OPEN if strength == 3 else STEAL):
-        return raise_to(view, 0.75)
+    return Call() if share >= pot_odds(view) - DEFEND else Fold()
+
+
+def stack_off(view: HoldemView, hole: Sequence[str], raisers: Sequence[Player], rng: random.Random) -> Message:
+    """Facing a shove, or a bet of a third of my stack or more: call (all in, when the betting is open to it and my
+    equity is high) when my equity against the raisers' ranges beats the pot odds and the stack's premium."""
+    share = range_equity(hole, (), [aggression(p.habits) for p in raisers], rng)
+    if share < pot_odds(view) + premium(depth(view)):
+        return Fold()
+    return shove(view) if share >= 0.6 and not any(p.all_in for p in raisers) else Call()
+
+
+def unraised(view: HoldemView, hole: Sequence[str], others: Sequence[Player], rng: random.Random) -> Message:
+    """Nobody has raised: short, shove or fold by the chips that folds and calls win; against a player who re-raises
+    every pot, shove what stands that re-raise and fold the rest; else open the pot (from the button and the small
+    blind most hands, every hand against players who fold too much); else check, complete the small blind, or
+    fold."""
+    big, owe = view.blinds[1], view.to_call
+    stack = depth(view)
+    if view.raise_bounds is None:
+        return Check() if not owe else Call() if owe * 2 <= big else Fold()
+    if stack <= SHORT:
+        return shove(view) if shove_gains(view, hole, others, rng) else Check() if not owe else Fold()
+    wild = [p for p in others if aggression(p.habits) >= WILD]
+    if wild:  # a raise would be re-raised: shove what calls that re-raise
+        share = range_equity(hole, (), [aggression(p.habits) for p in wild], rng)
+        return shove(view) if share >= 0.5 + premium(stack) else Check() if not owe else Fold()
+    strength = top(hole)
+    opens = OPEN if len(others) <= 2 else OPEN_EARLY
+    if all(folding(p.habits) >= FOLDER for p in others):
+        opens = 1.0
+    elif not owe:  # the big blind's option, after limps
+        opens = min(opens, OPEN_EARLY)
+    if strength <= opens:
+        least, most = view.raise_bounds
+        return Raise(to=max(least, min(most, int(RAISE_BB * big))))
     if not owe:
         return Check()
-    if owe <= (3 * big if strength == 3 else big) and (strength == 3 or rng.random() < LIMP):
-        return Call()
-    return Fold()
+    return Call() if owe * 2 <= big and strength <= LIMP else Fold()
+
+
+def shove_gains(view: HoldemView, hole: Sequence[str], behind: Sequence[Player], rng: random.Random) -> bool:
+    """A shove wins more than a fold gives up: the pot when everyone behind folds, else my equity against the likely
+    caller's range (the share of hands it does not fold) of the pot and the stacks at risk, less the stack's
+    premium."""
+    if not behind:
+        return True
+    calls = [1 - folding(p.habits) for p in behind]
+    everyone_folds = math.prod(1 - call for call in calls)
+    risk = min(view.mine.chips, max(p.chips + p.bet - view.mine.bet for p in behind))
+    share = range_equity(hole, (), [max(calls)], rng) - premium(depth(view))
+    pot = view.total
+    return everyone_folds * pot + (1 - everyone_folds) * (share * (pot + 2 * risk) - risk) > 0
 
 
 def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Message:
     """Equity against random hands, one per opponent still in, weighed against the pot odds: a strong hand bets
-    two thirds of the pot, and a very strong one raises a bet by as much; checked to, a fair one bets half the pot half the time, and a weak one
-    bluffs now and then; facing a bet it calls when the odds allow, now and then raises as a bluff, else folds."""
-    opponents = sum(p.dealt and not p.folded and not p.mucked for p in view.players) - 1
-    share = equity(hole, view.board, opponents, rng)
+    two thirds of the pot, and a very strong one raises a bet by as much; against a calling station the bet grows
+    with the equity, from a third of the pot at 55 % to the pot at 85 %, and nothing is bluffed; checked to, a fair
+    hand bets half the pot half the time, and a weak one bluffs now and then (always against a player who folds too
+    much); facing a bet it calls when the odds allow, by how often the bettor bets, and folds otherwise."""
+    others = rivals(view)
+    share = equity(hole, view.board, len(others), rng)
     owe = view.to_call
+    station = all(folding(p.habits) < STATION for p in others)
+    if station and not owe:  # bet by how far ahead it is, never bluff: the station pays, and the pots stay its size
+        return next((raise_to(view, fraction) for least, fraction in STATION_BETS if share >= least), Check())
     if share >= (RERAISE if owe else VALUE):
         return raise_to(view, 2 / 3)
     if not owe:
+        if all(folding(p.habits) >= FOLDER for p in others):
+            return raise_to(view, 0.5)
         bets = rng.random() < (0.5 if share >= THIN else BLUFF)
         return raise_to(view, 0.5) if bets else Check()
-    odds = owe / (view.total + owe)
-    if share >= odds + MARGIN:
-        return Call()
-    return raise_to(view, 2 / 3) if rng.random() < RAISE_BLUFF and view.raise_bounds is not None else Fold()
+    bettor = max(others, key=lambda p: p.bet)
+    margin = MARGIN * (1 - aggression(bettor.habits))
+    if min(owe, view.mine.chips) * 3 >= view.mine.chips + view.mine.bet:
+        margin += premium(depth(view))
+    return Call() if share >= pot_odds(view) + margin else Fold()
 
 
 def mucks(view: HoldemView, hole: Sequence[str], shown: Mapping[int, Sequence[str]]) -> bool:
@@ -133,22 +314,28 @@ def mucks(view: HoldemView, hole: Sequence[str], shown: Mapping[int, Sequence[st
     return bool(pots) and all(beaten & eligible for eligible in pots)
 
 
+def decide(view: HoldemView, seed: int | None) -> Message | None:
+    """My move from my view of the game (None when it is not mine to choose): the same for the same view and seed."""
+    if not view.my_turn or view.stage not in (Stage.BETTING, Stage.SHOWDOWN):
+        return None
+    hole = [card for card in view.mine.hole if card is not None]
+    if len(hole) < 2:
+        return None  # the hand is still being dealt
+    rng = random.Random(f"{seed}/{view.hand}/{len(view.board)}/{view.to_call}/{view.mine.bet}/{view.total}")
+    if view.stage is Stage.SHOWDOWN:
+        shown = {p.seat: [c for c in p.hole if c is not None] for p in view.players if p.shown}
+        return Muck() if view.may_muck and mucks(view, hole, shown) else Show(positions=list(view.mine.positions))
+    return preflop(view, hole, rng) if not view.board else postflop(view, hole, rng)
+
+
 def player(seed: int | None = None) -> Strategy:
+    """The computer at a table: :func:`decide` on the seat's view."""
     def choose(table: Table) -> Message | None:
         state = table.play.state
         if state is None:
             return None
         view = state.view(table.me)
         assert isinstance(view, HoldemView)
-        if not view.my_turn or view.stage not in (Stage.BETTING, Stage.SHOWDOWN):
-            return None
-        hole = [card for card in view.mine.hole if card is not None]
-        if len(hole) < 2:
-            return None  # the hand is still being dealt
-        rng = random.Random(f"{seed}/{view.hand}/{len(view.board)}/{view.to_call}/{view.mine.bet}/{view.total}")
-        if view.stage is Stage.SHOWDOWN:
-            shown = {p.seat: [c for c in p.hole if c is not None] for p in view.players if p.shown}
-            return Muck() if view.may_muck and mucks(view, hole, shown) else Show(positions=list(view.mine.positions))
-        return preflop(view, hole, rng) if not view.board else postflop(view, hole, rng)
+        return decide(view, seed)
 
     return choose

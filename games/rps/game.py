@@ -6,12 +6,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tabletop.game import Choice, Game, GameState, Outcome, RuleViolation, Setup
-from tabletop.wire import Message
+from pydantic import BaseModel
 
-from .about import ABOUT
+from tabletop.game import TIMED_OUT, Choice, Game, GameState, Outcome, RuleViolation, Setup, option_field
+from tabletop.wire import STRICT, Message
+
+from .about import ABOUT, MOVE_TIME, TIME_BANK
 from .rules import SEATS, THROWS, Match, Throw
 from .strategy import random_throws
+
+
+class RpsOptions(BaseModel):
+    """Only the clock's: rock-paper-scissors has no options of its own."""
+
+    model_config = STRICT
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 @dataclass(frozen=True)
@@ -56,10 +66,17 @@ class RpsState(GameState[str]):
         return []
 
     def choice(self) -> Choice | None:
-        return None if self.match.over else Choice(self.label, tuple(range(SEATS)), THROWS)
+        return None if self.match.over else Choice(self.label, tuple(range(SEATS)), THROWS,
+                                                   title=f"throw {self.match.number}")
 
     def choose(self, values: dict[int, str]) -> None:
-        self.match.play(values)
+        """Both throws; or a seat whose time ran out (TIMED_OUT), which loses the throw: whoever withholds a throw,
+        or its reveal once the other's is out, gains nothing by it."""
+        late = next((seat for seat, value in values.items() if value == TIMED_OUT), None)
+        if late is None:
+            self.match.play(values)
+        else:
+            self.match.forfeit(late)
 
     def outcome(self) -> Outcome | None:
         winner = self.match.winner
@@ -97,6 +114,7 @@ class Rps(Game[str]):
     messages: ClassVar[tuple[type[Message], ...]] = ()
     tally: ClassVar[tuple[str, str]] = ("throw", "throws")
     has_starter: ClassVar[bool] = False  # both throw at once: the table's log names no starter
+    Options = RpsOptions
 
     def faces(self, options: Any, seats: int) -> tuple[str, ...]:
         return ()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from tabletop.game import RuleViolation
 
-from .about import THROWS
+from .about import THROWS, UNTHROWN
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}  # each throw and the one it beats
 VERBS = {"rock": "blunts", "paper": "covers", "scissors": "cut"}  # "rock blunts scissors"
 TARGET = 3  # won throws that win the match
@@ -74,6 +74,12 @@ class Match:
         for value in values.values():
             if value not in THROWS:
                 raise RuleViolation(f"threw {value[:20]!r}, which is not rock, paper or scissors")
+
+    def forfeit(self, seat: int) -> Throw:
+        """``seat``'s time ran out during the throw: the other seat wins it; neither throw is known (``UNTHROWN``)."""
+        throw = Throw((UNTHROWN,) * SEATS, 1 - seat)
+        self.throws.append(throw)
+        return throw
 
     def play(self, values: Mapping[int, str]) -> Throw:
         """Record both seats' throws; the throw, with its winner."""

@@ -13,13 +13,15 @@ from tabletop.deck import Show
 from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option_field
 from tabletop.wire import STRICT, Message, Position
 
-from .about import ABOUT, TRICKS
+from .about import ABOUT, MOVE_TIME, TIME_BANK, TRICKS
 from .rules import SEATS, Board
 from .strategy import turn
 
 class WarOptions(BaseModel):
     model_config = STRICT
     tricks: int = option_field(TRICKS)
+    clock: int = option_field(MOVE_TIME)
+    bank: int = option_field(TIME_BANK)
 
 
 class Turn(Message):
@@ -76,6 +78,10 @@ class WarState(GameState[Card]):
     def push(self, seat: int, move: Message) -> None:
         assert isinstance(move, Turn)
         self.board.apply_turn(seat, move.up, move.down)
+
+    def time_out(self, seat: int) -> Message:
+        """A seat out of time turns (its own software still sends its keys to the cards turned)."""
+        return self.legal_moves(seat)[0]
 
     def legal_moves(self, seat: int) -> list[Message]:
         if self.board.over or seat != self.board.turner:

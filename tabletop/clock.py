@@ -1,0 +1,134 @@
+"""The action clock, pure: how long each seat has been owing the game, its time bank, and whether a claim that its
+time ran out holds. Every time is the relay's, in milliseconds, from the stamps of the ledger's events, so every seat
+computes the same (docs/protocol.md, "The clock").
+
+A seat *waits on* the game from the stamp of the event after which it owes a move (or a choice, or its reveal) to the
+stamp of the event that ends it: its own move, or any event after which it no longer owes. Each wait is numbered per
+seat (1, 2, …), so that a claim names the wait it is about. A wait's first ``move_ms`` are free; what it takes past
+them comes out of the seat's bank. A claim about wait ``k`` of seat ``s``, stamped ``t``, holds when ``s`` is still
+on wait ``k`` and ``t − since ≥ move_ms + bank``; the seat's bank is then spent.
+
+The table decides what a seat owes (tabletop/intents.py, ``owing``); the shell decides when to claim (a timer of
+its own); this module only keeps the arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .about import BANK, CLOCK
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A room's clock: milliseconds for each move, and each seat's bank at the start of a game."""
+
+    move_ms: int
+    bank_ms: int
+
+    @classmethod
+    def of(cls, options: Any) -> Clock | None:
+        """The clock a game's options set (tabletop.about.clock), or None for a game that declares none."""
+        move, bank = getattr(options, CLOCK, None), getattr(options, BANK, None)
+        return None if move is None or bank is None else cls(move * 1000, bank * 1000)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Seat ``seat`` has owed the game since ``since`` (the relay's time, ms): its wait number ``number``."""
+
+    seat: int
+    number: int
+    since: int
+
+
+@dataclass(frozen=True)
+class ClockView:
+    """The clock as a screen shows it: each seat's bank before its running wait, and the running waits."""
+
+    clock: Clock
+    banks: tuple[int, ...]
+    waits: tuple[Wait, ...]
+
+    def left(self, seat: int, now: int) -> tuple[int, int] | None:
+        """The move's time and the bank ``seat`` has left at ``now`` (the relay's time, ms; never below 0), or None
+        while the clock does not run for it."""
+        wait = next((w for w in self.waits if w.seat == seat), None)
+        if wait is None:
+            return None
+        spent = max(0, now - wait.since)
+        return max(0, self.clock.move_ms - spent), max(0, self.banks[seat] - max(0, spent - self.clock.move_ms))
+
+
+class Early(Exception):
+    """A claim made before the seat's time ran out; the message says by how much, after the claimant's name."""
+
+
+@dataclass
+class Timers:
+    """Each seat's running wait and bank: a fold of the ledger's stamps."""
+
+    clock: Clock
+    seats: int
+    banks: list[int] = field(init=False)
+    waits: dict[int, Wait] = field(default_factory=dict)  # seat -> its running wait
+    counts: dict[int, int] = field(default_factory=dict)  # seat -> waits begun
+
+    def __post_init__(self) -> None:
+        self.banks = [self.clock.bank_ms] * self.seats
+
+    def update(self, owing: Iterable[int], stamp: int, acted: int | None = None) -> None:
+        """After an event stamped ``stamp``: ``owing`` are the seats the game waits on now; ``acted``, the seat whose
+        own move or choice the event was (its wait ends even if it owes again at once)."""
+        now = set(owing)
+        for seat in [s for s in self.waits if s not in now or s == acted]:
+            self._end(seat, stamp)
+        for seat in sorted(now - set(self.waits)):
+            self.counts[seat] = self.counts.get(seat, 0) + 1
+            self.waits[seat] = Wait(seat, self.counts[seat], stamp)
+
+    def _end(self, seat: int, stamp: int) -> None:
+        wait = self.waits.pop(seat)
+        over = stamp - wait.since - self.clock.move_ms
+        if over > 0:
+            self.banks[seat] = max(0, self.banks[seat] - over)
+
+    def deadline(self, seat: int) -> int | None:
+        """When the running wait of ``seat`` runs out (the relay's time, ms), or None if it waits on nothing."""
+        wait = self.waits.get(seat)
+        return None if wait is None else wait.since + self.clock.move_ms + self.banks[seat]
+
+    def view(self) -> ClockView:
+        return ClockView(self.clock, tuple(self.banks), tuple(self.waits[s] for s in sorted(self.waits)))
+
+    def running(self, seat: int, number: int) -> bool:
+        """Is ``number`` the seat's running wait? (False for a wait that has ended: a claim about it came late.)"""
+        wait = self.waits.get(seat)
+        return wait is not None and wait.number == number
+
+    def begun(self, seat: int, number: int) -> bool:
+        return 1 <= number <= self.counts.get(seat, 0)
+
+    def judge(self, seat: int, stamp: int) -> None:
+        """A claim stamped ``stamp`` that the running wait of ``seat`` ran out: spend its bank and end the wait, or
+        :class:`Early`."""
+        deadline = self.deadline(seat)
+        assert deadline is not None
+        if stamp < deadline:
+            wait = self.waits[seat]
+            raise Early(f"{seconds(deadline - stamp)} early: {seconds(stamp - wait.since)} after the wait began, "
+                        f"of {seconds(self.clock.move_ms)} for the move and {seconds(self.banks[seat])} of bank")
+        del self.waits[seat]
+        self.banks[seat] = 0
+
+
+def seconds(ms: int) -> str:
+    """ "12.3 s"."""
+    return f"{ms / 1000:.1f} s" if ms % 1000 else f"{ms // 1000} s"
+
+
+def stamp_ms(time: float) -> int:
+    """An event's stamp (the relay's Unix time in seconds, to the millisecond) in milliseconds."""
+    return round(time * 1000)

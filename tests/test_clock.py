@@ -1,0 +1,256 @@
+"""The action clock: each seat's time to move and its bank, from the relay's stamps in the ledger (tabletop/clock.py),
+claims that a seat's time ran out, and each game's default move (docs/games.md, "The clock"). Pure, with hand-made
+stamps (tests/room.py's clock); then an early claim through the real wire, and a seat that stops moving at a table
+over a relay whose clock the test advances."""
+
+from __future__ import annotations
+
+
+import pytest
+from room import Room
+
+from arena import start_players
+from games import GAMES
+from games.cabo.moves import Discard as CaboDiscard
+from games.cabo.moves import Draw as CaboDraw
+from games.cabo.moves import Peek, Replace, Showdown, Spy, Swap
+from games.cabo.rules import Stage
+from games.discard.moves import Draw, OutOfTime
+from games.holdem.moves import Call, Check, Fold
+from games.holdem.strategy import player
+from games.war.game import Turn
+from relay.memory_ledger import MemoryLedger
+from relay.server import Limits, Relay
+from tabletop import transcript, wire
+from tabletop.clock import Clock, Early, Timers
+from tabletop.game import TIMED_OUT, Setup
+from tabletop.table import Post
+
+
+def claim(room: Room, by: int, seat: int) -> Post:
+    """``by``'s claim that ``seat``'s running wait ran out (whether or not it has)."""
+    timers = room.tables[by].play.timers
+    assert timers is not None
+    return Post(room.tables[by].play.number, wire.TimeOut(seat=seat, wait=timers.waits[seat].number))
+
+
+def test_each_wait_draws_on_the_bank_past_the_move_s_time_and_a_claim_holds_once_both_ran_out():
+    timers = Timers(Clock(move_ms=30_000, bank_ms=60_000), seats=2)
+    timers.update({0}, 1_000)
+    timers.update({1}, 46_000, acted=0)  # 45 s: 15 s past the move's time
+    assert timers.banks == [45_000, 60_000] and timers.deadline(1) == 46_000 + 90_000
+    timers.update({0}, 50_000, acted=1)  # within the move's time: the bank stays
+    assert timers.banks == [45_000, 60_000] and timers.waits[0].number == 2
+    with pytest.raises(Early, match=r"^0\.1 s early: 74\.9 s after the wait began, of 30 s for the move and 45 s"):
+        timers.judge(0, 124_900)
+    timers.judge(0, 125_000)
+    assert timers.banks == [0, 60_000] and 0 not in timers.waits
+
+
+def test_a_claim_before_the_time_and_bank_ran_out_is_named_on_every_seat_and_a_later_one_loses_the_throw():
+    early = Room(game="rps", options={"clock": 15, "bank": 30})
+    early.run()
+    early.now = 44.9
+    early.post(1, claim(early, 1, 0))
+    assert early.violations == {
+        0: "bo claimed that your time ran out 0.1 s early: 44.9 s after the wait began, of 15 s for the move and "
+           "30 s of bank",
+        1: "you claimed that ana's time ran out 0.1 s early: 44.9 s after the wait began, of 15 s for the move and "
+           "30 s of bank"}
+
+    room = Room(game="rps", options={"clock": 15, "bank": 30})
+    room.tables[1].choose("rock")
+    room.run()  # bo has thrown; ana, who owes hers, has not
+    room.now = 45.0
+    room.post(1, claim(room, 1, 0))
+    assert room.violations == {}
+    assert room.tables[1].log[-1] == "ana's time ran out: ana loses throw 1"
+    assert room.tables[0].log[-1] == "your time ran out: you lose throw 1"
+    match = room.tables[0].play.state.match
+    assert match.scores == (0, 1) and match.number == 2  # bo won throw 1; throw 2 is under way
+    assert room.tables[0].play.choices == [{0: TIMED_OUT}]
+    [game] = transcript.check(room.as_transcript(), GAMES)  # an observer reading the ledger agrees
+    assert game.problem is None and game.play.state.match.scores == (0, 1)
+
+
+@pytest.fixture(scope="module")
+def dealt() -> Room:
+    """A two-seat Hold'em hand, dealt at the relay's time 0: the button (who posts the small blind) is to act."""
+    room = Room(game="holdem", options={"clock": 30, "bank": 60})
+    room.run()
+    return room
+
+
+def test_hold_em_folds_for_a_seat_out_of_time_checks_where_it_may_and_every_seat_agrees(dealt):
+    room = Room(game="holdem", options={"clock": 30, "bank": 60}, tables=[], ledger=[])
+    for event in dealt.ledger:  # the dealt hand, replayed: the module's hand stays fresh for the next test
+        room.now = event.time
+        room.append(event.seat, event.kind, event.body)
+    button = room.tables[0].clocked()[0]
+    big = 1 - button
+    room.now = 45.0  # 15 s of bank spent
+    room.post(button, room.tables[button].prepare(Call()))
+    assert room.tables[big].play.timers.banks[button] == 45_000
+    assert room.tables[big].clocked() == [big]
+    stale = claim(room, button, big)  # written now, it lands only after the time ran out
+    room.now = 45.0 + 89.9
+    late_check = room.write(big, room.tables[big].prepare(Check()))
+    room.now = 45.0 + 90.0
+    room.post(button, stale)
+    for event in late_check:  # the big blind's check crossed the claim: it is not played, and nobody is blamed
+        room.append(big, "post", event)
+    assert room.violations == {}
+    names = {0: "ana", 1: "bo"}
+    assert f"{names[big]}'s time ran out: checked" in room.tables[button].log
+    assert "your time ran out: checked" in room.tables[big].log
+    assert room.tables[button].log[-1] == f"{names[big]}'s check came after {names[big]}'s time ran out: not played"
+    assert room.tables[big].play.timers.banks == [0, 45_000][::1 if big == 0 else -1]
+    room.run()  # the flop
+    assert room.tables[0].clocked() == [big]  # after the flop, the big blind acts first heads-up
+    room.now += 30.0  # no bank left: the move's time alone
+    room.post(button, claim(room, button, big))
+    room.run()
+    assert room.violations == {}
+    assert room.tables[big].log[-1].startswith("your time ran out: checked")
+
+
+def test_a_claim_about_a_wait_that_ended_on_the_way_is_no_news(dealt):
+    room = Room(game="holdem", options={"clock": 30, "bank": 60}, tables=[], ledger=[])
+    for event in dealt.ledger:
+        room.append(event.seat, event.kind, event.body)
+    button = room.tables[0].clocked()[0]
+    room.now = 100.0
+    written = room.write(1 - button, claim(room, 1 - button, button))  # the claim is on its way …
+    room.post(button, room.tables[button].prepare(Fold()))
+    for body in written:  # … and lands after the fold: the wait it names is over
+        room.append(1 - button, "post", body)
+    assert room.violations == {}
+    assert not any("time ran out" in line for line in room.tables[0].log)
+    room.post(1 - button, Post(1, wire.TimeOut(seat=button, wait=9)))
+    assert room.violations[button].endswith("claimed that your wait #9 ran out, a wait that never began")
+
+
+def test_discard_draws_for_a_seat_out_of_time_whose_own_software_opens_the_card_to_it():
+    room = Room(options={"deck": "short", "clock": 20, "bank": 0})
+    room.run()
+    mover = room.tables[0].clocked()[0]
+    other = 1 - mover
+    top = room.tables[0].play.state.board.draw_pile[0]
+    room.now = 20.0
+    room.post(other, claim(room, other, mover))
+    room.run()  # the others' keys to the card drawn are sent to the mover, as for any draw
+    assert room.violations == {}
+    assert "your time ran out: drew " in room.tables[mover].log[-1]
+    assert room.tables[other].log[-1] == f"{room.names[mover]}'s time ran out: drew a card"
+    assert top in room.tables[mover].play.state.faces and top not in room.tables[other].play.state.faces
+    assert room.tables[other].clocked() == [other]
+
+
+def setup(game: str, seats: int = 2):
+    chosen = GAMES[game]
+    options = chosen.Options()
+    return chosen.new(Setup(seats, 0, options, tuple(chosen.faces(options, seats)), proven=True))
+
+
+def test_each_game_s_default_move_is_legal_where_the_seat_is_to_move():
+    discard = setup("discard")
+    assert discard.time_out(0) == Draw(pos=discard.board.draw_pile[0])
+    discard.board.draw_pile.clear()  # nothing to draw: the seat out of time loses
+    assert discard.time_out(0) == OutOfTime()
+    discard.check(0, OutOfTime())
+    discard.push(0, OutOfTime())
+    assert discard.outcome().reason == "{0} ran out of time with nothing to draw: {1} won"
+
+    war = setup("war")
+    assert isinstance(war.time_out(0), Turn) and war.time_out(0) == war.legal_moves(0)[0]
+
+    cabo = setup("cabo", 3)
+    r = cabo.round
+    expected = {Stage.TURN: CaboDraw(pos=r.draw_pile[0]), Stage.PEEK: Peek(pos=r.hands[0][0]),
+                Stage.SPY: Spy(pos=r.hands[1][0]), Stage.SWAP: Swap(mine=r.hands[0][0], theirs=r.hands[1][0]),
+                Stage.SHOWDOWN: Showdown()}
+    for stage, move in expected.items():
+        r.stage = stage
+        assert cabo.time_out(0) == move
+        cabo.check(0, move)
+    r.stage, r.taken = Stage.TAKEN, r.draw_pile[0]
+    for from_draw, move in ((True, CaboDiscard()), (False, Replace(positions=[r.hands[0][0]]))):
+        r.from_draw = from_draw
+        assert cabo.time_out(0) == move
+        cabo.check(0, move)
+
+    rps = setup("rps")
+    rps.choose({1: TIMED_OUT})
+    assert rps.match.scores == (1, 0) and rps.match.throws[0].values == ("—", "—")
+
+
+# -- over a relay -------------------------------------------------------------------------------------------
+
+
+class EarlyClaim:
+    """Posts, in place of its first throw's commitment, a claim that the other seat's time already ran out."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    def __call__(self, table, body):
+        timers = table.play.timers
+        if self.done or body["msg"]["type"] != "commit" or timers is None:  # not the draw for who starts
+            return None
+        self.done = True
+        return wire.seal(table.identity(1), table.room, table.me, body["game"], body["n"],
+                         wire.TimeOut(seat=0, wait=timers.waits[0].number))
+
+
+async def test_a_claim_made_before_the_relay_s_clock_says_so_stops_the_honest_seat_naming_the_claimant(players):
+    from games.rps.strategy import random_throws
+
+    pair = await players("early", [None, random_throws(2)], game="rps", tamper={1: EarlyClaim()})
+    assert await pair.next_games(timeout=20) == [None, None]
+    problem = pair.seats[0].table.problem
+    assert problem.startswith("bo claimed that your time ran out ") and " early: " in problem, problem
+
+
+class FakeTime:
+    """The relay's clock and the seats' own, advanced by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_seat_that_stops_moving_is_folded_by_the_other_s_claim_and_the_table_plays_on(eventually):
+    clock = FakeTime()
+    relay = Relay(MemoryLedger(clock=clock), Limits())
+    server = await relay.serve("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    pair = await start_players(url, "clock", [None, player(2)], game="holdem", options={"clock": 30, "bank": 60},
+                               clock=clock)
+    idle, claimant = (seat.table for seat in pair.seats)
+    try:
+        await eventually(lambda: idle.clocked() == [0], "ana, who makes no move, to owe one")
+        clock.now += 89.0
+        await pair.seats[1].pump()  # as its timer would, 89 s on: too early, so no claim
+        assert pair.seats[1].outbox is None
+        for _ in range(5):  # each time ana owes a move, 90 s (then 30 s: her bank is spent) on, bo claims it
+            clock.now += 1.6 if clock.now < 1_800_000_090 else 30.6
+            await pair.seats[1].pump()
+            await eventually(lambda: 0 not in idle.clocked(), "bo's claim, applied")
+            await eventually(lambda: idle.clocked() == [0] or len(claimant.play.decks) == 2, "the hand goes on")
+            if len(claimant.play.decks) == 2:
+                break
+        await eventually(lambda: claimant.clocked() and idle.clocked(), "the next hand, dealt")
+        said = [line for line in idle.log if "time ran out" in line]
+        assert said and said[-1].startswith("your time ran out: folded") and all(
+            line.startswith(("your time ran out: checked", "your time ran out: folded")) for line in said)
+        theirs = [line for line in claimant.log if "time ran out" in line]
+        assert [line.split(".")[0] for line in theirs] == [line.split(".")[0].replace("your", "ana's") for line in said]
+        assert idle.problem is None and claimant.problem is None
+        assert idle.play.timers.banks[0] == claimant.play.timers.banks[0] == 0
+    finally:
+        await pair.stop()
+        server.close()
+        await server.wait_closed()
+        await relay.close()
