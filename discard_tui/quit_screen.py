@@ -30,5 +30,5 @@ class ConfirmQuit(ModalScreen[bool]):
                     else "Nothing is kept: this game ends for you.")
         with Vertical(classes="dialog"):
             yield Label(f"[b]{title}[/b]")
-            yield Label(f"{said} y quits, n keeps playing.", markup=False)
+            yield Label(f"{said} y {'leaves, n stays' if self.out else 'quits, n keeps playing'}.", markup=False)
         yield Footer()

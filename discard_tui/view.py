@@ -134,5 +134,7 @@ class SeatView(Generic[Board]):
 
     @property
     def absent_name(self) -> str:
-        return " and ".join(self.names[s] for s in self.others if not self.present[s]) or self.opponent_name
+        """The players away whose absence counts (``left_at``): a Hold'em player out of chips who left is not named."""
+        return " and ".join(self.names[s] for s in self.others if not self.present[s]
+                            and (not self.left_at or self.left_at[s] is not None)) or self.opponent_name
 

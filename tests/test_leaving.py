@@ -564,7 +564,7 @@ async def test_a_busted_player_who_quits_is_told_the_game_goes_on_without_them_n
     room, busted = busted_room()
     assert [screen_view(room, seat).out for seat in range(3)] == [seat == busted for seat in range(3)]
     for out, says in ((True, "Leave the table? You are out of this game: it goes on without you, and nobody waits "
-                                  "for you. The same command brings you back to watch it. y quits, n keeps playing."),
+                                  "for you. The same command brings you back to watch it. y leaves, n stays."),
                       (False, "Quit in the middle of a game? Your seat is kept: the same command brings you back to "
                               "this game. y quits, n keeps playing.")):
         app: App[None] = App()
@@ -605,3 +605,16 @@ def test_while_the_shuffle_waits_on_a_vanished_seat_its_clock_is_shown():
     assert view.phase is Phase.SHUFFLING and view.awaited == (gone,)
     assert clock_text(dataclasses.replace(view, relay_offset=0.0), now=room.ledger[-1].time)[0].startswith(
         f"{room.names[gone]} ")
+
+
+def test_a_busted_player_who_left_is_not_named_among_those_away():
+    """"bo and cy left just now" named bo, out of chips and owed nothing, beside cy, whose absence holds the game up."""
+    from discard_tui.table_screen import absence
+    from pilot import view_of as screen_view
+
+    room, busted = busted_room()
+    other = next(s for s in range(3) if s != busted)
+    seat = next(s for s in range(3) if s not in (busted, other))
+    for gone in (busted, other):
+        room.append(gone, "leave", None)
+    assert absence(screen_view(room, seat), now=room.now + 30) == f"{room.names[other]} left 30 s ago"
