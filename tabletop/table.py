@@ -117,13 +117,15 @@ class Table(Viewable):
         mine = seat == self.me
         sender = "this program" if mine else self.name(seat)
         p = self.play
-        if p.seats and seat >= p.seats:
-            raise Violation(f"the relay let seat {seat} post in a game of {p.seats} seats")
+        if seat < 0 or (p.seats and seat >= p.seats):
+            raise Violation(f"the relay let seat {seat} post in a game of {p.seats or 'up to 6'} seats")
         try:
             envelope = self.registry(p).parse(body)
         except wire.BadEnvelope as error:
             raise Violation(f"{sender} sent a {error}") from None
         message = envelope.msg
+        if not p.seats and isinstance(message, wire.Hello) and seat >= message.seats:  # the room's first hello
+            raise Violation(f"the relay let seat {seat} post in a game of {message.seats} seats")
         digest = hashlib.sha256(wire.canonical(body)).digest()
         if self._applied.get((envelope.game, seat, envelope.n)) == digest:
             return  # a byte-identical copy of a post already applied (a relay's failover re-sent it): no news
