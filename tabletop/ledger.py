@@ -144,8 +144,9 @@ def event_of(item: object) -> Event | None:
     if not isinstance(item, dict):
         return None
     seq, seat, name, kind, body, time = (item.get(k) for k in ("seq", "seat", "name", "kind", "body", "time"))
-    if not (type(seq) is int and type(seat) is int and isinstance(name, str)
-            and kind in ("join", "leave", "post", "watch") and type(time) in (int, float) and math.isfinite(time)
+    if not (type(seq) is int and type(seat) is int and isinstance(name, str) and isinstance(kind, str)
+            and kind in ("join", "leave", "post", "watch") and isinstance(time, int | float)
+            and not isinstance(time, bool) and math.isfinite(time)
             and (seat == -1 if kind == "watch" else 0 <= seat < MAX_SEATS)
             and (isinstance(body, dict) if kind in ("post", "watch") else body is None)):
         return None
