@@ -139,15 +139,16 @@ MAX_SEATS = 6  # seats a room has at most (docs/relay-protocol.md): a seat numbe
 
 def event_of(item: object) -> Event | None:
     """A relay's ``event`` frame (or a transcript's record of one) as an :class:`Event`, or None unless every field
-    has its type and range (docs/relay-protocol.md): a seat 0 to 5 (-1 for a ``watch``), a ``time`` that is a finite
-    number. A relay that sends another seat could put a party of its own at the table; another time, stop it."""
+    has its type and range (docs/relay-protocol.md): a seat 0 to 5 or a watcher's -1 (a ``watch`` is -1), a ``time``
+    that is a finite number, which the clock reads. A post in seat -1 passes: the table names it as the relay's
+    (``Table._post``), so that a transcript keeps it as evidence."""
     if not isinstance(item, dict):
         return None
     seq, seat, name, kind, body, time = (item.get(k) for k in ("seq", "seat", "name", "kind", "body", "time"))
     if not (type(seq) is int and type(seat) is int and isinstance(name, str) and isinstance(kind, str)
             and kind in ("join", "leave", "post", "watch") and isinstance(time, int | float)
             and not isinstance(time, bool) and math.isfinite(time)
-            and (seat == -1 if kind == "watch" else 0 <= seat < MAX_SEATS)
+            and -1 <= seat < MAX_SEATS and (kind != "watch" or seat == -1)
             and (isinstance(body, dict) if kind in ("post", "watch") else body is None)):
         return None
     return Event(seq, seat, name, kind, body, float(time))

@@ -62,9 +62,9 @@ async def test_a_relay_that_skips_an_event_is_caught():
         server.close()
 
 
-@pytest.mark.parametrize("change", [{"time": float("nan")}, {"time": "0"}, {"seat": "0"}, {"seat": -1},
+@pytest.mark.parametrize("change", [{"time": float("nan")}, {"time": "0"}, {"seat": "0"}, {"seat": -2},
                                     {"seat": 6}, {"kind": "watch"}, {"body": {"game": 1}}],
-                         ids=["nan-time", "text-time", "text-seat", "watchers-seat", "seat-6", "watch-in-a-seat",
+                         ids=["nan-time", "text-time", "text-seat", "seat-minus-2", "seat-6", "watch-in-a-seat",
                               "join-with-a-body"])
 async def test_a_relay_that_sends_a_malformed_event_is_named(change):
     """Every field of an event has its type and range: a made-up seat would seat a party of the relay's own, a time
