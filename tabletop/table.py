@@ -202,8 +202,10 @@ class Table(Viewable):
         elif isinstance(message, wire.Share):
             if shares is None or p.deck is None:
                 raise Violation(f"{self.who(seat)} sent an empty share")
+            owed = bool(p.deck.owes(seat))
             self._apply_shares(seat, p, shares)
-            self._acted = seat
+            if owed and not p.deck.owes(seat):  # it sent what it owed; copies of keys in the open restart no clock
+                self._acted = seat
         elif isinstance(message, wire.TimeOut):
             self._claim(seat, p, message)
         elif isinstance(message, wire.Audit):
@@ -395,14 +397,16 @@ class Table(Viewable):
         """Each key to the deal that holds its card (positions run on across deals), so that a key an honest seat
         sent just before a new deal began reaches the deal it was for; a position in no deal goes to the last."""
 
-        def deal(pos: int) -> int:
-            return next((k for k, deck in enumerate(p.decks) if pos in deck.positions()), len(p.decks) - 1)
+        size, last = p.decks[-1].size, len(p.decks) - 1  # every deal of a game deals the same deck
 
-        for k, deck in enumerate(p.decks):
+        def deal(pos: int) -> int:  # one division a key: a share of 2,000 keys late in a long game costs no more
+            return min(pos // size, last)
+
+        for k in sorted({deal(key.pos) for key in shares.open} | {deal(key.pos) for key in shares.sealed}):
             part = wire.Shares(open=[key for key in shares.open if deal(key.pos) == k],
                                sealed=[key for key in shares.sealed if deal(key.pos) == k])
-            if (part.open or part.sealed) and not deck.void:  # a key to a void deal crossed the claim: no news
-                deck.apply_shares(seat, part)
+            if not p.decks[k].void:  # a key to a void deal crossed the claim: no news
+                p.decks[k].apply_shares(seat, part)
 
     # -- the clock -------------------------------------------------------------------------------------
 
