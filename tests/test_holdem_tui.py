@@ -121,6 +121,28 @@ async def test_a_watchers_table_shows_no_hidden_card_makes_no_move_and_the_playe
     assert link_text(waited, now=60.0) == "connected · 2 watching"
 
 
+async def test_a_watcher_sees_a_hand_shown_at_showdown_face_up():
+    """A hand shown at showdown is shown to everyone, a watcher too: its seat turns it face up as the players' do
+    (it stayed face down on the watcher's screen while the log said "h1 showed 2♠ 5♠")."""
+    room = offline_room(config(1))
+    room.strategies = {seat: station for seat in range(3)}
+    watcher = watcher_of(room)
+    table = room.tables[-1]
+
+    def shown() -> bool:
+        board = table.view().board
+        return board is not None and table.play.pending is None and any(player.shown for player in board.players)
+
+    room.run(until=shown)
+    [player] = [p for p in table.view().board.players if p.shown]
+    assert None not in player.hole  # the players see it
+    app = TableHarness(HoldemTable(PlayConfig.leave_grace), watcher_view(room, watcher), title="Texas Hold'em")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table.query(".seat"), "the seats drawn")
+        seats = " ".join(str(widget.render()) for widget in app.table.query(".seat"))
+        assert plain_cards(player.hole) in seats and seats.count("▚▞") == 4, seats
+
+
 async def test_the_all_in_key_bets_every_chip():
     room = room_at(mine=True, seed=2)
     app = TableHarness.of(room)
