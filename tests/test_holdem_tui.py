@@ -10,7 +10,7 @@ from textual import on
 from discard_tui.app import PlayConfig
 from discard_tui.table_screen import SaveHistory, SaveTranscript
 from tabletop.values import Phase
-from discard_tui.holdem_screen import HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
+from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
 from discard_tui.table_screen import WATCHING, link_text
 from games.holdem.about import Stage
@@ -141,6 +141,19 @@ async def test_a_watcher_sees_a_hand_shown_at_showdown_face_up():
         await until(pilot, lambda: app.table.query(".seat"), "the seats drawn")
         seats = " ".join(str(widget.render()) for widget in app.table.query(".seat"))
         assert plain_cards(player.hole) in seats and seats.count("▚▞") == 4, seats
+
+
+async def test_a_watcher_s_big_table_shows_no_hand_of_its_own():
+    """At 200x50 the table draws "Your hand" in big cards: a watcher has none (it showed the last seat's, face
+    down, under that title)."""
+    room = offline_room(config())
+    watcher = watcher_of(room)
+    room.run()
+    app = TableHarness(HoldemTable(PlayConfig.leave_grace), watcher_view(room, watcher), title="Texas Hold'em")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await until(pilot, lambda: app.table.query(".seat"), "the seats drawn")
+        assert app.table.query_one("#hole-cards", CardRow).shown == ()
+        assert not app.table.query_one("#hole-label").display
 
 
 async def test_the_all_in_key_bets_every_chip():
