@@ -455,6 +455,8 @@ class StatusBar(Widget):
 
     match: reactive[str] = reactive("")  # "ana 2 – 1 bo · game 4"
     link: reactive[str] = reactive("")  # "connected", "Reconnecting…", "bo left 2 min ago"
+    shorter: reactive[tuple[tuple[str, str], ...]] = reactive(())  # the match and link with the names cut, shorter
+    # and shorter: the first that fits is shown, so that a long name never cuts the score nor the game's number
     headline: reactive[str] = reactive("")  # "Your turn", "bo's turn", "Shuffling"
     my_turn: reactive[bool] = reactive(False)
     event: reactive[str] = reactive("")  # "Computer discarded 8♥"
@@ -466,7 +468,10 @@ class StatusBar(Widget):
     def render(self) -> Text:
         width = self.size.width
         link_style = "dim" if self.link == "connected" else "bold yellow"
-        header = fit(Text(f" {self.match}"), Text(f"{self.link} ", link_style), width)
+        fits = [(match, link) for match, link in ((self.match, self.link), *self.shorter)
+                if cell_len(f" {match} {link} ") <= width]
+        match, link = fits[0] if fits else (self.shorter or ((self.match, self.link),))[-1]
+        header = fit(Text(f" {match}"), Text(f"{link} ", link_style), width)
         badge = Text(f" ▶ {self.headline} " if self.my_turn else f" {self.headline} ",
                      "bold reverse" if self.my_turn else "bold")
         clock = Text(f" ⏱ {self.clock}", "bold red" if self.hurry else "dim") if self.clock else Text()
