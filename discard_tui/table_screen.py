@@ -228,7 +228,8 @@ class TableScreen(Screen[None], Generic[V]):
         status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
         status.shorter = tuple((" · ".join(part for part in (score_line(cut), f"game {view.number}") if part),
-                                link_text(cut, now, wall)) for cut in (names_cut(view, cells) for cells in NAME_CUTS))
+                                link_text(cut, now, wall), self.headline(cut), clock_text(cut, now)[0])
+                               for cut in (names_cut(view, cells) for cells in NAME_CUTS))
         status.headline, status.my_turn = self.headline(view), view.my_turn
         status.clock, status.hurry = clock_text(view, now)
         status.event = capitalized(view.last_move or "", view.names)

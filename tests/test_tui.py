@@ -1207,14 +1207,21 @@ async def test_the_start_screen_offers_an_unfinished_game_against_the_computer()
 
 async def test_long_names_leave_the_score_and_the_game_number_in_the_status_bar_at_60_columns():
     """Two names of 31 characters: the status bar's first line cuts the names, never the score nor "game 3"
-    (it read "Ana-Maria_Łopez-Zavala_[b]x[/b] 1 – 0 bo · game…"), and a long wait names the player cut too."""
+    (it read "Ana-Maria_Łopez-Zavala_[b]x[/b] 1 – 0 bo · game…"), and a long wait names the player cut too; the
+    second cuts them before the time left (it read "…'s turn  ⏱ Ana-Maria_Łopez-…", no time at all)."""
+    from tabletop.clock import Clock, ClockView, Wait
+
     long, other = "Ana-Maria_Łopez-Zavala_[b]x[/b]", "Bartholomew-Fitzgerald_O'Neill"
-    app = discard_table(names=(long, other), wins=(1, 0), number=3, waiting_since=0.0)
+    since = 1_800_000_000_000  # the relay's time (ms) when the wait began
+    clock = ClockView(Clock(move_ms=20_000, bank_ms=60_000), banks=(60_000, 45_000), waits=(Wait(1, 3, since),))
+    app = discard_table(names=(long, other), wins=(1, 0), number=3, waiting_since=0.0, my_turn=False, clock=clock,
+                        relay_offset=since / 1000 - 20.0)
     async with app.run_test(size=(60, 20)) as pilot:
         app.table.update(app.view, now=30.0)
         await pilot.pause()
-        first = app.table.query_one(StatusBar).render().plain.splitlines()[0]
+        first, second = app.table.query_one(StatusBar).render().plain.splitlines()[:2]
         assert first.split("  ") == [" Ana-M… 1 – 0 Barth… · game 3", " waiting for Barth… for 30 s "], first
+        assert second.startswith(" Bartholom…'s turn  ⏱ Bartholom… 0:10 · bank 0:45  "), second
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         first = app.table.query_one(StatusBar).render().plain.splitlines()[0]
