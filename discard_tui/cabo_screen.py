@@ -699,8 +699,11 @@ def round_end_info(view: CaboScreenView, ended: RoundEnd, short: bool = False) -
 
 
 def round_end_hint(view: CaboScreenView, ended: RoundEnd, due: float | None, now: float | None = None) -> str:
-    """What takes a round's end away: "Any key: on to round 3 (your turn) · by itself in 6 s"."""
-    words = f"Any key: on to round {ended.number + 1}" + (" (your turn)" if view.my_turn else "")
+    """What takes a round's end away: "Any key: on to round 3 (your turn) · by itself in 6 s". When the next round
+    waits on me, my move's clock already runs (the relay's, not this screen's): "(your turn: your clock runs)"."""
+    running = view.clock is not None and any(wait.seat == view.me for wait in view.clock.waits)
+    turn = " (your turn: your clock runs)" if running else " (your turn)"
+    words = f"Any key: on to round {ended.number + 1}" + (turn if view.my_turn else "")
     left = None if due is None else math.ceil(due - (now or time.monotonic()))
     return words + (f" · by itself in {left} s" if left is not None and left > 0 else "")
 

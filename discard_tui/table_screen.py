@@ -13,6 +13,7 @@ game's ``view`` with the table loaded; :class:`Choose`, :class:`Rematch`,
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatView
 from tabletop.words import ago, headline_words, wins_words
-from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, scale_for, show_text, word_lines
+from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, cell, scale_for, show_text, word_lines
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -226,6 +227,9 @@ class TableScreen(Screen[None], Generic[V]):
             status.notice = ""  # a refusal stands until something happens
         status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
+        status.shorter = tuple((" · ".join(part for part in (score_line(cut), f"game {view.number}") if part),
+                                link_text(cut, now, wall), self.headline(cut), clock_text(cut, now)[0])
+                               for cut in (names_cut(view, cells) for cells in NAME_CUTS))
         status.headline, status.my_turn = self.headline(view), view.my_turn
         status.clock, status.hurry = clock_text(view, now)
         status.event = capitalized(view.last_move or "", view.names)
@@ -354,6 +358,15 @@ def capitalized(text: str, names: Sequence[str] = ()) -> str:
     if any(name and text.startswith(name) for name in names):
         return text
     return text[:1].upper() + text[1:]
+
+
+NAME_CUTS = (16, 10, 6)  # the names' widths the status bar's first line tries when they do not fit whole
+
+
+def names_cut(view: V, cells: int) -> V:
+    """``view`` with every name longer than ``cells`` columns cut to them with an ellipsis: for a line where the
+    score, the game's number and the link must fit beside the names."""
+    return dataclasses.replace(view, names=tuple(cell(name, cells).plain for name in view.names))
 
 
 def score_line(view: SeatView) -> str:

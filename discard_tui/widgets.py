@@ -455,6 +455,9 @@ class StatusBar(Widget):
 
     match: reactive[str] = reactive("")  # "ana 2 – 1 bo · game 4"
     link: reactive[str] = reactive("")  # "connected", "Reconnecting…", "bo left 2 min ago"
+    shorter: reactive[tuple[tuple[str, str, str, str], ...]] = reactive(())  # the match, link, headline and clock
+    # with the names cut, shorter and shorter: the first that fits is shown, so that a long name never cuts the
+    # score, the game's number nor the time left
     headline: reactive[str] = reactive("")  # "Your turn", "bo's turn", "Shuffling"
     my_turn: reactive[bool] = reactive(False)
     event: reactive[str] = reactive("")  # "Computer discarded 8♥"
@@ -466,10 +469,14 @@ class StatusBar(Widget):
     def render(self) -> Text:
         width = self.size.width
         link_style = "dim" if self.link == "connected" else "bold yellow"
-        header = fit(Text(f" {self.match}"), Text(f"{self.link} ", link_style), width)
-        badge = Text(f" ▶ {self.headline} " if self.my_turn else f" {self.headline} ",
-                     "bold reverse" if self.my_turn else "bold")
-        clock = Text(f" ⏱ {self.clock}", "bold red" if self.hurry else "dim") if self.clock else Text()
+        whole = (self.match, self.link, self.headline, self.clock)
+        tries = (whole, *self.shorter)
+        match, link = next(((m, k) for m, k, _, _ in tries if cell_len(f" {m} {k} ") <= width), tries[-1][:2])
+        header = fit(Text(f" {match}"), Text(f"{link} ", link_style), width)
+        headline, time_left = next(((h, c) for _, _, h, c in tries if cell_len(f" ▶ {h}  ⏱ {c}") <= width),
+                                   tries[-1][2:])
+        badge = Text(f" ▶ {headline} " if self.my_turn else f" {headline} ", "bold reverse" if self.my_turn else "bold")
+        clock = Text(f" ⏱ {time_left}", "bold red" if self.hurry else "dim") if time_left else Text()
         turn = fit(badge + clock + Text(f"  {self.event}"), Text(), width)
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from rich.cells import cell_len
+from rich.text import Text
 from textual.widgets import DataTable
 
 from tabletop.words import ago
@@ -24,13 +26,16 @@ class YourGames(DataTable[object]):
     def fill(self, width: int, now: float | None = None) -> None:
         """(Re)draw the rows for ``width`` columns of the screen."""
         self.clear(columns=True)
-        for label in ("Your game", "With", "Score", "Played"):
-            self.add_column(label)
         now = time.time() if now is None else now
         room = max(20, width - 34)  # what the game and played columns and the padding leave
-        for seat in self.seats:
-            self.add_row(cell(seat.game, 12), cell(saves.opponents(seat), room // 3),
-                         cell(seat.standing(), room - room // 3), ago(now - seat.last_played))
+        rows = [(cell(seat.game, 12), cell(saves.opponents(seat), room // 3),
+                 cell(seat.standing(), room - room // 3), Text(ago(now - seat.last_played))) for seat in self.seats]
+        # Each column's width is given: left to the table, it is measured when the app is next idle, and the
+        # first frame (drawn before that) stays cached with every cell cut to its column's title ("game…").
+        for index, label in enumerate(("Your game", "With", "Score", "Played")):
+            self.add_column(label, width=max(cell_len(str(row[index])) for row in [(label,) * 4, *rows]))
+        for row in rows:
+            self.add_row(*row)
 
     @property
     def highlighted(self) -> saves.SavedSeat | None:

@@ -106,8 +106,11 @@ class GameState(ABC, Generic[Face]):
 
     def seen_face(self, seat: int, pos: int) -> Face | None:
         """The card at ``pos`` if ``seat`` has seen it, else None: what a :meth:`view` of ``seat`` may show, so that
-        the view is the same from a state that knows more (the audit's, which knows every card)."""
-        return self.faces.get(pos) if seat in self.seen.get(pos, ()) else None
+        the view is the same from a state that knows more (the audit's, which knows every card). A card every seat
+        has seen was shown to everyone: a watcher (a seat of no game) sees it too."""
+        seen = self.seen.get(pos, set())
+        public = seat < 0 and seen >= set(range(self.setup.seats))
+        return self.faces.get(pos) if seat in seen or public else None
 
     def deal(self) -> list[Show]:
         """The showings that make the current deal (positions shown to their owners), once its deck is shuffled.

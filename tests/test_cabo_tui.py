@@ -162,6 +162,25 @@ async def test_help_names_the_keys_and_every_hand_fits_its_box_at_every_size():
             assert app.screen.query_one("#taken").render().plain.splitlines()[-1].strip() == "You drew"  # a card from the draw pile
 
 
+async def test_a_round_s_end_says_my_clock_runs_when_the_next_round_waits_on_me():
+    """Round 2 is dealt and waits on me while round 1's hands are held face up: my move's clock runs meanwhile
+    (it is the relay's), so the hint says so rather than inviting me to read the hands at leisure."""
+    import dataclasses
+
+    from tabletop.clock import Clock, ClockView, Wait
+
+    room = at_my_turn(seed=1, points=66)
+    app = TableHarness.of(room)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await play_key(pilot, "s") == "stop"
+        view = app.table.view
+        assert view.board.round == 2 and view.my_turn and app.table.summary is not None
+        clock = ClockView(Clock(move_ms=20_000, bank_ms=60_000), banks=(60_000,) * 3, waits=(Wait(view.me, 9, 0),))
+        app.table.update(dataclasses.replace(view, clock=clock))
+        await pilot.pause()
+        assert app.table.query_one(StatusBar).hint.startswith("Any key: on to round 2 (your turn: your clock runs)")
+
+
 async def test_a_round_s_end_shows_every_hand_face_up_with_its_sum_until_a_key():
     """Seed 1, to 66 points: I stop at once; the computers play their last turns, every hand is shown and summed, and
     round 2 is dealt and played up to my turn, all before the screen sees the next view. The screen still shows

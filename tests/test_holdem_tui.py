@@ -10,7 +10,7 @@ from textual import on
 from discard_tui.app import PlayConfig
 from discard_tui.table_screen import SaveHistory, SaveTranscript
 from tabletop.values import Phase
-from discard_tui.holdem_screen import HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
+from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
 from discard_tui.table_screen import WATCHING, link_text
 from games.holdem.about import Stage
@@ -119,6 +119,41 @@ async def test_a_watchers_table_shows_no_hidden_card_makes_no_move_and_the_playe
     assert player.watching == 2 and link_text(player) == "connected · 2 watching"
     waited = dataclasses.replace(watcher_view(room, watcher), waiting_since=0.0)  # the headline names who moves
     assert link_text(waited, now=60.0) == "connected · 2 watching"
+
+
+async def test_a_watcher_sees_a_hand_shown_at_showdown_face_up():
+    """A hand shown at showdown is shown to everyone, a watcher too: its seat turns it face up as the players' do
+    (it stayed face down on the watcher's screen while the log said "h1 showed 2♠ 5♠")."""
+    room = offline_room(config(1))
+    room.strategies = {seat: station for seat in range(3)}
+    watcher = watcher_of(room)
+    table = room.tables[-1]
+
+    def shown() -> bool:
+        board = table.view().board
+        return board is not None and table.play.pending is None and any(player.shown for player in board.players)
+
+    room.run(until=shown)
+    [player] = [p for p in table.view().board.players if p.shown]
+    assert None not in player.hole  # the players see it
+    app = TableHarness(HoldemTable(PlayConfig.leave_grace), watcher_view(room, watcher), title="Texas Hold'em")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table.query(".seat"), "the seats drawn")
+        seats = " ".join(str(widget.render()) for widget in app.table.query(".seat"))
+        assert plain_cards(player.hole) in seats and seats.count("▚▞") == 4, seats
+
+
+async def test_a_watcher_s_big_table_shows_no_hand_of_its_own():
+    """At 200x50 the table draws "Your hand" in big cards: a watcher has none (it showed the last seat's, face
+    down, under that title)."""
+    room = offline_room(config())
+    watcher = watcher_of(room)
+    room.run()
+    app = TableHarness(HoldemTable(PlayConfig.leave_grace), watcher_view(room, watcher), title="Texas Hold'em")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await until(pilot, lambda: app.table.query(".seat"), "the seats drawn")
+        assert app.table.query_one("#hole-cards", CardRow).shown == ()
+        assert not app.table.query_one("#hole-label").display
 
 
 async def test_the_all_in_key_bets_every_chip():

@@ -4,6 +4,7 @@ and one walk through a real in-process relay (create a public room from the lobb
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from textual.app import App
 from textual.widgets import DataTable, Input, Select
 
 import discard_tui
+from discard_tui import saves
 from discard_tui.app import DiscardApp, HelpScreen
 from discard_tui.config import PlayConfig
 from discard_tui.lobby import LobbyError, LobbyLink, Page, Waiting, parse_page, public_fields
@@ -33,9 +35,10 @@ class LobbyHarness(App[None]):
 
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
 
-    def __init__(self, pages: dict[str | None, Page | LobbyError], under_way: Page | None = None) -> None:
+    def __init__(self, pages: dict[str | None, Page | LobbyError], under_way: Page | None = None,
+                 saved: tuple[saves.SavedSeat, ...] = ()) -> None:
         super().__init__()
-        self.pages, self.under_way = pages, under_way
+        self.pages, self.under_way, self.saved = pages, under_way, saved
         self.fetched: list[str | None] = []
         self.chosen: list[PlayConfig | None] = []
 
@@ -52,7 +55,7 @@ class LobbyHarness(App[None]):
 
     def on_mount(self) -> None:
         config = PlayConfig(relay=RELAY, room="", name="me", game="discard")
-        self.push_screen(LobbyScreen(config, self.fetch, refresh=None,
+        self.push_screen(LobbyScreen(config, self.fetch, refresh=None, saved=self.saved,
                                      under_way=self.going if self.under_way is not None else None), self.chosen.append)
 
 
@@ -363,3 +366,18 @@ async def test_the_create_dialog_names_the_room_and_enter_creates_from_any_field
         await until(pilot, lambda: app.chosen, "the new room")
     [chosen] = app.chosen
     assert chosen is not None and (chosen.room, chosen.game, chosen.public) == ("fridays", "discard", True)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_my_unfinished_game_s_row_is_drawn_whole_at_the_first_frame(size):
+    """The return-to-your-game row as the lobby first draws it (no resize since): each cell whole, not cut to its
+    column's title ("game…", "40 s a" at 80x24 once)."""
+    import time
+
+    seat = saves.SavedSeat(RELAY, "crashed", "me", "t", "00", "discard", time.time() - 40, stage="playing",
+                           seats=2, names=["ana", "me"], me=1, number=1)
+    app = LobbyHarness({None: Page((), None)}, saved=(seat,))
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.page is not None, "the lobby")
+        table = app.screen.query_one("#yours", DataTable)
+        assert re.fullmatch(r" *discard +ana +game 1 under way +4\d s ago *", table.render_line(1).text)

@@ -520,7 +520,8 @@ async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size)
         await pilot.pause()
         lines = status.render().plain.splitlines()
         assert len(lines) == 3 and all(len(line) <= size[0] for line in lines), lines
-        assert lines[0].rstrip().endswith(f"{long} left 1 h ago") and "…" in lines[0]
+        assert lines[0].rstrip().endswith(" left 1 h ago") and "…" in lines[0]  # names cut, the score whole
+        assert " 0 – 0 " in lines[0] and " · game 1 " in lines[0] and lines[0].count(long[:5]) == 2, lines[0]
         assert "Your turn" in lines[1] and f"{long} discarded 10♥"[:10] in lines[1]
         assert lines[2].startswith(" 10♥ matches neither") and lines[2].endswith("…")
 
@@ -1202,6 +1203,29 @@ async def test_the_start_screen_offers_an_unfinished_game_against_the_computer()
         await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
                     and not again.view.replaying and again.view.playing, "back at the table")
         assert (again.config.room, again.view.hand) == (room, hand)
+
+
+async def test_long_names_leave_the_score_and_the_game_number_in_the_status_bar_at_60_columns():
+    """Two names of 31 characters: the status bar's first line cuts the names, never the score nor "game 3"
+    (it read "Ana-Maria_Łopez-Zavala_[b]x[/b] 1 – 0 bo · game…"), and a long wait names the player cut too; the
+    second cuts them before the time left (it read "…'s turn  ⏱ Ana-Maria_Łopez-…", no time at all)."""
+    from tabletop.clock import Clock, ClockView, Wait
+
+    long, other = "Ana-Maria_Łopez-Zavala_[b]x[/b]", "Bartholomew-Fitzgerald_O'Neill"
+    since = 1_800_000_000_000  # the relay's time (ms) when the wait began
+    clock = ClockView(Clock(move_ms=20_000, bank_ms=60_000), banks=(60_000, 45_000), waits=(Wait(1, 3, since),))
+    app = discard_table(names=(long, other), wins=(1, 0), number=3, waiting_since=0.0, my_turn=False, clock=clock,
+                        relay_offset=since / 1000 - 20.0)
+    async with app.run_test(size=(60, 20)) as pilot:
+        app.table.update(app.view, now=30.0)
+        await pilot.pause()
+        first, second = app.table.query_one(StatusBar).render().plain.splitlines()[:2]
+        assert first.split("  ") == [" Ana-M… 1 – 0 Barth… · game 3", " waiting for Barth… for 30 s "], first
+        assert second.startswith(" Bartholom…'s turn  ⏱ Bartholom… 0:10 · bank 0:45  "), second
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        first = app.table.query_one(StatusBar).render().plain.splitlines()[0]
+        assert first.startswith(" Ana-Maria… 1 – 0 Bartholom… · game 3 "), first
 
 
 async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_the_relay_s_time():
