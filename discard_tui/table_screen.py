@@ -126,6 +126,9 @@ class MoveLog(RichLog):
             self._timer.stop()
             self._timer = None
         lines = self.lines_wanted
+        if lines[:len(self.lines_shown)] != self.lines_shown:  # not more of the same (a replay stepped back)
+            self.lines_shown = ()
+            self.clear()
         width = self.scrollable_content_region.width  # less the scrollbar that a longer log will show
         width -= 0 if self.show_vertical_scrollbar else self.styles.scrollbar_size_vertical
         for line in lines[len(self.lines_shown):]:  # broken between words, as Rich does, but a long word at a "-"
@@ -229,7 +232,7 @@ class TableScreen(Screen[None], Generic[V]):
         status.headline, status.my_turn = self.headline(view), view.my_turn
         status.clock, status.hurry = clock_text(view, now)
         status.event = capitalized(view.last_move or "", view.names)
-        status.hint = WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
+        status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
             self.hint(view) or (view.note if view.in_game else "")
         groups = (view.safety or "").split()
         show_text(self.query_one("#safety", Static),
@@ -308,9 +311,9 @@ class TableScreen(Screen[None], Generic[V]):
         if isinstance(self.focused, MoveLog) and (action in self.actions or action == "refuse"):
             return False  # the log has the keys (Enter must not discard while it scrolls); Tab gives them back
         view = self.view
-        if (action == "watching") != (view is not None and view.watcher):
-            return False  # a watcher's footer says it is read-only; a player's does not
-        if view is not None and view.watcher:
+        if (action == "watching") != (view is not None and view.watcher and view.replay is None):
+            return False  # a watcher's footer says it is read-only; a player's does not, nor a replay's (its own keys)
+        if view is not None and view.read_only:
             return action == "watching"  # no move, no rematch, nothing to refuse: the keys make no move
         if action == "refuse":
             return view is not None and self.refused(view, str(parameters[0])) is not None
@@ -330,6 +333,13 @@ class TableScreen(Screen[None], Generic[V]):
 
 
 WATCHING = "Watching: you see what all players see, no hidden card."  # fits 60 columns
+
+
+def replaying(view: SeatView) -> str:
+    """A replay's hint: whose eyes it sees the game through."""
+    if view.watcher:
+        return "Replay: what all players saw, no hidden card."
+    return f"Replay as {view.my_name} saw it: {view.my_name}'s own cards too."
 
 
 def help_page(rules: str, safety: str | None, seats: int) -> Content:
@@ -381,6 +391,8 @@ def link_text(view: SeatView, now: float | None = None, wall: float | None = Non
     from tabletop.ledger import Link  # loaded with the table, which made this view
 
     now = now or time.monotonic()
+    if view.replay is not None:
+        return view.replay  # no relay: where the replay is
     if view.link is Link.RECONNECTING:
         since = now - view.link_since
         return "Reconnecting…" + (f" ({int(since)} s)" if since >= 5 else "")

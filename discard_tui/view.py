@@ -66,6 +66,7 @@ class SeatView(Generic[Board]):
     history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
     watching: int = 0  # the room's watchers (relay protocol 1.3), the same count for every seat
     failure: str | None = None  # the relay cannot be used: why (the game stops where it was)
+    replay: str | None = None  # a step of ``--replay`` (read-only, no relay), where it is: "step 3 of 40 · game 1 of 2"
 
     @property
     def in_game(self) -> bool:
@@ -86,6 +87,11 @@ class SeatView(Generic[Board]):
     def watcher(self) -> bool:
         """This is a watcher's view: no seat, no hand, no move (``me`` is tabletop.table.OBSERVER)."""
         return self.me < 0
+
+    @property
+    def read_only(self) -> bool:
+        """No key makes a move: a watcher's view, or a replay's."""
+        return self.watcher or self.replay is not None
 
     @property
     def near(self) -> int:
