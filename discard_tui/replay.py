@@ -165,7 +165,9 @@ class ReplayApp(App[None]):
     def checked(self, games: Games) -> None:
         self.games = games
         self.set_reactive(ReplayApp.shown, len(games) - 1)
+        self.query_one(LoadingIndicator).remove()  # under the table it would still redraw, a frame at a time
         self.show()
+        self.refresh_bindings()  # the keys that step (the footer is rebuilt only now: a rebuild costs a frame)
 
     def give_up(self, why: Unreplayable) -> None:
         self.unreplayable = why
@@ -197,7 +199,6 @@ class ReplayApp(App[None]):
             self.call_after_refresh(self.compact_footer)
         else:
             self.table.update(view)
-        self.refresh_bindings()
 
     def compact_footer(self) -> None:
         """The table screen's footer as compact as the replay's own: every key whole in 60 columns."""
