@@ -196,15 +196,17 @@ class ReplayApp(App[None]):
             self.table = kind(leave_grace=float("inf"), resumes=False)
             self.table.view = view
             self.switch_screen(self.table) if len(self.screen_stack) > 1 else self.push_screen(self.table)
-            self.call_after_refresh(self.compact_footer)
+            self.call_after_refresh(self.opened)
         else:
             self.table.update(view)
 
-    def compact_footer(self) -> None:
-        """The table screen's footer as compact as the replay's own: every key whole in 60 columns."""
-        if self.table is not None:
+    def opened(self) -> None:
+        """The table screen is up: its first view shown (before, its widgets were not all there), its footer as
+        compact as the replay's own (every key whole in 60 columns)."""
+        if self.table is not None and self.table.view is not None:
             for footer in self.table.query(Footer):
                 footer.compact, footer.show_command_palette = True, False
+            self.table.update(self.table.view)
 
     def action_step(self, by: int) -> None:
         self.step = min(max(self.step + by, 0), len(self.steps) - 1)

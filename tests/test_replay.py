@@ -88,6 +88,7 @@ async def test_keys_step_through_the_game_on_its_own_table_with_card_art_and_nam
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, TableScreen) and app.step == 0
+        assert "step 0 of " in str(screen.query_one("#status").render())  # the first frame, before any key
         await pilot.press("right", "right")
         assert app.step == 2 and screen.view is not None and screen.view.replay.startswith("step 2 of ")
         await pilot.press("left")
