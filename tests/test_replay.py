@@ -1,4 +1,4 @@
-"""``discard-tui --replay``: a verified game, step by step, every card face up; from a pure room, no relay."""
+"""``discard-tui --replay``: a verified game step by step on its own table, as a watcher (or its seat) saw it."""
 
 from __future__ import annotations
 
