@@ -45,7 +45,8 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         wins=view.wins,
         safety=view.safety,
         replaying=seat.replaying,
-        left_at=tuple(table.left_at.get(s) for s in range(view.seats)),
+        left_at=tuple(table.left_at.get(s) if table.in_game(s) else None for s in range(view.seats)),  # the
+        # absence of a seat out of the game (a Hold'em player with no chips) holds nothing up: no trouble, no offer
         link_since=seat.link_since,
         seat_lost=seat.seat_lost,
         rematch_refusal=table.rematch_refusal(),

@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import PayloadTooBig
@@ -52,6 +53,7 @@ class Limits:
     room_watchers: int = 16  # watchers one room may have at once (protocol 1.3); more get room_full
     address_watch_rate: float = 1.0  # watcher joins a second from one address (each appends a watch event)
     address_watch_burst: int = 8
+    block_share: int = 2  # an IPv6 /48 gets this many times an address's connections, bytes, pages and watches
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
@@ -89,59 +91,253 @@ def address_of(peer: Any) -> str | None:
     return str(ip)
 
 
+def block_of(address: str) -> str | None:
+    """The /48 an IPv6 /64 address key lies in (a site's, or a tunnel broker's gift to one party: 65,536 /64s),
+    whose budgets its /64s share as well; None for an IPv4 address, or a connection counted on its own."""
+    if not address.endswith("/64"):
+        return None
+    return str(ipaddress.IPv6Network(address).supernet(new_prefix=48))
+
+
+SPARE = 1e-6  # bytes a FairShare may be short of a frame's cost and still let it go (rounding of rate x time)
+
+
+@dataclass(eq=False)
+class Flow:
+    """One sharer of a :class:`FairShare` (a connection within its address, or a /64 within its /48): the virtual
+    time at which its last frame is paid for."""
+
+    finish: float = 0.0
+
+
+@dataclass(eq=False)
+class Ticket:
+    """A frame waiting in a :class:`FairShare`: whose it is, what it costs, and the virtual time at which it is
+    paid for."""
+
+    flow: Flow
+    cost: int
+    finish: float
+
+
+class FairShare:
+    """A budget of bytes, ``rate`` a second and ``burst`` at once, shared fairly by its flows.
+
+    While frames wait for it, the budget is shared as a fluid: every flow with a frame waiting is paid the same
+    bytes a second (``rate`` over their number), one frame after another, and a frame goes once it is paid for
+    (generalized processor sharing, Parekh and Gallager 1993, kept exactly with a virtual clock: V rises by the
+    bytes each waiting flow was paid; a frame of ``size`` bytes is paid for at ``max(V, its flow's last) +
+    size``). So flows that keep frames waiting get equal bytes a second, however large or many their frames; a
+    small frame goes after only its size times the number of flows waiting (a player's move of 300 bytes beside 63
+    connections of a neighbour: 19 KiB of the budget, 9 ms at 2 MiB a second), never after a neighbour's whole
+    frames; and no frame waits for ever. A flow that waited for nothing is not charged for it later. A frame larger
+    than ``burst`` costs ``burst``. Pure: the caller gives the time and wakes the frames :meth:`grant` lets go."""
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.last_refill = float(burst), now
+        self.virtual = 0.0
+        self.waiting: list[Ticket] = []
+        self.paid: list[Ticket] = []  # paid for, not handed out by grant yet
+
+    def refill(self, now: float) -> None:
+        elapsed, self.last_refill = now - self.last_refill, now
+        self.tokens = min(self.burst, self.tokens + elapsed * self.rate)
+
+    def full(self, now: float) -> bool:
+        """Nothing waits and the whole burst is there again."""
+        self.refill(now)
+        return not self.waiting and not self.paid and self.tokens >= self.burst
+
+    def ask(self, flow: Flow, size: int, now: float) -> Ticket | None:
+        """None if a frame of ``size`` bytes from ``flow`` may go now (nothing waits and the budget holds it: it is
+        spent); else the frame's ticket, now waiting for :meth:`grant`."""
+        cost = min(size, self.burst)
+        self._pay(now)
+        if not self.waiting and not self.paid and self.tokens >= cost:
+            self.tokens -= cost
+            return None
+        flow.finish = max(self.virtual, flow.finish) + cost
+        ticket = Ticket(flow, cost, flow.finish)
+        self.waiting.append(ticket)
+        return ticket
+
+    def grant(self, now: float) -> tuple[list[Ticket], float]:
+        """The waiting frames that go now, in the order they were paid for, and the seconds until the next one is
+        (infinite when none waits)."""
+        delay = self._pay(now)
+        granted, self.paid = self.paid, []
+        return granted, delay
+
+    def _pay(self, now: float) -> float:
+        """Share what the budget holds among the waiting flows up to ``now``, moving the frames paid for to
+        ``paid``; the seconds until the next is paid for."""
+        self.refill(now)
+        while self.waiting:
+            flows = len({id(ticket.flow) for ticket in self.waiting})
+            first = min(self.waiting, key=lambda ticket: ticket.finish)
+            owed = max(0.0, first.finish - self.virtual) * flows
+            if owed - self.tokens > SPARE:
+                self.virtual += self.tokens / flows
+                self.tokens = 0.0
+                return (first.finish - self.virtual) * flows / self.rate
+            self.tokens -= owed
+            self.virtual = max(self.virtual, first.finish)
+            self.waiting.remove(first)
+            self.paid.append(first)
+        return math.inf
+
+    def withdraw(self, ticket: Ticket) -> None:
+        """The frame is gone with its connection: it waits no more, and its flow is not charged for it."""
+        if ticket in self.waiting:
+            self.waiting.remove(ticket)
+            ticket.flow.finish -= ticket.cost
+        elif ticket in self.paid:
+            self.paid.remove(ticket)
+
+
+class Gate:
+    """A :class:`FairShare` in the event loop: a frame that must wait sleeps until its turn, or until its
+    connection closes."""
+
+    def __init__(self, share: FairShare) -> None:
+        self.share = share
+        self.sleeping: dict[Ticket, asyncio.Future[None]] = {}
+        self.timer: asyncio.TimerHandle | None = None
+
+    async def take(self, flow: Flow, size: int, connection: ServerConnection) -> bool:
+        """Spend ``size`` bytes for ``flow``, waiting for its turn first if frames wait or the budget is short.
+        False if the connection closed meanwhile (the frame goes with it)."""
+        ticket = self.share.ask(flow, size, time.monotonic())
+        if ticket is None:
+            return True
+        turn = self.sleeping[ticket] = asyncio.get_running_loop().create_future()
+        self._wake()
+        closed = asyncio.ensure_future(connection.wait_closed())
+        try:
+            await asyncio.wait((turn, closed), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closed.cancel()
+            if not turn.done():  # closed (or the relay shut down): its place goes to the others
+                self.share.withdraw(ticket)
+                del self.sleeping[ticket]
+                self._wake()
+        return turn.done() and connection.state is not State.CLOSED
+
+    def _wake(self) -> None:
+        """Let go the frames whose turn it is, and sleep until the next one's."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        granted, delay = self.share.grant(time.monotonic())
+        for ticket in granted:
+            self.sleeping.pop(ticket).set_result(None)
+        if self.share.waiting:
+            self.timer = asyncio.get_running_loop().call_later(delay, self._wake)
+
+
 @dataclass(eq=False)
 class Address:
-    """What all the connections from one address share: their count, a budget of bytes for their frames, one of
-    lobby pages and one of watcher joins, and the tally of the messages they are receiving."""
+    """What all the connections from one address share (or all the /64s of one IPv6 /48, its ``block``): their
+    count, a budget of bytes for their frames shared fairly among them, one of lobby pages and one of watcher
+    joins, and the tally of the messages they are receiving."""
 
     key: str
-    byte_tokens: float
+    bytes: Gate
+    list_rate: float
+    list_burst: float
     list_tokens: float
+    watch_rate: float
+    watch_burst: float
     watch_tokens: float
     last_refill: float
+    block: Address | None = None  # the /48 whose budgets it shares as well (an IPv6 /64's)
+    flow: Flow = field(default_factory=Flow)  # its place in its block's byte budget
     connections: int = 0
     unfinished: int = 0  # bytes of messages its connections are receiving, not yet whole
     receiving: set[ReadBudget] = field(default_factory=set)  # its connections, to find the one to drop
-    queue: asyncio.Lock = field(default_factory=asyncio.Lock)  # frames waiting for the byte budget, in order
 
-    def refill(self, limits: Limits, now: float) -> None:
-        elapsed, self.last_refill = now - self.last_refill, now
-        self.byte_tokens = min(limits.address_byte_burst, self.byte_tokens + elapsed * limits.address_byte_rate)
-        self.list_tokens = min(limits.address_list_burst, self.list_tokens + elapsed * limits.address_list_rate)
-        self.watch_tokens = min(limits.address_watch_burst, self.watch_tokens + elapsed * limits.address_watch_rate)
+    @classmethod
+    def make(cls, key: str, limits: Limits, now: float, scale: int = 1, block: Address | None = None) -> Address:
+        """An address's budgets, full; ``scale`` times an address's for a /48."""
+        share = FairShare(limits.address_byte_rate * scale, limits.address_byte_burst * scale, now)
+        pages, watches = limits.address_list_burst * scale, limits.address_watch_burst * scale
+        return cls(key, Gate(share), limits.address_list_rate * scale, pages, float(pages),
+                   limits.address_watch_rate * scale, watches, float(watches), now, block)
 
-    def bytes_delay(self, limits: Limits, size: int, now: float) -> float:
-        """Seconds until the budget holds ``size`` bytes of frames (a whole burst at most)."""
-        self.refill(limits, now)
-        return max(0.0, (min(size, limits.address_byte_burst) - self.byte_tokens) / limits.address_byte_rate)
-
-    def take_bytes(self, limits: Limits, size: int) -> None:
-        """Spend ``size`` bytes of frames (a whole burst at most), once :meth:`bytes_delay` says they are there."""
-        self.byte_tokens -= min(size, limits.address_byte_burst)
-
-    def take_list(self, limits: Limits, now: float) -> bool:
+    def take_list(self, now: float) -> bool:
         """Spend one lobby page, if there is one."""
-        self.refill(limits, now)
+        self._refill(now)
         if self.list_tokens < 1:
             return False
         self.list_tokens -= 1
         return True
 
-    def take_watch(self, limits: Limits, now: float) -> bool:
+    def take_watch(self, now: float) -> bool:
         """Spend one watcher join (its arrival and its departure each append an event), if there is one."""
-        self.refill(limits, now)
+        self._refill(now)
         if self.watch_tokens < 1:
             return False
         self.watch_tokens -= 1
         return True
 
-    def forgettable(self, limits: Limits, now: float) -> bool:
+    def forgettable(self, now: float) -> bool:
         """No connection left and the budgets full again: forgetting it now gives nothing back early."""
         if self.connections or self.unfinished:
             return False
-        self.refill(limits, now)
-        return self.byte_tokens >= limits.address_byte_burst and self.list_tokens >= limits.address_list_burst \
-            and self.watch_tokens >= limits.address_watch_burst
+        self._refill(now)
+        return (self.bytes.share.full(now) and self.list_tokens >= self.list_burst
+                and self.watch_tokens >= self.watch_burst)
+
+    def _refill(self, now: float) -> None:
+        elapsed, self.last_refill = now - self.last_refill, now
+        self.list_tokens = min(self.list_burst, self.list_tokens + elapsed * self.list_rate)
+        self.watch_tokens = min(self.watch_burst, self.watch_tokens + elapsed * self.watch_rate)
+
+
+def catch_up_pause(limits: Limits, connections: int) -> int:
+    """Bytes queued to a connection past which its catch-up waits for it to drain: an eighth of ``max_buffer``, or
+    half its share of its address's ``address_buffers`` (over the address's ``connections``) if that is less."""
+    return min(limits.max_buffer // 8, limits.address_buffers // (2 * max(connections, 1)))
+
+
+class Holding(NamedTuple):
+    """What one connection holds, as the sweep found it: bytes, and whether it did not drain since the last sweep."""
+
+    address: Address
+    stalled: bool
+    size: int
+    connection: ServerConnection
+
+
+def to_drop(holdings: list[Holding], limits: Limits) -> list[Holding]:
+    """The holdings the sweep drops, in order, so that each address's connections together hold at most
+    ``address_buffers`` and all of them ``max_buffers``.
+
+    Past ``max_buffers`` the party holding the most gives up first (an address, or all the /64s of one /48
+    together), so that many small holdings of one party do not make another's one larger holding the first to
+    go. Within a party, a connection holding more than its share of its address (``address_buffers`` over the
+    address's connections) goes first, then one that did not drain since the last sweep, larger first: a
+    connection within its share is never dropped for what its neighbours hold (were all within theirs, the
+    address would be within its budget)."""
+    def share(address: Address) -> float:
+        return limits.address_buffers / max(address.connections, 1)
+
+    parties: dict[Address, list[Holding]] = {}
+    by_address: dict[Address, int] = {}
+    for holding in holdings:
+        parties.setdefault(holding.address.block or holding.address, []).append(holding)
+        by_address[holding.address] = by_address.get(holding.address, 0) + holding.size
+    total = sum(by_address.values())
+    dropped = []
+    for held in sorted(parties.values(), key=lambda held: sum(h.size for h in held), reverse=True):
+        for holding in sorted(held, key=lambda h: (h.size > share(h.address), h.stalled, h.size), reverse=True):
+            if by_address[holding.address] <= limits.address_buffers and total <= limits.max_buffers:
+                continue
+            dropped.append(holding)
+            by_address[holding.address] -= holding.size
+            total -= holding.size
+    return dropped
 
 
 @dataclass(eq=False)

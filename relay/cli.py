@@ -89,7 +89,8 @@ def parser() -> argparse.ArgumentParser:
                    help="open connections at once (default 5000)")
     p.add_argument("--max-per-address", type=at_least_zero, default=64, metavar="N",
                    help="open connections from one IPv4 address or IPv6 /64, whose frames and write buffers also "
-                   "share one budget (default 64; 0 behind a reverse proxy, where every connection comes from it)")
+                   "share one budget, fairly (default 64; an IPv6 /48 holds twice an address's; 0 behind a reverse "
+                   "proxy, where every connection comes from it)")
     p.add_argument("--room-watchers", type=at_least_zero, default=16, metavar="N",
                    help="watchers one room may have at once (protocol 1.3; default 16; 0: nobody may watch)")
     p.add_argument("--log-level", default="INFO", type=str.upper,

@@ -36,13 +36,16 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
 * What one address can do with many connections is bounded too (an IPv4
   address, or an IPv6 /64, a subscriber's usual share): at most
   ``max_per_address`` connections at once (more are refused with 429); all
-  their frames together take ``address_byte_rate`` bytes a second (past it a
-  frame waits: it is never refused for what a neighbour spent; the budget
-  outlives the address's connections, so reconnecting does not refill it);
-  their write buffers and unfinished messages together stay within
-  ``address_buffers`` (the connection holding the most is dropped); and its
-  lobby pages within ``address_list_rate`` a second. With ``max_per_address`` 0 every
-  connection is an address of its own (behind a reverse proxy).
+  their frames together take ``address_byte_rate`` bytes a second, shared
+  fairly among them (past it a frame waits for its turn: it is never refused
+  for what a neighbour spent, nor held behind a neighbour's backlog; the
+  budget outlives the address's connections, so reconnecting does not refill
+  it); their write buffers and unfinished messages together stay within
+  ``address_buffers`` (a connection over its share of it is dropped first);
+  and its lobby pages within ``address_list_rate`` a second. The /64s of one
+  IPv6 /48 share ``block_share`` times those budgets as well. With
+  ``max_per_address`` 0 every connection is an address of its own (behind a
+  reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
 * A watcher's join (``"watch": true``, protocol 1.3) takes no seat: the connection reads the room like a player's
@@ -70,10 +73,10 @@ from typing import Any, cast
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
-from websockets.protocol import State
 
 from . import lobby
-from .budgets import SAMPLED, Address, Limits, ReadBudget, Strangers, address_of, held_bytes
+from .budgets import (SAMPLED, Address, Flow, Holding, Limits, ReadBudget, Strangers, address_of, block_of,
+                      catch_up_pause, held_bytes, to_drop)
 from .ledger import MAX_SEATS, POLICY, SEAT_TAKEN_OVER, WATCHER, Entry, Follower, Ledger, Refused, to_json
 from .memory import MemoryReturn
 from .memory_ledger import MemoryLedger
@@ -108,6 +111,7 @@ class Client:
     closing: bool = False  # closed for its refusals: its later frames are not even read as requests
     byte_tokens: float = 0.0  # bytes of frames it may send now (Limits.byte_burst at first)
     waiting: int = 0  # bytes of the frame waiting for its address's budget (the sweep counts them)
+    flow: Flow = field(default_factory=Flow)  # its place in its address's byte budget
     last_held: int = 0  # bytes it held at the last sweep
 
     def take_token(self, limits: Limits) -> bool:
@@ -218,7 +222,7 @@ class Relay:
         address = self._address(connection, now)
         client = Client(connection, address, tokens=float(self.limits.burst),
                         byte_tokens=float(self.limits.byte_burst), last_refill=now, window_start=now)
-        address.connections += 1
+        self._count(address, +1)
         if isinstance(connection, ReadBudget):
             connection.attach(address)
         self.connection_count += 1
@@ -231,11 +235,18 @@ class Relay:
         finally:
             self.clients.discard(client)
             self.connection_count -= 1
-            address.connections -= 1
-            if not address.connections:
-                self._idle.add(address)
+            self._count(address, -1)
             if client.room is not None:
                 await self._leave(client)
+
+    def _count(self, address: Address, change: int) -> None:
+        """A connection of ``address`` opened (+1) or closed (-1): counted against it and its /48; one with no
+        connection left waits to be forgotten (the sweep forgets it once its budgets are full again)."""
+        for party in (address, address.block):
+            if party is not None:
+                party.connections += change
+                if not party.connections:
+                    self._idle.add(party)
 
     async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer ``GET /healthz`` over plain HTTP(S) and refuse connections beyond the cap."""
@@ -250,11 +261,15 @@ class Relay:
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "relay full, try again later\n")
         key = self._address_key(connection)
         address = None if key is None else self.addresses.get(key)
-        if address is not None and address.connections >= self.limits.max_per_address:
-            SAMPLED.info("refused connections", "refused connection: %d connections from %s already",
-                         address.connections, address.key)
-            return connection.respond(HTTPStatus.TOO_MANY_REQUESTS,
-                                      f"{address.connections} connections from your address already\n")
+        block_key = None if key is None else block_of(key)
+        block = None if block_key is None else self.addresses.get(block_key)
+        for party, most, what in ((address, self.limits.max_per_address, "your address"),
+                                  (block, self.limits.max_per_address * self.limits.block_share, "your /48")):
+            if party is not None and party.connections >= most:
+                SAMPLED.info("refused connections", "refused connection: %d connections from %s already",
+                             party.connections, party.key)
+                return connection.respond(HTTPStatus.TOO_MANY_REQUESTS,
+                                          f"{party.connections} connections from {what} already\n")
         return None
 
     def _address_key(self, connection: ServerConnection) -> str | None:
@@ -263,13 +278,21 @@ class Relay:
 
     def _address(self, connection: ServerConnection, now: float) -> Address:
         """The :class:`Address` this connection counts against (made at its first connection, or again once
-        forgotten); with ``max_per_address`` 0 (behind a proxy), or no IP address to go by, one of its own."""
+        forgotten), with the /48 it shares budgets with for an IPv6 address; with ``max_per_address`` 0 (behind a
+        proxy), or no IP address to go by, one of its own."""
         key = self._address_key(connection) or f"connection {next(self._connection_numbers)}"
+        block_key = block_of(key)
+        block = None
+        if block_key is not None:
+            block = self.addresses.get(block_key)
+            if block is None:
+                block = self.addresses[block_key] = Address.make(block_key, self.limits, now, self.limits.block_share)
+            self._idle.discard(block)
         address = self.addresses.get(key)
         if address is None:
-            address = self.addresses[key] = Address(key, float(self.limits.address_byte_burst),
-                                                    float(self.limits.address_list_burst),
-                                                    float(self.limits.address_watch_burst), now)
+            address = self.addresses[key] = Address.make(key, self.limits, now, block=block)
+        if address.block is not block:  # its /48 was forgotten and made again meanwhile: a place in the new one
+            address.block, address.flow = block, Flow()
         self._idle.discard(address)
         return address
 
@@ -309,27 +332,17 @@ class Relay:
                 self._spawn(client.connection.close(refused.close, refused.code))
 
     async def _address_bytes(self, client: Client, size: int) -> bool:
-        """Take ``size`` bytes from the budget of the frame's address, waiting first while it has not got them, in
-        the order the frames came (``Address.queue``: a large frame is not passed by small ones for ever). The
-        frame is not refused: whoever sent it may share the address with whoever spent the budget, and a refused
-        post leaves a gap in its seat's counters. While it waits the sweep counts it as held by its connection.
-        False if the connection closed meanwhile (the frame goes with it)."""
-        address, limits = client.address, self.limits
-        if not address.queue.locked() and not address.bytes_delay(limits, size, time.monotonic()):
-            address.take_bytes(limits, size)
-            return True
+        """Take ``size`` bytes from the budget of the frame's address (and of its /48, for IPv6), waiting first for
+        the frame's turn while frames wait or the budget is short: the address's connections share it fairly
+        (:class:`~relay.budgets.FairShare`), so a neighbour sending more cannot make this connection's frames wait
+        behind its own. The frame is not refused: whoever sent it may share the address with whoever spent the
+        budget, and a refused post leaves a gap in its seat's counters. While it waits the sweep counts it as held
+        by its connection. False if the connection closed meanwhile (the frame goes with it)."""
+        address = client.address
         client.waiting = size
         try:
-            async with address.queue:
-                while (delay := address.bytes_delay(limits, size, time.monotonic())) > 0:
-                    try:
-                        async with asyncio.timeout(delay):
-                            await client.connection.wait_closed()
-                        return False
-                    except TimeoutError:
-                        pass
-                address.take_bytes(limits, size)
-                return client.connection.state is not State.CLOSED
+            return (await address.bytes.take(client.flow, size, client.connection)
+                    and (address.block is None or await address.block.bytes.take(address.flow, size, client.connection)))
         finally:
             client.waiting = 0
 
@@ -407,7 +420,8 @@ class Relay:
     async def _watch(self, client: Client, room: str, name: str, after: int) -> None:
         """A watcher's join (protocol 1.3): no seat; the whole ledger, then live, and nothing it may post. Within
         its address's budget of watcher joins, and the room's ``room_watchers``."""
-        if not client.address.take_watch(self.limits, time.monotonic()):
+        now, address = time.monotonic(), client.address
+        if not address.take_watch(now) or (address.block is not None and not address.block.take_watch(now)):
             raise Refused("rate_limited", f"more than {self.limits.address_watch_rate:g} watcher joins a second "
                                           "from your address; slow down and send this one again")
         watch = await self.ledger.watch(room, name, self.limits.room_watchers)
@@ -439,17 +453,20 @@ class Relay:
 
     async def _catch_up(self, client: Client, channel: Channel) -> None:
         """Send the stored events after the client's cursor until it reaches the follower, then go live. The
-        backlog goes at the reader's pace: past an eighth of ``max_buffer`` queued, wait until it has drained (a
-        reader that has not within ``drain_timeout`` is dropped), so that a room larger than the buffer (or many
-        resumes at once) is not queued whole in memory."""
+        backlog goes at the reader's pace: past an eighth of ``max_buffer`` queued, or half the connection's share
+        of its address's ``address_buffers`` if that is less, wait until it has drained (a reader that has not
+        within ``drain_timeout`` is dropped), so that a room larger than the buffer (or many resumes at once) is
+        not queued whole in memory, and a resume stays within its share of its address (where the sweep does not
+        drop it for what its neighbours hold)."""
         transport = client.connection.transport
+        pause = catch_up_pause(self.limits, client.address.connections)
         while client.channel is channel and not client.live:
             entries = await self.ledger.read(channel.room, client.cursor)
             for entry in entries:
                 if client.channel is not channel or transport.is_closing():  # taken over or dropped meanwhile
                     return
                 self._send_entries(client, [entry])
-                if transport.get_write_buffer_size() > self.limits.max_buffer // 8:
+                if transport.get_write_buffer_size() > pause:
                     try:
                         async with asyncio.timeout(self.limits.drain_timeout):
                             await client.connection.drain()
@@ -469,7 +486,8 @@ class Relay:
     async def _list(self, client: Client, request: dict) -> None:
         """One page of the lobby, to this connection only, within its address's budget of pages."""
         after, limit, under_way = lobby.page_request(request)
-        if not client.address.take_list(self.limits, time.monotonic()):
+        now, address = time.monotonic(), client.address
+        if not address.take_list(now) or (address.block is not None and not address.block.take_list(now)):
             raise Refused("rate_limited", f"more than {self.limits.address_list_rate:g} lobby pages a second from "
                                           "your address; slow down and send this one again")
         listings, more = await self.ledger.lobby_page(after, limit, under_way)
@@ -586,15 +604,13 @@ class Relay:
     async def sweeper(self) -> None:
         """Every ``sweep`` seconds: drop the connections that hold more than ``max_buffer`` (their write buffer,
         whatever filled it: websockets writes pongs by itself; and what they sent that is not handled yet, such as
-        an unfinished message, a frame waiting for its address's budget); then, while one address's connections
-        hold more than ``address_buffers`` or all of them more than ``max_buffers``, from the address holding the
-        most (many small holdings of one address do not make another's one larger holding the first to go), its
-        connections that did not drain since the last sweep first, largest first; forget the addresses with no
-        connection left whose budget is full again; and hand what the allocator holds free back to the system."""
+        an unfinished message, a frame waiting for its address's budget); then those :func:`~relay.budgets.to_drop`
+        picks while one address's connections hold more than ``address_buffers`` or all of them more than
+        ``max_buffers``; forget the addresses with no connection left whose budget is full again; and hand what
+        the allocator holds free back to the system."""
         while True:
             await asyncio.sleep(self.limits.sweep)
-            holdings: dict[Address, list[tuple[bool, int, Client]]] = {}
-            total = 0
+            holdings = []
             for client in list(self.clients):
                 transport = client.connection.transport
                 if transport is None or transport.is_closing():
@@ -606,19 +622,11 @@ class Relay:
                 if size > self.limits.max_buffer:
                     self._drop(client.connection)
                     continue
-                holdings.setdefault(client.address, []).append((stalled, size, client))
-                total += size
-            by_address = sorted(((sum(size for _, size, _ in held), held) for held in holdings.values()),
-                                key=lambda pair: pair[0], reverse=True)
-            for held_by_address, held in by_address:  # stalled holdings first, then the largest
-                for _, size, client in sorted(held, key=lambda item: (item[0], item[1]), reverse=True):
-                    if held_by_address <= self.limits.address_buffers and total <= self.limits.max_buffers:
-                        break
-                    self._drop(client.connection)
-                    held_by_address -= size
-                    total -= size
+                holdings.append(Holding(client.address, stalled, size, client.connection))
+            for holding in to_drop(holdings, self.limits):
+                self._drop(holding.connection)
             now = time.monotonic()
-            for address in [address for address in self._idle if address.forgettable(self.limits, now)]:
+            for address in [address for address in self._idle if address.forgettable(now)]:
                 self._idle.discard(address)
                 del self.addresses[address.key]
             self.memory.check(now)

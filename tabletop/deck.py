@@ -1,4 +1,5 @@
-"""The mental deck for N players: shuffled by everyone, shown only to whom the game says.
+"""The mental deck for N players (the deal's dealers: every seat, unless the game has put some out): shuffled by
+all of them, shown only to whom the game says.
 
 **Shuffle.** 2N steps. In phase 1 each seat in turn (the starter first)
 raises every card to its one shuffle key and permutes the deck; in phase 2
@@ -16,7 +17,8 @@ d_sj *sealed* to t: encrypted with ChaCha20-Poly1305 under a key derived
 relay included, can read it, and a later showing of the same position to
 another seat adds nothing the first recipient's keys did not already cover.
 To show it to everyone, every d_sj is published in the open (by s, or by any
-seat that already knows it). Every key received, sealed or open, must match
+seat that already knows it); a move may open its sender's own keys ahead of
+the showing, when the game says so (:meth:`Deck.apply_release`). Every key received, sealed or open, must match
 its owner's commitment, so a wrong key is named at once with its sender.
 
 **Audit** (versions 3 and 4, read from old transcripts). At the end every
@@ -301,6 +303,7 @@ class Deck:
     faces: dict[int, int] = field(default_factory=dict)  # pos -> card index I have seen
     seen: dict[int, set[int]] = field(default_factory=dict)  # pos -> seats it has been shown to
     shows: list[Show] = field(default_factory=list)  # under way
+    void: bool = False  # given up: a seat it needed never came (GameState.void); late keys to it are no news
 
     @property
     def size(self) -> int:
@@ -337,10 +340,14 @@ class Deck:
     def final(self) -> list[int]:
         return self.steps[-1]
 
-    def context(self, step: int) -> dict[str, str | int]:
+    def context(self, step: int) -> dict[str, str | int | list[int]]:
         """Everything a step's proof is bound to besides its decks and keys (docs/protocol.md, "Proofs")."""
-        return {"version": self.version, "group": self.group.name, "room": self.room, "game": self.game,
-                "deal": self.deal, "seat": self.step_owner(step), "step": step + 1, "steps": 2 * self.seats}
+        context: dict[str, str | int | list[int]] = {
+            "version": self.version, "group": self.group.name, "room": self.room, "game": self.game,
+            "deal": self.deal, "seat": self.step_owner(step), "step": step + 1, "steps": 2 * self.seats}
+        if set(self.order) != set(self.box_keys):  # some seats are out of this deal: the statement names who deals
+            context["dealers"] = list(self.order)
+        return context
 
     def step_owner(self, step: int) -> int:
         return self.order[step % self.seats]
@@ -476,8 +483,11 @@ class Deck:
                 and (pos, sender, to) not in self.sealed and sender not in self.public.get(pos, {}))
 
     def owes(self, seat: int) -> list[Show]:
-        """What ``seat`` still has to send for the showings under way (a Show per key)."""
-        owed = []
+        """What ``seat`` still has to send for the showings under way (a Show per key); nothing from a seat out of
+        this deal."""
+        owed: list[Show] = []
+        if seat not in self.order:
+            return owed
         for show in self.shows:
             if show.to is None:
                 if self._public_needed(show.pos, seat):
@@ -486,8 +496,9 @@ class Deck:
                 owed.append(show)
         return list(dict.fromkeys(owed))
 
-    def my_shares(self, extra: Sequence[Show] = ()) -> Shares | None:
-        """The shares I owe now (and for ``extra`` showings my own move is about to start), ready to send.
+    def my_shares(self, extra: Sequence[Show] = (), release: Sequence[int] = ()) -> Shares | None:
+        """The shares I owe now (and for ``extra`` showings my own move is about to start, and my own keys to the
+        positions ``release`` my move opens ahead of their showing), ready to send.
 
         For a showing to everyone that my move starts I also open every other seat's key I already
         know, so that nobody else has to answer (a card I hold and have seen needs nobody but me).
@@ -506,6 +517,7 @@ class Deck:
                         opened.append(OpenKey(pos=show.pos, seat=seat, key=format(key, "x")))
             else:
                 sealed.append(self._seal(show.pos, show.to))
+        opened += [OpenKey(pos=pos, seat=self.me, key=format(self.secrets.card_key(pos).d, "x")) for pos in release]
         opened = list({(o.pos, o.seat): o for o in opened}.values())
         return Shares(open=opened, sealed=sealed) if opened or sealed else None
 
@@ -514,8 +526,23 @@ class Deck:
                        self.secrets.card_key(pos).d, self.group.key_bytes)
         return SealedKey(pos=pos, to=to, box=box)
 
+    def apply_release(self, sender: int, positions: Sequence[int], keys: Sequence[OpenKey]) -> None:
+        """``sender``'s own keys to ``positions``, opened with a move ahead of their showing (the game says which:
+        ``GameState.releases``), so that it owes them nothing more: all of them or none, each its committed key."""
+        if any(entry.seat != sender for entry in keys):
+            raise DeckViolation(sender, "opened another player's key with their move, which may open their own only")
+        if sorted(entry.pos for entry in keys) != sorted(positions):
+            raise DeckViolation(sender, f"opened their keys to cards {sorted(entry.pos for entry in keys)} with their "
+                                f"move, which opens those to cards {sorted(positions)}: all of them or none")
+        for entry in keys:
+            key = self._checked(sender, entry.pos, sender, entry.key)
+            self.public.setdefault(entry.pos, {})[sender] = key
+            self.known.setdefault(entry.pos, {})[sender] = key
+
     def apply_shares(self, sender: int, shares: Shares) -> None:
         """Take in ``sender``'s keys: each one must be owed, well formed, and match its owner's commitment."""
+        if sender not in self.order:
+            raise DeckViolation(sender, f"sent keys to deal {self.deal + 1}, which they do not deal")
         for entry in shares.open:
             if entry.seat in self.public.get(entry.pos, {}):
                 # A copy of a key already public: checked, then ignored. Two seats may answer one showing

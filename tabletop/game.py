@@ -122,6 +122,12 @@ class GameState(ABC, Generic[Face]):
         (deal k holds positions k·n … k·n + n − 1 for a deck of n cards)."""
         return 1
 
+    def dealers(self) -> tuple[int, ...]:
+        """The seats that shuffle the next deal and hold a key to each of its cards: every seat, unless the game
+        has put some out for good (a poker player with no chips). Asked when the table opens a deal; a seat out of
+        it owes the deal nothing and is shown only what everyone is shown."""
+        return tuple(range(self.setup.seats))
+
     @abstractmethod
     def to_move(self) -> int | None:
         """The seat the game waits on for a move now, or None (as PokerKit's ``actor_index``).
@@ -139,6 +145,13 @@ class GameState(ABC, Generic[Face]):
 
     def shows(self, seat: int, move: Message) -> list[Show]:
         """The positions ``move`` reveals, and to whom; the move is pushed once they are all shown."""
+        return []
+
+    def releases(self, seat: int, move: Message) -> list[int]:
+        """Positions of the current deal whose keys ``seat`` may open with ``move``, its own layer only, so that it
+        owes them nothing more (a player who folds, for the board still to come). A card is read by whoever holds every
+        layer of it: only cards that will be shown to everyone belong here, and a card that may never be shown must
+        keep two seats' layers unopened (Hold'em releases nothing with the fold that ends the hand)."""
         return []
 
     @abstractmethod
@@ -169,6 +182,13 @@ class GameState(ABC, Generic[Face]):
         be a move of the game's own that only the table makes (not in :attr:`Game.messages`). None while the game
         waits on a choice (see :meth:`choose`). Every seat must compute the same: from public state only."""
         return None
+
+    def void(self, seat: int) -> str:
+        """The deal under way is void: ``seat``'s time ran out while the deal needed its shuffle step or its keys, so
+        it will never come (a game that says :attr:`Game.voids_deals`). The game puts ``seat`` out for good (it deals
+        no more: :meth:`dealers`), undoes the deal, asks for the next one (:meth:`deals`) unless the game is over, and
+        says what became of it, as a log line with seats as ``{0}``, ``{1}``…"""
+        raise NotImplementedError
 
     @abstractmethod
     def outcome(self) -> Outcome | None:
@@ -209,6 +229,8 @@ class Game(ABC, Generic[Face]):
     Options: ClassVar[type[BaseModel]] = NoOptions
     tally: ClassVar[tuple[str, str]] = ("move", "moves")  # what the audit counts (moves and choices), for people
     has_starter: ClassVar[bool] = True  # one seat moves first (False: every seat moves at once, as rps's throws)
+    voids_deals: ClassVar[bool] = False  # a seat whose keys a deal needs runs on the clock, and the deal is void when
+    # its time runs out (GameState.void); otherwise the table waits on keys as long as its players do
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A game that declares its ``about`` takes its names and seats from it, and its Options must agree."""

@@ -45,6 +45,7 @@ class Needs:
 
 
 CLOCKED = (Owed.MOVE, Owed.CHOICE_COMMITMENT, Owed.CHOICE_REVEAL)  # what a seat owes on the clock
+DEAL_WORK = (Owed.SHUFFLE_STEP, Owed.HAND_KEYS, Owed.CARD_KEY)  # on the clock too in a game that voids deals
 
 
 class Intents(TableState):
@@ -131,11 +132,13 @@ class Intents(TableState):
         return None
 
     def prepare(self, move: wire.Message) -> Post:
-        """My move with the keys it shows (a card I hold and have seen needs no one else's)."""
+        """My move with the keys it shows (a card I hold and have seen needs no one else's), and those it lets me
+        open ahead of their showing (a fold's, to the board still to come: then I owe them nothing more)."""
         p = self.play
         assert p.state is not None
-        shows = p.state.shows(self.me, move)
-        shares = p.deck.my_shares(extra=shows) if p.deck is not None and shows else None
+        shows, released = p.state.shows(self.me, move), p.state.releases(self.me, move)
+        shares = p.deck.my_shares(extra=shows, release=released) if p.deck is not None and (shows or released) \
+            else None
         return Post(p.number, move, shares)
 
     def my_choice(self) -> tuple[str | None, bool]:
@@ -242,7 +245,7 @@ class Intents(TableState):
             if p.deck.shuffled:  # every step is in; their proofs are being checked here
                 return []
             step = len(p.deck.steps)
-            return [Awaiting(p.deck.step_owner(step), Owed.SHUFFLE_STEP, step + 1, 2 * p.seats)]
+            return [Awaiting(p.deck.step_owner(step), Owed.SHUFFLE_STEP, step + 1, 2 * p.deck.seats)]
         if p.deck is not None and p.deck.shows:
             what = Owed.HAND_KEYS if phase is Phase.DEALING else Owed.CARD_KEY
             return [Awaiting(s, what) for s in seats if p.deck.owes(s)]
@@ -254,7 +257,22 @@ class Intents(TableState):
 
     def clocked(self) -> list[int]:
         """The seats the clock runs for now: those that owe a move, a choice or its reveal while the game is played
-        (none while a move's cards are being shown)."""
-        if self.phase is not Phase.PLAYING or self.play.pending is not None:
-            return []
-        return [due.seat for due in self.owing() if due.what in CLOCKED]
+        (none while a move's cards are being shown); in a game that voids deals (``Game.voids_deals``), also those
+        that owe a shuffle step or keys."""
+        p, phase = self.play, self.phase
+        what: tuple[Owed, ...] = CLOCKED if phase is Phase.PLAYING and p.pending is None else ()
+        if p.game is not None and p.game.voids_deals and phase in (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING):
+            what += DEAL_WORK
+        return [due.seat for due in self.owing() if due.what in what] if what else []
+
+    def in_game(self, seat: int) -> bool:
+        """The game under way may still need ``seat``: it is not out of it (a Hold'em seat with no chips deals no
+        more, one whose deal was void is out), so its absence may hold the game up. Between games, every seat."""
+        p = self.play
+        if self.phase not in (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING):
+            return True
+        return seat not in p.out and (p.deck is None or seat in p.deck.order)
+
+    def owes_deal_work(self, seat: int) -> bool:
+        """``seat`` owes the deal its shuffle step or keys (not a move or a choice)."""
+        return any(due.seat == seat and due.what in DEAL_WORK for due in self.owing())

@@ -59,6 +59,7 @@ class Play:
     timed_out: bool = False  # ... made by the table for a seat whose time ran out (its log line says so)
     timers: Timers | None = None  # the clock: each seat's wait and bank, once the game has begun
     late: set[int] = field(default_factory=set)  # seats timed out whose next move or choice may have crossed the claim
+    out: set[int] = field(default_factory=set)  # seats whose time ran out while a deal needed them: out of this game
     outcome: Outcome | None = None
     audits: dict[int, wire.Audit] = field(default_factory=dict)
     verdict: list[Problem] | None = None  # [] means fair
@@ -156,7 +157,7 @@ class TableState:
             return Phase.WAITING
         if p.starter is None:
             return Phase.STARTING
-        if p.deck is not None and not p.deck.ready:
+        if p.deck is not None and not p.deck.ready and not p.deck.void:
             return Phase.SHUFFLING
         if not p.dealt:
             return Phase.DEALING

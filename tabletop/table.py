@@ -42,15 +42,15 @@ from .view import TableView, Viewable, safety_number
 from .values import Phase
 from .words import clip
 
-__all__ = ["OBSERVER", "LedgerEvent", "Needs", "Play", "Post", "Strategy", "Table", "TableView",
+__all__ = ["OBSERVER", "GameContractError", "LedgerEvent", "Needs", "Play", "Post", "Strategy", "Table", "TableView",
            "Violation", "Wish", "Work", "safety_number"]  # Table and the values it takes and returns
 
 START = "start"  # the label of the draw for who starts
 
 
 class GameContractError(Exception):
-    """A game broke the Game interface's contract (a bug in the game's code, never a player's fault): its move for a
-    seat out of time is missing or against its own rules."""
+    """A game broke the Game interface's contract (a bug in the game's code, never a player's fault): dealers that
+    are not seats of the table, or its move for a seat out of time missing or against its own rules."""
 
 
 class Violation(Exception):
@@ -179,6 +179,8 @@ class Table(Viewable):
                             "it was forged or altered")
 
     def _dispatch(self, seat: int, p: Play, message: wire.Message, shares: wire.Shares | None) -> None:
+        if seat in p.out:  # out of the game since its time ran out on a deal: what it sends now crossed the claim
+            return
         if shares is not None and not (isinstance(message, wire.Share) or self._is_move(p, message)):
             raise Violation(f"{self.who(seat)} sent keys with a {message.type!r} message")
         if isinstance(message, wire.Stopped):
@@ -194,10 +196,12 @@ class Table(Viewable):
             p.deck.apply_shuffle(seat, message)
             if p.deck.ready:
                 p.deck.begin(p.state.deal() if p.state else [])
+            self._acted = seat  # its wait ends here on every seat, whenever each has checked the step's proof
         elif isinstance(message, wire.Share):
             if shares is None or p.deck is None:
                 raise Violation(f"{self.who(seat)} sent an empty share")
             self._apply_shares(seat, p, shares)
+            self._acted = seat
         elif isinstance(message, wire.TimeOut):
             self._claim(seat, p, message)
         elif isinstance(message, wire.Audit):
@@ -345,13 +349,18 @@ class Table(Viewable):
             self._say("; ".join(said))
 
     def _deal(self, p: Play) -> None:
-        """A new deck for the next deal: shuffled by every seat, the starter of the deal first."""
+        """A new deck for the next deal: shuffled by the seats the game names (every seat, unless some are out for
+        good), from the deal's starter round the table."""
         assert p.group is not None and p.state is not None and p.starter is not None
         deal = len(p.decks)
         if deal >= wire.MAX_DEALS:
             raise Violation(f"the game asked for more than {wire.MAX_DEALS} deals")
         size = len(p.state.setup.faces)
-        order = tuple((p.starter + deal + k) % p.seats for k in range(p.seats))
+        dealers = set(p.state.dealers())
+        if not dealers <= set(range(p.seats)) or len(dealers) < 2:
+            raise GameContractError(f"{p.game.title if p.game else 'the game'} named dealers {sorted(dealers)} of "
+                                    f"{p.seats} seats: at least two seats of the table deal")
+        order = tuple(seat for k in range(p.seats) if (seat := (p.starter + deal + k) % p.seats) in dealers)
         box_keys = {s: h.box_key for s, h in p.hellos.items()}
         p.decks.append(mental.Deck(self.room, p.number, p.group, p.group.encoded(size), order, self.me,
                                    self.secrets(p.number, p.group), box_keys, deal, p.version))
@@ -372,6 +381,10 @@ class Table(Viewable):
         if shares is not None:
             if p.deck is None:
                 raise Violation(f"{self.who(seat)} sent keys in a game without cards")
+            released = p.state.releases(seat, move)
+            if early := [key for key in shares.open if key.pos in released]:  # its keys, opened ahead of their showing
+                p.deck.apply_release(seat, released, early)
+                shares = wire.Shares(open=[key for key in shares.open if key.pos not in released], sealed=shares.sealed)
             self._apply_shares(seat, p, shares)
         p.pending = (seat, move)
 
@@ -386,7 +399,7 @@ class Table(Viewable):
         for k, deck in enumerate(p.decks):
             part = wire.Shares(open=[key for key in shares.open if deal(key.pos) == k],
                                sealed=[key for key in shares.sealed if deal(key.pos) == k])
-            if part.open or part.sealed:
+            if (part.open or part.sealed) and not deck.void:  # a key to a void deal crossed the claim: no news
                 deck.apply_shares(seat, part)
 
     # -- the clock -------------------------------------------------------------------------------------
@@ -407,10 +420,32 @@ class Table(Viewable):
         if not timers.running(late, claim.wait):
             return
         try:
+            deal_work = self.owes_deal_work(late)
             timers.judge(late, self.stamp)
         except Early as error:
             raise Violation(f"{who} claimed that {self.whose(late)} time ran out {error}") from None
-        self._time_out(p, late)
+        if deal_work:
+            self._void(p, late)
+        else:
+            self._time_out(p, late)
+
+    def _void(self, p: Play, seat: int) -> None:
+        """``seat``'s time ran out while the deal needed its shuffle step or keys: the deal is given up (a move
+        waiting for its cards with it), the seat is out of this game, and the game says what became of the deal
+        (``GameState.void``) and asks for the next one."""
+        assert p.state is not None and p.deck is not None
+        p.deck.void = True
+        p.deck.shows.clear()
+        p.pending, p.timed_out, p.dealt = None, False, True
+        p.out.add(seat)
+        p.late.discard(seat)
+        said = p.state.void(seat).format(*(self.who(s) for s in range(p.seats)))
+        p.last_move = f"{self.whose(seat)} time ran out while the deal needed {'your' if seat == self.me else 'their'} " \
+                      f"keys; {said}"
+        self._say(p.last_move)
+        if p.state.deals() > len(p.decks):
+            self._deal(p)
+            self._say(f"shuffling for deal {len(p.decks)}")
 
     def _time_out(self, p: Play, seat: int) -> None:
         """What the game does for ``seat``, whose time ran out: it loses the choice under way, or the game's default
@@ -515,7 +550,7 @@ class Table(Viewable):
                 self.problem = self._blame(violation)
                 self._say(f"stopped: {self.problem}")
                 raise Violation(self.problem) from None
-            if deck.ready and p.deck is deck:
+            if deck.ready and p.deck is deck and not deck.void:
                 deck.begin(p.state.deal() if p.state else [])
                 self._settle(p)
 

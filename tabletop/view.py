@@ -73,7 +73,7 @@ class Viewable(Intents, Audit):
 
     def _progress(self) -> Progress | None:
         p, phase = self.play, self.phase
-        steps = 2 * p.seats if p.deck is not None else 0
+        steps = 2 * p.deck.seats if p.deck is not None else 0
         total = steps + 3
         if phase is Phase.STARTING:
             return Progress(phase, 0, total)

@@ -57,6 +57,7 @@ class Room:
     violations: dict[int, str] = field(default_factory=dict)
     seeds: list[bytes] | None = None  # each seat's room seed (default: bytes([seat + 1]) * 32)
     names: tuple[str, ...] = ("ana", "bo", "cy", "di", "ed", "flo")  # each seat's player
+    gone: set[int] = field(default_factory=set)  # seats whose program stopped: they post and read nothing more
     now: float = 0.0  # the relay's clock (Unix seconds): the stamp of every event appended; a test advances it
     watchers: list[Table] = field(default_factory=list)  # tables of no seat (transcript.observer), fed every event
 
@@ -82,7 +83,9 @@ class Room:
             assert not (event.body and event.body["msg"]["type"] == "audit" and "seed" in event.body["msg"])
             for key in (event.body or {}).get("shares", {}).get("open", []):
                 opened.setdefault(key["pos"], set()).add(key["seat"])
-        public = {pos for pos, owners in opened.items() if len(owners) == self.seats}
+        decks = max((table.play.decks for table in self.tables), key=len)
+        dealers = {pos: set(deck.order) for deck in decks for pos in deck.positions()}  # a busted seat deals no more
+        public = {pos for pos, owners in opened.items() if owners >= dealers.get(pos, set(range(self.seats)))}
         revealed = {pos: card for check in transcript.check(self.as_transcript(), self.catalog)
                     for pos, card in check.play.revealed.items()}
         return public, revealed
@@ -91,7 +94,7 @@ class Room:
         event = Event(len(self.ledger) + 1, seat, self.tables[seat].wish.name, kind, body, self.now)
         self.ledger.append(event)
         for table in [*self.tables, *self.watchers]:
-            if table.me in self.violations:
+            if table.me in self.violations or table.me in self.gone:
                 continue
             try:
                 table.apply(event)
@@ -118,7 +121,7 @@ class Room:
 
     def owed(self, seat: int) -> Post | None:
         table = self.tables[seat]
-        if seat in self.violations:
+        if seat in self.violations or seat in self.gone:
             return None
         if (work := table.audit_work()) is not None:
             work.job.compute_here()

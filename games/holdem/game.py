@@ -132,6 +132,7 @@ class HoldemState(GameState[str]):
     habits: dict[int, Habits] = field(default_factory=dict)  # each seat's bet moves so far (none yet: absent)
     played: list[Played] = field(default_factory=list)  # every finished hand, for the hand history
     moves: list[tuple[int, Message, str]] = field(default_factory=list)  # this hand: each move and its words
+    abandoned: bool = False  # the game ended on a void hand (``void``), which never finished
 
     def __post_init__(self) -> None:
         self.chips = [self.options.chips] * self.setup.seats
@@ -164,9 +165,14 @@ class HoldemState(GameState[str]):
 
     @property
     def over(self) -> bool:
-        """The game is over: one seat holds every chip, or the last hand is played."""
-        return self.hand.stage is Stage.OVER and (
+        """The game is over: one seat holds every chip, or the last hand is played (or void)."""
+        return self.finished and (
             sum(chips > 0 for chips in self.chips) < 2 or self.hand.number + 1 >= self.options.hands)
+
+    @property
+    def finished(self) -> bool:
+        """The current hand is over: played to its end, or void (``void``) as the game's last."""
+        return self.hand.stage is Stage.OVER or self.abandoned
 
     # -- the table's side ------------------------------------------------------------------------------
 
@@ -177,8 +183,28 @@ class HoldemState(GameState[str]):
     def deals(self) -> int:
         return self.hand.number + 1
 
+    def dealers(self) -> tuple[int, ...]:
+        """From version 5 a seat with no chips is out of the game for good: it deals no more hands (version 4's
+        busted seats shuffled and keyed every deal to the end)."""
+        if not self.setup.proven:
+            return super().dealers()
+        return tuple(seat for seat, chips in enumerate(self.chips) if chips > 0)
+
+    def releases(self, seat: int, move: Message) -> list[int]:
+        """A fold opens the folder's keys to the board still to come (version 5), so that it owes the hand nothing
+        more: every other player's layer stays on those cards until the board shows them. Showdowns need none of
+        its keys (a player who shows opens every key to its own cards: they were sealed to it). The fold that
+        leaves one player opens nothing: that hand shows no more board, and the winner, holding its own layer,
+        would read the cards never dealt."""
+        h = self.hand
+        if not self.setup.proven or not isinstance(move, Fold) or h.stage is not Stage.BETTING or h.to_move() != seat:
+            return []
+        if sum(h.in_hand(s) for s in h.players) - 1 < 2:
+            return []
+        return list(h.board_positions()[len(h.board_cards):])
+
     def to_move(self) -> int | None:
-        return self.hand.to_move()
+        return None if self.abandoned else self.hand.to_move()
 
     def check(self, seat: int, move: Message) -> None:
         h = self.hand
@@ -190,7 +216,8 @@ class HoldemState(GameState[str]):
         elif isinstance(move, Board):
             if stage is not Stage.BOARD or seat != h.dealer:
                 raise RuleViolation("showed board cards out of turn", rule="the board is the button's to show"
-                                    if h.dealer == h.button else "the board is the last player's before the button")
+                                    if h.dealer == h.button else "the board is shown by the last player still in "
+                                    "the hand before the button")
             expected = list(h.next_street())
             if move.positions != expected:
                 street = STREETS[h.street_dealt()]
@@ -334,6 +361,31 @@ class HoldemState(GameState[str]):
     def describe(self, seat: int, move: Message) -> str:
         return self.said
 
+    def void(self, seat: int) -> str:
+        """The hand is void (``seat``'s keys or shuffle step never came): every other seat's chips go back to where
+        they stood when it began; ``seat`` is out, its whole stack shared equally among the seats still playing,
+        the odd chips one each from the first of them left of the button. So vanishing is never better than
+        folding. Then the next hand, unless the game is over."""
+        h, n = self.hand, self.setup.seats
+        forfeit, self.chips[seat] = self.chips[seat], 0
+        playing = [other for k in range(1, n + 1) if self.chips[other := (h.button + k) % n] > 0]
+        share, odd = divmod(forfeit, len(playing))
+        gains = {other: share + (k < odd) for k, other in enumerate(playing)}
+        for other, gain in gains.items():
+            self.chips[other] += gain
+        self.history.append(tuple(self.chips))
+        shared = ", ".join(f"{gain:,} to {{{other}}}" for other, gain in sorted(gains.items()))
+        self.last_result = f"hand {h.number + 1} is void: every chip goes back to where it stood when it began, " \
+                           f"and out of the game goes {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"
+        said = self.last_result
+        if sum(chips > 0 for chips in self.chips) < 2 or h.number + 1 >= self.options.hands:
+            self.abandoned = True
+        else:
+            assert h.places is not None
+            self.hand = self._deal_hand(h.number + 1, next_places(self.chips, h.places))
+            said += f". Hand {h.number + 2}: the button goes to {{{self.hand.button}}}"
+        return said
+
     def owed(self, seat: int) -> Message | None:
         """The forced moves: the button shows the next street; the first hand at showdown is shown."""
         h = self.hand
@@ -410,7 +462,7 @@ class HoldemState(GameState[str]):
     def record(self, names: Sequence[str]) -> dict[str, Any]:
         """For ``discard-bot --json``: every player's chips, the hands played, and how often each bet move was
         made (every seat's: ``benchmarks/holdem.py`` prints them)."""
-        chips = self.chips if self.hand.stage is Stage.OVER else [self.hand.stack(s) for s in range(self.setup.seats)]
+        chips = self.chips if self.finished else [self.hand.stack(s) for s in range(self.setup.seats)]
         return {"chips": dict(zip(names, chips, strict=True)), "hands": self.hand.number + 1, "bets": dict(self.counts)}
 
     def history_file(self, names: Sequence[str], me: int, number: int, room: str) -> tuple[str, str]:
@@ -435,7 +487,7 @@ class HoldemState(GameState[str]):
 
     def view(self, seat: int) -> HoldemView:
         h = self.hand
-        over = h.stage is Stage.OVER
+        over = self.finished
 
         def player(s: int) -> Player:
             dealt = s in h.players
@@ -466,6 +518,7 @@ class Holdem(Game[str]):
 
     about = ABOUT
     messages: ClassVar[tuple[type[Message], ...]] = MOVES
+    voids_deals = True
     Options = HoldemOptions
 
     def faces(self, options: Any, seats: int) -> tuple[str, ...]:

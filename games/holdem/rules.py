@@ -148,7 +148,8 @@ class Hand:
     blinds: tuple[int, int]
     places: tuple[int, int, int] | None = None  # the button, small and big blind seats (a busted one when dead);
     # None: the button is the last player, the blinds the first two
-    tda: bool = True  # TDA rules 16 and 47 (version 5); a version-4 transcript is replayed by version 4's rules
+    tda: bool = True  # TDA rules 16 and 47 and the dealer still in the hand (version 5); a version-4 transcript is
+    # replayed by version 4's rules
     poker: State = field(init=False)
     shown: dict[int, tuple[str, str]] = field(default_factory=dict)  # seat -> hole cards shown at showdown
     mucked: set[int] = field(default_factory=set)
@@ -188,8 +189,12 @@ class Hand:
 
     @property
     def dealer(self) -> int:
-        """The seat that shows each street: the last to act after the flop (the button, unless it is dead)."""
-        return self.players[-1]
+        """The seat that shows each street: the last player still in the hand in the order of acting after the flop
+        (the button, unless it is dead or folded), so that a player who folds owes the hand nothing more once it
+        has opened its keys to the board. Version 4 kept the last to act after the flop, folded or not."""
+        if not self.tda:
+            return self.players[-1]
+        return next(seat for seat in reversed(self.players) if self.in_hand(seat))
 
     def index(self, seat: int) -> int:
         return self.players.index(seat)

@@ -1,0 +1,499 @@
+"""Leaving without stopping the table (issue 34, item 2): a seat that folds opens its keys to the board still to come
+and owes the hand nothing more; a seat with no chips deals no more hands. Pure tests on an in-memory ledger, an
+attacker for each new rule, and one game per path through a real relay with the leaving seat's program stopped."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from games.holdem.game import HoldemState
+from games.holdem.moves import Call, Fold, Raise
+from games.holdem.rules import Stage
+from arena import start_players
+from relay.memory_ledger import MemoryLedger
+from relay.server import Limits, Relay
+from room import Room
+from tabletop import deck as mental
+from tabletop import wire
+from tabletop.crypto import Group, derive_bytes
+from tabletop.table import Phase, Post, Table
+from tabletop.values import Awaiting, Owed
+from test_cheating import Once, reseal
+from test_holdem_wire import station, view_of
+
+ONE_HAND = {"hands": 1}
+
+
+def first_folds(table: Table) -> wire.Message | None:
+    """The first player to act folds; everyone else checks or calls to the showdown."""
+    if table.play.state is None:
+        return None
+    view = view_of(table)
+    if view.my_turn and view.stage is Stage.BETTING and not any(isinstance(m, Fold) for _, m in table.play.moves):
+        return Fold()
+    return station(table)
+
+
+def everyone_folds(table: Table) -> wire.Message | None:
+    """Every player folds when it may: the big blind wins the blinds and no board is dealt."""
+    if table.play.state is None:
+        return None
+    view = view_of(table)
+    return Fold() if view.my_turn and view.stage is Stage.BETTING else None
+
+
+def shoves(table: Table) -> wire.Message | None:
+    """All in at every turn (or a call of an all-in); a shown hand at showdown."""
+    if table.play.state is None:
+        return None
+    view = view_of(table)
+    if view.my_turn and view.stage is Stage.BETTING:
+        return Raise(to=view.raise_bounds[1]) if view.raise_bounds else Call()
+    return station(table)
+
+
+def fold_or_show(table: Table) -> wire.Message | None:
+    if table.play.state is None:
+        return None
+    view = view_of(table)
+    return Fold() if view.my_turn and view.stage is Stage.BETTING else station(table)
+
+
+def folds(room: Room) -> list[tuple[int, dict]]:
+    """Every fold in the ledger: its seat and its body."""
+    return [(e.seat, e.body) for e in room.ledger if e.body is not None and e.body["msg"]["type"] == "fold"]
+
+
+def readable(room: Room, seat: int | None) -> set[int]:
+    """Positions ``seat`` (None: a stranger reading the whole ledger, the relay say) can open from the keys in the
+    open and its own, that were not shown to it."""
+    opened: dict[int, set[int]] = {}
+    for event in room.ledger:
+        for key in (event.body or {}).get("shares", {}).get("open", []):
+            opened.setdefault(key["pos"], set()).add(key["seat"])
+    table = max(room.tables, key=lambda t: len(t.play.moves))
+    state = table.play.state
+    assert state is not None
+    found = set()
+    for deck in table.play.decks:
+        for pos in deck.positions():
+            keys = opened.get(pos, set()) | ({seat} if seat is not None else set())
+            shown_to = state.seen.get(pos, set())
+            if keys >= set(deck.order) and (seat not in shown_to if seat is not None else shown_to != set(range(3))):
+                found.add(pos)
+    return found
+
+
+def room_group(table: Table) -> Group:
+    assert table.play.group is not None
+    return table.play.group
+
+
+def board_keys(body: dict) -> list[tuple[int, int]]:
+    return sorted((key["pos"], key["seat"]) for key in body.get("shares", {}).get("open", []))
+
+
+# -- a seat that folds ------------------------------------------------------------------------------------
+
+
+def test_a_seat_that_folds_opens_its_keys_to_the_board_and_the_hand_plays_on_without_it():
+    room = Room(game="holdem", seats=3, options=ONE_HAND)
+    room.strategies = {seat: first_folds for seat in range(3)}
+    room.run(until=lambda: bool(folds(room)))
+    [(folder, body)] = folds(room)
+    state = room.tables[0].play.state
+    assert isinstance(state, HoldemState)
+    board = list(state.hand.board_positions())
+    assert board_keys(body) == [(pos, folder) for pos in board]  # its own layer on the five board cards, no other
+    for table in room.tables:
+        assert table.play.deck is not None and table.play.deck.owes(folder) == []
+    room.gone.add(folder)  # its program stops: the flop, turn, river and showdown need nothing of it
+    room.run()
+    live = [t for t in room.tables if t.me != folder]
+    assert room.violations == {}
+    assert all(t.play.verdict == [] and t.play.outcome == live[0].play.outcome for t in live)
+    assert len(view_of(live[0]).last.board) == 5 and all(t.awaiting() == [] for t in live)
+    assert all(readable(room, seat) == set() for seat in (None, 0, 1, 2))  # its layer alone opens nothing
+
+
+def test_the_fold_that_ends_the_hand_opens_nothing_and_the_cards_never_dealt_stay_hidden_from_the_winner():
+    room = Room(game="holdem", seats=3, options=ONE_HAND)
+    room.strategies = {seat: everyone_folds for seat in range(3)}
+    room.run()
+    first, last = folds(room)
+    assert len(board_keys(first[1])) == 5 and board_keys(last[1]) == []
+    assert room.violations == {} and all(t.play.verdict == [] for t in room.tables)
+    assert all(readable(room, seat) == set() for seat in (None, 0, 1, 2))
+
+
+def opening(change):
+    """A folder whose fold opens keys otherwise than the rules say: ``change(table, keys)`` gives what it opens."""
+
+    def act(table: Table, body: dict) -> dict | None:
+        if body["msg"]["type"] != "fold":
+            return None
+        keys = wire.Shares.model_validate(body.get("shares", {})).open
+        return reseal(table, body, shares=wire.Shares(open=change(table, keys)))
+
+    return act
+
+
+def own_hole_card(table: Table, keys: list[wire.OpenKey]) -> list[wire.OpenKey]:
+    pos = view_of(table).mine.positions[0]
+    return [*keys, wire.OpenKey(pos=pos, seat=table.me, key=format(table.secrets(1, room_group(table)).card_key(pos).d,
+                                                                         "x"))]
+
+
+def wrong_key(table: Table, keys: list[wire.OpenKey]) -> list[wire.OpenKey]:
+    return [keys[0].model_copy(update={"key": format(int(keys[0].key, 16) + 1, "x")}), *keys[1:]]
+
+
+def another_players(table: Table, keys: list[wire.OpenKey]) -> list[wire.OpenKey]:
+    return [keys[0].model_copy(update={"seat": (table.me + 1) % 3}), *keys[1:]]
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (own_hole_card, "that nobody asked to see"),  # with its own hole card: heads-up, that would show it
+    (lambda table, keys: keys[:4], "opened their keys to cards"),  # four of the five: all of them or none
+    (wrong_key, "sent a wrong key for card"),
+    (another_players, "opened another player's key with their move"),
+], ids=["own-hole-card", "four-of-five", "wrong-key", "another-players"])
+def test_a_fold_opening_other_keys_than_its_own_to_the_board_still_to_come_is_named(change, words):
+    room = Room(game="holdem", seats=3, options=ONE_HAND)
+    room.strategies = {seat: first_folds for seat in range(3)}
+    folder = {}
+
+    def tamper(table: Table, body: dict):
+        folder.setdefault("seat", table.me)
+        return opening(change)(table, body)
+
+    room.tamper = {seat: Once(tamper) for seat in range(3)}
+    room.run()
+    [cheat] = {seat for seat, _ in folds(room)}
+    others = [problem for seat, problem in room.violations.items() if seat != cheat]
+    assert len(others) == 2 and all(p.startswith(f"{room.names[cheat]} ") and words in p for p in others), others
+
+
+def test_the_fold_that_ends_the_hand_may_open_no_board_key():
+    room = Room(game="holdem", seats=3, options=ONE_HAND)
+    room.strategies = {seat: everyone_folds for seat in range(3)}
+
+    def last_fold_opens(table: Table, body: dict) -> dict | None:
+        state = table.play.state
+        if body["msg"]["type"] != "fold" or not isinstance(state, HoldemState) or state.releases(table.me, Fold()):
+            return None
+        d = table.secrets(1, room_group(table)).card_key
+        board = state.hand.board_positions()
+        return reseal(table, body, shares=wire.Shares(open=[wire.OpenKey(pos=p, seat=table.me, key=format(d(p).d, "x"))
+                                                            for p in board]))
+
+    room.tamper = {seat: Once(last_fold_opens) for seat in range(3)}
+    room.run()
+    assert room.violations and all("that nobody asked to see" in p for p in room.violations.values())
+
+
+# -- a seat with no chips ---------------------------------------------------------------------------------------
+
+
+def busted_room() -> tuple[Room, int]:
+    """Three seats of 100 chips: two shove into each other in the first hand, the third folds; the loser has no
+    chips left. The room, played up to the second hand's shuffle, and the busted seat."""
+    room = Room(game="holdem", seats=3, options={"hands": 2, "chips": 100})
+    room.strategies = {0: shoves, 1: shoves, 2: fold_or_show}
+    room.run(until=lambda: len(room.tables[0].play.decks) == 2)
+    state = room.tables[0].play.state
+    assert isinstance(state, HoldemState)
+    [busted] = [seat for seat, chips in enumerate(state.chips) if chips == 0]
+    return room, busted
+
+
+def test_a_seat_with_no_chips_deals_no_more_and_the_game_goes_on_without_it():
+    room, busted = busted_room()
+    second = room.tables[0].play.decks[1]
+    assert busted not in second.order and len(second.order) == 2
+    assert [room.tables[0].in_game(seat) for seat in range(3)] == [seat != busted for seat in range(3)]  # its
+    # absence holds nothing up: the screens offer nobody to leave for it
+    assert second.context(0)["dealers"] == list(second.order)  # the proofs' statement names who deals
+    assert room.tables[0].play.decks[0].context(0).keys() == {"version", "group", "room", "game", "deal", "seat",
+                                                              "step", "steps"}  # a deal by everyone, as before
+    room.gone.add(busted)
+    room.run()
+    live = [t for t in room.tables if t.me != busted]
+    assert room.violations == {} and all(t.play.verdict == [] for t in live)
+    assert live[0].play.outcome == live[1].play.outcome and live[0].play.outcome is not None
+    assert readable(room, None) == set() and room.read_as_a_stranger()  # and an observer's check holds
+
+
+def test_a_busted_seat_that_keeps_watching_sees_the_game_to_its_end_owing_nothing():
+    room, busted = busted_room()
+    second_hand = len(room.ledger)
+    room.run()
+    assert room.violations == {} and all(t.play.verdict == [] for t in room.tables)
+    assert room.tables[busted].play.outcome == room.tables[0].play.outcome
+    assert not any(e.seat == busted for e in room.ledger[second_hand:] if e.kind == "post")
+
+
+def post_as(room: Room, seat: int, msg: wire.Message, shares: wire.Shares | None = None) -> None:
+    table = room.tables[seat]
+    body = wire.seal(table.identity(1), room.name, seat, 1, table.play.counters.get(seat, 0) + 1, msg, shares)
+    room.append(seat, "post", body)
+
+
+def test_a_busted_seat_that_shuffles_or_sends_keys_again_is_named():
+    """It is out of the deal: its shuffle step is out of turn, and its keys belong to no deal of its."""
+    room, busted = busted_room()
+    last_step = next(e.body for e in reversed(room.ledger) if e.body and e.body["msg"]["type"] == "shuffle")
+    table = room.tables[busted]
+    post_as(room, busted, table.registry(table.play).parse(last_step).msg)
+    assert named(room, busted) == {f"{room.names[busted]} sent shuffle step 1 of 4 out of turn"}
+    room, busted = busted_room()
+    room.run(until=lambda: room.tables[0].phase is Phase.PLAYING)
+    pos = room.tables[0].play.decks[1].offset + 51
+    key = room.tables[busted].secrets(1, room.group).card_key(pos).d
+    post_as(room, busted, wire.Share(), wire.Shares(open=[wire.OpenKey(pos=pos, seat=busted, key=format(key, "x"))]))
+    assert named(room, busted) == {f"{room.names[busted]} sent keys to deal 2, which they do not deal"}
+
+
+def test_a_seat_with_chips_cannot_be_dealt_out_by_another():
+    """Who deals comes from the ledger (the seats with chips), never from a claim: a seat that shuffles in the place
+    of a seat with chips, as if it had left, is out of turn."""
+    room = Room(game="holdem", seats=3, options=ONE_HAND)
+    room.run(until=lambda: room.tables[0].phase is Phase.SHUFFLING)
+    deck = room.tables[0].play.deck
+    assert deck is not None and not deck.steps
+    usurper = deck.order[1]
+    post_as(room, usurper, mental.Shuffle(phase=1, deck=["2"] * 52, key="2", proof=["2"]))
+    assert named(room, usurper) == {f"{room.names[usurper]} sent shuffle step 1 of 6 out of turn"}
+
+
+def named(room: Room, culprit: int) -> set[str]:
+    """What every other seat's table stopped on."""
+    assert len(room.violations) == room.seats
+    return {problem for seat, problem in room.violations.items() if seat != culprit}
+
+
+def test_a_step_proven_as_if_every_seat_dealt_does_not_hold():
+    """The set of dealing seats is part of the proof's statement: a step proven without it (as in a deal by every
+    seat) is named at once."""
+    room = Room(game="holdem", seats=3, options={"hands": 2, "chips": 100})
+    room.strategies = {0: shoves, 1: shoves, 2: fold_or_show}
+
+    def unbound(table: Table, body: dict) -> dict | None:
+        deck = table.play.deck
+        if body["msg"]["type"] != "shuffle" or deck is None or deck.deal != 1 or deck.steps:
+            return None
+        context = {k: v for k, v in deck.context(0).items() if k != "dealers"}
+        s = deck.secrets
+        step = mental.prove_phase1(deck.group, context, deck.step_input(0), s.shuffle_key(1), s.permutation(52, 1),
+                                   derive_bytes(s.seed, "proof/1/0", 32))
+        return reseal(table, body, step)
+
+    room.tamper = {seat: Once(unbound) for seat in range(3)}
+    room.run()
+    assert room.violations and all("sent shuffle step 1 of 4 with a proof that does not hold" in p
+                                   for p in room.violations.values())
+
+
+# -- a seat that vanishes while its keys are needed ----------------------------------------------------------------
+
+CLOCKED = {"hands": 2, "clock": 30, "bank": 60}
+
+
+def vanish_when(room: Room, owes: Owed) -> int:
+    """Play until some seat owes ``owes`` to the deal, and stop that seat's program there: the seat (the last that
+    owes it)."""
+    room.run(until=lambda: any(due.what is owes for due in room.tables[0].owing()))
+    seat = max(due.seat for due in room.tables[0].owing() if due.what is owes)
+    room.gone.add(seat)
+    room.vanished_at = len(room.ledger)  # type: ignore[attr-defined]
+    room.run()  # the others answer what they owe, and then wait on it
+    return seat
+
+
+def claim_after(room: Room, seconds: float, seat: int) -> int:
+    """Another seat claims, ``seconds`` after the last event, that ``seat``'s time ran out: the claimant."""
+    by = next(s for s in range(room.seats) if s != seat and s not in room.gone)
+    timers = room.tables[by].play.timers
+    assert timers is not None
+    room.now = room.ledger[-1].time + seconds
+    room.post(by, Post(1, wire.TimeOut(seat=seat, wait=timers.waits[seat].number)))
+    return by
+
+
+def chips(table: Table) -> list[int]:
+    state = table.play.state
+    assert isinstance(state, HoldemState)
+    return list(state.chips)
+
+
+def test_a_seat_that_vanishes_while_the_board_needs_its_key_voids_the_hand_and_forfeits_its_stack():
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)  # the flop is shown: every key is needed
+    before = chips(room.tables[0])  # as the hand began (the blinds and calls are undone)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    live = [t for t in room.tables if t.me != gone]
+    assert all(t.awaiting() == [Awaiting(gone, Owed.CARD_KEY)] for t in live)
+    claim_after(room, 90.0, gone)  # 30 s for the move and 60 s of bank
+    room.run()
+    assert room.violations == {}
+    assert all("hand 1 is void" in line for t in live for line in t.log if "needed their keys" in line)
+    first = room.tables[0].play.state.history[0]
+    others = [s for s in range(3) if s != gone]
+    share = before[gone] // 2
+    assert first[gone] == 0 and sum(first) == 3000 and all(first[s] in (before[s] + share, before[s] + share + 1)
+                                                         for s in others)
+    assert len(live[0].play.decks) == 2 and gone not in live[0].play.decks[1].order
+    assert live[0].play.outcome == live[1].play.outcome and live[0].play.outcome is not None
+    assert all(t.play.verdict == [] and sum(chips(t)) == 3000 for t in live)
+    assert readable(room, None) == set() and room.read_as_a_stranger()  # discard-verify's check of it holds
+
+
+def test_a_seat_that_vanishes_owing_its_shuffle_step_voids_that_hand_and_the_game_goes_on():
+    room = Room(game="holdem", seats=3, options={**CLOCKED, "hands": 3})
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: len(room.tables[0].play.decks) == 2)
+    gone = vanish_when(room, Owed.SHUFFLE_STEP)
+    claim_after(room, 90.0, gone)
+    room.run()
+    live = [t for t in room.tables if t.me != gone]
+    assert room.violations == {} and all(t.play.verdict == [] for t in live)
+    assert [len(d.order) for d in live[0].play.decks] == [3, 3, 2] and live[0].play.decks[1].void
+    assert chips(live[0]) == chips(live[1]) and chips(live[0])[gone] == 0 and sum(chips(live[0])) == 3000
+
+
+def test_a_void_last_hand_ends_the_game_on_the_chips_it_gave_back():
+    room = Room(game="holdem", seats=3, options={**CLOCKED, "hands": 1})
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    claim_after(room, 90.0, gone)
+    room.run()
+    live = [t for t in room.tables if t.me != gone]
+    assert room.violations == {} and all(t.play.verdict == [] for t in live)
+    outcome = live[0].play.outcome
+    assert outcome is not None and outcome == live[1].play.outcome and outcome.scores[gone] == 0
+    view = view_of(live[0])
+    assert view.over and view.to_move is None and [p.chips for p in view.players] == list(outcome.scores)
+
+
+def test_a_void_claimed_before_the_clock_ran_out_is_named():
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    by = claim_after(room, 89.9, gone)
+    assert {p for seat, p in room.violations.items() if seat != by} == {
+        f"{room.names[by]} claimed that {room.names[gone]}'s time ran out 0.1 s early: 89.9 s after the wait began, "
+        "of 30 s for the move and 60 s of bank"}
+
+
+def test_what_a_void_seat_sent_after_the_claim_is_no_news():
+    """Its key to the void hand, sent before it saw the claim, lands after it: the hand stays void, nobody is
+    blamed."""
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)
+    gone = vanish_when(room, Owed.CARD_KEY)
+    late = room.tables[gone].owed()
+    assert isinstance(late, Post)
+    written = room.write(gone, late)
+    claim_after(room, 90.0, gone)
+    for event in room.ledger[room.vanished_at:]:  # type: ignore[attr-defined]  # it was only slow: it reads on
+        room.tables[gone].apply(event)
+    room.gone.discard(gone)
+    for body in written:
+        room.append(gone, "post", body)
+    room.run()
+    assert room.violations == {} and all(t.play.verdict == [] for t in room.tables)
+    assert room.tables[gone].play.outcome == room.tables[0].play.outcome
+
+
+# -- through a real relay, the leaving seat's program stopped at that moment -------------------------------------
+
+
+async def stop(players, seat: int) -> None:
+    """The seat's program ends: its task is cancelled and its connection closed (the relay logs it as left)."""
+    players.tasks[seat].cancel()
+    await asyncio.gather(players.tasks[seat], return_exceptions=True)
+    await players.seats[seat].ledger.close()
+
+
+async def test_a_folded_seat_whose_program_stops_leaves_a_table_that_plays_on(players, eventually):
+    room = await players("leave-fold", [first_folds] * 3, game="holdem", options=ONE_HAND)
+    tables = [seat.table for seat in room.seats]
+    await eventually(lambda: any(isinstance(m, Fold) for _, m in tables[0].play.moves), "a fold")
+    [folder] = [seat for seat, m in tables[0].play.moves if isinstance(m, Fold)]
+    await stop(room, folder)
+    live = [seat for seat in room.seats if seat.table.me != folder]
+    await asyncio.wait_for(asyncio.gather(*(seat.completed.get() for seat in live)), 60)
+    assert all(s.table.play.verdict == [] and s.table.play.outcome == live[0].table.play.outcome for s in live)
+    assert len(view_of(live[0].table).last.board) == 5
+
+
+async def test_a_busted_seat_whose_program_stops_leaves_a_table_that_plays_on(players, eventually):
+    room = await players("leave-bust", [shoves, shoves, fold_or_show], game="holdem",
+                         options={"hands": 2, "chips": 100})
+    tables = [seat.table for seat in room.seats]
+    await eventually(lambda: len(tables[0].play.decks) == 2, "the second hand")
+    state = tables[0].play.state
+    assert isinstance(state, HoldemState)
+    [busted] = [seat for seat, chips in enumerate(state.chips) if chips == 0]
+    await stop(room, busted)
+    live = [seat for seat in room.seats if seat.table.me != busted]
+    await asyncio.wait_for(asyncio.gather(*(seat.completed.get() for seat in live)), 60)
+    assert all(s.table.play.verdict == [] and s.table.play.outcome == live[0].table.play.outcome for s in live)
+    assert live[0].table.play.state.hand.number == 1 and busted not in live[0].table.play.decks[1].order
+
+
+async def test_a_fold_opening_its_own_hole_card_through_the_relay_is_named(players, eventually):
+    cheats = {seat: Once(opening(own_hole_card)) for seat in range(3)}
+    room = await players("leave-cheat", [first_folds] * 3, game="holdem", options=ONE_HAND, tamper=cheats)
+    await eventually(lambda: any(once.done for once in cheats.values()), "the fold")
+    [cheat] = [seat for seat, once in cheats.items() if once.done]
+    honest = [s for s in room.seats if s.table.me != cheat]
+    assert await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in honest)), 30) == [None, None]
+    problems = {s.table.problem for s in honest}
+    assert problems == {f"{['ana', 'bo', 'cy'][cheat]} sent a key for card {view_of(room.seats[cheat].table).mine.positions[0]}"
+                        " that nobody asked to see"}, problems
+
+
+async def test_a_seat_killed_while_its_keys_are_needed_voids_the_hand_and_the_table_plays_on(eventually):
+    """cy makes no move and its program is killed: the clock folds (or checks) for it, then the board needs its key
+    and never gets it: the hand is void, cy is out with no chips, and ana and bo play the next hand between them."""
+    from test_clock import FakeTime
+
+    clock = FakeTime()
+    relay = Relay(MemoryLedger(clock=clock), Limits())
+    server = await relay.serve("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    trio = await start_players(url, "leave-void", [station, station, None], game="holdem", options=CLOCKED,
+                               clock=clock)
+    ana = trio.seats[0].table
+    try:
+        await eventually(lambda: ana.owing() == [Awaiting(2, Owed.MOVE)], "cy to owe a move")
+        await stop(trio, 2)
+        void = "cy's time ran out while the deal needed their keys; hand 1 is void"
+        for advance in (90.6, 30.6, 30.6, 30.6):
+            await eventually(lambda: any(line.startswith(void) for line in ana.log) or ana.clocked() == [2],
+                             "cy waited on alone")  # the clock jumps: nobody else may be owing then
+            if any(line.startswith(void) for line in ana.log):
+                break
+            timers = ana.play.timers
+            assert timers is not None
+            number = timers.waits[2].number
+            clock.now += advance
+            await trio.seats[0].pump()  # as its timer would, once the time is out
+            await eventually(lambda: 2 not in timers.waits or timers.waits[2].number != number, "ana's claim")
+        live = trio.seats[:2]
+        assert await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in live)), 60) == [1, 1]
+        assert all(s.table.play.verdict == [] and s.table.play.outcome == ana.play.outcome for s in live)
+        assert chips(ana)[2] == 0 and sum(chips(ana)) == 3000 and [len(d.order) for d in ana.play.decks] == [3, 2]
+        assert all(any(line.startswith(void) for line in s.table.log) for s in live)
+    finally:
+        await trio.stop()
+        server.close()
+        await server.wait_closed()
+        await relay.close()
