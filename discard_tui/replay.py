@@ -233,21 +233,25 @@ class ReplayApp(App[None]):
 
 def views(record: Transcript, seed: bytes | None = None) -> Games:
     """The games of ``record`` that check out (every proof is verified), each with its views step by step: as a
-    watcher saw them, or with the seat's own ``seed``, as that seat did. Unreplayable if none does."""
+    watcher saw them, or with the seat's own ``seed``, as that seat did (one fold: the seat's table checks as the
+    observer's does). Unreplayable if none does."""
     from games import GAMES
     from tabletop import transcript
 
-    public = Recorder()
     try:
-        checks = transcript.check(record, GAMES, seen=None if seed is not None else public)
+        if seed is not None and record.seat is not None and record.seat >= 0:
+            mine, table = Recorder(), transcript.observer(record.room, GAMES, record.seat, seed)
+            checks = transcript.check(record, GAMES, mine, table)
+            if transcript.its_seed(table):
+                return games_of(checks, mine)
+        public = Recorder()  # no seed, or not the seat's (its fold stopped at the seat's first hello): a watcher's
+        return games_of(transcript.check(record, GAMES, public), public)
     except transcript.NotATranscript as error:
         raise Unreplayable(why=str(error)) from None
-    seen = public
-    if seed is not None:
-        seen = Recorder()
-        if transcript.seat_table(record, GAMES, seed, seen) is None:  # not this seat's seed: what everyone saw
-            seen = public
-            transcript.fold(record, GAMES, seen=public)
+
+
+def games_of(checks: list[GameCheck], seen: Recorder) -> Games:
+    """The fair games of ``checks`` with their views; Unreplayable if there is none."""
     games = [(check, seen.views[check.number]) for check in checks if check.fair and check.number in seen.views]
     if not games:
         raise Unreplayable(checks)

@@ -171,12 +171,16 @@ def seat_table(transcript: Transcript, catalog: Mapping[str, Game], seed: bytes,
     if transcript.seat is None or transcript.seat < 0:
         return None
     table, _ = fold(transcript, catalog, observer(transcript.room, catalog, transcript.seat, seed), seen)
-    if not table.plays or table.me not in table.plays[0].hellos:  # stopped at its own first hello: not its seed
-        return None
-    if any(hello.verify_key != wire.public_hex(table.identity(play.number))
-           for play in table.plays if (hello := play.hellos.get(table.me)) is not None):
-        return None
-    return table
+    return table if its_seed(table) else None
+
+
+def its_seed(table: Table) -> bool:
+    """``table``, folded from a seat with a seed, has that seat's seed: the seat's hellos carry the keys the seed
+    makes (a wrong seed stops the fold at the seat's first hello)."""
+    if not table.plays or table.me not in table.plays[0].hellos:
+        return False
+    return all(hello.verify_key == wire.public_hex(table.identity(play.number))
+               for play in table.plays if (hello := play.hellos.get(table.me)) is not None)
 
 
 def audit(table: Table) -> None:
@@ -213,11 +217,13 @@ def fold(transcript: Transcript, catalog: Mapping[str, Game], table: Table | Non
     return table, None
 
 
-def check(transcript: Transcript, catalog: Mapping[str, Game], seen: Seen | None = None) -> list[GameCheck]:
+def check(transcript: Transcript, catalog: Mapping[str, Game], seen: Seen | None = None, table: Table | None = None
+          ) -> list[GameCheck]:
     """One check per game the transcript reaches (a next game only offered, with hellos still missing, is left
-    out); an empty list when it holds no game at all. ``seen``: see :func:`fold`."""
+    out); an empty list when it holds no game at all. ``seen`` and ``table`` (by default an observer's; a seat's,
+    with its seed, checks the shares sealed to it as well): see :func:`fold`."""
     try:
-        table, violation = fold(transcript, catalog, seen=seen)
+        table, violation = fold(transcript, catalog, table, seen)
     except Exception as error:  # a transcript crafted to break an assumption: a finding, never a traceback
         raise NotATranscript(f"cannot be checked: {type(error).__name__}: {error}") from None
     checks = []

@@ -107,6 +107,18 @@ async def test_keys_step_through_the_game_on_its_own_table_with_card_art_and_nam
         assert app.step == 0 and screen.view.moves == 0
 
 
+def test_a_holdem_replay_shows_a_hole_card_only_once_it_was_shown_to_everyone_or_with_the_seed():
+    """No face a watcher could not see: a hole card is in a step's view only once its seat showed it; with the
+    seat's seed, that seat's own hole cards from the deal on."""
+    room = Room(game="holdem", options={"hands": 1})
+    record = played_in(room)
+    [(_, public)] = views(record)
+    assert all(card is None for view in public for player in view.board.players if not player.shown
+               for card in player.hole)
+    [(_, mine)] = views(record, room.tables[0].seed)
+    assert all(None not in view.board.players[0].hole for view in mine)
+
+
 def test_rps_replays_its_throws():
     [(_, steps)] = views(played("rps"))
     assert steps[0].board is not None and all(view.watcher for view in steps) and steps[-1].ending is not None
