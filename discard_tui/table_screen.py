@@ -467,10 +467,12 @@ def minutes(ms: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def headline(view: SeatView) -> str:
-    """The status bar's first words (tabletop/words.py)."""
+def headline(view: SeatView, to_move: int | None = None) -> str:
+    """The status bar's first words (tabletop/words.py); ``to_move``: the seat the game waits on, if the game's
+    board does not call it ``to_move``."""
     from tabletop.ledger import Link
 
+    to_move = getattr(view.board, "to_move", None) if to_move is None else to_move
     return headline_words(view.phase, view.names, view.me, my_turn=view.my_turn,
-                          to_move=getattr(view.board, "to_move", None), result=view.result, number=view.number,
+                          to_move=to_move, result=view.result, number=view.number,
                           connecting=view.link is Link.CONNECTING, failed=view.failure is not None)

@@ -105,6 +105,9 @@ async def test_keys_step_through_the_game_on_its_own_table_with_card_art_and_nam
         assert "[b]ana[/b]" in status or "bo $x" in status
         await pilot.press("home")
         assert app.step == 0 and screen.view.moves == 0
+        if game == "discard":  # seat 1's hand face down, as a watcher sees it (it read "(no cards)"), and whose
+            assert screen.query_one("#watched").display and not screen.query_one("#hand").display  # turn it is
+            assert screen.headline(screen.view) in ("[b]ana[/b]'s turn", "bo $x's turn")  # (it was both names)
 
 
 def test_a_holdem_replay_shows_a_hole_card_only_once_it_was_shown_to_everyone_or_with_the_seed():
