@@ -21,7 +21,7 @@ from textual.widgets import Label, Static
 
 from games.cards import Card
 
-from .table_screen import GameUI, MakeMove, TableScreen
+from .table_screen import GameUI, MakeMove, TableScreen, headline
 from .view import SeatView
 from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural, show_text
 
@@ -91,6 +91,7 @@ class DiscardTable(TableScreen[DiscardScreenView]):
         yield Static(classes="spacer")
         yield Label("Your hand", id="hand-label", classes="label", markup=False)
         yield HandView(id="hand")
+        yield OpponentHand(id="watched")  # a watcher's view of seat 1's hand: face down
 
     def on_mount(self) -> None:
         self.query_one(HandView).focus()
@@ -98,14 +99,19 @@ class DiscardTable(TableScreen[DiscardScreenView]):
 
     def show_board(self, view: DiscardScreenView) -> None:
         show_text(self.query_one("#opponent-label", Label), f"{view.opponent_name}: {plural(view.opponent_hand, 'card')}")
-        self.query_one(OpponentHand).count = view.opponent_hand
+        self.query_one("#opponent", OpponentHand).count = view.opponent_hand
         self.query_one(DrawPile).count = view.draw_pile
         discard = self.query_one(DiscardPile)
         discard.top, discard.count = view.discard_top, view.discard_count
         hand = self.query_one(HandView)
         hand.cards, hand.playable, hand.my_turn = view.hand, view.playable, view.my_turn
+        self.set_class(view.watcher, "-watcher")
+        self.query_one("#watched", OpponentHand).count = view.hand_size
         show_text(self.query_one("#hand-label", Label), f"{view.your} hand: {plural(view.hand_size if view.watcher else len(view.hand), 'card')}")
         self.query_one(ProgressBox).show(view.progress)
+
+    def headline(self, view: DiscardScreenView) -> str:
+        return headline(view, view.board.turn if view.board is not None else None)  # a watcher's: whose turn
 
     def action_move(self, step: int) -> None:
         """The next card left or right, round from one end to the other."""

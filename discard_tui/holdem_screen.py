@@ -325,8 +325,8 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         yield Grid(id="seats")
         yield Static("Board", classes="art label", markup=False)
         yield CardRow(id="board-cards", classes="art")
-        yield Static("Your hand", id="hole-label", classes="art label hole", markup=False)
-        yield CardRow(id="hole-cards", classes="art hole")
+        yield Static("Your hand", id="hole-label", classes="art label", markup=False)
+        yield CardRow(id="hole-cards", classes="art")
         yield Static("", id="board", markup=False)
         yield Static("", id="pots", markup=False)
         yield Static("", id="info", markup=False)
@@ -358,10 +358,9 @@ class HoldemTable(TableScreen[HoldemScreenView]):
                           Text(name(view, order), "bold"))
         shown = self.query_one("#board-cards", CardRow)
         shown.shown, shown.slots = (tuple(board.board), 5) if board is not None else ((), 5)
-        self.set_class(view.watcher, "-watching")
-        hole = board.players[view.me].hole if board is not None and not view.watcher and \
-            board.players[view.me].dealt else ()
+        hole = board.players[view.near].hole if board is not None and board.players[view.near].dealt else ()
         self.query_one("#hole-cards", CardRow).shown = tuple(hole)
+        show_text(self.query_one("#hole-label", Static), f"{view.your} hand")  # a watcher's: "ana's hand"
         community = Text("Board  ")
         community.append_text(cards(board.board, 5) if board is not None else Text(""))
         self.query_one("#board", Static).update(community)

@@ -1,33 +1,40 @@
-"""``discard-tui --replay FILE``: step through the fair games of a transcript, every card shown face up.
+"""``discard-tui --replay FILE``: step through the fair games of a transcript on the game's own table.
 
 Like a chess PGN viewer: ← and → step through the moves, Home and End jump to
 the deal and the end, PageUp and PageDown go to the previous and next game.
 The transcript is checked (which takes seconds) once the first frame is up, which says so meanwhile.
 Only games in which ``discard-verify`` finds nothing wrong are shown (an
-unfinished one as far as it goes): the cards shown to everyone during the game
-are face up (a version-4 transcript's audit opened every card), and, when the
-replay runs from the data directory of the seat that kept the transcript (its
-seed is beside it), that seat's own cards as well; the rest are ``?``. Names and everything else from the transcript
-are shown literally.
+unfinished one as far as it goes). A replay is a watcher of a finished ledger:
+the transcript's events are folded as a watcher folds them, and after each
+move the same view a live watcher's table gets is kept (discard_tui/viewmodel.py
+and the game's own ``view``), shown read-only by the game's own table screen.
+Run from the data directory of the seat that kept the transcript (its seed is
+beside it), the events are folded as that seat folded them: its own cards too.
+Names and everything else from the transcript are shown literally.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Footer, LoadingIndicator, Static
 
-if TYPE_CHECKING:
-    from tabletop.transcript import GameCheck, Step
+from .view import SeatView
 
-Games = list[tuple["GameCheck", list["Step"]]]
+if TYPE_CHECKING:
+    from tabletop.table import Table
+    from tabletop.transcript import GameCheck, Transcript
+
+    from .table_screen import TableScreen
+
+Games = list[tuple["GameCheck", list[SeatView[Any]]]]  # each game that checked out, and its views step by step
 
 
 class Unreplayable(Exception):
@@ -42,19 +49,75 @@ HELP = ("← → a move back or on   Home End the deal, the end   PageUp PageDow
         "q quits")
 
 
-class ReplayApp(App[None]):
-    """The games of one transcript that checked out, each a list of steps."""
+class Finished:
+    """The ledger of a replay's seat: a finished one, which brings nothing more and takes no post."""
 
+    seat: int | None = None
+    token: str | None = None
+
+    def __init__(self) -> None:
+        from tabletop.ledger import Link
+
+        self.link = Link.CONNECTED  # the views say where the replay is instead (SeatView.replay)
+
+    async def events(self) -> AsyncIterator[object]:
+        return
+        yield  # an async generator that ends at once
+
+    async def post(self, body: dict) -> bool:
+        return False
+
+    async def close(self) -> None:
+        return None
+
+
+class Recorder:
+    """Called with the table after each event of the fold (tabletop.transcript.fold): keeps the view the game's
+    screen would get (its own ``view``, as live and watching) each time the game on the table moved on."""
+
+    def __init__(self) -> None:
+        self.views: dict[int, list[SeatView[Any]]] = {}  # game number -> its views, step by step
+        self._seat: Any = None  # tabletop.shell.Seat around the folded table, once it has a game
+        self._view: Callable[[Any], SeatView[Any]] | None = None
+        self._last: tuple[object, ...] = ()
+
+    def __call__(self, table: Table) -> None:
+        play = table.play
+        if play.game is None or not (play.dealt or play.outcome is not None):
+            return  # nothing on the board yet (the hellos, the shuffle)
+        moved = (play.number, len(play.decks), sum(len(deck.faces) for deck in play.decks), len(play.moves),
+                 len(play.choices), play.outcome is not None, table.phase)
+        if moved == self._last:
+            return
+        self._last = moved
+        if self._seat is None or self._seat.table is not table:
+            from tabletop.shell import Seat
+
+            from .config import SCREENS
+
+            self._seat = Seat(Finished(), table, replaying=False, caught_up=True)
+            self._view = SCREENS[play.game.name].ui().view
+        assert self._view is not None
+        self.views.setdefault(play.number, []).append(self._view(self._seat))
+
+
+def screen_for(check: GameCheck) -> type[TableScreen[Any]]:
+    """The game's own table screen."""
+    from .config import SCREENS
+
+    assert check.play.game is not None
+    return SCREENS[check.play.game.name].ui().screen
+
+
+class ReplayApp(App[None]):
+    """The games of one transcript that checked out, each a list of views, shown on the game's table screen."""
+
+    CSS_PATH = "app.tcss"
     CSS = """
-    #title { height: 1; padding: 0 1; text-style: bold; }
-    #caption { height: 1; padding: 0 1; }
-    #body { height: 1fr; }
-    #table { width: 3fr; min-width: 30; padding: 1 1; }
-    #moves { width: 2fr; max-width: 44; border-left: vkey $foreground 30%; padding: 0 1; }
-    Footer FooterLabel { margin-right: 1; }  /* a group's word, apart from the next key */
     #checking { height: 1fr; align: center middle; }
     #checking Static { width: auto; }
     #checking LoadingIndicator { height: 1; }
+    Footer FooterLabel { margin-right: 1; }  /* a group's word, apart from the next key */
     """
     MOVE, ENDS, GAME = Binding.Group("Move", compact=True), Binding.Group("Deal/End"), Binding.Group("Game")
     BINDINGS: ClassVar[list[BindingType]] = [  # in groups, each shown once: the whole footer fits 60 columns
@@ -69,27 +132,20 @@ class ReplayApp(App[None]):
     step: reactive[int] = reactive(0)
     shown: reactive[int] = reactive(0)  # index in ``games``
 
-    def __init__(self, games: Games | None = None, mine: int | None = None,
-                 check: Callable[[], tuple[Games, int | None]] | None = None) -> None:
+    def __init__(self, games: Games | None = None, check: Callable[[], Games] | None = None) -> None:
         """``games`` to show, the last first; or ``check``, run on a thread once the first frame is up, which finds
-        them (and ``mine``) or raises :class:`Unreplayable`. ``mine``: the seat whose own cards are face up too
-        (the replay runs from its data directory)."""
+        them or raises :class:`Unreplayable`."""
         super().__init__()
-        self.games, self.mine, self.check = games or [], mine, check
+        self.games, self.check = games or [], check
         self.unreplayable: Unreplayable | None = None  # why the app left without a game to show
+        self.table: TableScreen[Any] | None = None  # the shown game's screen, once there is one
         self.set_reactive(ReplayApp.shown, max(len(self.games) - 1, 0))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="checking"):
             yield Static("Checking the transcript: every shuffle, deal and move…", markup=False)
             yield LoadingIndicator()
-        yield Static("", id="title", markup=False)
-        yield Static("", id="caption", markup=False)
-        with Horizontal(id="body"):
-            yield Static("", id="table", markup=False)
-            with VerticalScroll(id="moves"):
-                yield Static("", id="move-list", markup=False)
-        yield Footer(compact=True, show_command_palette=False)  # every key in 80 columns (Ctrl+P still opens it)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         if self.check is not None:
@@ -100,24 +156,25 @@ class ReplayApp(App[None]):
     def checking(self) -> None:
         assert self.check is not None
         try:
-            games, mine = self.check()
+            games = self.check()
         except Unreplayable as why:
             self.call_from_thread(self.give_up, why)
             return
-        self.call_from_thread(self.checked, games, mine)
+        self.call_from_thread(self.checked, games)
 
-    def checked(self, games: Games, mine: int | None) -> None:
-        self.games, self.mine = games, mine
+    def checked(self, games: Games) -> None:
+        self.games = games
         self.set_reactive(ReplayApp.shown, len(games) - 1)
+        self.query_one(LoadingIndicator).remove()  # under the table it would still redraw, a frame at a time
         self.show()
-        self.refresh_bindings()
+        self.refresh_bindings()  # the keys that step (the footer is rebuilt only now: a rebuild costs a frame)
 
     def give_up(self, why: Unreplayable) -> None:
         self.unreplayable = why
         self.exit(return_code=1 if why.checks is not None else 2)
 
     @property
-    def steps(self) -> list[Step]:
+    def steps(self) -> list[SeatView[Any]]:
         return self.games[self.shown][1]
 
     def watch_step(self) -> None:
@@ -127,29 +184,29 @@ class ReplayApp(App[None]):
         self.show()
 
     def show(self) -> None:
-        if not self.query("#table"):  # not composed yet: on_mount shows it
-            return
-        for part in self.query("#title, #caption, #body"):
-            part.display = bool(self.games)
-        self.query_one("#checking").display = not self.games
+        """The shown game's table at the current step, on the game's own screen (opened with the first game)."""
         if not self.games:
             return
-        check, steps = self.games[self.shown]
-        step = steps[self.step]
-        self.query_one("#title", Static).update(
-            f"Game {check.number} of {self.games[-1][0].number}: {check.title}, {' vs '.join(check.names)}"
-            f" · step {self.step} of {len(steps) - 1}"
-            + (f" · {check.names[self.mine]}'s cards face up" if self.mine is not None else "")
-            + (" · unfinished" if check.unfinished is not None else ""))
-        self.query_one("#caption", Static).update(step.caption)
-        self.query_one("#table", Static).update("\n".join(step.lines))
-        moves = Text()
-        for k, each in enumerate(steps):
-            current = k == self.step
-            moves.append(f"{'▶' if current else ' '}{k:>3}. {each.caption}\n", style="reverse" if current else "")
-        self.query_one("#move-list", Static).update(moves)
-        scroll = self.query_one("#moves", VerticalScroll)
-        scroll.scroll_to(y=max(0, self.step - scroll.size.height // 2), animate=False)
+        check, views = self.games[self.shown]
+        view = dataclasses.replace(views[self.step], replay=f"step {self.step} of {len(views) - 1} · game "
+                                   f"{check.number} of {self.games[-1][0].number}"
+                                   + (" · unfinished" if check.unfinished is not None else ""))
+        kind = screen_for(check)
+        if type(self.table) is not kind:
+            self.table = kind(leave_grace=float("inf"), resumes=False)
+            self.table.view = view
+            self.switch_screen(self.table) if len(self.screen_stack) > 1 else self.push_screen(self.table)
+            self.call_after_refresh(self.opened)
+        else:
+            self.table.update(view)
+
+    def opened(self) -> None:
+        """The table screen is up: its first view shown (before, its widgets were not all there), its footer as
+        compact as the replay's own (every key whole in 60 columns)."""
+        if self.table is not None and self.table.view is not None:
+            for footer in self.table.query(Footer):
+                footer.compact, footer.show_command_palette = True, False
+            self.table.update(self.table.view)
 
     def action_step(self, by: int) -> None:
         self.step = min(max(self.step + by, 0), len(self.steps) - 1)
@@ -174,12 +231,38 @@ class ReplayApp(App[None]):
         return True
 
 
+def views(record: Transcript, seed: bytes | None = None) -> Games:
+    """The games of ``record`` that check out (every proof is verified), each with its views step by step: as a
+    watcher saw them, or with the seat's own ``seed``, as that seat did (one fold: the seat's table checks as the
+    observer's does). Unreplayable if none does."""
+    from games import GAMES
+    from tabletop import transcript
+
+    try:
+        if seed is not None and record.seat is not None and record.seat >= 0:
+            mine, table = Recorder(), transcript.observer(record.room, GAMES, record.seat, seed)
+            checks = transcript.check(record, GAMES, mine, table)
+            if transcript.its_seed(table):
+                return games_of(checks, mine)
+        public = Recorder()  # no seed, or not the seat's (its fold stopped at the seat's first hello): a watcher's
+        return games_of(transcript.check(record, GAMES, public), public)
+    except transcript.NotATranscript as error:
+        raise Unreplayable(why=str(error)) from None
+
+
+def games_of(checks: list[GameCheck], seen: Recorder) -> Games:
+    """The fair games of ``checks`` with their views; Unreplayable if there is none."""
+    games = [(check, seen.views[check.number]) for check in checks if check.fair and check.number in seen.views]
+    if not games:
+        raise Unreplayable(checks)
+    return games
+
+
 def replay(path: str) -> int:
     """Load, verify and show ``path``; the exit status (discard-verify's: 2 unreadable, 1 nothing verified)."""
     import sys
     from pathlib import Path
 
-    from games import GAMES
     from tabletop import transcript
 
     from .args import nothing_in
@@ -190,20 +273,7 @@ def replay(path: str) -> int:
         print(f"discard-tui: --replay {path}: {error}", file=sys.stderr)
         return 2
 
-    def check() -> tuple[Games, int | None]:
-        """The games that check out (every proof is verified), on the app's thread."""
-        try:
-            checks = transcript.check(record, GAMES)
-        except transcript.NotATranscript as error:
-            raise Unreplayable(why=str(error)) from None
-        seed = transcript.seed_beside(Path(path))  # run from the seat's own data directory: its cards too
-        own = transcript.own_faces(record, GAMES, seed) if seed is not None else {}
-        games = [(check, steps) for check in checks if (steps := transcript.replay(check, own.get(check.number)))]
-        if not games:
-            raise Unreplayable(checks)
-        return games, record.seat if own else None
-
-    app = ReplayApp(check=check)
+    app = ReplayApp(check=lambda: views(record, transcript.seed_beside(Path(path))))
     app.run()
     if (nothing := app.unreplayable) is None:
         return app.return_code or 0

@@ -127,6 +127,9 @@ class MoveLog(RichLog):
             self._timer.stop()
             self._timer = None
         lines = self.lines_wanted
+        if lines[:len(self.lines_shown)] != self.lines_shown:  # not more of the same (a replay stepped back)
+            self.lines_shown = ()
+            self.clear()
         width = self.scrollable_content_region.width  # less the scrollbar that a longer log will show
         width -= 0 if self.show_vertical_scrollbar else self.styles.scrollbar_size_vertical
         for line in lines[len(self.lines_shown):]:  # broken between words, as Rich does, but a long word at a "-"
@@ -233,7 +236,7 @@ class TableScreen(Screen[None], Generic[V]):
         status.headline, status.my_turn = self.headline(view), view.my_turn
         status.clock, status.hurry = clock_text(view, now)
         status.event = capitalized(view.last_move or "", view.names)
-        status.hint = WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
+        status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
             self.hint(view) or (view.note if view.in_game else "")
         groups = (view.safety or "").split()
         show_text(self.query_one("#safety", Static),
@@ -312,9 +315,9 @@ class TableScreen(Screen[None], Generic[V]):
         if isinstance(self.focused, MoveLog) and (action in self.actions or action == "refuse"):
             return False  # the log has the keys (Enter must not discard while it scrolls); Tab gives them back
         view = self.view
-        if (action == "watching") != (view is not None and view.watcher):
-            return False  # a watcher's footer says it is read-only; a player's does not
-        if view is not None and view.watcher:
+        if (action == "watching") != (view is not None and view.watcher and view.replay is None):
+            return False  # a watcher's footer says it is read-only; a player's does not, nor a replay's (its own keys)
+        if view is not None and view.read_only:
             return action == "watching"  # no move, no rematch, nothing to refuse: the keys make no move
         if action == "refuse":
             return view is not None and self.refused(view, str(parameters[0])) is not None
@@ -334,6 +337,13 @@ class TableScreen(Screen[None], Generic[V]):
 
 
 WATCHING = "Watching: you see what all players see, no hidden card."  # fits 60 columns
+
+
+def replaying(view: SeatView) -> str:
+    """A replay's hint: whose eyes it sees the game through."""
+    if view.watcher:
+        return "Replay: what all players saw, no hidden card."
+    return f"Replay as {view.my_name} saw it: {view.my_name}'s own cards too."
 
 
 def help_page(rules: str, safety: str | None, seats: int) -> Content:
@@ -394,6 +404,8 @@ def link_text(view: SeatView, now: float | None = None, wall: float | None = Non
     from tabletop.ledger import Link  # loaded with the table, which made this view
 
     now = now or time.monotonic()
+    if view.replay is not None:
+        return view.replay  # no relay: where the replay is
     if view.link is Link.RECONNECTING:
         since = now - view.link_since
         return "Reconnecting…" + (f" ({int(since)} s)" if since >= 5 else "")
@@ -468,11 +480,13 @@ def minutes(ms: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def headline(view: SeatView) -> str:
-    """The status bar's first words (tabletop/words.py)."""
+def headline(view: SeatView, to_move: int | None = None) -> str:
+    """The status bar's first words (tabletop/words.py); ``to_move``: the seat the game waits on, if the game's
+    board does not call it ``to_move``."""
     from tabletop.ledger import Link
 
+    to_move = getattr(view.board, "to_move", None) if to_move is None else to_move
     return headline_words(view.phase, view.names, view.me, my_turn=view.my_turn,
-                          to_move=getattr(view.board, "to_move", None), result=view.result, number=view.number,
+                          to_move=to_move, result=view.result, number=view.number,
                           connecting=view.link is Link.CONNECTING, failed=view.failure is not None,
                           awaited=view.awaited)

@@ -68,6 +68,7 @@ class SeatView(Generic[Board]):
     failure: str | None = None  # the relay cannot be used: why (the game stops where it was)
     out: bool = False  # my seat is out of the game under way (a Hold'em player with no chips): it owes nothing more
     awaited: tuple[int, ...] = ()  # the other seats the game waits on now (who owes a move, a step, a key)
+    replay: str | None = None  # a step of ``--replay`` (read-only, no relay), where it is: "step 3 of 40 · game 1 of 2"
 
     @property
     def in_game(self) -> bool:
@@ -88,6 +89,11 @@ class SeatView(Generic[Board]):
     def watcher(self) -> bool:
         """This is a watcher's view: no seat, no hand, no move (``me`` is tabletop.table.OBSERVER)."""
         return self.me < 0
+
+    @property
+    def read_only(self) -> bool:
+        """No key makes a move: a watcher's view, or a replay's."""
+        return self.watcher or self.replay is not None
 
     @property
     def near(self) -> int:

@@ -205,11 +205,6 @@ class GameState(ABC, Generic[Face]):
         (so a literal brace is written twice).
         """
 
-    def table_lines(self, names: Sequence[str]) -> list[str]:
-        """The whole table in a few plain lines, every face this state knows shown: what a replay of an audited
-        game shows after each move (``names``: one per seat)."""
-        return []
-
     def record(self, names: Sequence[str]) -> dict[str, Any]:
         """The game's own figures for ``discard-bot --json`` (a poker game's chips by name, say); none by default."""
         return {}

@@ -15,13 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .groups import DEFAULT_GROUP
-from .game import TIMED_OUT, Game, GameState
+from .game import Game
 from .ledger import Event, event_of
 from . import wire
 from .table import OBSERVER, Play, Table, Violation, Wish
@@ -151,29 +151,25 @@ def seed_beside(path: Path) -> bytes | None:
     return seed if len(seed) == 32 else None
 
 
-def own_faces(transcript: Transcript, catalog: Mapping[str, Game], seed: bytes) -> dict[int, dict[int, int]]:
-    """Every card the transcript's seat saw, per game (position → card), from :func:`seat_table`; empty if there is
-    no seat or the seed is not that seat's."""
-    table = seat_table(transcript, catalog, seed)
-    if table is None:
-        return {}
-    faces = {play.number: {pos: card for deck in play.decks for pos, card in deck.faces.items()}
-             for play in table.plays}
-    return {number: seen for number, seen in faces.items() if seen}
-
-
-def seat_table(transcript: Transcript, catalog: Mapping[str, Game], seed: bytes) -> Table | None:
+def seat_table(transcript: Transcript, catalog: Mapping[str, Game], seed: bytes, seen: Seen | None = None
+               ) -> Table | None:
     """The transcript folded again from its own seat with that seat's ``seed``, posting nothing: its games as the
     seat saw them, its own cards included; None if there is no seat or the seed is not that seat's (its hellos'
     keys would not be the ones the seed makes). Up to a violation, if the transcript has one (the public check
-    names it)."""
+    names it). ``seen``: see :func:`fold`."""
     if transcript.seat is None or transcript.seat < 0:
         return None
-    table, _ = fold(transcript, catalog, observer(transcript.room, catalog, transcript.seat, seed))
-    if any(hello.verify_key != wire.public_hex(table.identity(play.number))
-           for play in table.plays if (hello := play.hellos.get(table.me)) is not None):
-        return None
-    return table
+    table, _ = fold(transcript, catalog, observer(transcript.room, catalog, transcript.seat, seed), seen)
+    return table if its_seed(table) else None
+
+
+def its_seed(table: Table) -> bool:
+    """``table``, folded from a seat with a seed, has that seat's seed: the seat's hellos carry the keys the seed
+    makes (a wrong seed stops the fold at the seat's first hello)."""
+    if not table.plays or table.me not in table.plays[0].hellos:
+        return False
+    return all(hello.verify_key == wire.public_hex(table.identity(play.number))
+               for play in table.plays if (hello := play.hellos.get(table.me)) is not None)
 
 
 def audit(table: Table) -> None:
@@ -189,10 +185,13 @@ def check_proofs(table: Table) -> None:
         work.job.compute_here()
 
 
-def fold(transcript: Transcript, catalog: Mapping[str, Game], table: Table | None = None
+Seen = Callable[[Table], None]  # called with the table after each event it took in (a replay's views)
+
+
+def fold(transcript: Transcript, catalog: Mapping[str, Game], table: Table | None = None, seen: Seen | None = None
          ) -> tuple[Table, str | None]:
-    """Every event through ``table`` (by default an observer's), auditing each game as it completes; the table and
-    the violation that stopped it, if any."""
+    """Every event through ``table`` (by default an observer's), auditing each game as it completes, ``seen`` after
+    each; the table and the violation that stopped it, if any."""
     if table is None:
         table = observer(transcript.room, catalog)
     for event in transcript.events:
@@ -202,14 +201,18 @@ def fold(transcript: Transcript, catalog: Mapping[str, Game], table: Table | Non
         except Violation as error:
             return table, str(error)
         audit(table)
+        if seen is not None:
+            seen(table)
     return table, None
 
 
-def check(transcript: Transcript, catalog: Mapping[str, Game]) -> list[GameCheck]:
+def check(transcript: Transcript, catalog: Mapping[str, Game], seen: Seen | None = None, table: Table | None = None
+          ) -> list[GameCheck]:
     """One check per game the transcript reaches (a next game only offered, with hellos still missing, is left
-    out); an empty list when it holds no game at all."""
+    out); an empty list when it holds no game at all. ``seen`` and ``table`` (by default an observer's; a seat's,
+    with its seed, checks the shares sealed to it as well): see :func:`fold`."""
     try:
-        table, violation = fold(transcript, catalog)
+        table, violation = fold(transcript, catalog, table, seen)
     except Exception as error:  # a transcript crafted to break an assumption: a finding, never a traceback
         raise NotATranscript(f"cannot be checked: {type(error).__name__}: {error}") from None
     checks = []
@@ -239,51 +242,3 @@ def _unfinished(table: Table, play: Play) -> str:
     if play.outcome is not None and table.phase is Phase.AUDITING:
         return unaudited_words([s for s in range(play.seats) if s not in play.audits], names)
     return unfinished_words(table.awaiting() if play is table.play else [], names)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a replay: the move that led here, and the whole table after it."""
-
-    caption: str
-    lines: tuple[str, ...]
-
-
-def replay(check: GameCheck, own: Mapping[int, int] | None = None) -> list[Step]:
-    """The game of a fair check (finished or not), step by step: the table as dealt, then after each move and each
-    choice, every card face up that the transcript opens (version 5: those shown during the game; versions 3 and
-    4: every card, from the audit), and the cards of ``own`` (those the replaying seat saw: :func:`own_faces`).
-    Empty for a game that broke the rules."""
-    play, names = check.play, check.names
-    if not check.fair or play.game is None or play.state is None:
-        return []
-    state = play.game.new(play.state.setup)
-    faces = {**(own or {}), **(play.revealed or {pos: card for deck in play.decks for pos, card in deck.faces.items()})}
-    state.faces.update({pos: state.setup.faces[card] for pos, card in faces.items()})
-    steps = [Step("the deal" if play.decks else "the start", tuple(state.table_lines(names)))]
-    choices, moves = iter(play.choices), iter(play.moves)
-    while True:
-        if state.choice() is not None:
-            values = next(choices, None)
-            if values is None:
-                return _ended(steps, state, names)
-            state.choose(values)
-            caption = ", ".join(f"{names[seat]}'s time ran out" if value == TIMED_OUT else f"{names[seat]} chose {value}"
-                                for seat, value in sorted(values.items()))
-        else:
-            item = next(moves, None)
-            if item is None:
-                return _ended(steps, state, names)
-            seat, move = item
-            state.push(seat, move)
-            caption = f"{names[seat]} {state.describe(seat, move).format(*names)}"
-        steps.append(Step(caption, tuple(state.table_lines(names))))
-
-
-def _ended(steps: list[Step], state: GameState, names: tuple[str, ...]) -> list[Step]:
-    """The steps, the last one saying how the game ended."""
-    outcome = state.outcome()
-    if outcome is not None:
-        last = steps[-1]
-        steps[-1] = Step(last.caption, (*last.lines, "", outcome.reason.format(*names)))
-    return steps

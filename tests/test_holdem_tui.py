@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from textual import on
+from textual.widgets import Static
 
 from discard_tui.app import PlayConfig
 from discard_tui.table_screen import SaveHistory, SaveTranscript
@@ -143,17 +144,21 @@ async def test_a_watcher_sees_a_hand_shown_at_showdown_face_up():
         assert plain_cards(player.hole) in seats and seats.count("▚▞") == 4, seats
 
 
-async def test_a_watcher_s_big_table_shows_no_hand_of_its_own():
-    """At 200x50 the table draws "Your hand" in big cards: a watcher has none (it showed the last seat's, face
-    down, under that title)."""
+async def test_a_watcher_s_big_table_names_whose_hand_it_draws():
+    """At 200x50 the table draws a hand in big cards: a watcher's is the near seat's as everyone saw it, named
+    ("ana's hand"; it once showed the last seat's cards under "Your hand")."""
     room = offline_room(config())
     watcher = watcher_of(room)
     room.run()
-    app = TableHarness(HoldemTable(PlayConfig.leave_grace), watcher_view(room, watcher), title="Texas Hold'em")
+    view = watcher_view(room, watcher)
+    app = TableHarness(HoldemTable(PlayConfig.leave_grace), view, title="Texas Hold'em")
     async with app.run_test(size=(200, 50)) as pilot:
         await until(pilot, lambda: app.table.query(".seat"), "the seats drawn")
-        assert app.table.query_one("#hole-cards", CardRow).shown == ()
-        assert not app.table.query_one("#hole-label").display
+        label = str(app.table.query_one("#hole-label", Static).render())
+        assert label.endswith("'s hand") and "Your" not in label, label
+        board = view.board
+        assert board is not None
+        assert app.table.query_one("#hole-cards", CardRow).shown == tuple(board.players[view.near].hole)
 
 
 async def test_the_all_in_key_bets_every_chip():

@@ -1,4 +1,4 @@
-"""``discard-tui --replay``: a verified game, step by step, every card face up; from a pure room, no relay."""
+"""``discard-tui --replay``: a verified game step by step on its own table, as a watcher (or its seat) saw it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from discard_tui.replay import ReplayApp, replay
+from discard_tui.replay import ReplayApp, replay, views
 from games import GAMES
 from games.discard.strategy import simple
 from room import Room
@@ -30,30 +30,25 @@ def played_in(room: Room, names: tuple[str, str] = ("ana", "bo")) -> transcript.
     return room.as_transcript(0, "game 1 over")
 
 
-def test_a_discard_game_step_by_step_with_the_cards_that_were_shown_face_up():
-    """Version 5 publishes no key at the end: a card never shown to everyone (the loser's last cards) stays a
-    "?" in the replay for good, and every card that was shown is there from the deal on."""
-    [check] = transcript.check(played(deck="short"), GAMES)
-    steps = transcript.replay(check)
-    assert check.fair and len(steps) == len(check.play.moves) + 1
-    hidden = [pos for pos in range(10) if pos not in check.play.revealed]  # the hands dealt: positions 0 to 9
-    assert steps[0].caption == "the deal" and "".join(steps[0].lines).count("?") == len(hidden) > 0
-    assert steps[1].caption.startswith(("ana ", "bo ")) and steps[-1].lines[-1].endswith("won")
+def test_a_discard_game_step_by_step_as_a_watcher_saw_it():
+    """A replay folds the transcript as a watcher does: a view after each move, from no seat, no hand face up; the
+    loser's last cards (never shown to everyone) are never in it."""
+    [(check, steps)] = views(played(deck="short"))
+    assert check.fair and len(steps) >= len(check.play.moves) + 1
+    assert all(view.watcher and view.hand == () for view in steps)
+    assert steps[0].moves == 0 and steps[-1].ending is not None and steps[-1].ending.endswith("won")
+    assert [view.moves for view in steps] == sorted(view.moves for view in steps)
 
 
 def test_the_seat_that_kept_the_transcript_sees_its_own_cards_with_its_seed_and_nobody_elses():
-    """Run from the data directory of the seat that kept it (its seed beside the transcript), the replay shows that
-    seat's own hand from the deal on; a wrong seed shows nothing more than anyone sees."""
+    """Run from the data directory of the seat that kept it (its seed beside the transcript), the replay is folded
+    as that seat folded it: its own hand from the deal on; a wrong seed shows nothing more than anyone sees."""
     room = Room(game="discard", options={"deck": "short"})
     record = played_in(room)
-    [check] = transcript.check(record, GAMES)
-    own = transcript.own_faces(record, GAMES, room.tables[0].seed)[1]
-    mine = set(range(5)) if check.play.starter == 0 else set(range(5, 10))
-    assert mine <= set(own) and not (set(own) - mine - set(check.play.revealed))
-    assert all(own[pos] == card for pos, card in check.play.revealed.items() if pos in own)
-    public = "".join(transcript.replay(check)[0].lines).count("?")
-    assert "".join(transcript.replay(check, own)[0].lines).count("?") == public - len(mine - set(check.play.revealed))
-    assert transcript.own_faces(record, GAMES, room.tables[1].seed) == {}  # bo's seed is not seat 0's
+    [(_, mine)] = views(record, room.tables[0].seed)
+    assert mine[0].me == 0 and len(mine[0].hand) == 5 and all(view.me == 0 for view in mine)
+    [(_, public)] = views(record, room.tables[1].seed)  # bo's seed is not seat 0's
+    assert all(view.watcher and view.hand == () for view in public)
 
 
 def test_the_seed_is_written_beside_the_transcript_for_its_owner_alone_and_pruned_with_it(tmp_path):
@@ -73,31 +68,63 @@ def test_the_seed_is_written_beside_the_transcript_for_its_owner_alone_and_prune
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json"]
 
 
-async def test_keys_step_back_and_on_and_names_are_shown_literally():
-    [check] = transcript.check(played(names=("[b]ana[/b]", "bo $x"), deck="short"), GAMES)
-    app = ReplayApp([(check, transcript.replay(check))])
+def card_faces(app: ReplayApp) -> str:
+    """What the table's card widgets draw (the boxes: "│K  │"), as text."""
+    from discard_tui.widgets import CardWidget
+
+    return "\n".join(str(widget.render()) for widget in app.screen.query(CardWidget))
+
+
+@pytest.mark.parametrize("game", ["discard", "holdem"])
+async def test_keys_step_through_the_game_on_its_own_table_with_card_art_and_names_shown_literally(game):
+    """--replay drew plain text lines; now each step is the game's own table screen, read-only as a watcher's, its
+    cards drawn as boxes with rank and suit, and the replay's keys step it on and back."""
+    from discard_tui.table_screen import TableScreen
+
+    options = {"deck": "short"} if game == "discard" else {"hands": 1}
+    games = views(played(game, names=("[b]ana[/b]", "bo $x"), **options))
+    app = ReplayApp(games)
     async with app.run_test(size=(80, 24)) as pilot:
-        assert app.step == 0
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TableScreen) and app.step == 0
+        assert "step 0 of " in str(screen.query_one("#status").render())  # the first frame, before any key
         await pilot.press("right", "right")
-        assert app.step == 2
+        assert app.step == 2 and screen.view is not None and screen.view.replay.startswith("step 2 of ")
         await pilot.press("left")
         assert app.step == 1
         await pilot.press("end")
         assert app.step == len(app.steps) - 1
         await pilot.press("right")  # the end stays the end
         assert app.step == len(app.steps) - 1
+        screen.settle()
+        art = card_faces(app)
+        assert "┌───┐" in art and any(f"{suit}" in art for suit in "♠♥♦♣")
+        assert not any(screen.check_action(action, ()) for action in (*screen.actions, "leave", "watching"))
+        status = str(screen.query_one("#status").render())
+        assert "[b]ana[/b]" in status or "bo $x" in status
         await pilot.press("home")
-        assert app.step == 0
-        assert app.query_one("#caption").render().plain == "the deal"
-        table = str(app.query_one("#table").render())
-        assert "[b]ana[/b]: " in table and "bo $x: " in table
-        assert "vs bo $x" in str(app.query_one("#title").render())
+        assert app.step == 0 and screen.view.moves == 0
+        if game == "discard":  # seat 1's hand face down, as a watcher sees it (it read "(no cards)"), and whose
+            assert screen.query_one("#watched").display and not screen.query_one("#hand").display  # turn it is
+            assert screen.headline(screen.view) in ("[b]ana[/b]'s turn", "bo $x's turn")  # (it was both names)
 
 
-def test_rps_replays_its_throws(tmp_path, capsys):
-    [check] = transcript.check(played("rps"), GAMES)
-    steps = transcript.replay(check)
-    assert steps[0].caption == "the start" and all(" chose " in s.caption for s in steps[1:])
+def test_a_holdem_replay_shows_a_hole_card_only_once_it_was_shown_to_everyone_or_with_the_seed():
+    """No face a watcher could not see: a hole card is in a step's view only once its seat showed it; with the
+    seat's seed, that seat's own hole cards from the deal on."""
+    room = Room(game="holdem", options={"hands": 1})
+    record = played_in(room)
+    [(_, public)] = views(record)
+    assert all(card is None for view in public for player in view.board.players if not player.shown
+               for card in player.hole)
+    [(_, mine)] = views(record, room.tables[0].seed)
+    assert all(None not in view.board.players[0].hole for view in mine)
+
+
+def test_rps_replays_its_throws():
+    [(_, steps)] = views(played("rps"))
+    assert steps[0].board is not None and all(view.watcher for view in steps) and steps[-1].ending is not None
 
 
 def test_a_file_that_is_not_a_transcript_is_one_line_and_exit_2(tmp_path, capsys):
@@ -113,11 +140,11 @@ async def test_the_footer_shows_every_key_whole(width):
     (keys that go together share one word: "←→ Move", "home end Deal/End", "pgup pgdn Game")."""
     from textual.widgets import Footer
 
-    [check] = transcript.check(played(deck="short"), GAMES)
-    app = ReplayApp([(check, transcript.replay(check))] * 2)
+    app = ReplayApp(views(played(deck="short")) * 2)
     async with app.run_test(size=(width, 20)) as pilot:
         await pilot.pause()
-        footer = app.query_one(Footer)
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
         keys = [key for key in footer.query("FooterKey") if key.description != "palette"]
         labels = list(footer.query("FooterLabel"))
         assert {key.key for key in keys} == {"left", "right", "home", "end", "pageup", "pagedown", "question_mark", "q"}
@@ -138,23 +165,24 @@ async def test_the_replay_says_at_once_that_it_checks_the_transcript_then_shows_
     """--replay showed nothing for seconds while it checked every proof; now its first frame says so."""
     import threading
 
+    from discard_tui.table_screen import TableScreen
     from pilot import until
 
-    [check] = transcript.check(played(deck="short"), GAMES)
+    games = views(played(deck="short"))
     checked = threading.Event()
 
     def checking():
         checked.wait(30)  # the proofs take their time; the test says when they are done
-        return [(check, transcript.replay(check))], None
+        return games
 
     app = ReplayApp(check=checking)
     async with app.run_test(size=(60, 20)) as pilot:
         await pilot.pause()
         assert "Checking the transcript" in str(app.query_one("#checking Static").render())
-        assert not app.query_one("#title").display and not stepping(app)
+        assert not stepping(app)
         checked.set()
-        await until(pilot, lambda: app.query_one("#title").display, "the game")
-        assert not app.query_one("#checking").display and app.step == 0 and stepping(app)
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game's table")
+        assert app.step == 0 and stepping(app)
         await pilot.press("right")
         assert app.step == 1
 

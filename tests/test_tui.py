@@ -477,7 +477,7 @@ def assert_every_card_shows(app):
         scale, advances = fitted
         assert min(advances) >= min_step(scale) and advances[hand.cursor] >= card_size(scale)[0]
         assert sum(advances) <= hand.size.width
-    backs = app.screen.query_one(OpponentHand)
+    backs = app.screen.query_one("#opponent", OpponentHand)
     assert all(len(line) <= backs.size.width for line in backs.render().plain.splitlines())
 
 

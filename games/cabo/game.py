@@ -245,19 +245,6 @@ class CaboState(GameState[int]):
         reason = f"{why} after round {len(self.scores)}; the lowest total wins: {lowest} ({totals})"
         return Outcome(best, tuple(self.totals), reason)
 
-    def table_lines(self, names: Sequence[str]) -> list[str]:
-        r = self.round
-
-        def value(pos: int) -> str:
-            return str(self.faces[pos]) if pos in self.faces else "?"
-
-        hands = [f"{names[s]}: {' '.join(value(p) for p in hand) or 'no cards'} · total {self.totals[s]}"
-                 for s, hand in enumerate(r.hands)]
-        top = f", {value(r.discard_pile[-1])} on top" if r.discard_pile else ""
-        held = [f"in hand: {value(r.taken)}"] if r.taken is not None else []
-        return [f"round {r.number + 1}", *hands, *held, f"discard pile: {len(r.discard_pile)} cards{top}",
-                f"draw pile: {len(r.draw_pile)} cards"]
-
     def view(self, seat: int) -> CaboView:
         r = self.round
         everyone = set(range(self.setup.seats))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -77,17 +77,6 @@ class DiscardState(GameState[Card]):
             self.board.apply_time_out(seat)
         else:
             self.board.apply_cant_move(seat)
-
-    def table_lines(self, names: Sequence[str]) -> list[str]:
-        t = self.board
-
-        def cards(positions: Sequence[int]) -> str:
-            return " ".join(str(self.faces[p]) if p in self.faces else "?" for p in positions) or "no cards"
-
-        top = f", {self.faces[t.draw_pile[0]]} on top" if t.draw_pile and t.draw_pile[0] in self.faces else ""
-        return [*(f"{names[s]}: {cards(hand)}" for s, hand in enumerate(t.hands)),
-                f"discard pile: {len(t.discard_pile)} cards" + (f", {t.top} on top" if t.discard_pile else ""),
-                f"draw pile: {len(t.draw_pile)} cards{top}"]
 
     def owed(self, seat: int) -> Message | None:
         t = self.board

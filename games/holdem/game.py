@@ -23,7 +23,7 @@ from tabletop.wire import STRICT, Message
 from .about import ABOUT, BLINDS, CHIPS, HANDS, MOVE_TIME, TIME_BANK, Stage
 from .history import Played, phhs
 from .moves import MOVES, Board, Call, Check, Fold, Habits, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
-from .rules import (DECK, STREETS, Hand, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
+from .rules import (DECK, STREETS, Hand, blinds_at, cards_text, first_places, hand_name, next_places,
                     parse_blinds)
 from .strategy import player
 
@@ -458,18 +458,6 @@ class HoldemState(GameState[str]):
 
         order = sorted(range(self.setup.seats), key=standing, reverse=True)
         return {seat: 1 + sum(standing(other) > standing(seat) for other in order) for seat in order}
-
-    def table_lines(self, names: Sequence[str]) -> list[str]:
-        h = self.hand
-        lines = [f"hand {h.number + 1}, blinds {h.blinds[0]}/{h.blinds[1]}, {names[h.button]} on the button"]
-        for seat in range(self.setup.seats):
-            if seat not in h.players:
-                lines.append(f"{names[seat]}: out")
-                continue
-            hole = " ".join(card_text(self.faces[pos]) if pos in self.faces else "?" for pos in h.hole(seat))
-            state = "" if h.in_hand(seat) else " (folded)"
-            lines.append(f"{names[seat]}: {hole} · {h.stack(seat)} chips, bet {h.bet(seat)}{state}")
-        return [*lines, f"board: {cards_text(h.board_cards) or 'none'} · pot {h.total()}"]
 
     def record(self, names: Sequence[str]) -> dict[str, Any]:
         """For ``discard-bot --json``: every player's chips, the hands played, and how often each bet move was

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -90,14 +90,6 @@ class RpsState(GameState[str]):
 
     def describe(self, seat: int, move: Message) -> str:
         return f"sent {move.type!r}"  # never logged: check refuses every move
-
-    def table_lines(self, names: Sequence[str]) -> list[str]:
-        m = self.match
-        lines = [f"{names[s]}: {won} won" for s, won in enumerate(m.scores)]
-        for k, throw in enumerate(m.throws, 1):
-            thrown = ", ".join(f"{names[s]} {value}" for s, value in enumerate(throw.values))
-            lines.append(f"throw {k}: {thrown}" + ("" if throw.winner is None else f": {names[throw.winner]} won"))
-        return lines
 
     def view(self, seat: int) -> RpsView:
         m = self.match

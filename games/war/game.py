@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -107,17 +107,6 @@ class WarState(GameState[Card]):
         if b.taker is None:
             return f"{line}: a war" if b.over else f"{line}: war again!" if move.down else f"{line}: war!"
         return f"{line}: {len(b.trick)} cards to {{{b.taker}}}"
-
-    def table_lines(self, names: Sequence[str]) -> list[str]:
-        b = self.board
-
-        def face(pos: int) -> str:
-            return str(self.faces[pos]) if pos in self.faces else "?"
-
-        piles = [f"{names[s]}: {len(pile)} cards" + (f", {face(pile[0])} on top" if pile else "")
-                 for s, pile in enumerate(b.piles)]
-        laid = " ".join(f"{face(laid.pos)}{'' if laid.up else ' (face down)'}" for laid in b.trick)
-        return [*piles, f"on the table: {laid or 'nothing'}", f"tricks: {b.tricks} of at most {b.limit}"]
 
     def view(self, seat: int) -> WarView:
         b = self.board
