@@ -387,15 +387,31 @@ class HoldemState(GameState[str]):
         return said
 
     def owed(self, seat: int) -> Message | None:
-        """The forced moves: the button shows the next street; the first hand at showdown is shown."""
+        """The forced moves: the button shows the next street. At showdown a hand is shown for its player unless it
+        is offered the muck (:meth:`offers_muck`): the first hand, every hand in an all-in showdown (TDA rule 16),
+        and a hand that wins or ties a pot against every hand shown so far. The rules let a player muck that winner
+        too where mucking is allowed (``legal_moves``); its own client does not offer it."""
         h = self.hand
         if h.to_move() != seat:
             return None
         if h.stage is Stage.BOARD:
             return Board(positions=list(h.next_street()))
-        if h.stage is Stage.SHOWDOWN and not h.shown:
+        if h.stage is Stage.SHOWDOWN and not self.offers_muck(seat) and (not h.may_muck() or self.hole_seen(seat)):
             return Show(positions=list(h.hole(seat)))
         return None
+
+    def hole_seen(self, seat: int) -> tuple[str, str] | None:
+        """``seat``'s two hole cards, if this state holds them as ``seat`` has seen them."""
+        first, second = (self.seen_face(seat, pos) for pos in self.hand.hole(seat))
+        return (first, second) if first is not None and second is not None else None
+
+    def offers_muck(self, seat: int) -> bool:
+        """``seat``'s client offers it the muck at showdown: it is ``seat``'s turn, the rules allow it
+        (``Hand.may_muck``) and its hand, as ``seat`` has seen it, loses every pot it is in to a hand already shown
+        (``Hand.beaten``), so that mucking gives up nothing it could win."""
+        h, hole = self.hand, self.hole_seen(seat)
+        return h.stage is Stage.SHOWDOWN and h.to_move() == seat and h.may_muck() and hole is not None \
+            and h.beaten(seat, hole)
 
     def time_out(self, seat: int) -> Message:
         """A seat out of time checks, else folds; at showdown it mucks where it may, else shows; the board is
@@ -521,7 +537,7 @@ class HoldemState(GameState[str]):
             to_call=h.to_call() if acting is not None else 0,
             raise_bounds=h.raise_bounds() if acting is not None else None, history=tuple(self.history),
             last_result=self.last_result, last=self.last, recent=self.recent(seat), over=self.over,
-            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck(), opening=h.opening())
+            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck(), beaten=self.offers_muck(seat), opening=h.opening())
 
 
 class Holdem(Game[str]):
