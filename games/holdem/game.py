@@ -409,9 +409,11 @@ class HoldemState(GameState[str]):
         """``seat``'s client offers it the muck at showdown: it is ``seat``'s turn, the rules allow it
         (``Hand.may_muck``) and its hand, as ``seat`` has seen it, loses every pot it is in to a hand already shown
         (``Hand.beaten``), so that mucking gives up nothing it could win."""
-        h, hole = self.hand, self.hole_seen(seat)
-        return h.stage is Stage.SHOWDOWN and h.to_move() == seat and h.may_muck() and hole is not None \
-            and h.beaten(seat, hole)
+        h = self.hand
+        if h.stage is not Stage.SHOWDOWN or h.to_move() != seat or not h.may_muck():
+            return False
+        hole = self.hole_seen(seat)
+        return hole is not None and h.beaten(seat, hole)
 
     def time_out(self, seat: int) -> Message:
         """A seat out of time checks, else folds; at showdown it mucks where it may, else shows; the board is
