@@ -855,6 +855,35 @@ def test_a_raise_only_tda_rule_47_allows_is_written_as_played_though_pokerkits_r
         played(hand)
 
 
+def test_a_move_made_for_a_seat_out_of_time_is_the_fold_it_is_and_a_void_hand_a_comment_block():
+    """Hand 1: ana's time runs out, the table folds for her: PHH's plain fold, its comment saying why. Hand 2 is void
+    (bo's keys never came, after ana called): no PHH table, a comment block in its place. PokerKit reads hand 1 back
+    and skips the block."""
+    state = new(seats=2, starter=0)
+    state.ran_out(0)
+    play(state, 0, state.time_out(0))
+    play(state, 1, Call())  # hand 2: ana has the big blind, bo calls
+    state.void(1)
+    _, text = state.history_file(["ana", "bo"], 0, 1, "t1")
+    assert '  "p2 f",  # ana\'s time ran out: folded' in text and '"p1 cc",  # bo called 10' not in text
+    void = text.split("\n\n")[2]
+    assert void.splitlines() == [
+        "# [game1-hand2] is void: no PHH table, since it was never played to its end",
+        "# Hand 2 · blinds 10/20 · bo on the button",
+        "# p1 ana (seat 1): 990 chips, big blind 20",
+        "# p2 bo (seat 2): 1,010 chips, button, small blind 10",
+        "# Its actions until then:",
+        "#   # Pre-flop",
+        '#   "d dh p1 ????",',
+        '#   "d dh p2 ????",',
+        '#   "p2 cc",  # bo called 10',
+        "# bo's time ran out while the deal needed its keys or its shuffle step; hand 2 is void: every chip goes "
+        "back to where it stood when it began, and out of the game goes bo, whose 1,010 chips are shared (1,010 to "
+        "ana)"], void
+    [hand] = HandHistory.loads_all(text)
+    assert played(hand).stacks == [1010, 990] == hand.finishing_stacks
+
+
 def test_a_game_of_one_hand_says_one_hand_was_played():
     state = new(seats=2, starter=0, hands=1)
     play(state, 0, Fold())

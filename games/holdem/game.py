@@ -21,7 +21,7 @@ from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option
 from tabletop.wire import STRICT, Message
 
 from .about import ABOUT, BLINDS, CHIPS, HANDS, MOVE_TIME, TIME_BANK, Stage
-from .history import Played, phhs
+from .history import Played, Voided, phhs
 from .moves import MOVES, Board, Call, Check, Fold, Habits, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
 from .rules import (DECK, STREETS, Hand, blinds_at, card_text, cards_text, first_places, hand_name, next_places,
                     parse_blinds)
@@ -132,6 +132,10 @@ class HoldemState(GameState[str]):
     habits: dict[int, Habits] = field(default_factory=dict)  # each seat's bet moves so far (none yet: absent)
     played: list[Played] = field(default_factory=list)  # every finished hand, for the hand history
     moves: list[tuple[int, Message, str]] = field(default_factory=list)  # this hand: each move and its words
+    late: set[int] = field(default_factory=set)  # this hand: the moves (indices of ``moves``) the table made for a
+    # seat whose time ran out
+    running_out: int | None = None  # the seat whose next move is the table's, its time having run out (ran_out)
+    voided: list[Voided] = field(default_factory=list)  # every hand that was void, for the hand history
     abandoned: bool = False  # the game ended on a void hand (``void``), which never finished
 
     def __post_init__(self) -> None:
@@ -158,7 +162,7 @@ class HoldemState(GameState[str]):
             tuple(seat for k in range(n) if self.chips[seat := (start + k) % n] > 0)
         hand = Hand(number, players, tuple(self.chips[seat] for seat in players),
                     blinds_at(parse_blinds(self.options.blinds), number), places, tda=self.setup.proven)
-        self.moves = []
+        self.moves, self.late = [], set()
         self.actions = {seat: f"{blind} {hand.bet(seat):,}" for seat, blind in
                         ((hand.small_blind, "Small blind"), (places[2], "Big blind")) if seat is not None}
         return hand
@@ -292,6 +296,9 @@ class HoldemState(GameState[str]):
             h.muck(seat)
         if isinstance(move, Raise) and h.stack(seat) == 0:
             self.said += ", all in"
+        if self.running_out == seat:
+            self.late.add(len(self.moves))
+        self.running_out = None
         self.moves.append((seat, move, self.said))
         if isinstance(move, Board):
             self.actions = {}
@@ -338,7 +345,7 @@ class HoldemState(GameState[str]):
             self.chips[seat] = chips
         self.history.append(tuple(self.chips))
         self.last_result = result_words(self.last)
-        self.played.append(Played(h, tuple(self.moves), self.last, self.last_result))
+        self.played.append(Played(h, tuple(self.moves), self.last, self.last_result, frozenset(self.late)))
         self.said += f". H{self.last_result[1:]}"
         if not self.over:
             assert h.places is not None
@@ -378,6 +385,9 @@ class HoldemState(GameState[str]):
         self.last_result = f"hand {h.number + 1} is void: every chip goes back to where it stood when it began, " \
                            f"and out of the game goes {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"
         said = self.last_result
+        self.voided.append(Voided(h, tuple(self.moves), frozenset(self.late),
+                                  f"{{{seat}}}'s time ran out while the deal needed its keys or its shuffle step; "
+                                  f"{self.last_result}"))
         if sum(chips > 0 for chips in self.chips) < 2 or h.number + 1 >= self.options.hands:
             self.abandoned = True
         else:
@@ -385,6 +395,10 @@ class HoldemState(GameState[str]):
             self.hand = self._deal_hand(h.number + 1, next_places(self.chips, h.places))
             said += f". Hand {h.number + 2}: the button goes to {{{self.hand.button}}}"
         return said
+
+    def ran_out(self, seat: int) -> None:
+        """The next move pushed for ``seat`` is the table's: its time ran out (the hand history says so)."""
+        self.running_out = seat
 
     def owed(self, seat: int) -> Message | None:
         """The forced moves: the button shows the next street. At showdown a hand is shown for its player unless it
@@ -499,7 +513,7 @@ class HoldemState(GameState[str]):
         """Every finished hand as a Poker Hand History (``history.phhs``), with how the game ended if it has."""
         outcome = self.outcome()
         ending = outcome.reason.format(*names).splitlines() if outcome is not None else []
-        return ".phhs", phhs(self.played, names, self.faces, me, number, room, ending)
+        return ".phhs", phhs(self.played, names, self.faces, me, number, room, ending, self.voided)
 
     def recent(self, seat: int) -> tuple[tuple[LastHand, str], ...]:
         """The hands finished since ``seat`` last decided something (a bet, a show or a muck), oldest first, each with
