@@ -492,7 +492,7 @@ class DiscardApp(App[None]):
             return
         view = self.view
         if view is not None and view.in_game:
-            if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes)):
+            if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes, out=view.out)):
                 return
         elif self.seat is not None and not self.others_wait() and (view is None or view.failure is None and view.phase in (
                 Phase.OVER, Phase.VIOLATION, Phase.WAITING)):  # no view yet: still connecting

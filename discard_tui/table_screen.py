@@ -399,7 +399,7 @@ def link_text(view: SeatView, now: float | None = None, wall: float | None = Non
     if view.waiting_since is not None and view.in_game and not view.watcher:  # a watcher waits for nobody
         waited = now - view.waiting_since
         if waited >= 5:
-            return f"waiting for {view.opponent_name} for {int(waited)} s{watching}"
+            return f"waiting for {view.awaited_name} for {int(waited)} s{watching}"
     return f"connected{watching}"
 
 
@@ -442,7 +442,7 @@ def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
     ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00"); and whether mine is nearly
     out. ("", False) when no clock runs."""
     clock = view.clock
-    if clock is None or view.relay_offset is None or not view.playing:
+    if clock is None or view.relay_offset is None or not view.in_game:  # a shuffle step or a key may be on it
         return "", False
     relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
     seats = [wait.seat for wait in clock.waits]
@@ -468,4 +468,5 @@ def headline(view: SeatView) -> str:
 
     return headline_words(view.phase, view.names, view.me, my_turn=view.my_turn,
                           to_move=getattr(view.board, "to_move", None), result=view.result, number=view.number,
-                          connecting=view.link is Link.CONNECTING, failed=view.failure is not None)
+                          connecting=view.link is Link.CONNECTING, failed=view.failure is not None,
+                          awaited=view.awaited)

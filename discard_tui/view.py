@@ -66,6 +66,8 @@ class SeatView(Generic[Board]):
     history: str | None = None  # the shown game's own record beside the transcript (Hold'em's hand history), if kept
     watching: int = 0  # the room's watchers (relay protocol 1.3), the same count for every seat
     failure: str | None = None  # the relay cannot be used: why (the game stops where it was)
+    out: bool = False  # my seat is out of the game under way (a Hold'em player with no chips): it owes nothing more
+    awaited: tuple[int, ...] = ()  # the other seats the game waits on now (who owes a move, a step, a key)
 
     @property
     def in_game(self) -> bool:
@@ -116,6 +118,11 @@ class SeatView(Generic[Board]):
         return " and ".join(self.names[s] for s in self.others) or "opponent"
 
     @property
+    def awaited_name(self) -> str:
+        """The players the game waits on, as one subject: "cy" when only cy owes anything, not "bo and cy"."""
+        return " and ".join(self.names[s] for s in self.awaited) or self.opponent_name
+
+    @property
     def opponent_present(self) -> bool:
         return all(self.present[s] for s in self.others)
 
@@ -127,5 +134,7 @@ class SeatView(Generic[Board]):
 
     @property
     def absent_name(self) -> str:
-        return " and ".join(self.names[s] for s in self.others if not self.present[s]) or self.opponent_name
+        """The players away whose absence counts (``left_at``): a Hold'em player out of chips who left is not named."""
+        return " and ".join(self.names[s] for s in self.others if not self.present[s]
+                            and (not self.left_at or self.left_at[s] is not None)) or self.opponent_name
 

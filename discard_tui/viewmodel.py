@@ -55,6 +55,8 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         relay_offset=seat.seen[0] - seat.seen[1] if seat.seen is not None else None,
         history=str(history) if (history := seat.histories.get(view.number)) else None,
         watching=view.watching,
+        out=table.me >= 0 and not table.in_game(table.me),
+        awaited=tuple(dict.fromkeys(a.seat for a in view.awaiting if a.seat != table.me)),
     )
 
 

@@ -1,9 +1,15 @@
 """Rooms on a Redis Cluster (``--store redis-cluster://HOST:PORT[,HOST:PORT...]``): the Redis ledger, sharded.
 
 The keys and scripts are :mod:`relay.redis_ledger`'s: every key of a room carries the ``{ROOM}`` hash tag, so
-each script touches one slot and runs on the shard that owns it (redis-py's cluster client routes it, and follows
-``MOVED``/``ASK`` while slots move). What differs on a Cluster:
+each script touches one slot and runs on the shard that owns it. What differs on a Cluster:
 
+* **Routing while slots move** (``redis-cli --cluster reshard``). A room's scripts (claims, appends, releases,
+  watches) and reads (its events, and its seats for the lobby) go through :meth:`RedisClusterLedger.routed`,
+  which follows ``ASK`` (``ASKING`` and the command on one connection), ``MOVED`` and ``TRYAGAIN`` itself, so a
+  post is not refused because its room moved, and with ``--wait-replicas`` the ``WAIT`` runs on the master that
+  ran the append. The node-wide keys and the lobby's sorted sets are left to redis-py's routing, which follows
+  ``MOVED`` but may give up on ``ASK`` (see ``routed``): a command on them while their own slot migrates can fail
+  as unavailable, and its client retries.
 * **Node-wide keys** (``discard:nodes``, ``discard:node:ID:rooms``) are each one key, read and written one key a
   command, so each lives in its own slot wherever that is.
 * **The lobby** (``discard:lobby``) is one key too, so it cannot be in a room's script (a script's keys must share
@@ -19,8 +25,9 @@ each script touches one slot and runs on the shard that owns it (redis-py's clus
   subscriber connection per shard it follows, subscribed to its rooms' bells, and reads the rooms that rang with
   one pipeline of ``XRANGE`` (split per shard by the client, concurrently). A bell may be lost (Pub/Sub is at most
   once): a room is read after it is subscribed, and every followed room is read again whenever a subscription
-  breaks (a failover, a slot moved: the server drops its subscribers), from each follower's position, so
-  nothing is skipped or repeated.
+  breaks (a failover; a slot moved, when the old master sends ``SUNSUBSCRIBE`` for its bells), from each
+  follower's position, so nothing is skipped or repeated. The bells are subscribed again one a command, never
+  all in one ``SSUBSCRIBE`` (a Cluster refuses that: :class:`BellPubSub`).
 
 Durability: with ``replicas`` (``--wait-replicas``), a post is answered only after ``WAIT`` on the connection of
 its shard's master says that many replicas have it (see :class:`relay.redis_ledger.RedisLedger`).
@@ -34,10 +41,13 @@ import logging
 from typing import Any, cast
 
 import redis.asyncio as redis
+from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import ClusterNode, RedisCluster
-from redis.exceptions import RedisError
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, TryAgainError
 
-from .ledger import Deliver, Entry, Follower
+from .ledger import MAX_SEATS, Deliver, Entry, Follower
 from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, UNDER_WAY, WATCH, RedisLedger, describe,
                            entries_of, keys)
 
@@ -46,6 +56,7 @@ log = logging.getLogger("discard.relay")
 RING = "redis.call('SPUBLISH', (string.gsub(events, ':log$', ':bell')), seq)"
 SCHEME = "redis-cluster://"
 CLUSTER_CONNECTIONS = 512  # per shard
+ROUNDS = 8  # a command redirected more often than this (its slot moving again and again) is refused as unavailable
 
 
 def ringing(script: str) -> str:
@@ -96,13 +107,24 @@ class BellFollower(Follower):
         self.reader.remove(self)
 
 
+class BellPubSub(PubSub):
+    """A shard's subscriptions, which a reconnection does not renew: redis-py's would send every bell in one
+    ``SSUBSCRIBE``, which a Cluster refuses (``CROSSSLOT``: the bells are in their rooms' slots). The shard's
+    client does not retry either, so a broken connection is reported as what it is, and the :class:`BellReader`
+    subscribes every bell again, one a command, to the shard that owns it then."""
+
+    async def on_connect(self, connection: Any) -> None:
+        self.pending_unsubscribe_shard_channels.clear()
+
+
 class Shard:
     """One subscriber connection to a shard's master, for the bells of the rooms it owns."""
 
     def __init__(self, reader: BellReader, node: ClusterNode) -> None:
         self.reader, self.name = reader, node.name
-        self.client = redis.Redis(host=node.host, port=int(node.port), decode_responses=True, socket_connect_timeout=2)
-        self.pubsub = self.client.pubsub()
+        self.client = redis.Redis(host=node.host, port=int(node.port), decode_responses=True, socket_connect_timeout=2,
+                                  retry=Retry(NoBackoff(), 0))
+        self.pubsub = BellPubSub(self.client.connection_pool)
         self.channels: set[str] = set()  # wanted
         self.leaving: collections.Counter[str] = collections.Counter()  # unsubscribed, not yet confirmed
         self.task: asyncio.Task[None] | None = None
@@ -254,10 +276,9 @@ class BellReader:
             if not wanted:
                 continue
             try:
-                async with self.ledger.client.pipeline(transaction=False) as pipe:
-                    for follower in wanted:
-                        pipe.xrange(follower.stream, min=str(follower.position + 1), count=PAGE)
-                    replies = await pipe.execute(raise_on_error=False)
+                replies = await self.ledger.routed([(follower.stream, ("XRANGE", follower.stream,
+                                                                         str(follower.position + 1), "+", "COUNT", PAGE))
+                                                     for follower in wanted])
             except STORE_ERRORS as error:
                 replies = [error] * len(wanted)
             failed = None
@@ -289,6 +310,25 @@ class BellReader:
             await shard.close()
 
 
+class RoutedScript:
+    """A script called as redis-py's are (``script(keys, args)``), sent through :meth:`RedisClusterLedger.routed`
+    so that it follows a slot's migration; loaded again on a master that lacks it (one that a slot moved to)."""
+
+    def __init__(self, ledger: RedisClusterLedger, script: str) -> None:
+        self.ledger, self.script = ledger, script
+        self.sha = ledger.client.register_script(script).sha
+
+    async def __call__(self, keys: list[str], args: list[str | int]) -> Any:
+        for _ in range(2):
+            reply, = await self.ledger.routed([(keys[0], ("EVALSHA", self.sha, len(keys), *keys, *args))])
+            if not isinstance(reply, NoScriptError):
+                break
+            await self.ledger.client.script_load(self.script)  # (a refused EVALSHA ran nothing)
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+
 class RedisClusterLedger(RedisLedger):
     """Rooms on a Redis Cluster; any number of relay nodes may serve the same rooms at once."""
 
@@ -297,6 +337,8 @@ class RedisClusterLedger(RedisLedger):
     def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0, replicas: int = 0,
                  wait_ms: int = 1000) -> None:
         super().__init__(url, retention, lease, replicas, wait_ms)
+        claim, append, release, watch = self.SCRIPTS
+        self._claim, self._release, self._watch = (RoutedScript(self, script) for script in (claim, release, watch))
         self.streams = BellReader(self)
 
     def _connect(self, url: str, options: dict[str, Any]) -> Any:
@@ -314,7 +356,7 @@ class RedisClusterLedger(RedisLedger):
         gone = [index for index, listed in shown.items() if not listed]
         for index in gone:
             await self.client.zrem(index, member)
-        size, count, *held = await self.client.hmget(seats, "size", "count", *(f"h:{s}" for s in range(6)))
+        (size, count, *held), = await self._hmgets([seats], ["size", "count", *(f"h:{s}" for s in range(MAX_SEATS))])
         if size is not None and any(held):  # opened or filled again by a later script, whose listing went first
             now = UNDER_WAY if int(count or 0) >= int(size) else LOBBY
             if now in gone:
@@ -326,28 +368,78 @@ class RedisClusterLedger(RedisLedger):
         return follower
 
     async def _send_appends_once(self, calls: list[tuple[list[str], list[str | int]]]) -> list[object]:
-        """One pipeline, split per shard by the client; with ``replicas``, each shard's part ends with ``WAIT`` on
-        the same connection. An append the client had to send again elsewhere (its slot moved) is not covered by
-        that ``WAIT``: it is refused as unavailable, and the client's resume (same post id) settles it."""
-        homes = [self.client.get_node_from_key(room_keys[0]) for room_keys, _ in calls]
-        masters = {node.name: node for node in homes}
-        async with self.client.pipeline(transaction=False) as pipe:
-            for room_keys, args in calls:
-                # (a cluster pipeline refuses .evalsha, as scripts may name keys of several slots: these do not)
-                pipe.execute_command("EVALSHA", self._append.sha, len(room_keys), *room_keys, *args)
-            if self.replicas:
-                for node in masters.values():
-                    pipe.execute_command("WAIT", self.replicas, self.wait_ms, target_nodes=node)
-            results = await pipe.execute(raise_on_error=False)
-        if self.replicas:
-            for name, acked in zip(masters, results[len(calls):]):
-                self._unsafe(results, acked, [n for n, home in enumerate(homes) if home.name == name])
-            del results[len(calls):]
-            for n, ((room_keys, _), home) in enumerate(zip(calls, homes)):
-                if self.client.get_node_from_key(room_keys[0]).name != home.name \
-                        and not isinstance(results[n], BaseException):
-                    results[n] = RedisError("its shard changed while it was sent")
+        """One pipeline a round (see :meth:`routed`); with ``replicas``, each shard's part ends with ``WAIT`` on the
+        connection that ran it, so an append redirected to another shard is covered by that shard's ``WAIT``."""
+        return await self.routed([(room_keys[0], ("EVALSHA", self._append.sha, len(room_keys), *room_keys, *args))
+                                  for room_keys, args in calls], self.replicas)
+
+    async def routed(self, calls: list[tuple[str, tuple[str | int, ...]]], replicas: int = 0) -> list[object]:
+        """Each call (the key that names its slot, and the command) in one pipeline a round, split per shard by the
+        client and run concurrently; the replies, or the errors, in order. A call the shard redirected was not run,
+        so it goes in the next round: after ``ASK`` (its slot is migrating and its keys are on the importing master)
+        to that master, right after ``ASKING`` on the same connection; after ``MOVED`` to the slot's new master;
+        after ``TRYAGAIN`` (its keys are split between the two for a moment) a moment later. (redis-py's own
+        redirection sends ``ASKING`` and the command on two connections of its pool, so the master answers
+        ``MOVED`` back to the old one until the client gives up.) With ``replicas``, each shard's part of a round
+        ends with ``WAIT`` on its connection, and the calls that ``WAIT`` does not cover fail as not yet safe."""
+        results: list[object] = [None] * len(calls)
+        todo: dict[int, ClusterNode | None] = dict.fromkeys(range(len(calls)))  # the master that said ASK
+        for _ in range(ROUNDS):
+            sent: list[tuple[int, str, bool]] = []
+            masters: dict[str, ClusterNode] = {}
+            async with self.client.pipeline(transaction=False) as pipe:
+                for n, asked in todo.items():
+                    node = asked or self.client.get_node_from_key(calls[n][0])
+                    if asked is not None:
+                        pipe.execute_command("ASKING", target_nodes=node)
+                    pipe.execute_command(*calls[n][1], target_nodes=node)
+                    sent.append((n, node.name, asked is not None))
+                    masters[node.name] = node
+                for node in masters.values() if replicas else ():
+                    pipe.execute_command("WAIT", replicas, self.wait_ms, target_nodes=node)
+                replies = await pipe.execute(raise_on_error=False, allow_redirections=False)
+            todo, later = {}, False
+            ran: dict[str, list[int]] = collections.defaultdict(list)
+            position = 0
+            for n, name, asking in sent:
+                position += asking  # (ASKING's OK)
+                reply = replies[position]
+                position += 1
+                if isinstance(reply, AskError):
+                    todo[n] = self.client.get_node(reply.host, reply.port)
+                elif isinstance(reply, MovedError):
+                    await self.client.nodes_manager.move_slot(reply)
+                    todo[n] = None
+                elif isinstance(reply, TryAgainError):
+                    todo[n], later = None, True
+                else:
+                    results[n] = reply
+                    ran[name].append(n)
+            for name, acked in zip(masters, replies[position:]):
+                self._unsafe(results, acked, ran[name])
+            if not todo:
+                return results
+            if later:
+                await asyncio.sleep(0.05)  # (the migration moves the rest of the keys meanwhile)
+        for n in todo:
+            results[n] = RedisError(f"redirected {ROUNDS} times while its slot moved")
         return results
+
+    async def _hmgets(self, hashes: list[str], fields: list[str]) -> list[list[str | None]]:
+        """``fields`` of each hash (rooms' seats, in their rooms' slots), routed (see :meth:`routed`)."""
+        replies = await self.routed([(name, ("HMGET", name, *fields)) for name in hashes])
+        for reply in replies:
+            if isinstance(reply, BaseException):
+                raise reply
+        return cast(list[list[str | None]], replies)
+
+    async def read(self, room: str, after: int) -> list[Entry]:
+        stream = keys(room)[1]
+        async with self._talking():
+            reply, = await self.routed([(stream, ("XRANGE", stream, str(after + 1), "+", "COUNT", PAGE))])
+            if isinstance(reply, BaseException):
+                raise reply
+        return entries_of(cast(list[tuple[str, dict[str, str]]], reply))
 
     async def _close_reader(self) -> None:
         await self.streams.close()

@@ -491,10 +491,7 @@ class RedisLedger(Ledger):
                 UNDER_WAY if under_way else LOBBY, f"({after}" if after else "-", "+", start=0, num=limit + 1))
             fields = ["size", "count", "pub", "watching", *(f"n:{seat}" for seat in range(MAX_SEATS)),
                       *(f"h:{seat}" for seat in range(MAX_SEATS))]
-            async with self.client.pipeline(transaction=False) as pipe:
-                for member in members[:limit]:
-                    pipe.hmget(keys(member.split(":", 1)[1])[0], fields)
-                states = await pipe.execute()
+            states = await self._hmgets([keys(member.split(":", 1)[1])[0] for member in members[:limit]], fields)
         listings = []
         for member, (size, count, public, watching, *seats) in zip(members, states):
             names, held = seats[:MAX_SEATS], seats[MAX_SEATS:]
@@ -504,6 +501,13 @@ class RedisLedger(Ledger):
                                                                                      if n is not None], public,
                                         int(watching or 0)))
         return listings, len(members) > limit
+
+    async def _hmgets(self, hashes: list[str], fields: list[str]) -> list[list[str | None]]:
+        """``fields`` of each hash, in one pipeline."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for name in hashes:
+                pipe.hmget(name, fields)
+            return cast(list[list[str | None]], await pipe.execute())
 
     async def release(self, room: str, seat: int, epoch: int) -> bool:
         async with self._talking():

@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 import re
 import ssl
 from collections.abc import AsyncIterator, Callable
@@ -124,13 +125,33 @@ class Event:
     seq: int
     seat: int
     name: str
-    kind: str  # "join" | "leave" | "post"
+    kind: str  # "join" | "leave" | "post" | "watch"
     body: dict | None
     time: float
 
     def as_json(self) -> dict:
         return {"seq": self.seq, "seat": self.seat, "name": self.name, "kind": self.kind,
                 "body": self.body, "time": self.time}
+
+
+MAX_SEATS = 6  # seats a room has at most (docs/relay-protocol.md): a seat number is 0 to 5, a watcher's -1
+
+
+def event_of(item: object) -> Event | None:
+    """A relay's ``event`` frame (or a transcript's record of one) as an :class:`Event`, or None unless every field
+    has its type and range (docs/relay-protocol.md): a seat 0 to 5 or a watcher's -1 (a ``watch`` is -1), a ``time``
+    that is a finite number, which the clock reads. A post in seat -1 passes: the table names it as the relay's
+    (``Table._post``), so that a transcript keeps it as evidence."""
+    if not isinstance(item, dict):
+        return None
+    seq, seat, name, kind, body, time = (item.get(k) for k in ("seq", "seat", "name", "kind", "body", "time"))
+    if not (type(seq) is int and type(seat) is int and isinstance(name, str) and isinstance(kind, str)
+            and kind in ("join", "leave", "post", "watch") and isinstance(time, int | float)
+            and not isinstance(time, bool) and math.isfinite(time)
+            and -1 <= seat < MAX_SEATS and (kind != "watch" or seat == -1)
+            and (isinstance(body, dict) if kind in ("post", "watch") else body is None)):
+        return None
+    return Event(seq, seat, name, kind, body, float(time))
 
 
 class Link(str, Enum):
@@ -326,10 +347,9 @@ class RelayClient:
                 raise RelayError(f"the relay refused a message: {clip(frame.get('message'), 200)}")
             if frame.get("type") != "event" or frame.get("seq", 0) <= self.last_seq:
                 continue
-            try:
-                event = Event(frame["seq"], frame["seat"], frame["name"], frame["kind"], frame["body"], frame["time"])
-            except KeyError as missing:
-                raise RelayError(f"the relay sent an event without {missing}") from None
+            event = event_of(frame)
+            if event is None:
+                raise RelayError(f"the relay sent a malformed event: {clip(json.dumps(frame), 80)}")
             if event.seq != self.last_seq + 1:
                 raise RelayError(f"the relay skipped events: #{event.seq} came after #{self.last_seq}")
             self.last_seq = event.seq

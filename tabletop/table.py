@@ -117,13 +117,15 @@ class Table(Viewable):
         mine = seat == self.me
         sender = "this program" if mine else self.name(seat)
         p = self.play
-        if p.seats and seat >= p.seats:
-            raise Violation(f"the relay let seat {seat} post in a game of {p.seats} seats")
+        if seat < 0 or (p.seats and seat >= p.seats):
+            raise Violation(f"the relay let seat {seat} post in a game of {p.seats or 'up to 6'} seats")
         try:
             envelope = self.registry(p).parse(body)
         except wire.BadEnvelope as error:
             raise Violation(f"{sender} sent a {error}") from None
         message = envelope.msg
+        if not p.seats and isinstance(message, wire.Hello) and seat >= message.seats:  # the room's first hello
+            raise Violation(f"the relay let seat {seat} post in a game of {message.seats} seats")
         digest = hashlib.sha256(wire.canonical(body)).digest()
         if self._applied.get((envelope.game, seat, envelope.n)) == digest:
             return  # a byte-identical copy of a post already applied (a relay's failover re-sent it): no news
@@ -200,8 +202,10 @@ class Table(Viewable):
         elif isinstance(message, wire.Share):
             if shares is None or p.deck is None:
                 raise Violation(f"{self.who(seat)} sent an empty share")
+            owed = bool(p.deck.owes(seat))
             self._apply_shares(seat, p, shares)
-            self._acted = seat
+            if owed and not p.deck.owes(seat):  # it sent what it owed; copies of keys in the open restart no clock
+                self._acted = seat
         elif isinstance(message, wire.TimeOut):
             self._claim(seat, p, message)
         elif isinstance(message, wire.Audit):
@@ -393,14 +397,16 @@ class Table(Viewable):
         """Each key to the deal that holds its card (positions run on across deals), so that a key an honest seat
         sent just before a new deal began reaches the deal it was for; a position in no deal goes to the last."""
 
-        def deal(pos: int) -> int:
-            return next((k for k, deck in enumerate(p.decks) if pos in deck.positions()), len(p.decks) - 1)
+        size, last = p.decks[-1].size, len(p.decks) - 1  # every deal of a game deals the same deck
 
-        for k, deck in enumerate(p.decks):
+        def deal(pos: int) -> int:  # one division a key: a share of 2,000 keys late in a long game costs no more
+            return min(pos // size, last)
+
+        for k in sorted({deal(key.pos) for key in shares.open} | {deal(key.pos) for key in shares.sealed}):
             part = wire.Shares(open=[key for key in shares.open if deal(key.pos) == k],
                                sealed=[key for key in shares.sealed if deal(key.pos) == k])
-            if (part.open or part.sealed) and not deck.void:  # a key to a void deal crossed the claim: no news
-                deck.apply_shares(seat, part)
+            if not p.decks[k].void:  # a key to a void deal crossed the claim: no news
+                p.decks[k].apply_shares(seat, part)
 
     # -- the clock -------------------------------------------------------------------------------------
 

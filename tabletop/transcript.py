@@ -22,7 +22,7 @@ from typing import Any
 
 from .groups import DEFAULT_GROUP
 from .game import TIMED_OUT, Game, GameState
-from .ledger import Event
+from .ledger import Event, event_of
 from . import wire
 from .table import OBSERVER, Play, Table, Violation, Wish
 from .values import Phase
@@ -100,7 +100,7 @@ def parse(record: Any) -> Transcript:
                              "after the game; nobody's moves are judged from it)")
     events: list[Event] = []
     for index, item in enumerate(record["events"]):
-        event = _event(item)
+        event = event_of(item)
         if event is None:
             raise NotATranscript(f"not a transcript: its event {index + 1} is not a ledger event")
         if events and event.seq != events[-1].seq + 1:
@@ -111,17 +111,6 @@ def parse(record: Any) -> Transcript:
     reason = record.get("reason")
     return Transcript(record["room"], seat if isinstance(seat, int) else None,
                       reason if isinstance(reason, str) else "", tuple(events))
-
-
-def _event(item: Any) -> Event | None:
-    if not isinstance(item, dict):
-        return None
-    seq, seat, name, kind, body, time = (item.get(k) for k in ("seq", "seat", "name", "kind", "body", "time"))
-    if not (isinstance(seq, int) and isinstance(seat, int) and isinstance(name, str)
-            and kind in ("join", "leave", "post", "watch") and isinstance(time, (int, float))
-            and (isinstance(body, dict) if kind in ("post", "watch") else body is None)):
-        return None
-    return Event(seq, seat, name, kind, body, float(time))
 
 
 def observer(room: str, catalog: Mapping[str, Game], seat: int = OBSERVER, seed: bytes = bytes(32)) -> Table:

@@ -145,10 +145,11 @@ def progress_words(progress: Progress) -> str:
 
 def headline_words(phase: Phase, names: Sequence[str], me: int, *, my_turn: bool = False, to_move: int | None = None,
                    result: Result | None = None, number: int = 1, connecting: bool = False,
-                   failed: bool = False) -> str:
+                   failed: bool = False, awaited: Sequence[int] = ()) -> str:
     """A seat's state in a few words, first on its status bar: "Your turn", "bo's turn" (``to_move``: the seat the
     game waits on, where its view says), "You win", "Waiting for bo" (to a rematch: game ``number`` > 1), "Shuffling", "Connecting"
-    (to the relay, the first time), "Disconnected" (the relay cannot be used)."""
+    (to the relay, the first time), "Disconnected" (the relay cannot be used). ``awaited``: the other seats the game
+    waits on; when the seat to move is not among them (its move waits on their keys), "Waiting for bo"."""
     if failed:
         return "Disconnected"
     if connecting:
@@ -157,6 +158,8 @@ def headline_words(phase: Phase, names: Sequence[str], me: int, *, my_turn: bool
     if phase is Phase.PLAYING:
         if my_turn:
             return "Your turn"
+        if awaited and to_move is not None and to_move not in awaited:
+            return f"Waiting for {' and '.join(names[seat] for seat in awaited)}"
         moving = [names[to_move]] if to_move is not None and to_move != me else [names[seat] for seat in others]
         return f"{' and '.join(moving) or 'opponent'}'s turn"
     if phase in (Phase.OVER, Phase.AUDITING) and result:

@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 import pytest
 
@@ -127,6 +127,12 @@ class RedisCluster:
         lines = self.call(port, "cluster", "info").splitlines()
         return dict(line.strip().split(":", 1) for line in lines if ":" in line)
 
+    def errors(self, node: RedisServer) -> dict[str, int]:
+        """How many of each error reply (by its first word: ASK, MOVED…) ``node`` has sent (INFO errorstats)."""
+        lines = self.call(node.port, "info", "errorstats").splitlines()
+        return {line.split(":")[0].removeprefix("errorstat_"): int(line.split("count=")[1].split(",")[0])
+                for line in lines if line.startswith("errorstat_")}
+
     def masters(self) -> list[RedisServer]:
         """The nodes that are masters with slots now (as the first live node sees it)."""
         live = [n for n in self.nodes if n.proc is not None and n.proc.poll() is None]
@@ -134,6 +140,39 @@ class RedisCluster:
         ports = {int(f[1].split("@")[0].rsplit(":", 1)[1]) for f in (line.split() for line in listing)
                  if "master" in f[2] and "fail" not in f[2] and len(f) > 8}
         return [n for n in live if n.port in ports]
+
+    def node_id(self, node: RedisServer) -> str:
+        return self.call(node.port, "cluster", "myid").strip()
+
+    def owner(self, slot: int) -> RedisServer:
+        """The master that serves ``slot`` now (as the first node sees it)."""
+        for line in self.call(self.nodes[0].port, "cluster", "nodes").splitlines():
+            fields = line.split()
+            if "master" not in fields[2]:
+                continue
+            for held in fields[8:]:
+                first, _, last = held.partition("-")
+                if first.isdigit() and int(first) <= slot <= int(last or first):
+                    return next(n for n in self.nodes if f":{n.port}@" in fields[1])
+        raise LookupError(f"no master serves slot {slot}")
+
+    def move_slot(self, slot: int, target: RedisServer, keys_moved: Callable[[], None] = lambda: None) -> None:
+        """Migrate ``slot`` to the master ``target`` as ``redis-cli --cluster reshard`` does: SETSLOT IMPORTING on the
+        target and MIGRATING on the source, MIGRATE its keys, then ``keys_moved()`` (the window in which clients get
+        ASK), then SETSLOT NODE on the target, the source and every other master (after which they get MOVED)."""
+        source = self.owner(slot)
+        source_id, target_id = self.node_id(source), self.node_id(target)
+        self.call(target.port, "cluster", "setslot", str(slot), "importing", source_id)
+        self.call(source.port, "cluster", "setslot", str(slot), "migrating", target_id)
+        try:
+            while names := self.call(source.port, "cluster", "getkeysinslot", str(slot), "100").split():
+                reply = self.call(source.port, "migrate", "127.0.0.1", str(target.port), "", "0", "5000", "keys",
+                                  *names)
+                assert reply.strip() == "OK", reply
+            keys_moved()
+        finally:  # (the slot is the target's in the end, whatever keys_moved raised)
+            for node in [target, source, *(m for m in self.masters() if m not in (target, source))]:
+                self.call(node.port, "cluster", "setslot", str(slot), "node", target_id)
 
     def kill_a_master(self) -> float:
         """SIGKILL one master; return once a replica serves its slots and the dead node is back as a synced replica:

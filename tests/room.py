@@ -91,7 +91,8 @@ class Room:
         return public, revealed
 
     def append(self, seat: int, kind: str, body: dict | None) -> None:
-        event = Event(len(self.ledger) + 1, seat, self.tables[seat].wish.name, kind, body, self.now)
+        name = self.tables[seat].wish.name if 0 <= seat < self.seats else "relay"  # a seat the relay made up
+        event = Event(len(self.ledger) + 1, seat, name, kind, body, self.now)
         self.ledger.append(event)
         for table in [*self.tables, *self.watchers]:
             if table.me in self.violations or table.me in self.gone:

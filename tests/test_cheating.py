@@ -24,6 +24,7 @@ from tabletop import wire
 from tabletop.crypto import Group
 from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.modp import MODP_2048
+from tabletop import deck as mental
 from tabletop.deck import Show
 from tabletop.table import Table
 from tabletop.values import Phase
@@ -422,6 +423,22 @@ def test_the_relay_forging_a_post_in_my_seat():
     forged = wire.seal(Ed25519PrivateKey.generate(), room.name, 0, p.number, p.counters[0] + 1, wire.Share())
     room.append(0, "post", forged)
     assert room.violations[0].startswith("the relay forged a message in your seat")
+
+
+@pytest.mark.parametrize("seat", [-1, 2], ids=["watchers-seat", "beyond-the-first-hellos-seats"])
+def test_a_party_the_relay_seats_itself_is_the_relay_s_violation(seat):
+    """A relay that posts a hello of its own in a seat no game has (a watcher's -1, or seat 2 of a game the hello
+    itself says has 2) would fill the game's last place: the real seat's hello would then be named, not the relay."""
+    room = Room(game="rps")
+    if seat < 0:  # after seat 0's hello has said how many seats the game has
+        room.post(0, room.owed(0))
+    relay = Ed25519PrivateKey.generate()
+    box = mental.Secrets(room.group, bytes(32)).box_public
+    hello = wire.Hello(version=wire.PROTOCOL_VERSION, name="relay", verify_key=wire.public_hex(relay), box_key=box,
+                       game="rps", seats=2, group=room.group.name, options={})
+    room.append(seat, "post", wire.seal(relay, room.name, seat, 1, 1, hello))
+    assert room.violations == {0: f"the relay let seat {seat} post in a game of 2 seats",
+                               1: f"the relay let seat {seat} post in a game of 2 seats"}
 
 
 MALFORMED = {

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from games.discard.game import Draw
+from games.discard.game import DiscardState, Draw
 from games.discard.strategy import simple
 from processes import finish, run_bot
 from tabletop import wire
@@ -106,11 +106,12 @@ async def test_a_second_draw_while_the_first_is_shown_is_named(players, same_car
     assert honest.table.problem == "bo sent 'draw' while a move was waiting for its cards"
 
 
-class ForgingRelay:
-    """The honest seat's relay: once it is the seat's turn, it slips in a post stamped with the seat's own number."""
+class SlippingRelay:
+    """The honest seat's relay: after some event (``slip``, from the seat's table as it stands) it slips in one
+    post of its own making, and relays honestly before and after."""
 
     def __init__(self, client: RelayClient, table: Table) -> None:
-        self.client, self.table = client, table
+        self.client, self.table, self.slipped = client, table, False
 
     def __getattr__(self, name):
         return getattr(self.client, name)
@@ -118,13 +119,26 @@ class ForgingRelay:
     async def events(self):
         async for item in self.client.events():
             yield item
-            table = self.table
-            if isinstance(item, Event) and table.view().my_turn:
-                p = table.play
-                forged = wire.seal(Ed25519PrivateKey.generate(), table.room, table.me, p.number,
-                                   p.counters[table.me] + 1, Draw(pos=p.state.board.draw_pile[0]))
-                yield Event(item.seq + 1, table.me, table.wish.name, "post", forged, item.time)
-                return
+            if not self.slipped and isinstance(item, Event) and (extra := self.slip(item)) is not None:
+                self.slipped = True
+                yield extra
+
+    def slip(self, item: Event) -> Event | None:
+        raise NotImplementedError
+
+
+class ForgingRelay(SlippingRelay):
+    """Once it is the seat's turn, a post stamped with the seat's own number."""
+
+    def slip(self, item: Event) -> Event | None:
+        table = self.table
+        if not table.view().my_turn:
+            return None
+        p = table.play
+        assert isinstance(p.state, DiscardState)
+        forged = wire.seal(Ed25519PrivateKey.generate(), table.room, table.me, p.number, p.counters[table.me] + 1,
+                           Draw(pos=p.state.board.draw_pile[0]))
+        return Event(item.seq + 1, table.me, table.wish.name, "post", forged, item.time)
 
 
 async def test_the_relay_forging_a_post_in_my_seat(players, tmp_path):
@@ -134,6 +148,35 @@ async def test_the_relay_forging_a_post_in_my_seat(players, tmp_path):
     assert await asyncio.wait_for(honest.completed.get(), 30) is None
     assert honest.table.problem.startswith("the relay forged a message in your seat"), honest.table.problem
     assert honest.transcript_path is not None
+
+
+class GuestRelay(SlippingRelay):
+    """Once the seat has said hello, a hello of the relay's own in seat -1 (a watcher's number), which would take
+    the game's last place."""
+
+    def slip(self, item: Event) -> Event | None:
+        if item.seat != self.table.me or item.kind != "post":
+            return None
+        relay, p = Ed25519PrivateKey.generate(), self.table.play
+        assert p.game is not None and p.group is not None
+        hello = wire.Hello(version=wire.PROTOCOL_VERSION, name="relay", verify_key=wire.public_hex(relay),
+                           box_key="09" * 32, game=p.game.name,  # never looked at: its seat is refused first
+                           seats=p.seats, group=p.group.name, options={})
+        return Event(item.seq + 1, -1, "relay", "post", wire.seal(relay, self.table.room, -1, 1, 1, hello), item.time)
+
+
+async def test_a_relay_seating_a_guest_of_its_own_is_named_and_the_transcript_says_so(players, tmp_path):
+    from games import GAMES
+    from tabletop import transcript
+
+    pair = await players("guest", [None, simple(2)], options={"deck": "short"}, wrap={0: GuestRelay},
+                         transcript_dir=tmp_path)
+    honest = pair.seats[0]
+    assert await asyncio.wait_for(honest.completed.get(), 30) is None
+    assert honest.table.problem == "the relay let seat -1 post in a game of 2 seats"
+    assert honest.transcript_path is not None
+    [check] = transcript.check(transcript.load(Path(honest.transcript_path)), GAMES)
+    assert check.problem == honest.table.problem
 
 
 class AlteringLink:

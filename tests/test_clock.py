@@ -16,6 +16,7 @@ from games.cabo.moves import Draw as CaboDraw
 from games.cabo.moves import Peek, Replace, Showdown, Spy, Swap
 from games.cabo.rules import Stage
 from games.discard.moves import Draw, OutOfTime
+from games.holdem.game import HoldemState
 from games.holdem.moves import Call, Check, Fold
 from games.holdem.strategy import player
 from games.war.game import Turn
@@ -26,6 +27,7 @@ from tabletop.clock import Clock, Early, Timers
 from tabletop.game import TIMED_OUT, Setup
 from tabletop.table import Post
 from tabletop.values import Awaiting, Owed
+from test_holdem_wire import station
 
 
 def claim(room: Room, by: int, seat: int) -> Post:
@@ -147,6 +149,55 @@ def test_a_claim_about_a_wait_that_ended_on_the_way_is_no_news(dealt):
     assert not any("time ran out" in line for line in room.tables[0].log)
     room.post(1 - button, Post(1, wire.TimeOut(seat=button, wait=9)))
     assert room.violations[button].endswith("claimed that your wait #9 ran out, a wait that never began")
+
+
+@pytest.fixture(scope="module")
+def flop() -> Room:
+    """A two-seat Hold'em hand at the flop, shown at the relay's time 0: a player is to act, and the flop's keys are
+    in the open."""
+    room = Room(game="holdem", options={"clock": 30, "bank": 60})
+    room.strategies = {seat: station for seat in range(2)}
+    table = room.tables[0]
+    room.run(until=lambda: isinstance(state := table.play.state, HoldemState) and len(state.hand.board_cards) == 3
+             and table.play.pending is None and bool(table.clocked()))
+    return room
+
+
+def copies(room: Room, seat: int, count: int) -> wire.Shares:
+    """``count`` copies of ``seat``'s key to the first card of the flop, which everyone has."""
+    deck, state = room.tables[0].play.deck, room.tables[0].play.state
+    assert deck is not None and isinstance(state, HoldemState)
+    pos = state.hand.board_positions()[0]
+    return wire.Shares(open=[wire.OpenKey(pos=pos, seat=seat, key=format(deck.public[pos][seat], "x"))] * count)
+
+
+def test_a_share_of_keys_everyone_has_does_not_restart_the_clock_of_a_seat_that_owes_a_move(flop):
+    """A staller that owes a move sends, every 29 s, a ``share`` that copies a key already in the open: it owes
+    no key, so its wait goes on, and a claim 90 s after the flop holds."""
+    room = Room(game="holdem", options={"clock": 30, "bank": 60}, tables=[], ledger=[])
+    for event in flop.ledger:
+        room.append(event.seat, event.kind, event.body)
+    [staller] = room.tables[0].clocked()
+    for k in (1, 2, 3):
+        room.now = 29.0 * k
+        room.post(staller, Post(1, wire.Share(), copies(room, staller, 1)))
+    room.now = 90.0
+    room.post(1 - staller, claim(room, 1 - staller, staller))
+    assert room.violations == {}
+    assert room.tables[1 - staller].log[-1].endswith("time ran out: checked")
+
+
+def test_a_share_of_a_thousand_copies_of_a_key_in_the_open_costs_no_exponentiation(flop, monkeypatch):
+    """Each copy is compared with the key it copies, never checked against its commitment again: else a seat could
+    post such shares as fast as the relay lets it and keep every other seat's processor busy past its own clock."""
+    room = Room(game="holdem", options={"clock": 30, "bank": 60}, tables=[], ledger=[])
+    for event in flop.ledger:
+        room.append(event.seat, event.kind, event.body)
+    group = type(room.group)
+    powers: list[int] = []
+    monkeypatch.setattr(group, "base_power", lambda self, k: powers.append(k) or group.power(self, self.generator, k))
+    room.post(0, Post(1, wire.Share(), copies(room, 1, 1000)))
+    assert room.violations == {} and powers == []
 
 
 def test_discard_draws_for_a_seat_out_of_time_whose_own_software_opens_the_card_to_it():

@@ -404,3 +404,12 @@ def test_the_chip_graph_of_the_ending_has_thousands_separators():
     checked_down(state)
     view = seat_view(HoldemScreenView, board=state.view(0), phase=Phase.OVER)
     assert info(view, 56).splitlines()[-2:] == ["You        █ 3,000", "bo         ▁ 0"]
+
+
+def test_the_status_bar_names_whom_the_game_waits_on_not_every_other_player():
+    """At three seats only the player to act is waited on: "waiting for bo", not "bo and cy" (a busted seat that left
+    was named too, though it owed nothing)."""
+    room = room_at(mine=False)
+    [owing] = {due.seat for due in room.tables[-1].awaiting()}
+    view = dataclasses.replace(view_of(room), waiting_since=0.0)
+    assert link_text(view, now=42.0) == f"waiting for {view.names[owing]} for 42 s"

@@ -62,6 +62,27 @@ async def test_a_relay_that_skips_an_event_is_caught():
         server.close()
 
 
+@pytest.mark.parametrize("change", [{"time": float("nan")}, {"time": "0"}, {"seat": "0"}, {"seat": -2},
+                                    {"seat": 6}, {"kind": "watch"}, {"body": {"game": 1}}],
+                         ids=["nan-time", "text-time", "text-seat", "seat-minus-2", "seat-6", "watch-in-a-seat",
+                              "join-with-a-body"])
+async def test_a_relay_that_sends_a_malformed_event_is_named(change):
+    """Every field of an event has its type and range: a made-up seat would seat a party of the relay's own, a time
+    that is no number would stop the table's clock with an error instead of a finding."""
+    frame = json.loads(event(1)) | change
+    server = await scripted_server([WELCOME, json.dumps(frame)])
+    port = server.sockets[0].getsockname()[1]
+    client = RelayClient(f"ws://127.0.0.1:{port}", "r", "a")
+    try:
+        await client.open()
+        with pytest.raises(RelayError, match="the relay sent a malformed event"):
+            async for _ in client.events():
+                pass
+    finally:
+        await client.close()
+        server.close()
+
+
 def dead_url():
     with socket.socket() as s:  # bound, never listening: connections are refused
         s.bind(("127.0.0.1", 0))

@@ -11,13 +11,16 @@ room's ledger holds every acknowledged post exactly once, at the seq its acknowl
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
+from typing import cast
 
 import pytest
 from redis.asyncio.cluster import RedisCluster as ClusterClient
+from redis.crc import key_slot
 from websockets.exceptions import ConnectionClosed
 
-from programs import RedisCluster, wait_until
+from programs import RedisCluster, RedisServer, wait_until
 from relay.redis_cluster_ledger import startup_nodes
 from relay_client import Client, close_leftover_clients as close_leftover_clients  # autouse
 
@@ -35,8 +38,10 @@ def own_cluster(tmp_path_factory):
         cluster.stop()
 
 
-async def player(urls: list[str], room: str, name: str, acked: dict[str, int], stop: asyncio.Event) -> int:
-    """Post under ids until ``stop``; resume (on the other node) whenever the connection breaks. Returns resumes."""
+async def player(urls: list[str], room: str, name: str, acked: dict[str, int], stop: asyncio.Event,
+                 times: list[float] | None = None) -> int:
+    """Post under ids until ``stop`` (noting each acknowledgement's time in ``times``); resume (on the other node)
+    whenever the connection breaks. Returns resumes."""
     token: str | None = None
     number, turn, resumes = 0, 0, 0
     while not stop.is_set():
@@ -48,6 +53,8 @@ async def player(urls: list[str], room: str, name: str, acked: dict[str, int], s
             while not stop.is_set():
                 post_id = f"{name}-{number}"
                 acked[post_id] = await client.post_with_id({"n": number}, post_id)
+                if times is not None:
+                    times.append(time.monotonic())
                 number += 1
                 await asyncio.sleep(0.01)  # a game's pace, not a synchronisation
             await client.close()
@@ -76,19 +83,101 @@ async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, s
     stop.set()
     resumes = await asyncio.gather(*players)
     assert all(relay.alive() for relay in relays), "".join(relay.log() for relay in relays)
+    said = [line for relay in relays for line in relay.stderr if "re-subscribing" in line]
+    assert said and not [line for line in said if "same slot" in line], said  # no SSUBSCRIBE of every bell at once
 
-    store = ClusterClient(startup_nodes=startup_nodes(own_cluster.url), decode_responses=True)
+    await check_ledgers(own_cluster, acked)
+    print(f"\n{sum(map(len, acked.values()))} posts acknowledged, {sum(resumes)} resumes; "
+          f"promotion took {', '.join(f'{g:.2f}' for g in gaps)} s")
+
+
+async def check_ledgers(cluster: RedisCluster, acked: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Every room's ledger is gapless and holds each acknowledged post exactly once, at the seq its acknowledgement
+    named. Returns each room's last seq."""
+    heads = {}
+    store = ClusterClient(startup_nodes=startup_nodes(cluster.url), decode_responses=True)
     try:
-        for room in rooms:
-            log = await store.xrange(f"discard:{{{room}}}:log")
+        for room, posts in acked.items():
+            log = cast(list[tuple[str, dict[str, str]]], await store.xrange(f"discard:{{{room}}}:log"))
             seqs = [int(entry_id.split("-")[0]) for entry_id, _ in log]
             assert seqs == list(range(1, len(seqs) + 1)), f"{room}: seq not gapless"
             ids = [fields["i"] for _, fields in log if fields["k"] == "post"]
             assert len(ids) == len(set(ids)), f"{room}: a post doubled"
             at = {fields["i"]: int(entry_id.split("-")[0]) for entry_id, fields in log if fields["k"] == "post"}
-            lost = [post_id for post_id, seq in acked[room].items() if at.get(post_id) != seq]
+            lost = [post_id for post_id, seq in posts.items() if at.get(post_id) != seq]
             assert not lost, f"{room}: acknowledged posts lost or moved: {lost[:5]}"
+            heads[room] = seqs[-1]
     finally:
         await store.aclose()
-    print(f"\n{sum(map(len, acked.values()))} posts acknowledged, {sum(resumes)} resumes; "
-          f"promotion took {', '.join(f'{g:.2f}' for g in gaps)} s")
+    return heads
+
+
+async def listener(client: Client) -> None:
+    """Read a seat's events as they come (the client checks each is the next seq) until cancelled."""
+    while True:
+        await client.next_event(timeout=60)
+
+
+def room_on(master: RedisServer, cluster: RedisCluster, prefix: str) -> str:
+    """A fresh room name whose slot ``master`` serves."""
+    while cluster.owner(key_slot((room := f"{prefix}-{uuid.uuid4().hex[:8]}").encode())) is not master:
+        pass
+    return room
+
+
+@pytest.mark.long
+@pytest.mark.xdist_group("redis-cluster")  # the conformance suite's cluster: started once per run
+async def test_a_room_resharded_under_live_posts_loses_doubles_and_stalls_nothing(redis_cluster, spawn):
+    """One room's slot is migrated to another master while its players post without pause, as ``redis-cli --cluster
+    reshard`` does it: the relay nodes get ASK while its keys are on the target and the slot not yet, then MOVED, and
+    the source drops their subscriptions to its bell (SUNSUBSCRIBE). A room left on the source plays on beside it.
+    Each room has a poster and a listening seat on each relay node: every acknowledged post is in the ledger once,
+    at its seq, and both listeners of each room receive the whole ledger, what was posted after the move included.
+    The slot stays on the target (nothing else cares where it is)."""
+    relays = [spawn("--store", redis_cluster.url, "--max-per-address", "0", "--wait-replicas", "1",
+                    "--wait-ms", "2000") for _ in range(2)]
+    urls = [relay.url for relay in relays]
+    source = redis_cluster.masters()[0]
+    target = next(m for m in redis_cluster.masters() if m is not source)
+    moving, staying = (room_on(source, redis_cluster, name) for name in ("reshard", "bystander"))
+    acked: dict[str, dict[str, int]] = {moving: {}, staying: {}}
+    listeners = []
+    for room in acked:
+        for url, name in zip(urls, ("c", "d")):
+            client = await Client.open(url, name)
+            await client.join(room, name, seats=4)
+            listeners.append(client)
+    reading = [asyncio.create_task(listener(client)) for client in listeners]
+    stop, times = asyncio.Event(), []
+    players = [asyncio.create_task(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop,
+                                          times if room == moving else None))
+               for r, room in enumerate(acked) for i, name in enumerate(("a", "b"))]
+
+    def posts_flow(what: str) -> None:
+        before = len(acked[moving])
+        wait_until(lambda: len(acked[moving]) >= before + 20, what, bound=10)
+
+    await asyncio.to_thread(posts_flow, "posts before the move")
+    asked = redis_cluster.errors(source).get("ASK", 0)
+    began = time.monotonic()
+    await asyncio.to_thread(redis_cluster.move_slot, key_slot(moving.encode()), target,
+                            lambda: posts_flow("posts while the keys are on the target and the slot is not (ASK)"))
+    moved = time.monotonic()
+    await asyncio.to_thread(posts_flow, "posts after the move (MOVED)")
+    stop.set()
+    resumes = await asyncio.gather(*players)
+    assert redis_cluster.owner(key_slot(moving.encode())) is target
+    assert redis_cluster.errors(source).get("ASK", 0) > asked, "the relay nodes were never redirected by ASK"
+    assert sum(resumes) == 0, "a post was refused while its room moved"
+    assert all(relay.alive() for relay in relays), "".join(relay.log() for relay in relays)
+
+    heads = await check_ledgers(redis_cluster, acked)
+    for client, task in zip(listeners, reading):
+        task.cancel()  # (a cancelled recv loses no frame)
+        await client.until_seq(heads[client.room or ""])  # nothing stalls: each follower delivers the whole ledger
+    gaps = list(zip(times, times[1:]))
+    pause = max((b - a for a, b in gaps if b >= began and a <= moved), default=0.0)
+    usual = max((b - a for a, b in gaps if b < began), default=0.0)
+    print(f"\n{sum(map(len, acked.values()))} posts acknowledged; the move took {moved - began:.2f} s; the longest "
+          f"wait between two acknowledgements in the moving room: {pause * 1000:.0f} ms during the move, "
+          f"{usual * 1000:.0f} ms before it")
