@@ -53,15 +53,16 @@ HELP = """\
 same chips; the blinds double every 10 hands. Two hole cards each,
 five on the board; the best five of seven win. The minimum raise is
 the last bet or raise; all-ins make side pots. At showdown the last
-bettor shows first (else the first seat left of the button); a
-losing hand may be mucked, but when a player is all in every hand is
-shown (TDA rule 16). The game ends when one player has every
-chip, or after the last hand: the chip leader wins.
+bettor shows first (else the first seat left of the button). Your
+hand is shown for you when it wins or ties a pot, is the first, or a
+player is all in (TDA rule 16: every hand is shown); a hand that
+loses every pot to one shown may be mucked. The game ends when one
+player has every chip, or after the last hand: the chip leader wins.
 
 [b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
       ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it  ⌫ deletes
       h ½ pot  p pot  a all in  Enter send  Esc cancel
-      at showdown: c shows your hand, f mucks it
+      at showdown, a hand that loses every pot: c shows it, f mucks it
       n rematch   q quit
 [b]Cues[/b]  ▶ to act (reversed)   D the button   folded · all in · out
       ▚▞ a card you cannot see   bet: chips in front this street
@@ -258,12 +259,8 @@ def hint(view: HoldemScreenView, amount: int | None) -> str:
     board = view.board
     if board is None or not view.my_turn:
         return ""
-    if board.stage is Stage.SHOWDOWN:
-        if not board.may_muck:
-            return "Showdown: c shows your hand (" + (
-                "a player is all in: every hand is shown)" if any(p.all_in for p in board.players)
-                else "the first hand is shown)")
-        return "Showdown: c shows your hand · f mucks it (gives up the pots)"
+    if board.stage is Stage.SHOWDOWN:  # only a hand that loses every pot waits for me (showing)
+        return "Your hand loses every pot · c shows · f mucks (gives up nothing it could win)"
     bounds = amounts(view)
     if amount is not None and bounds is not None:
         least, most = bounds
@@ -483,12 +480,12 @@ def view(seat: Seat) -> HoldemScreenView:
     base = seat_view_between_deals(seat)
     board: HoldemView | None = base.board
     if board is None or not (board.stage is Stage.BETTING or showing(board)):
-        base = dataclasses.replace(base, my_turn=False)  # the board and the first hand at showdown: the table's
+        base = dataclasses.replace(base, my_turn=False)  # the board and a hand that is shown for me: the table's
     fields = fields_of(base)
     if board is None:
         return HoldemScreenView(**fields, refusal_of=seat.refusal)
     me = board.players[seat.table.me]
-    if showing(board):  # c shows my hand, f mucks it
+    if showing(board):  # my hand loses every pot: c shows it, f mucks it
         shown, muck = Show(positions=list(me.positions)), Muck()
         return HoldemScreenView(**fields, fold=muck, fold_refusal=seat.refusal(muck), call=shown,
                                 call_refusal=seat.refusal(shown), raise_refusal="it is the showdown: c shows, f mucks",
@@ -507,8 +504,9 @@ def view(seat: Seat) -> HoldemScreenView:
 
 
 def showing(board: HoldemView) -> bool:
-    """The showdown waits for my choice: my hand to show or muck, once the first hand is shown."""
-    return board.stage is Stage.SHOWDOWN and board.my_turn and any(p.shown for p in board.players)
+    """The showdown waits for my choice: my hand loses every pot it is in to a hand shown, and may be mucked
+    (``HoldemView.beaten``). Any other hand of mine is shown for me, with no key to press (the game's ``owed``)."""
+    return board.stage is Stage.SHOWDOWN and board.my_turn and board.beaten
 
 
 UI = GameUI(title="Texas Hold'em", rules=HELP, screen=HoldemTable, view=view)

@@ -173,7 +173,7 @@ class TableScreen(Screen[None], Generic[V]):
     AUTO_FOCUS = ""  # nothing has the keys but the screen until the player Tabs into the log (or a game's
     # own widget takes them): a log focused by default would hold the game's keys
     view: V | None = None
-    _footer_shows: tuple[bool | None, ...] = ()  # check_action of each action the footer shows, as last shown
+    _footer_shows: tuple[tuple[str, str, bool], ...] = ()  # the footer's keys as last shown (footer_keys)
     _footer_timer: Timer | None = None
 
     def __init__(self, leave_grace: float, resumes: bool = True, computers: bool = False) -> None:
@@ -243,12 +243,19 @@ class TableScreen(Screen[None], Generic[V]):
                   "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
         self.query_one(MoveLog).show(view.log)
         self.show_board(view)
-        shown = tuple(self.check_action(action, ()) for action in (*self.actions, "leave"))
+        shown = self.footer_keys()
         if shown != self._footer_shows:  # the footer rebuilds itself on every refresh: only when it changes,
             self._footer_shows = shown  # and once the moves have settled (a rebuild takes a frame's time)
             if self._footer_timer is not None:
                 self._footer_timer.stop()
             self._footer_timer = self.set_timer(FOOTER_SETTLES, self._refresh_footer)
+
+    def footer_keys(self) -> tuple[tuple[str, str, bool], ...]:
+        """What the footer shows now: each key shown, its word and whether it acts. All of it, not only the game's
+        own actions: a key whose word depends on the moment (Hold'em's f mucks at showdown and folds in the
+        betting) changes the footer while every action's state stays the same."""
+        return tuple((key, active.binding.description, active.enabled) for key, active in self.active_bindings.items()
+                     if active.binding.show)
 
     def _refresh_footer(self) -> None:
         if self._footer_timer is not None:

@@ -186,6 +186,10 @@ class GameState(ABC, Generic[Face]):
         waits on a choice (see :meth:`choose`). Every seat must compute the same: from public state only."""
         return None
 
+    def ran_out(self, seat: int) -> None:
+        """The next move pushed for ``seat`` is the table's (:meth:`time_out`): its time ran out. A game that keeps a
+        record of its moves notes it (Hold'em's hand history says so beside the move); nothing by default."""
+
     def void(self, seat: int) -> str:
         """The deal under way is void: ``seat``'s time ran out while the deal needed its shuffle step or its keys, so
         it will never come (a game that says :attr:`Game.voids_deals`). The game puts ``seat`` out for good (it deals

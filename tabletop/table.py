@@ -507,6 +507,8 @@ class Table(Viewable):
         if p.pending is not None and (p.deck is None or not p.deck.shows):
             seat, move = p.pending
             p.pending = None
+            if p.timed_out:
+                p.state.ran_out(seat)
             p.state.push(seat, move)
             p.moves.append((seat, move))
             names = (self.who(s) for s in range(p.seats))

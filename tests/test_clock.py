@@ -117,6 +117,24 @@ def test_hold_em_folds_for_a_seat_out_of_time_checks_where_it_may_and_every_seat
     assert room.tables[big].log[-1].startswith("your time ran out: checked")
 
 
+def test_the_hand_history_writes_a_fold_made_for_a_seat_out_of_time_as_a_fold_that_says_so(dealt):
+    """The button's time runs out facing the big blind: the table folds for it. Every seat's hand history, and the
+    one built from the transcript alone (``discard-tui --history``), write PHH's plain fold with the reason."""
+    room = Room(game="holdem", options={"clock": 30, "bank": 60}, tables=[], ledger=[])
+    for event in dealt.ledger:
+        room.now = event.time
+        room.append(event.seat, event.kind, event.body)
+    button = room.tables[0].clocked()[0]
+    room.now = 90.0
+    room.post(1 - button, claim(room, 1 - button, button))
+    assert room.violations == {}
+    [check] = transcript.check(room.as_transcript(), GAMES)
+    names = ["ana", "bo"]
+    for state in (*(table.play.state for table in room.tables), check.play.state):
+        _, text = state.history_file(names, 0, 1, room.name)
+        assert f'  "p2 f",  # {names[button]}\'s time ran out: folded' in text, text
+
+
 def test_a_claim_about_a_wait_that_ended_on_the_way_is_no_news(dealt):
     room = Room(game="holdem", options={"clock": 30, "bank": 60}, tables=[], ledger=[])
     for event in dealt.ledger:

@@ -380,6 +380,91 @@ def test_in_an_all_in_showdown_every_hand_is_shown_and_the_computer_shows_it():
     assert player(1)(table) == Show(positions=list(state.hand.hole(1)))  # 7-2 beaten: it would muck otherwise
 
 
+def to_the_river_showdown(hands: dict[int, str], board_: str) -> HoldemState:
+    """Three seats (cy the button) check to the river, where bo bets and the others call: bo shows first."""
+    state = new(seats=3, starter=2)
+    stack(state, {**hands, -1: board_})
+    play(state, 2, Call())
+    play(state, 0, Call())
+    play(state, 1, Check())
+    for _ in range(3):
+        board(state)
+        if len(state.hand.board_cards) < 5:
+            for seat in (0, 1, 2):
+                play(state, seat, Check())
+    play(state, 0, Check())
+    play(state, 1, Raise(to=40))
+    play(state, 2, Call())
+    play(state, 0, Call())
+    return state
+
+
+def shows(state: HoldemState, seat: int) -> Show:
+    return Show(positions=list(state.hand.hole(seat)))
+
+
+def test_the_first_hand_at_showdown_is_shown_for_its_player_whatever_it_holds():
+    state = to_the_river_showdown({0: "AsAd", 1: "7c2d", 2: "KsKd"}, "3c8d9hJs4d")
+    assert state.to_move() == 1 and state.owed(1) == shows(state, 1) and not state.view(1).beaten
+
+
+def test_a_hand_that_wins_or_ties_against_every_hand_shown_is_shown_for_it_and_a_loser_is_offered_the_muck():
+    """bo shows 7-2 first; cy's kings win: shown for cy (the rules would let cy muck them; its client does not
+    ask); ana's queens lose to the kings: nothing is owed, ana's view offers the muck."""
+    state = to_the_river_showdown({0: "QsQd", 1: "7c2d", 2: "KsKd"}, "3c8d9hJs4d")
+    play(state, 1, state.owed(1))
+    assert state.to_move() == 2 and Muck() in state.legal_moves(2)  # the rules allow it
+    assert state.owed(2) == shows(state, 2) and not state.view(2).beaten
+    play(state, 2, state.owed(2))
+    assert state.to_move() == 0 and state.owed(0) is None and Muck() in state.legal_moves(0)
+    view = state.view(0)
+    assert view.beaten and view.may_muck and not state.view(1).beaten  # bo's 7-2, shown, is asked nothing more
+    tie = to_the_river_showdown({0: "2h3h", 1: "7c2d", 2: "4h5h"}, "AsKsQsJsTs")  # the board plays for everyone
+    play(tie, 1, tie.owed(1))
+    assert tie.owed(2) == shows(tie, 2)  # a tie is no loss: its share of the pot is shown for it
+    play(tie, 2, tie.owed(2))
+    assert tie.owed(0) == shows(tie, 0)
+
+
+def test_in_an_all_in_showdown_every_hand_is_shown_for_its_player():
+    state = new(seats=2, starter=0)
+    state.chips = [1000, 300]
+    state.hand = state._new_hand(0, 0)
+    stack(state, {0: "AsAd", 1: "7c2d", -1: "3c8d9hJs4d"})
+    play(state, 0, Raise(to=300))
+    play(state, 1, Call())
+    play(state, 0, state.owed(0))
+    assert state.owed(1) == shows(state, 1)  # beaten, but TDA rule 16: no choice
+
+
+def test_a_hand_beaten_in_the_main_pot_that_wins_a_side_pot_is_shown_for_it():
+    """Version 4 lets a player muck in an all-in showdown: there a hand may lose the main pot to the all-in player
+    and still win the side pot against every hand shown. ana (all in for 100) wins the main pot; bo's jacks beat cy's
+    tens for the side pot; against cy's queens instead, bo loses both and is offered the muck."""
+    for cy, beaten in (("TsTd", False), ("QsQd", True)):
+        state = HoldemState(Setup(3, 2, HoldemOptions(), DECK, proven=False))  # type: ignore[arg-type]
+        state.chips = [100, 1000, 1000]
+        state.hand = state._new_hand(0, 2)
+        stack(state, {0: "AsAd", 1: "JsJd", 2: cy, -1: "3c8d9h4s2h"})
+        play(state, 2, Call())
+        play(state, 0, Raise(to=100))  # ana all in
+        play(state, 1, Call())
+        play(state, 2, Call())
+        while len(state.hand.board_cards) < 5:
+            board(state)
+            if len(state.hand.board_cards) < 5:
+                play(state, 1, Check())
+                play(state, 2, Check())
+        play(state, 1, Check())
+        play(state, 2, Raise(to=200))  # cy bets the river: a side pot of bo and cy
+        play(state, 1, Call())
+        assert [seats for _, seats in state.hand.pots()] == [(0, 1, 2), (1, 2)]
+        play(state, 2, state.owed(2))  # cy, the last aggressor, shows first
+        play(state, 0, state.owed(0))  # ana's aces win the main pot
+        assert state.to_move() == 1 and state.view(1).beaten is beaten
+        assert state.owed(1) == (None if beaten else shows(state, 1))
+
+
 def test_each_seat_shows_its_last_action_and_a_dealer_all_in_deals_for_the_table():
     state = new(seats=3, starter=2)  # ana small blind, bo big blind, cy the button
     assert [p.action for p in state.view(0).players] == ["Small blind 10", "Big blind 20", ""]
@@ -768,6 +853,35 @@ def test_a_raise_only_tda_rule_47_allows_is_written_as_played_though_pokerkits_r
     assert '"p2 cbr 600",  # b raised to 600' in text
     with pytest.raises(ValueError, match="Unable to repair"):
         played(hand)
+
+
+def test_a_move_made_for_a_seat_out_of_time_is_the_fold_it_is_and_a_void_hand_a_comment_block():
+    """Hand 1: ana's time runs out, the table folds for her: PHH's plain fold, its comment saying why. Hand 2 is void
+    (bo's keys never came, after ana called): no PHH table, a comment block in its place. PokerKit reads hand 1 back
+    and skips the block."""
+    state = new(seats=2, starter=0)
+    state.ran_out(0)
+    play(state, 0, state.time_out(0))
+    play(state, 1, Call())  # hand 2: ana has the big blind, bo calls
+    state.void(1)
+    _, text = state.history_file(["ana", "bo"], 0, 1, "t1")
+    assert '  "p2 f",  # ana\'s time ran out: folded' in text and '"p1 cc",  # bo called 10' not in text
+    void = text.split("\n\n")[2]
+    assert void.splitlines() == [
+        "# [game1-hand2] is void: no PHH table, since it was never played to its end",
+        "# Hand 2 · blinds 10/20 · bo on the button",
+        "# p1 ana (seat 1): 990 chips, big blind 20",
+        "# p2 bo (seat 2): 1,010 chips, button, small blind 10",
+        "# Its actions until then:",
+        "#   # Pre-flop",
+        '#   "d dh p1 ????",',
+        '#   "d dh p2 ????",',
+        '#   "p2 cc",  # bo called 10',
+        "# bo's time ran out while the deal needed its keys or its shuffle step; hand 2 is void: every chip goes "
+        "back to where it stood when it began, and out of the game goes bo, whose 1,010 chips are shared (1,010 to "
+        "ana)"], void
+    [hand] = HandHistory.loads_all(text)
+    assert played(hand).stacks == [1010, 990] == hand.finishing_stacks
 
 
 def test_a_game_of_one_hand_says_one_hand_was_played():

@@ -15,7 +15,7 @@ from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTab
 from discard_tui.widgets import StatusBar
 from discard_tui.table_screen import WATCHING, link_text
 from games.holdem.about import Stage
-from pilot import (TableHarness, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
+from pilot import (TableHarness, carry_out, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
                    watcher_view)
 from room import Room
 from test_holdem_wire import station
@@ -214,9 +214,10 @@ def test_the_cues_read_without_colour_and_the_help_says_that_a_folded_hand_is_ne
     assert "folded or mucked\nhand is never shown to anyone, not even after the game" in HELP
 
 
-async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
-    """Everyone checks and calls to the river; the first hand is shown for its player; then mine waits for me."""
-    room = offline_room(config(1))
+def at_my_showdown(seed: int) -> Room:
+    """The app's game of ``seed``, everyone checking and calling to the river, at my turn to show (after the first
+    hand is shown), before my table posts anything."""
+    room = offline_room(config(seed))
     room.strategies = {seat: station for seat in range(3)}
     table = room.tables[-1]
 
@@ -228,14 +229,31 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
     room.run(until=my_showdown)
     assert my_showdown()
     del room.strategies[table.me]
+    return room
+
+
+def footer(app: TableHarness) -> list[str]:
+    """The words the footer shows now (as drawn, not as the keys' checks would draw it)."""
+    from textual.widgets._footer import FooterKey
+
+    return [key.description for key in app.table.query(FooterKey)]
+
+
+async def test_at_showdown_a_hand_that_loses_every_pot_waits_for_c_to_show_or_f_to_muck():
+    """Everyone checks and calls to the river; the first hand is shown for its player; mine loses to it in every
+    pot: it waits for me, and f mucks it."""
+    room = at_my_showdown(1)
+    table = room.tables[-1]
+    assert view_of(room).board.beaten
     app = TableHarness.of(room)
     async with app.run_test(size=(80, 24)) as pilot:
         status = app.table.query_one(StatusBar)
-        assert status.hint == "Showdown: c shows your hand · f mucks it (gives up the pots)"
+        assert status.hint == "Your hand loses every pot · c shows · f mucks (gives up nothing it could win)"
         app.table.settle()
         await pilot.pause()
         shown = [b.binding.description for b in app.screen.active_bindings.values() if b.binding.show and b.enabled]
         assert "Muck" in shown and "Show" in shown and "Fold" not in shown and "Check/Call" not in shown, shown
+        assert {"Muck", "Show"} <= set(footer(app))
         await pilot.press("r")
         assert status.notice == "it is the showdown: c shows, f mucks"
         assert await play_key(pilot, "f") == "muck"
@@ -248,6 +266,46 @@ async def test_at_showdown_c_shows_my_hand_and_f_mucks_it():
         assert line.split() == " ".join([view_of(room).names[shown.seat], plain_cards(shown.cards), shown.name,
                                          *won]).split(), panel
     assert len(panel) == 2 + len(last.shown) + 1 and sum(last.took(s.seat) for s in last.shown) == 60
+
+
+async def test_at_showdown_a_hand_that_wins_a_pot_is_shown_for_me_without_asking():
+    """Mine beats or ties the hand shown first: the screen asks nothing (no hint, no Muck or Show key) and my table
+    shows it on its own."""
+    room = at_my_showdown(4)
+    table = room.tables[-1]
+    assert not view_of(room).board.beaten and view_of(room).board.may_muck  # the rules would let me muck it
+    app = TableHarness.of(room)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.table.settle()
+        await pilot.pause()
+        assert not app.table.view.my_turn and app.table.query_one(StatusBar).hint == ""
+        assert "Muck" not in footer(app) and "Show" not in footer(app)
+        await pilot.press("f")
+        assert app.asked() == []
+    room.run()
+    assert app.asked() == [] and any(line.startswith("you showed") for line in table.log)
+    assert view_of(room).board.last.shown[-1].seat == table.me
+
+
+async def test_the_footer_names_what_f_and_c_do_now_when_only_their_words_change():
+    """From my showdown (f Muck, c Show) to the next hand's turn to bet while its cards are still being dealt: every
+    betting key is refused in both, only the words change; the footer must not keep "Muck" and "Show"."""
+    room = at_my_showdown(1)
+    app = TableHarness.of(room)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.table.settle()
+        await pilot.pause()
+        assert {"Muck", "Show"} <= set(footer(app))
+        await pilot.press("f")
+        assert await carry_out(room, app.intents[-1]) is None  # mucked; the next hand comes to my turn to bet
+        dealing = "the last move is still being shown"
+        betting = dataclasses.replace(view_of(room), fold_refusal=dealing, call_refusal=dealing,
+                                      all_in_refusal=dealing, raise_refusal=dealing)
+        assert betting.board.stage is Stage.BETTING and betting.my_turn
+        app.table.update(betting)
+        app.table.settle()
+        await pilot.pause()
+        assert "Muck" not in footer(app) and "Show" not in footer(app), footer(app)
 
 
 def at_the_flop_after_a_showdown() -> Room:

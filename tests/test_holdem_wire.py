@@ -45,9 +45,10 @@ def station(table: Table) -> wire.Message | None:
 
 
 def mucking(table: Table) -> wire.Message | None:
-    """:func:`station`, but gives up a hand at showdown when it may: the board and one hand are shown, one is not."""
+    """:func:`station`, but gives up a hand at showdown when its client offers it (the hand loses every pot: a
+    winner is shown for it): the board and one hand are shown, one is not."""
     move = station(table)
-    return Muck() if isinstance(move, Show) and view_of(table).may_muck else move
+    return Muck() if isinstance(move, Show) and view_of(table).beaten else move
 
 
 def betting(table: Table, body: dict) -> bool:
@@ -88,7 +89,7 @@ def test_a_watcher_sees_what_the_ledger_shows_everyone_never_a_card_no_seat_show
     """A watcher (a table of no seat, as the relay's watcher join gives one: relay protocol 1.3) folds a Hold'em game
     with the players: at every step its board holds only the faces every seat was shown (the board, hands shown at
     showdown), it owes nothing, wins nothing, and counts the watchers the ledger's ``watch`` events say."""
-    room = Room(game="holdem", seats=2, options={"hands": 1})
+    room = Room(game="holdem", seats=2, options={"hands": 1}, seeds=[bytes([2]) * 32, bytes([3]) * 32])  # bo loses
     watcher = transcript.observer(room.name, room.catalog)
     room.watchers.append(watcher)
     room.strategies = {seat: mucking for seat in range(2)}

@@ -355,6 +355,10 @@ def test_a_seat_that_vanishes_while_the_board_needs_its_key_voids_the_hand_and_f
     assert live[0].play.outcome == live[1].play.outcome and live[0].play.outcome is not None
     assert all(t.play.verdict == [] and sum(chips(t)) == 3000 for t in live)
     assert readable(room, None) == set() and room.read_as_a_stranger()  # discard-verify's check of it holds
+    _, text = live[0].play.state.history_file(["ana", "bo", "cy"], live[0].me, 1, room.name)
+    assert "\n# [game1-hand1] is void: no PHH table, since it was never played to its end\n" in text
+    assert f"\n# {['ana', 'bo', 'cy'][gone]}'s time ran out while the deal needed its keys or its shuffle step; " \
+           "hand 1 is void" in text and "[game1-hand2]" in text
 
 
 def test_a_seat_that_vanishes_owing_its_shuffle_step_voids_that_hand_and_the_game_goes_on():

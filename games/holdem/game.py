@@ -21,7 +21,7 @@ from tabletop.game import Game, GameState, Outcome, RuleViolation, Setup, option
 from tabletop.wire import STRICT, Message
 
 from .about import ABOUT, BLINDS, CHIPS, HANDS, MOVE_TIME, TIME_BANK, Stage
-from .history import Played, phhs
+from .history import Played, Voided, phhs
 from .moves import MOVES, Board, Call, Check, Fold, Habits, HoldemView, LastHand, Muck, Player, Raise, Show, Shown
 from .rules import (DECK, STREETS, Hand, blinds_at, cards_text, first_places, hand_name, next_places,
                     parse_blinds)
@@ -132,6 +132,10 @@ class HoldemState(GameState[str]):
     habits: dict[int, Habits] = field(default_factory=dict)  # each seat's bet moves so far (none yet: absent)
     played: list[Played] = field(default_factory=list)  # every finished hand, for the hand history
     moves: list[tuple[int, Message, str]] = field(default_factory=list)  # this hand: each move and its words
+    late: set[int] = field(default_factory=set)  # this hand: the moves (indices of ``moves``) the table made for a
+    # seat whose time ran out
+    running_out: int | None = None  # the seat whose next move is the table's, its time having run out (ran_out)
+    voided: list[Voided] = field(default_factory=list)  # every hand that was void, for the hand history
     abandoned: bool = False  # the game ended on a void hand (``void``), which never finished
 
     def __post_init__(self) -> None:
@@ -158,7 +162,7 @@ class HoldemState(GameState[str]):
             tuple(seat for k in range(n) if self.chips[seat := (start + k) % n] > 0)
         hand = Hand(number, players, tuple(self.chips[seat] for seat in players),
                     blinds_at(parse_blinds(self.options.blinds), number), places, tda=self.setup.proven)
-        self.moves = []
+        self.moves, self.late = [], set()
         self.actions = {seat: f"{blind} {hand.bet(seat):,}" for seat, blind in
                         ((hand.small_blind, "Small blind"), (places[2], "Big blind")) if seat is not None}
         return hand
@@ -292,6 +296,9 @@ class HoldemState(GameState[str]):
             h.muck(seat)
         if isinstance(move, Raise) and h.stack(seat) == 0:
             self.said += ", all in"
+        if self.running_out == seat:
+            self.late.add(len(self.moves))
+        self.running_out = None
         self.moves.append((seat, move, self.said))
         if isinstance(move, Board):
             self.actions = {}
@@ -338,7 +345,7 @@ class HoldemState(GameState[str]):
             self.chips[seat] = chips
         self.history.append(tuple(self.chips))
         self.last_result = result_words(self.last)
-        self.played.append(Played(h, tuple(self.moves), self.last, self.last_result))
+        self.played.append(Played(h, tuple(self.moves), self.last, self.last_result, frozenset(self.late)))
         self.said += f". H{self.last_result[1:]}"
         if not self.over:
             assert h.places is not None
@@ -378,6 +385,9 @@ class HoldemState(GameState[str]):
         self.last_result = f"hand {h.number + 1} is void: every chip goes back to where it stood when it began, " \
                            f"and out of the game goes {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"
         said = self.last_result
+        self.voided.append(Voided(h, tuple(self.moves), frozenset(self.late),
+                                  f"{{{seat}}}'s time ran out while the deal needed its keys or its shuffle step; "
+                                  f"{self.last_result}"))
         if sum(chips > 0 for chips in self.chips) < 2 or h.number + 1 >= self.options.hands:
             self.abandoned = True
         else:
@@ -386,16 +396,38 @@ class HoldemState(GameState[str]):
             said += f". Hand {h.number + 2}: the button goes to {{{self.hand.button}}}"
         return said
 
+    def ran_out(self, seat: int) -> None:
+        """The next move pushed for ``seat`` is the table's: its time ran out (the hand history says so)."""
+        self.running_out = seat
+
     def owed(self, seat: int) -> Message | None:
-        """The forced moves: the button shows the next street; the first hand at showdown is shown."""
+        """The forced moves: the button shows the next street. At showdown a hand is shown for its player unless it
+        is offered the muck (:meth:`offers_muck`): the first hand, every hand in an all-in showdown (TDA rule 16),
+        and a hand that wins or ties a pot against every hand shown so far. The rules let a player muck that winner
+        too where mucking is allowed (``legal_moves``); its own client does not offer it."""
         h = self.hand
         if h.to_move() != seat:
             return None
         if h.stage is Stage.BOARD:
             return Board(positions=list(h.next_street()))
-        if h.stage is Stage.SHOWDOWN and not h.shown:
+        if h.stage is Stage.SHOWDOWN and not self.offers_muck(seat) and (not h.may_muck() or self.hole_seen(seat)):
             return Show(positions=list(h.hole(seat)))
         return None
+
+    def hole_seen(self, seat: int) -> tuple[str, str] | None:
+        """``seat``'s two hole cards, if this state holds them as ``seat`` has seen them."""
+        first, second = (self.seen_face(seat, pos) for pos in self.hand.hole(seat))
+        return (first, second) if first is not None and second is not None else None
+
+    def offers_muck(self, seat: int) -> bool:
+        """``seat``'s client offers it the muck at showdown: it is ``seat``'s turn, the rules allow it
+        (``Hand.may_muck``) and its hand, as ``seat`` has seen it, loses every pot it is in to a hand already shown
+        (``Hand.beaten``), so that mucking gives up nothing it could win."""
+        h = self.hand
+        if h.stage is not Stage.SHOWDOWN or h.to_move() != seat or not h.may_muck():
+            return False
+        hole = self.hole_seen(seat)
+        return hole is not None and h.beaten(seat, hole)
 
     def time_out(self, seat: int) -> Message:
         """A seat out of time checks, else folds; at showdown it mucks where it may, else shows; the board is
@@ -469,7 +501,7 @@ class HoldemState(GameState[str]):
         """Every finished hand as a Poker Hand History (``history.phhs``), with how the game ended if it has."""
         outcome = self.outcome()
         ending = outcome.reason.format(*names).splitlines() if outcome is not None else []
-        return ".phhs", phhs(self.played, names, self.faces, me, number, room, ending)
+        return ".phhs", phhs(self.played, names, self.faces, me, number, room, ending, self.voided)
 
     def recent(self, seat: int) -> tuple[tuple[LastHand, str], ...]:
         """The hands finished since ``seat`` last decided something (a bet, a show or a muck), oldest first, each with
@@ -509,7 +541,7 @@ class HoldemState(GameState[str]):
             to_call=h.to_call() if acting is not None else 0,
             raise_bounds=h.raise_bounds() if acting is not None else None, history=tuple(self.history),
             last_result=self.last_result, last=self.last, recent=self.recent(seat), over=self.over,
-            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck(), opening=h.opening())
+            may_muck=h.stage is Stage.SHOWDOWN and h.may_muck(), beaten=self.offers_muck(seat), opening=h.opening())
 
 
 class Holdem(Game[str]):

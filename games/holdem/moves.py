@@ -143,6 +143,8 @@ class HoldemView:
     # with its words ({0}, {1}… for seats): kept until its next decision (the last finished hand at least)
     over: bool
     may_muck: bool = False  # at showdown, a hand may be given up unshown (not the first, not when one is all in)
+    beaten: bool = False  # at showdown, mucking is allowed and my hand loses every pot it is in to a hand already
+    # shown: only then is the muck offered (any other hand of mine is shown for me, as the game's ``owed`` says)
     opening: bool = False  # a raise now is the street's first bet (after the flop, nothing bet yet): a "bet"
 
     @property

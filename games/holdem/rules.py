@@ -262,6 +262,16 @@ class Hand:
         over)."""
         return bool(self.shown) and not (self.tda and any(self.all_in(seat) for seat in self.players))
 
+    def beaten(self, seat: int, cards: Sequence[str]) -> bool:
+        """At showdown, ``seat``'s hand (its hole ``cards``) loses every pot it may win to a better hand already
+        shown: it can win nothing by showing (a tie is no loss). False before the board is out."""
+        if len(self.board_cards) < 5:
+            return False
+        mine = best_hand(cards, self.board_cards)
+        better = {shower for shower, shown in self.shown.items() if best_hand(shown, self.board_cards) > mine}
+        pots = [set(seats) for _, seats in self.pots() if seat in seats]
+        return bool(pots) and all(better & pot for pot in pots)
+
     def to_call(self) -> int:
         p = self.poker
         return int(p.checking_or_calling_amount or 0) if p.actor_index is not None else 0

@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import eval7
 
@@ -303,17 +303,6 @@ def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messa
     return Call() if share >= pot_odds(view) + margin else Fold()
 
 
-def mucks(view: HoldemView, hole: Sequence[str], shown: Mapping[int, Sequence[str]]) -> bool:
-    """Whether every pot I could win goes to a better hand already shown (known only once the board is out)."""
-    if len(view.board) < 5:
-        return False
-    board = [eval7.Card(card) for card in view.board]
-    score = eval7.evaluate([eval7.Card(card) for card in hole] + board)
-    beaten = {seat for seat, cards in shown.items() if eval7.evaluate([eval7.Card(c) for c in cards] + board) > score}
-    pots = [set(eligible) for _, eligible in view.pots if view.me in eligible]
-    return bool(pots) and all(beaten & eligible for eligible in pots)
-
-
 def decide(view: HoldemView, seed: int | None) -> Message | None:
     """My move from my view of the game (None when it is not mine to choose): the same for the same view and seed."""
     if not view.my_turn or view.stage not in (Stage.BETTING, Stage.SHOWDOWN):
@@ -323,8 +312,7 @@ def decide(view: HoldemView, seed: int | None) -> Message | None:
         return None  # the hand is still being dealt
     rng = random.Random(f"{seed}/{view.hand}/{len(view.board)}/{view.to_call}/{view.mine.bet}/{view.total}")
     if view.stage is Stage.SHOWDOWN:
-        shown = {p.seat: [c for c in p.hole if c is not None] for p in view.players if p.shown}
-        return Muck() if view.may_muck and mucks(view, hole, shown) else Show(positions=list(view.mine.positions))
+        return Muck() if view.beaten else Show(positions=list(view.mine.positions))
     return preflop(view, hole, rng) if not view.board else postflop(view, hole, rng)
 
 
