@@ -23,6 +23,12 @@ from tabletop.crypto import Group
 from tabletop.groups import GROUPS
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Compiled modules are kept (in __pycache__, which git ignores) for this run and every process it starts: where
+# PYTHONDONTWRITEBYTECODE is set, each of the suite's workers, relays, bots and TUIs would compile the project and
+# the test modules from source again (several seconds of CPU per worker on a 2-core machine).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 LISTENING = re.compile(r"discard-relay listening on (wss?://(\S+):(\d+))\s*$")
 
 

@@ -112,12 +112,18 @@ class RedisCluster:
             node.start()
         subprocess.run([self.cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in self.nodes),
                         "--cluster-replicas", "1", "--cluster-yes"], check=True, capture_output=True, timeout=60)
-        deadline = time.monotonic() + 30
-        while not all(self.state(node.port).get("cluster_state") == "ok" for node in self.nodes):
-            if time.monotonic() > deadline:
-                raise RuntimeError("the Redis Cluster did not come up")
-            time.sleep(0.05)
+        wait_until(lambda: all(self.state(node.port).get("cluster_state") == "ok" for node in self.nodes),
+                   "the Redis Cluster up")
+        # Every replica in sync with its master: until its first full sync is done a replica acknowledges nothing,
+        # so a relay with --wait-replicas would refuse every post as not yet safe.
+        wait_until(lambda: sum(self.synced(node.port) for node in self.nodes) == len(self.nodes) // 2,
+                   "every replica in sync with its master")
         return self
+
+    def synced(self, port: int) -> bool:
+        """The node is a replica whose link to its master is up, its first sync done."""
+        info = self.call(port, "info", "replication")
+        return "role:slave" in info and "master_link_status:up" in info and "master_sync_in_progress:0" in info
 
     def call(self, port: int, *args: str) -> str:
         return subprocess.run([self.cli, "-p", str(port), *args], capture_output=True, text=True,
