@@ -9,6 +9,7 @@ for. Waiting is on what the screen shows, bounded in time, never a sleep.
 
 from __future__ import annotations
 
+import os
 import base64
 import json
 import queue
@@ -35,10 +36,10 @@ WAIT = 20.0  # seconds: an upper bound on anything the screen should show soon
 class WebServer:
     """``python -m discard_tui.web --port 0 ARGS``; its output is kept line by line."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "discard_tui.web", "--port", "0", *args], cwd=ROOT,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True)
+                                     text=True, env=env)
         self.output: list[str] = []
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, args=(lines,), daemon=True).start()
@@ -64,6 +65,28 @@ class WebServer:
                 self.proc.kill()
                 self.proc.wait()
         return self.proc.returncode
+
+
+GATE_SITE = """import os, sys, time
+if any("discard-visitor-" in arg for arg in sys.argv):  # a visitor's app, not the server
+    while not os.path.exists(os.environ["DISCARD_TEST_GATE"]):
+        time.sleep(0.01)
+"""
+
+
+class AppGate:
+    """Holds every visitor's app process at its start (a ``sitecustomize`` on its path) until :meth:`open`: what a
+    page does before its app is up can be tested however fast the machine starts one."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "sitecustomize.py").write_text(GATE_SITE)
+        self.file = directory / "open"
+        path = os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
+        self.env = dict(os.environ, PYTHONPATH=path, DISCARD_TEST_GATE=str(self.file))
+
+    def open(self) -> None:
+        self.file.touch()
 
 
 class Terminal:

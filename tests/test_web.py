@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from browser import ROOT, Browser, WebServer
+from browser import ROOT, AppGate, Browser, WebServer
 from conftest import alive, descendants
 from discard_tui import web as discard_web
 from processes import run_bot
@@ -35,11 +35,11 @@ def browser(tmp_path):
 
 @pytest.fixture
 def web():
-    """``web(*flags)`` starts discard-web; every one started is stopped at teardown."""
+    """``web(*flags, env=…)`` starts discard-web; every one started is stopped at teardown."""
     started: list[WebServer] = []
 
-    def start(*flags: str) -> WebServer:
-        started.append(WebServer(*flags))
+    def start(*flags: str, env: dict[str, str] | None = None) -> WebServer:
+        started.append(WebServer(*flags, env=env))
         return started[-1]
 
     yield start
@@ -235,16 +235,20 @@ def test_a_visitor_plays_a_bot_over_a_relay_fairly_while_the_only_table_is_taken
         assert page.status == 200
 
 
-def test_the_page_says_at_once_that_the_game_starts_and_keys_typed_before_it_is_up_do_nothing(web, browser):
+def test_the_page_says_at_once_that_the_game_starts_and_keys_typed_before_it_is_up_do_nothing(web, browser,
+                                                                                              tmp_path):
     """The page was blank for seconds and keys typed then were acted on when the app came up, some of them: the
-    first visitor ended in the lobby instead of against the computer. The tab's title stayed "discard"."""
-    server = web()
+    first visitor ended in the lobby instead of against the computer. The tab's title stayed "discard". The app is
+    held at its start until the keys are typed, so that they come before it is up however fast it starts."""
+    gate = AppGate(tmp_path / "gate")
+    server = web(env=gate.env)
     browser.open(server.url)
     assert "Starting your game of discard" in browser.page_text()  # before the app has sent a byte
     browser.wait_for(lambda _: browser.newest is not None, "the page's websocket")
     browser.driver.execute_script("document.querySelector('.xterm-helper-textarea').focus()")
     browser.press("xyz", Keys.TAB)  # an app takes a second or more to start: these reach the server first
     assert not browser.driver.execute_script("return document.body.classList.contains('-ready')")
+    gate.open()
     browser.wait_for(lambda _: "Starting your game" not in browser.page_text(), "the page without its notice")
     lines = browser.wait_for(lambda lines: field(lines, "Name") and focused_field(browser), "the start screen")
     assert field(lines, "Name") == "guest" and focused_field(browser) == "Name"  # nothing typed early landed
