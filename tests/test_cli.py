@@ -237,8 +237,8 @@ def descendants_of(pid):
 
 @pytest.mark.parametrize("moment", ["first frame", "table"])
 @pytest.mark.parametrize("how, status", [("key", 130), ("SIGINT", 130), ("SIGTERM", 143)])
-def test_ctrl_c_or_kill_at_any_moment_exits_quietly_with_the_pool_and_the_terminal_put_back(terminal, moment, how,
-                                                                                             status):
+def test_ctrl_c_or_kill_at_any_moment_exits_quietly_with_the_pool_and_the_terminal_put_back(terminal, data_dir, moment,
+                                                                                             how, status):
     """At the table the game is on MODP, whose process pool the Ctrl-C reaches too; ``kill PID`` (SIGTERM) reaches
     the app alone, which ends the pool itself. Either way the terminal is left as it was and the shell's status
     names the signal (128 + its number)."""
@@ -260,7 +260,9 @@ def test_ctrl_c_or_kill_at_any_moment_exits_quietly_with_the_pool_and_the_termin
         os.kill(child.pid, signal.SIGTERM)  # what kill PID sends
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == status, (child.exitstatus, child.signalstatus)
+    crashes = [report.read_text() for report in (data_dir / "crashes").glob("*")] if (data_dir / "crashes").exists() \
+        else []
+    assert child.exitstatus == status, (child.exitstatus, child.signalstatus, child.after_screen(), crashes)
     output = child.logfile_read.getvalue()
     assert "Traceback" not in output and "KeyboardInterrupt" not in output, child.after_screen()
     assert child.modes_left() == {}
