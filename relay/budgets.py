@@ -236,6 +236,37 @@ class Gate:
             self.timer = asyncio.get_running_loop().call_later(delay, self._wake)
 
 
+@dataclass
+class Tokens:
+    """A token bucket: ``rate`` tokens a second, at most ``burst`` at once."""
+
+    rate: float
+    burst: float
+    tokens: float
+    last_refill: float
+
+    @classmethod
+    def full(cls, rate: float, burst: float, now: float) -> Tokens:
+        return cls(rate, burst, float(burst), now)
+
+    def refill(self, now: float) -> None:
+        elapsed, self.last_refill = now - self.last_refill, now
+        self.tokens = min(self.burst, self.tokens + elapsed * self.rate)
+
+    def take(self, now: float) -> bool:
+        """Spend one token, if there is one."""
+        self.refill(now)
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def filled(self, now: float) -> bool:
+        """The whole burst is there again."""
+        self.refill(now)
+        return self.tokens >= self.burst
+
+
 @dataclass(eq=False)
 class Address:
     """What all the connections from one address share (or all the /64s of one IPv6 /48, its ``block``): their
@@ -244,13 +275,8 @@ class Address:
 
     key: str
     bytes: Gate
-    list_rate: float
-    list_burst: float
-    list_tokens: float
-    watch_rate: float
-    watch_burst: float
-    watch_tokens: float
-    last_refill: float
+    pages: Tokens  # lobby pages
+    watches: Tokens  # watcher joins (each one's arrival and departure append an event)
     block: Address | None = None  # the /48 whose budgets it shares as well (an IPv6 /64's)
     flow: Flow = field(default_factory=Flow)  # its place in its block's byte budget
     connections: int = 0
@@ -261,38 +287,15 @@ class Address:
     def make(cls, key: str, limits: Limits, now: float, scale: int = 1, block: Address | None = None) -> Address:
         """An address's budgets, full; ``scale`` times an address's for a /48."""
         share = FairShare(limits.address_byte_rate * scale, limits.address_byte_burst * scale, now)
-        pages, watches = limits.address_list_burst * scale, limits.address_watch_burst * scale
-        return cls(key, Gate(share), limits.address_list_rate * scale, pages, float(pages),
-                   limits.address_watch_rate * scale, watches, float(watches), now, block)
-
-    def take_list(self, now: float) -> bool:
-        """Spend one lobby page, if there is one."""
-        self._refill(now)
-        if self.list_tokens < 1:
-            return False
-        self.list_tokens -= 1
-        return True
-
-    def take_watch(self, now: float) -> bool:
-        """Spend one watcher join (its arrival and its departure each append an event), if there is one."""
-        self._refill(now)
-        if self.watch_tokens < 1:
-            return False
-        self.watch_tokens -= 1
-        return True
+        pages = Tokens.full(limits.address_list_rate * scale, limits.address_list_burst * scale, now)
+        watches = Tokens.full(limits.address_watch_rate * scale, limits.address_watch_burst * scale, now)
+        return cls(key, Gate(share), pages, watches, block)
 
     def forgettable(self, now: float) -> bool:
         """No connection left and the budgets full again: forgetting it now gives nothing back early."""
         if self.connections or self.unfinished:
             return False
-        self._refill(now)
-        return (self.bytes.share.full(now) and self.list_tokens >= self.list_burst
-                and self.watch_tokens >= self.watch_burst)
-
-    def _refill(self, now: float) -> None:
-        elapsed, self.last_refill = now - self.last_refill, now
-        self.list_tokens = min(self.list_burst, self.list_tokens + elapsed * self.list_rate)
-        self.watch_tokens = min(self.watch_burst, self.watch_tokens + elapsed * self.watch_rate)
+        return self.bytes.share.full(now) and self.pages.filled(now) and self.watches.filled(now)
 
 
 def catch_up_pause(limits: Limits, connections: int) -> int:

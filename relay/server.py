@@ -421,7 +421,7 @@ class Relay:
         """A watcher's join (protocol 1.3): no seat; the whole ledger, then live, and nothing it may post. Within
         its address's budget of watcher joins, and the room's ``room_watchers``."""
         now, address = time.monotonic(), client.address
-        if not address.take_watch(now) or (address.block is not None and not address.block.take_watch(now)):
+        if not address.watches.take(now) or (address.block is not None and not address.block.watches.take(now)):
             raise Refused("rate_limited", f"more than {self.limits.address_watch_rate:g} watcher joins a second "
                                           "from your address; slow down and send this one again")
         watch = await self.ledger.watch(room, name, self.limits.room_watchers)
@@ -487,7 +487,7 @@ class Relay:
         """One page of the lobby, to this connection only, within its address's budget of pages."""
         after, limit, under_way = lobby.page_request(request)
         now, address = time.monotonic(), client.address
-        if not address.take_list(now) or (address.block is not None and not address.block.take_list(now)):
+        if not address.pages.take(now) or (address.block is not None and not address.block.pages.take(now)):
             raise Refused("rate_limited", f"more than {self.limits.address_list_rate:g} lobby pages a second from "
                                           "your address; slow down and send this one again")
         listings, more = await self.ledger.lobby_page(after, limit, under_way)

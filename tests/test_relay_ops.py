@@ -596,7 +596,7 @@ def test_a_party_with_a_whole_48_gets_a_48s_budgets_not_one_per_64():
     block = relay.addresses["2001:db8:1::/48"]
     one = relay.addresses["2001:db8:1::/64"]
     assert one.block is block and block.connections == 6 and one.connections == 2
-    assert block.bytes.share.rate == 3 * one.bytes.share.rate and block.list_burst == 3 * one.list_burst
+    assert block.bytes.share.rate == 3 * one.bytes.share.rate and block.pages.burst == 3 * one.pages.burst
 
 
 def drain(share: budgets.FairShare, now: float = 0.0) -> list[budgets.Ticket]:
