@@ -143,17 +143,8 @@ class LobbyScreen(Screen[PlayConfig | None]):
 
     def show_under_way(self, page: Page) -> None:
         """The games under way (their first page), to watch; the section takes no room while there is none."""
-        self.going = page
-        table = self.query_one("#under-way", DataTable)
-        keep = self.watched
-        table.clear()
-        names_width = max(10, self.size.width - FIXED)
-        for room in page.rooms:
-            table.add_row(cell(room.game or "?", 12), f"{len(room.names)}/{room.seats}",
-                          cell(", ".join(room.names), names_width), f"{room.watching or 0}", key=room.room)
-        rooms = [room.room for room in page.rooms]
-        if keep is not None and keep.room in rooms:
-            table.move_cursor(row=rooms.index(keep.room))
+        self.going, table = page, self.query_one("#under-way", DataTable)
+        self.fill(table, page, self.watched, lambda room: f"{room.watching or 0}")
         for widget in (table, self.query_one("#under-way-title")):
             widget.display = bool(page.rooms)
         self.refresh_bindings()
@@ -171,19 +162,22 @@ class LobbyScreen(Screen[PlayConfig | None]):
         """Whether Enter watches (the games under way have the focus)."""
         return self.focused is not None and self.focused.id == "under-way"
 
-    def show(self, page: Page) -> None:
-        """Show ``page`` in the table, keeping the highlighted room highlighted if it is still there."""
-        self.page = page
-        table = self.query_one("#rooms", DataTable)
-        keep = self.highlighted
+    def fill(self, table: DataTable, page: Page, keep: Waiting | None, last: Callable[[Waiting], str]) -> None:
+        """Put ``page``'s rooms in ``table`` (game, seats taken, names, and ``last``'s column), the room ``keep``
+        still highlighted if it is there."""
         table.clear()
         names_width = max(10, self.size.width - FIXED)
         for room in page.rooms:
             table.add_row(cell(room.game or "?", 12), f"{len(room.names)}/{room.seats}",
-                          cell(", ".join(room.names), names_width), duration(room.waited), key=room.room)
+                          cell(", ".join(room.names), names_width), last(room), key=room.room)
         rooms = [room.room for room in page.rooms]
         if keep is not None and keep.room in rooms:
             table.move_cursor(row=rooms.index(keep.room))
+
+    def show(self, page: Page) -> None:
+        """Show ``page`` in the table, keeping the highlighted room highlighted if it is still there."""
+        self.page = page
+        self.fill(self.query_one("#rooms", DataTable), page, self.highlighted, lambda room: duration(room.waited))
         number = len(self.cursors)
         if page.rooms:
             self.say(f"{len(page.rooms)} room{'s' * (len(page.rooms) != 1)} waiting (page {number}). "
