@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from tabletop.wire import Message as Move
 
 SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+GLUE = "\u00a0"  # a space the last-hand panel never breaks a line at (shown as a space)
+SEP = GLUE + "· "  # a separator between phrases, which stays on the line of the words before it
 RED = {"d", "h"}
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -211,10 +213,10 @@ def last_hand(view: HoldemScreenView, width: int) -> list[str]:
             took = last.took(shown.seat)
             who = chop_cells(name(view, shown.seat), column)[0]
             lines += hanging(f"  {who}{' ' * (column - cell_len(who))}  {plain_cards(shown.cards)}  ",
-                             shown.name + (f" · won {took:,}" if took else ""), width)
+                             shown.name + (f"{SEP}won{GLUE}{took:,}" if took else ""), width)
         lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]
         if last.pots:
-            lines += hanging("  ", " · ".join(
+            lines += hanging("  ", SEP.join(
                 f"{'Main pot' if k == 0 else 'side pot' if len(last.pots) == 2 else f'side pot {k}'} {amount:,} to "
                 + " and ".join(words[seat] for seat, _ in winners) for k, (amount, winners) in enumerate(last.pots)),
                 width)
@@ -225,11 +227,13 @@ def last_hand(view: HoldemScreenView, width: int) -> list[str]:
 
 def hanging(first: str, text: str, width: int) -> list[str]:
     """``first`` then ``text`` broken between words into ``width`` columns, every further line under the start of
-    ``text`` (two columns in when ``first`` is empty or leaves too little room)."""
+    ``text`` (two columns in when ``first`` is empty or leaves too little room); never at a :data:`GLUE`, so that a
+    separator stays with the words before it and "won 40" on one line."""
     indent = cell_len(first) if first and width - cell_len(first) >= 16 else 2
     head = word_lines(text, max(width - cell_len(first), 1))[0]  # word_lines breaks only: head starts text
     rest = text[len(head):].lstrip(" ")
-    return [first + head, *(" " * indent + line for line in (word_lines(rest, max(width - indent, 1)) if rest else []))]
+    lines = [first + head, *(" " * indent + line for line in (word_lines(rest, max(width - indent, 1)) if rest else []))]
+    return [line.replace(GLUE, " ") for line in lines]
 
 
 def info(view: HoldemScreenView, width: int) -> str:

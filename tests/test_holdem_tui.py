@@ -453,3 +453,98 @@ def test_the_status_bar_names_whom_the_game_waits_on_not_every_other_player():
     [owing] = {due.seat for due in room.tables[-1].awaiting()}
     view = dataclasses.replace(view_of(room), waiting_since=0.0)
     assert link_text(view, now=42.0) == f"waiting for {view.names[owing]} for 42 s"
+
+
+def screen_rows(widget) -> list[str]:
+    """The rows ``widget`` shows on the screen, as drawn (a line Rich wrapped again shows here as two)."""
+    from textual.geometry import Region
+
+    return [strip.text for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))]
+
+
+def after_a_void() -> tuple[Room, int]:
+    """Three seats (ana, bo, cy) check and call; the flop needs a key of one who has gone, and its time runs out:
+    hand 1 is void. Hand 2 is dealt to its first bet, no move made in it yet. The room and the seat that left."""
+    from test_leaving import CLOCKED, claim_after, vanish_when
+    from tabletop.values import Owed
+
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)  # the flop is shown: every key is needed
+    gone = vanish_when(room, Owed.CARD_KEY)
+    claim_after(room, 90.0, gone)
+    live = room.tables[(gone + 1) % 3]
+
+    def next_bet() -> bool:
+        board = live.view().board
+        return board is not None and board.hand == 2 and board.stage is Stage.BETTING and board.to_move is not None
+
+    room.run(until=next_bet)
+    assert next_bet()
+    return room, gone
+
+
+async def test_a_void_hand_is_in_the_last_hand_panel_and_short_on_the_status_line():
+    """The last-hand panel says that the hand was void, who left and how their stack was shared, as the log does;
+    the status line says it in a few words, whole at 80 columns ("cy's time ran out while the deal needed their
+    keys; hand 3 is void: every chip goes back …" was cut there), the log keeps every word."""
+    room, gone = after_a_void()
+    seat = (gone + 1) % 3
+    left, other = room.names[gone], room.names[3 - gone - seat]
+    app = TableHarness.of(room, seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        panel = app.table.query_one("#info")
+        said = " ".join(line.strip() for line in panel.render().plain.splitlines()[1:])
+        assert said == f"Hand 1 is void: {left} left. Every chip bet goes back; the 1,000 chips {left} had are " \
+                       f"shared: 500 to {'you, 500 to ' + other if seat < 3 - gone - seat else other + ', 500 to you'}"
+        assert all(row.rstrip() for row in screen_rows(panel)[1:3])  # drawn as written, not wrapped again
+        status = app.table.query_one(StatusBar)
+        assert status.event == f"Hand 1 is void: {left} left; 1,000 chips shared"
+        turn = screen_rows(status)[1]
+        assert turn.rstrip().endswith(status.event), turn
+        assert any(line.startswith(f"{left}'s time ran out while the deal needed their keys; hand 1 is void: every "
+                                   f"chip goes back to where it stood when it began") for line in app.table.view.log)
+
+
+async def test_the_status_line_names_the_new_hand_not_the_showdown_that_ended_the_last():
+    """A showdown ends hand 1 and hand 2 is dealt: until somebody moved in it, the status line said "bo showed …",
+    the start of the last hand's end; it names the new hand, whose showdown the last-hand panel shows whole."""
+    room = Room(game="holdem", seats=2, options={"hands": 2})  # heads-up: the cheapest deal
+    room.strategies = {seat: station for seat in range(2)}
+    table = room.tables[0]
+    room.run(until=lambda: (board := table.view().board) is not None and board.hand == 2 and
+             board.stage is Stage.BETTING)
+    view = view_of(room, 0)
+    moves = [line for line in view.log if not line.startswith(("shuffling", "cards dealt"))]
+    assert view.board.recent[-1][0].shown and " showed " in moves[-1], moves[-3:]  # nobody moved in hand 2 yet
+    app = TableHarness.of(room, 0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.table.query_one(StatusBar).event == "Hand 2: the button goes to bo, blinds 10/20"
+        assert app.table.query_one("#info").render().plain.splitlines()[1].startswith("Hand 1 on ")
+
+
+async def test_a_separator_in_the_last_hand_panel_stays_with_its_words_at_80_columns():
+    """"one pair, Fours, Ace, King, Ten kickers" filled the line, and the next began "· won 220" (or ended "· won"
+    above "40"): the separator stays at the end of the words before it, "won 40" on one line, at every width."""
+    from games.holdem.moves import Call, Fold
+    from test_holdem import new, play, stack
+
+    state = new(seats=3, starter=2)
+    stack(state, {0: "2h3h", 1: "JsTd", 2: "9c9d", -1: "JcTh4sKd2c"})
+    play(state, 2, Call())
+    play(state, 0, Fold())
+    checked_down(state)
+    names = ("ana", "bo", "abcde")  # a name column of five leaves the hand's name a line up to "kicker", no more
+    view = seat_view(HoldemScreenView, me=0, names=names, present=(True,) * 3, board=state.view(0))
+    app = TableHarness(HoldemTable(30), view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        panel = app.table.query_one("#info")
+        rows = [row.rstrip() for row in screen_rows(panel)]
+        assert "  bo     J♠ 10♦  two pair, Jacks and Tens, King" in rows, rows  # "kicker" fits, "kicker ·" not
+        assert " " * 17 + "kicker · won 50" in rows and not any(row.lstrip().startswith("·") for row in rows), rows
+    for width in range(24, 90):
+        for line in info(view, width).splitlines():
+            assert not line.lstrip().startswith("·") and not line.endswith((" won", " to")), (width, line)
