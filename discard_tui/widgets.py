@@ -485,6 +485,33 @@ class StatusBar(Widget):
         return Text("\n", no_wrap=True).join([header, turn, fit(message, Text(), width)])
 
 
+class CountLabel(Widget):
+    """A label naming a hand and counting its cards ("Your hand: 7 cards", "bo: 5 cards"), shown literally: when its
+    width is short, the player's name is cut first ("Bartholomew…'s hand: 7 cards"), then the words go, never the
+    count."""
+
+    words: reactive[str] = reactive("")  # the words, "{}" where the name goes: "{}'s hand", "Your hand"
+    who: reactive[str] = reactive("")  # the name, as its player chose it
+    count: reactive[str] = reactive("")  # "7 cards"
+
+    def show(self, words: str, count: str, who: str = "") -> None:
+        self.words, self.count, self.who = words, count, who
+
+    def render(self) -> Content:
+        return Content(counted(self.words, self.who, self.count, self.content_region.width))
+
+
+def counted(words: str, who: str, count: str, width: int) -> str:
+    """``words`` (``who`` in place of "{}"), a colon and ``count`` in ``width`` columns: ``who`` cut with an ellipsis
+    first, else the count alone."""
+    tail = f": {count}"
+    whole = words.format(who) + tail
+    if cell_len(whole) <= width:
+        return whole
+    room = width - cell_len(words.format("") + tail)
+    return words.format(cell(who, room).plain) + tail if who and room >= 2 else count
+
+
 def show_text(widget: Static, text: str) -> None:
     """``text`` in ``widget``, only if it changed, and without a new layout if the widget's size does not depend on
     its text: laying the screen out again costs a frame tens of milliseconds (benchmarks/draw.py)."""

@@ -18,7 +18,7 @@ from tabletop.values import Phase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches, short_mismatch
-from discard_tui.widgets import HandView, Scale, StatusBar, card_size
+from discard_tui.widgets import HandView, Scale, StatusBar, card_size, counted
 from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
 
 
@@ -1247,3 +1247,22 @@ async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_th
         app.table.update(dataclasses.replace(app.view, phase=Phase.OVER))
         await pilot.pause()
         assert status.clock == ""
+
+
+@pytest.mark.parametrize("watcher", [False, True])
+async def test_a_hand_label_keeps_its_count_at_60_columns_and_cuts_the_name_first(watcher):
+    """"Bartholomew-the-Magnificent-IV's hand: 7 cards" (a watcher's) and "x…x: 5 cards" (an opponent of 32
+    letters) were cut at the end: the count went. The name is cut first, then the words; the count stays."""
+    long = "Bartholomew-the-Magnificent-IV"
+    hand = (FULL[0],) * 7
+    app = discard_table(names=(long, "x" * 32), hand=() if watcher else hand, hand_size=7 if watcher else 0,
+                        playable=() if watcher else (False,) * 7, me=-1 if watcher else 0, my_turn=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        mine, theirs = (text_of(app.screen, f"#{which}-label") for which in ("hand", "opponent"))
+        width = app.screen.query_one("#hand-label").content_region.width
+        assert theirs.endswith("…: 5 cards") and theirs.startswith("xxx") and len(theirs) <= width, theirs
+        assert mine.endswith("'s hand: 7 cards") and mine.startswith("Bartholo") and "…" in mine if watcher \
+            else mine == "Your hand: 7 cards"
+        assert len(mine) <= width
+    assert counted("{}'s hand", long, "7 cards", 14) == "7 cards" == counted("Your hand", "", "7 cards", 12)
