@@ -99,6 +99,15 @@ class SaveHistory(Message):
     terminal."""
 
 
+class PathCopied(Message):
+    """The app copied ``path`` to the clipboard (OSC 52, which no terminal confirms): the dialog that shows the path
+    says so beside it (and stops this); on any other screen it reaches the app, which says it in a notification."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+
 class MoveLog(RichLog):
     """The moves so far, newest at the bottom; Tab focuses it to scroll by keyboard (the game's keys wait until
     Escape gives them back); it rewraps on resize."""

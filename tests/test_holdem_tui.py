@@ -9,7 +9,7 @@ from textual import on
 from textual.widgets import Static
 
 from discard_tui.app import PlayConfig
-from discard_tui.table_screen import SaveHistory, SaveTranscript
+from discard_tui.table_screen import PathCopied, SaveHistory, SaveTranscript
 from tabletop.values import Phase
 from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
@@ -383,6 +383,9 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
         assert "".join(lines) == history and all(line.endswith(("/", "-")) for line in lines[:-1])
         await pilot.press("h", "t")
         assert app.saved == ["history", "transcript"]
+        app.screen.post_message(PathCopied(history))  # what the app answers h with in a terminal
+        await pilot.pause()
+        assert text_of(app.screen, "#history") == "Hand history: copied, if your terminal allows OSC 52:"
         app.screen.update(dataclasses.replace(done, history=None))
         await pilot.press("h")
         assert app.saved == ["history", "transcript"] and not app.screen.query_one("#history").display

@@ -255,6 +255,10 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
         assert "t copies the path" in text_of(app.screen, "#transcript")
         path = "".join(text_of(app.screen, "#path").splitlines())  # whole, broken only after a "/" or a "-"
         assert path == str(app.seat.transcript_path) and app.seat.transcript_path.exists()
+        await pilot.press("t")  # copied: the dialog says so, no toast covers it
+        await pilot.pause()
+        assert app.clipboard == path and list(app._notifications) == []
+        assert text_of(app.screen, "#transcript") == "Transcript: copied, if your terminal allows OSC 52:"
 
 
 async def test_clicking_the_draw_pile_draws():
