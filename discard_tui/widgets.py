@@ -477,16 +477,16 @@ class StatusBar(Widget):
         header = fit(Text(f" {match}"), Text(f"{link} ", link_style), width)
         events = (self.event, *(names_cut_in(self.event, self.names, cells) for cells in NAME_CUTS))
         turns = [self.turn_line(h, c, event) for (_, _, h, c), event in zip(tries, events, strict=False)]
-        turn = next((line for line in turns if line.cell_len <= width), None)  # the event whole, else as before:
-        if turn is None:  # the headline and the clock whole, the event cut
+        turn = next((line for line in turns if line.cell_len <= width), None)  # the event whole
+        if turn is None:  # else the headline and the clock whole if they fit, the event cut
             headline, time_left = next(((h, c) for _, _, h, c in tries if cell_len(f" ▶ {h}  ⏱ {c}") <= width),
                                        tries[-1][2:])
-            turn = fit(self.turn_line(headline, time_left, self.event), Text(), width)
+            turn = self.turn_line(headline, time_left, self.event)
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")
         else:
             message = Text(f" {self.hint}", "italic")
-        return Text("\n", no_wrap=True).join([header, turn, fit(message, Text(), width)])
+        return Text("\n", no_wrap=True).join([header, fit(turn, Text(), width), fit(message, Text(), width)])
 
     def turn_line(self, headline: str, time_left: str, event: str) -> Text:
         """The second line: whose turn (reversed when mine), the clock, the last event."""
