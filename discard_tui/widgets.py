@@ -462,7 +462,7 @@ class StatusBar(Widget):
     my_turn: reactive[bool] = reactive(False)
     event: reactive[str] = reactive("")  # "Computer discarded 8♥"
     names: reactive[tuple[str, ...]] = reactive(())  # the players', which the event shows cut as the rest when the
-    # line is too short for them whole ("Hand 2 is void: Cyrano-de-Berge… left; 1,000 chips shared")
+    # line is too short for them whole ("Hand 2 void: Cyrano-de… left, 1,000 shared")
     clock: reactive[str] = reactive("")  # the clock of whoever the game waits on: "bo 0:23 · bank 1:00"
     hurry: reactive[bool] = reactive(False)  # ... mine, nearly out
     notice: reactive[str] = reactive("")  # a refusal: stands until something happens
@@ -478,10 +478,10 @@ class StatusBar(Widget):
         events = (self.event, *(names_cut_in(self.event, self.names, cells) for cells in NAME_CUTS))
         turns = [self.turn_line(h, c, event) for (_, _, h, c), event in zip(tries, events, strict=False)]
         turn = next((line for line in turns if line.cell_len <= width), None)  # the event whole
-        if turn is None:  # else the headline and the clock whole if they fit, the event cut
+        if turn is None:  # else the headline and the clock whole if they fit, the event cut (its names the most)
             headline, time_left = next(((h, c) for _, _, h, c in tries if cell_len(f" ▶ {h}  ⏱ {c}") <= width),
                                        tries[-1][2:])
-            turn = self.turn_line(headline, time_left, self.event)
+            turn = self.turn_line(headline, time_left, events[-1])
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")
         else:

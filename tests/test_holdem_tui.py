@@ -503,17 +503,17 @@ async def test_a_void_hand_is_in_the_last_hand_panel_and_short_on_the_status_lin
                        f"shared: 500 to {'you, 500 to ' + other if seat < 3 - gone - seat else other + ', 500 to you'}"
         assert all(row.rstrip() for row in screen_rows(panel)[1:3])  # drawn as written, not wrapped again
         status = app.table.query_one(StatusBar)
-        assert status.event == f"Hand 1 is void: {left} left; 1,000 chips shared"
+        assert status.event == f"Hand 1 void: {left} left, 1,000 shared"
         turn = screen_rows(status)[1]
         assert turn.rstrip().endswith(status.event), turn
         assert any(line.startswith(f"{left}'s time ran out while the deal needed their keys; hand 1 is void: every "
                                    f"chip goes back to where it stood when it began") for line in app.table.view.log)
         long = "Cyrano-de-Bergerac-Savinien"  # a long name is cut in it as in the rest of the status bar
         app.show(names=tuple(long if k == gone else name for k, name in enumerate(app.table.view.names)),
-                 last_move=app.table.view.last_move.replace(left, long))
+                 last_move=app.table.view.last_move.replace(left, long), relay_offset=0.0)  # the clock shown too
         await pilot.pause()
         turn = screen_rows(status)[1].rstrip()
-        assert turn.endswith(f"Hand 1 is void: {long[:15]}… left; 1,000 chips shared"), turn
+        assert "⏱" in turn and turn.endswith(" left, 1,000 shared") and "Hand 1 void: Cyrano-de" in turn, turn
 
 
 async def test_the_status_line_names_the_new_hand_not_the_showdown_that_ended_the_last():

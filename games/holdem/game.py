@@ -390,7 +390,7 @@ class HoldemState(GameState[str]):
         self.last_result = f"hand {number} is void: every chip goes back to where it stood when it began, " \
                            f"and out of the game goes {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"
         said = self.last_result
-        self.short = f"hand {number} is void: {{{seat}}} left; {forfeit:,} chips shared"
+        self.short = f"hand {number} void: {{{seat}}} left, {forfeit:,} shared"
         self.voided.append(Voided(
             h, tuple(self.moves), frozenset(self.late),
             f"{{{seat}}}'s time ran out while the deal needed its keys or its shuffle step; {self.last_result}",
@@ -406,7 +406,7 @@ class HoldemState(GameState[str]):
 
     def brief(self) -> str | None:
         """A void hand, and a move that ends a hand and deals the next, in a few words for the status line: the
-        void's gist ("hand 3 is void: cy left; 1,000 chips shared"), or the new hand ("Hand 4: the button goes to
+        void's gist ("hand 3 void: cy left, 1,000 shared"), or the new hand ("Hand 4: the button goes to
         cy, blinds 10/20"), not the start of a showdown that the last-hand panel shows whole."""
         return self.short
 
