@@ -123,8 +123,8 @@ async def test_backoff_starts_afresh_once_a_session_is_back(eventually):
 
     server = await serve(handler, "127.0.0.1", 0)
     client = RelayClient(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", "r", "a")
-    # A bound of its own inside pytest-timeout's: a hang (seen once in a full run, not reproduced) fails with the
-    # traceback of the await that hung rather than the event loop's select.
+    # A bound of its own inside pytest-timeout's: a hang fails with the traceback of the await that hung rather than
+    # the event loop's select. (It was close(), on a client a lost cancel kept reconnecting: see the next test.)
     async with asyncio.timeout(45):
         try:
             await client.open()
