@@ -406,9 +406,8 @@ def checked_down(state) -> None:
             showdown(state)
 
 
-async def test_a_showdown_stays_until_my_next_decision_and_a_long_hand_name_wraps_under_itself():
-    """Hand 1 goes to a showdown; hand 2 is folded to my big blind before my turn comes: both stay on the screen,
-    hand 1's long hand name going on under its own start at 80 columns, until I decide something in hand 3."""
+def two_hands_ended():
+    """Hand 1 goes to a showdown; hand 2 is folded to my big blind (seat 2's) before my turn comes."""
     from games.holdem.moves import Call, Fold
     from test_holdem import new, play, stack
 
@@ -419,6 +418,16 @@ async def test_a_showdown_stays_until_my_next_decision_and_a_long_hand_name_wrap
     checked_down(state)
     play(state, 0, Fold())  # hand 2: I have the big blind; the button and the small blind fold
     play(state, 1, Fold())
+    return state
+
+
+async def test_a_showdown_stays_until_my_next_decision_and_a_long_hand_name_wraps_under_itself():
+    """Hand 1 goes to a showdown; hand 2 is folded to my big blind before my turn comes: both stay on the screen,
+    hand 1's long hand name going on under its own start at 80 columns, until I decide something in hand 3."""
+    from games.holdem.moves import Call, Fold
+    from test_holdem import play
+
+    state = two_hands_ended()
     names = ("Computer", "Computer 2", "tester")
     app = TableHarness(HoldemTable(30), seat_view(HoldemScreenView, me=2, names=names, present=(True,) * 3,
                                                   board=state.view(2)))
@@ -557,3 +566,20 @@ async def test_a_separator_in_the_last_hand_panel_stays_with_its_words_at_80_col
     for width in range(24, 90):
         for line in info(view, width).splitlines():
             assert not line.lstrip().startswith("·") and not line.endswith((" won", " to")), (width, line)
+
+
+async def test_at_60x20_the_last_hand_panel_keeps_the_newest_hand_when_both_do_not_fit():
+    """Hand 1's showdown and hand 2 do not fit 60x20 together: hand 2, the newest, was cut off below the panel; the
+    oldest hand goes instead."""
+    state = two_hands_ended()
+    view = seat_view(HoldemScreenView, me=2, names=("Computer", "Computer 2", "tester"), present=(True,) * 3,
+                     board=state.view(2))
+    app = TableHarness(HoldemTable(30), view)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        app.table.update(view)  # laid out: the rows it leaves the panel are known
+        await pilot.pause()
+        panel = app.table.query_one("#info")
+        rows = [row.rstrip() for row in screen_rows(panel)]
+        assert "Hand 2: you won 20; 10 uncalled" in rows and panel.region.bottom <= app.table.query_one("#play").region.bottom, rows
+        assert not any(row.startswith("Hand 1") for row in rows), rows
