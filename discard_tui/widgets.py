@@ -478,10 +478,10 @@ class StatusBar(Widget):
         events = (self.event, *(names_cut_in(self.event, self.names, cells) for cells in NAME_CUTS))
         turns = [self.turn_line(h, c, event) for (_, _, h, c), event in zip(tries, events, strict=False)]
         turn = next((line for line in turns if line.cell_len <= width), None)  # the event whole
-        if turn is None:  # else the headline and the clock whole if they fit, the event cut (its names the most)
-            headline, time_left = next(((h, c) for _, _, h, c in tries if cell_len(f" ▶ {h}  ⏱ {c}") <= width),
-                                       tries[-1][2:])
-            turn = self.turn_line(headline, time_left, events[-1])
+        if turn is None:  # else the headline and the clock whole if they fit, the event's names cut as theirs
+            headline, time_left, event = next(((h, c, e) for (_, _, h, c), e in zip(tries, events, strict=False)
+                                               if cell_len(f" ▶ {h}  ⏱ {c}") <= width), (*tries[-1][2:], events[-1]))
+            turn = self.turn_line(headline, time_left, event)
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")
         else:
