@@ -102,6 +102,9 @@ class GameOverScreen(ModalScreen[None]):
             message.stop()
             self.copied.add(message.path)
             self.update(self.view)
+            heading = "#history" if message.path == self.view.history else "#transcript"  # and its path, in sight
+            self.query_one("#gameover", VerticalScroll).scroll_to_widget(self.query_one(heading), animate=False,
+                                                                          top=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":

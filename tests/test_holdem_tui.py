@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from textual import on
 from textual.widgets import Static
 
@@ -353,7 +355,9 @@ def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
 class SavingHarness(TableHarness):
     """The table alone, keeping what the game-over dialog asks the app to save."""
 
-    saved: list[str] = []
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.saved: list[str] = []
 
     @on(SaveHistory)
     def history(self) -> None:
@@ -364,9 +368,11 @@ class SavingHarness(TableHarness):
         self.saved.append("transcript")
 
 
-async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it(size):
     """Beside the transcript's path, the hand history's (whole, broken only after a "/" or a "-"); h asks the app
-    for it (in a terminal the app copies the path, as t does the transcript's); a game without one offers no h."""
+    for it (in a terminal the app copies the path, as t does the transcript's, and the dialog says so where the
+    path is, scrolled into sight); a game without one offers no h."""
     from discard_tui.app import GameOverScreen
     from discard_tui.widgets import PathLines
     from tabletop.values import Verdict
@@ -375,7 +381,7 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
     history = transcript.removesuffix(".json") + "-game1.phhs"
     done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
     app = SavingHarness(HoldemTable(30), done)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await app.push_screen(GameOverScreen(done, download=False))
         await pilot.pause()
         assert "h copies the path" in text_of(app.screen, "#history")
@@ -386,6 +392,8 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
         app.screen.post_message(PathCopied(history))  # what the app answers h with in a terminal
         await pilot.pause()
         assert text_of(app.screen, "#history") == "Hand history: copied, if your terminal allows OSC 52:"
+        shown = app.screen.query_one("#gameover").scrollable_content_region
+        assert all(shown.contains_region(app.screen.query_one(part).region) for part in ("#history", "#history-path"))
         app.screen.update(dataclasses.replace(done, history=None))
         await pilot.press("h")
         assert app.saved == ["history", "transcript"] and not app.screen.query_one("#history").display
