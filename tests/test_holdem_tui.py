@@ -375,11 +375,13 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it(siz
     path is, scrolled into sight); a game without one offers no h."""
     from discard_tui.app import GameOverScreen
     from discard_tui.widgets import PathLines
-    from tabletop.values import Verdict
+    from tabletop.values import Result, Verdict
 
     transcript = "/home/tester/.local/share/discard/transcripts/20261127-042649-computer-3fa2c1d0-seat2.json"
     history = transcript.removesuffix(".json") + "-game1.phhs"
-    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
+    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")),
+                     transcript=transcript, history=history, result=Result.WIN, wins=(1, 0),
+                     ending="1st 1,010 ██ you\n2nd   990 ██ bo\n1 hand was played; the chip lead wins: you")
     app = SavingHarness(HoldemTable(30), done)
     async with app.run_test(size=size) as pilot:
         await app.push_screen(GameOverScreen(done, download=False))
