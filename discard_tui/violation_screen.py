@@ -54,4 +54,4 @@ def transcript_line(download: bool, copied: bool = False) -> str:
     return COPIED_LINE.format("Transcript") if copied else "Transcript, for discard-verify (t copies the path):"
 
 
-COPIED_LINE = "{}: copied, if your terminal allows OSC 52:"  # 54 columns at most: a 60-column dialog's line
+COPIED_LINE = "{}: copied if the terminal allows OSC 52:"  # at most 52 columns: one line at 60, beside a scrollbar

@@ -393,7 +393,8 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it(siz
         assert app.saved == ["history", "transcript"]
         app.screen.post_message(PathCopied(history))  # what the app answers h with in a terminal
         await pilot.pause()
-        assert text_of(app.screen, "#history") == "Hand history: copied, if your terminal allows OSC 52:"
+        assert text_of(app.screen, "#history") == "Hand history: copied if the terminal allows OSC 52:"
+        assert app.screen.query_one("#history").region.height == 1  # one line, beside the scrollbar too
         shown = app.screen.query_one("#gameover").scrollable_content_region
         assert all(shown.contains_region(app.screen.query_one(part).region) for part in ("#history", "#history-path"))
         app.screen.update(dataclasses.replace(done, history=None))

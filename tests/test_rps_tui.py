@@ -121,7 +121,7 @@ async def test_the_game_over_dialog_shows_the_transcript_path_whole_and_leaves_t
         await pilot.press("t")
         await pilot.pause()
         assert app.clipboard == path
-        assert text_of(app.screen, "#transcript") == "Transcript: copied, if your terminal allows OSC 52:"
+        assert text_of(app.screen, "#transcript") == "Transcript: copied if the terminal allows OSC 52:"
         assert list(app._notifications) == [] and app.screen.query_one("#gameover").region == dialog.region
 
 

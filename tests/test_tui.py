@@ -258,7 +258,7 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
         await pilot.press("t")  # copied: the dialog says so, no toast covers it
         await pilot.pause()
         assert app.clipboard == path and list(app._notifications) == []
-        assert text_of(app.screen, "#transcript") == "Transcript: copied, if your terminal allows OSC 52:"
+        assert text_of(app.screen, "#transcript") == "Transcript: copied if the terminal allows OSC 52:"
 
 
 async def test_clicking_the_draw_pile_draws():
