@@ -51,6 +51,21 @@ def test_the_seat_that_kept_the_transcript_sees_its_own_cards_with_its_seed_and_
     assert all(view.watcher and view.hand == () for view in public)
 
 
+def test_a_version_3_transcript_shows_its_seat_s_own_cards_which_its_audit_published():
+    """A version-3 or 4 seat cannot be folded from its seed again (this program speaks version 5 from a seat), but
+    the audit at the end of each of those games published every card: the replay shows the transcript's seat with
+    the cards it was shown, its hand from the deal on."""
+    import gzip
+
+    from test_verify import VERSION_3
+
+    record = transcript.parse(json.loads(gzip.decompress(VERSION_3.read_bytes())))
+    [(check, steps)] = views(record)
+    assert check.play.version == 3 and record.seat == 0
+    assert all(view.me == 0 and not view.watcher for view in steps)
+    assert [len(view.hand) for view in steps[:3]] == [5, 4, 4] and steps[-1].result is not None
+
+
 def test_the_seed_is_written_beside_the_transcript_for_its_owner_alone_and_pruned_with_it(tmp_path):
     from tabletop.shell import prune
     from tabletop.transcript import seed_path, write_seed
