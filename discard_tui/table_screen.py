@@ -306,7 +306,8 @@ class TableScreen(Screen[None], Generic[V]):
         self.post_message(LeaveTable())
 
     def action_watching(self) -> None:
-        self.notice(WATCHING)
+        """What the footer's "Watching: read-only" means: said once, in other words than the hint it stands above."""
+        self.notice(READ_ONLY)
 
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
@@ -344,6 +345,7 @@ class TableScreen(Screen[None], Generic[V]):
 
 
 WATCHING = "Watching: you see what all players see, no hidden card."  # fits 60 columns
+READ_ONLY = "You hold no seat: no key of yours makes a move. q leaves."  # w, a watcher's; fits 60 columns
 
 
 def replaying(view: SeatView) -> str:
