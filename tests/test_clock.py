@@ -54,6 +54,20 @@ def test_each_wait_draws_on_the_bank_past_the_move_s_time_and_a_claim_holds_once
     assert timers.banks == [0, 60_000] and 0 not in timers.waits
 
 
+def test_a_seat_whose_time_ran_out_sits_out_with_five_seconds_a_wait_until_it_acts_again():
+    timers = Timers(Clock(move_ms=30_000, bank_ms=60_000), seats=2)
+    timers.update({0}, 0)
+    timers.judge(0, 90_000)
+    timers.update({0}, 90_000)  # what the default move left it owing (its key, say): 5 s, no bank
+    assert timers.deadline(0) == 95_000 and timers.view().left(0, 91_000) == (4_000, 0)
+    with pytest.raises(Early, match=r"^0\.1 s early: 4\.9 s after the wait began, of 5 s while sitting out and 0 s"):
+        timers.judge(0, 94_900)
+    timers.update({1}, 94_000, acted=0)  # it acted in time: it is back, with the move's whole time
+    timers.update({0}, 95_000, acted=1)
+    assert timers.deadline(0) == 125_000 and timers.sitting_out == set()
+    assert Timers(Clock(move_ms=3_000, bank_ms=0), seats=1).clock.allowance(sitting_out=True) == 3_000  # never more
+
+
 def test_a_claim_before_the_time_and_bank_ran_out_is_named_on_every_seat_and_a_later_one_loses_the_throw():
     early = Room(game="rps", options={"clock": 15, "bank": 30})
     early.run()

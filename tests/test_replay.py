@@ -155,14 +155,19 @@ async def test_the_footer_shows_every_key_whole(width):
     (keys that go together share one word: "←→ Move", "home end Deal/End", "pgup pgdn Game")."""
     from textual.widgets import Footer
 
+    from pilot import until
+
+    every_key = {"left", "right", "home", "end", "pageup", "pagedown", "question_mark", "q"}
     app = ReplayApp(views(played(deck="short")) * 2)
+
+    def keys_shown() -> set[str]:
+        return {key.key for key in app.screen.query("FooterKey") if key.description != "palette"}
+
     async with app.run_test(size=(width, 20)) as pilot:
-        await pilot.pause()
-        await pilot.pause()
+        await until(pilot, lambda: keys_shown() == every_key, "every key in the footer")
         footer = app.screen.query_one(Footer)
         keys = [key for key in footer.query("FooterKey") if key.description != "palette"]
         labels = list(footer.query("FooterLabel"))
-        assert {key.key for key in keys} == {"left", "right", "home", "end", "pageup", "pagedown", "question_mark", "q"}
         assert [str(label.render()).strip() for label in labels] == ["Move", "Deal/End", "Game"]
         shown = [*keys, *labels]
         assert all(part.region.right <= width and part.region.width >= len(str(part.render()).rstrip())
