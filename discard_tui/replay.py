@@ -106,7 +106,8 @@ class Owner(Recorder):
     """:class:`Recorder` for a version-3 or 4 transcript, whose seats cannot be folded from their seed again (this
     program speaks version 5 from a seat): the transcript's owner's eyes on a watcher's fold. Each audited game
     published every seat's deck seed, so every card is known: each view shows the owner's seat with the cards that
-    were shown to it by then, as its own table did. A game never audited is shown as a watcher saw it."""
+    were shown to it by then, as its own table did. A game never audited is shown as a watcher saw it, and its hint
+    says why (``SeatView.unseen``)."""
 
     def __init__(self, seat: int, revealed: dict[int, dict[int, int]]) -> None:
         """``revealed``: game number -> every position's card (its index in the game's faces), from the audit."""
@@ -274,13 +275,18 @@ def views(record: Transcript, seed: bytes | None = None) -> Games:
                 return games_of(checks, mine)
         public = Recorder()  # no seed, or not the seat's (its fold stopped at the seat's first hello): a watcher's
         checks = transcript.check(record, GAMES, public)
+        if record.seat is None or record.seat < 0:
+            return games_of(checks, public)
         revealed = {check.number: check.play.revealed for check in checks
                     if check.fair and not check.play.proven and check.play.revealed}
-        if record.seat is None or record.seat < 0 or not revealed:
-            return games_of(checks, public)
-        owner = Owner(record.seat, revealed)  # version 3 or 4: its audits showed every card, the owner's too
-        transcript.fold(record, GAMES, seen=owner)
-        return games_of(checks, owner)
+        seen = public
+        if revealed:  # version 3 or 4: its audits showed every card, the owner's too
+            seen = Owner(record.seat, revealed)
+            transcript.fold(record, GAMES, seen=seen)
+        return [(check, steps if check.play.proven or check.number in revealed else
+                 [dataclasses.replace(view, unseen=f"Replay: no seat's own cards (a version-{check.play.version} "
+                                      "game, unaudited).") for view in steps])
+                for check, steps in games_of(checks, seen)]
     except transcript.NotATranscript as error:
         raise Unreplayable(why=str(error)) from None
 

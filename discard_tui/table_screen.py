@@ -351,7 +351,7 @@ READ_ONLY = "You hold no seat: no key of yours makes a move. q leaves."  # w, a 
 def replaying(view: SeatView) -> str:
     """A replay's hint: whose eyes it sees the game through."""
     if view.watcher:
-        return "Replay: what all players saw, no hidden card."
+        return view.unseen or "Replay: what all players saw, no hidden card."
     return f"Replay as {view.my_name} saw it: {view.my_name}'s own cards too."
 
 
