@@ -80,7 +80,8 @@ async def next_game(seat: Seat, timeout: float) -> int | None:
         if remaining <= 0:
             raise TimeoutError
         try:
-            return await asyncio.wait_for(seat.completed.get(), remaining)
+            async with asyncio.timeout(remaining):
+                return await seat.completed.get()
         except TimeoutError:
             continue
 

@@ -466,8 +466,8 @@ HURRY = 10_000  # ms left (move and bank together) under which my own clock is s
 
 def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
     """The clock the player needs, by the relay's time (``now``: time.monotonic()): mine while the game waits on me
-    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00"); and whether mine is nearly
-    out. ("", False) when no clock runs."""
+    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00", "cy sitting out 0:05"); and
+    whether mine is nearly out. ("", False) when no clock runs."""
     clock = view.clock
     if clock is None or view.relay_offset is None or not view.in_game:  # a shuffle step or a key may be on it
         return "", False
@@ -478,7 +478,9 @@ def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
         left = clock.left(seat, relay)
         assert left is not None
         move, bank = left
-        parts.append(f"{'you' if seat == view.me else view.names[seat]} {minutes(move)} · bank {minutes(bank)}")
+        who = "you" if seat == view.me else view.names[seat]
+        parts.append(f"{who} sitting out {minutes(move)}" if seat in clock.sitting_out  # no bank then
+                     else f"{who} {minutes(move)} · bank {minutes(bank)}")
         hurry = seat == view.me and move + bank < HURRY
     return " · ".join(parts), hurry
 

@@ -363,7 +363,10 @@ def test_a_seat_that_vanishes_while_the_board_needs_its_key_voids_the_hand_and_f
 
 def test_a_vanished_seat_whose_move_timed_out_sits_out_so_the_void_comes_five_seconds_later_not_thirty():
     """cy's program stops at its turn: after its 30 s and 60 s of bank the clock moves for it, and what the hand
-    then owes it (its keys) has the 5 s of a seat sitting out, not another move's 30 s."""
+    then owes it (its keys) has the 5 s of a seat sitting out, not another move's 30 s, and the clock says so."""
+    from discard_tui.table_screen import clock_text
+    from pilot import view_of as screen_view
+
     room = Room(game="holdem", seats=3, options=CLOCKED)
     room.strategies = {seat: station for seat in range(3)}
     gone = vanish_when(room, Owed.MOVE)
@@ -373,6 +376,9 @@ def test_a_vanished_seat_whose_move_timed_out_sits_out_so_the_void_comes_five_se
     assert room.violations == {} and all(t.clocked() == [gone] for t in live)  # it owes the deal again
     timers = live[0].play.timers
     assert timers is not None and timers.deadline(gone) == timers.waits[gone].since + 5_000
+    view = screen_view(room, live[0].me)
+    assert clock_text(dataclasses.replace(view, relay_offset=0.0), now=room.ledger[-1].time)[0] == \
+        f"{room.names[gone]} sitting out 0:05"
     claim_after(room, 5.0, gone)
     room.run()
     assert room.violations == {}
