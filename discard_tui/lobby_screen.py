@@ -195,7 +195,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
         elif number > 1:
             self.say(f"No more rooms (page {number}). p goes back, c creates one.")
         else:
-            self.say("No room is waiting on this relay. c creates one, which is listed here.")
+            self.say("No room is waiting on this relay: c creates one.")  # one line at 60 columns
         self.show_detail()
         self.refresh_bindings()
 
