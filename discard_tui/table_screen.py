@@ -315,6 +315,8 @@ class TableScreen(Screen[None], Generic[V]):
 
     def refused(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why ``action`` cannot be done now (the table checks again when it is sent); None if it can."""
+        if view.watcher and view.replay is None:
+            return READ_ONLY  # not the game's refusal ("it is bo's turn"), as if the watcher held a seat
         return view.rematch_refusal if action == "rematch" else self.refusal(view, action, index)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
