@@ -315,7 +315,8 @@ class TableScreen(Screen[None], Generic[V]):
         self.post_message(LeaveTable())
 
     def action_watching(self) -> None:
-        self.notice(WATCHING)
+        """What the footer's "Watching: read-only" means: said once, in other words than the hint it stands above."""
+        self.notice(READ_ONLY)
 
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
@@ -323,6 +324,8 @@ class TableScreen(Screen[None], Generic[V]):
 
     def refused(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why ``action`` cannot be done now (the table checks again when it is sent); None if it can."""
+        if view.watcher and view.replay is None:
+            return READ_ONLY  # not the game's refusal ("it is bo's turn"), as if the watcher held a seat
         return view.rematch_refusal if action == "rematch" else self.refusal(view, action, index)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -353,12 +356,13 @@ class TableScreen(Screen[None], Generic[V]):
 
 
 WATCHING = "Watching: you see what all players see, no hidden card."  # fits 60 columns
+READ_ONLY = "You hold no seat: no key of yours makes a move. q leaves."  # w, a watcher's; fits 60 columns
 
 
 def replaying(view: SeatView) -> str:
     """A replay's hint: whose eyes it sees the game through."""
     if view.watcher:
-        return "Replay: what all players saw, no hidden card."
+        return view.unseen or "Replay: what all players saw, no hidden card."
     return f"Replay as {view.my_name} saw it: {view.my_name}'s own cards too."
 
 
