@@ -388,7 +388,7 @@ class HoldemState(GameState[str]):
         shared = ", ".join(f"{gain:,} to {{{other}}}" for other, gain in sorted(gains.items()))
         number = h.number + 1
         self.last_result = f"hand {number} is void: every chip goes back to where it stood when it began, " \
-                           f"and out of the game goes {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"
+                           f"and out of the game: {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"  # reads for "you" too
         said = self.last_result
         self.short = f"hand {number} void: {{{seat}}} left, {forfeit:,} shared"
         self.voided.append(Voided(
