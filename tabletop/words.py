@@ -23,6 +23,7 @@ PROGRESS = {
     Phase.DEALING: "Dealing",
     Phase.AUDITING: "Auditing the game",
 }
+CHECKING_SHUFFLE = "Shuffling: checking the proofs"  # every step is in (Progress.step 0)
 HEADLINES = {  # a seat's headline in each phase, when no turn, result or wait says more
     Phase.WAITING: "Waiting for an opponent",
     Phase.STARTING: "Drawing who starts",
@@ -139,7 +140,9 @@ def result_words(result: Result, cheer: bool = False) -> str:
 
 
 def progress_words(progress: Progress) -> str:
-    """ "Shuffling: step 3 of 4", "Dealing", …"""
+    """ "Shuffling: step 3 of 4", "Shuffling: checking the proofs", "Dealing", …"""
+    if progress.phase is Phase.SHUFFLING and not progress.step:
+        return CHECKING_SHUFFLE
     return PROGRESS[progress.phase].format(step=progress.step, steps=progress.steps)
 
 

@@ -19,7 +19,7 @@ from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches, short_mismatch
 from discard_tui.widgets import HandView, Scale, StatusBar, card_size, counted
-from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
+from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until, watcher_view
 
 
 
@@ -1274,3 +1274,24 @@ async def test_a_hand_label_keeps_its_count_at_60_columns_and_cuts_the_name_firs
             else mine == "Your hand: 7 cards"
         assert len(mine) <= width
     assert counted("{}'s hand", long, "7 cards", 14) == "7 cards" == counted("Your hand", "", "7 cards", 12)
+
+
+async def test_a_shuffle_whose_last_step_is_in_but_not_yet_checked_counts_no_step_past_the_last():
+    """All four steps of a two-seat shuffle are on the ledger, the last one's proof not yet checked (a watcher's or a
+    busy seat's pool is behind): the table says it checks them, not "Shuffling: step 5 of 4"."""
+    from room import Room
+    from tabletop import transcript
+    from discard_tui.config import SCREENS
+
+    room = Room(options={"deck": "short"})
+    room.run(until=lambda: room.tables[0].play.deck is not None and room.tables[0].play.deck.shuffled)
+    behind = transcript.observer(room.name, room.catalog)
+    for event in room.ledger:
+        behind.apply(event)  # proofs left unchecked
+    assert behind.phase is Phase.SHUFFLING
+    harness = TableHarness(SCREENS["discard"].ui().screen(PlayConfig.leave_grace),
+                           watcher_view(room, behind))
+    async with harness.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        label = text_of(harness.table, "#progress-label")
+        assert label == "Shuffling: checking the proofs", label
