@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.cells import cell_len, chop_cells
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -36,7 +36,8 @@ from games.holdem.about import Stage
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatView
-from .widgets import CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, show_text, word_lines
+from .widgets import (CardWidget, ProgressBox, back_rows, card_size, cell, empty_rows, face_rows, fan, show_text,
+                      word_lines)
 
 if TYPE_CHECKING:
     from games.holdem.moves import HoldemView, Player
@@ -211,7 +212,7 @@ def last_hands(view: HoldemScreenView, width: int) -> list[list[str]]:
         column = min(max(cell_len(name(view, shown.seat)) for shown in last.shown), 14)
         for shown in last.shown:
             took = last.took(shown.seat)
-            who = chop_cells(name(view, shown.seat), column)[0]
+            who = cell(name(view, shown.seat), column).plain  # cut, it says so: "Ana-Maria_Łop…"
             lines += hanging(f"  {who}{' ' * (column - cell_len(who))}  {plain_cards(shown.cards)}  ",
                              shown.name + (f"{SEP}won{GLUE}{took:,}" if took else ""), width)
         lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]

@@ -596,3 +596,23 @@ async def test_at_60x20_the_last_hand_panel_keeps_the_newest_hand_when_both_do_n
         rows = [row.rstrip() for row in screen_rows(panel)]
         assert "Hand 2: you won 20; 10 uncalled" in rows and panel.region.bottom <= app.table.query_one("#play").region.bottom, rows
         assert not any(row.startswith("Hand 1") for row in rows), rows
+
+
+async def test_a_long_name_cut_in_the_last_hand_panel_ends_in_an_ellipsis():
+    """A 31-character name was cut to its first 14 columns, "Ana-Maria_Łope", with nothing to say it goes on: a
+    player reads a cut name as the whole name. Cut, it ends in "…"."""
+    from games.holdem.moves import Call, Fold
+    from test_holdem import new, play, stack
+
+    state = new(seats=3, starter=2)
+    stack(state, {0: "2h3h", 1: "JsTd", 2: "9c9d", -1: "JcTh4sKd2c"})
+    play(state, 2, Call())
+    play(state, 0, Fold())
+    checked_down(state)
+    names = ("ana", "Ana-Maria_Łopez-Zavala_[b]x[/b]", "cy")
+    view = seat_view(HoldemScreenView, me=0, names=names, present=(True,) * 3, board=state.view(0))
+    app = TableHarness(HoldemTable(30), view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        rows = [row.rstrip() for row in screen_rows(app.table.query_one("#info"))]
+        assert any(row.startswith("  Ana-Maria_Łop…  J♠ 10♦") for row in rows), rows
