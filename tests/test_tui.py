@@ -1295,3 +1295,18 @@ async def test_a_shuffle_whose_last_step_is_in_but_not_yet_checked_counts_no_ste
         await pilot.pause()
         label = text_of(harness.table, "#progress-label")
         assert label == "Shuffling: checking the proofs", label
+
+
+async def test_while_a_rematch_opens_the_headline_says_who_waits_on_whom():
+    """bo opened a rematch after a game I lost: the table (still the last game) said "Waiting for an opponent", as
+    if I waited on bo, while bo waits on me. It says the game's result then; once I open it, "Waiting for bo"."""
+    from tabletop.values import Result
+
+    offered = seat_view(DiscardScreenView, phase=Phase.WAITING, result=Result.LOSS, rematch_offered=True)
+    app = TableHarness(DiscardTable(30), offered)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.table.query_one(StatusBar).headline == "You lose"
+        app.show(rematch_offered=False)  # I opened it: bo has not said hello yet
+        await pilot.pause()
+        assert app.table.query_one(StatusBar).headline == "Waiting for bo"
