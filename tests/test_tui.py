@@ -1310,3 +1310,21 @@ async def test_while_a_rematch_opens_the_headline_says_who_waits_on_whom():
         app.show(rematch_offered=False)  # I opened it: bo has not said hello yet
         await pilot.pause()
         assert app.table.query_one(StatusBar).headline == "Waiting for bo"
+
+
+async def test_the_game_over_dialog_with_a_two_line_ending_and_path_fits_60x20_without_a_scrollbar():
+    """Cabo's game-over dialog at 60x20 (an ending and a transcript path of two lines each) scrolled by one row: the
+    blank margin under its last line, its scrollbar thumb drawn over "n plays again". Every row of it is shown."""
+    from tabletop.values import Result, Verdict
+
+    done = seat_view(DiscardScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 6, ("move", "moves")),
+                     transcript="/tmp/c2/cana/transcripts/20261127-081626-cab1-seat1.json", result=Result.WIN,
+                     wins=(1, 1), names=("Ana-Maria_Łopez-Zavala_[b]x[/b]", "bot"),
+                     ending="bot and you passed 10 after round 1; the lowest total wins: you (bot 20 · you 13).")
+    app = TableHarness(DiscardTable(30), done)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await app.push_screen(GameOverScreen(done, download=False))
+        await pilot.pause()
+        dialog = app.screen.query_one("#gameover")
+        assert dialog.max_scroll_y == 0, dialog.max_scroll_y
+        assert dialog.scrollable_content_region.contains_region(app.screen.query_one("#offer").region)
