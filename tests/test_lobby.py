@@ -419,3 +419,18 @@ async def test_my_unfinished_game_s_row_is_drawn_whole_at_the_first_frame(size):
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.page is not None, "the lobby")
         table = app.screen.query_one("#yours", DataTable)
         assert re.fullmatch(r" *discard +ana +game 1 under way +4\d s ago *", table.render_line(1).text)
+
+
+async def test_with_no_room_waiting_enter_watches_a_game_under_way_without_a_tab_first():
+    """No room waiting, one game under way: the focus stayed on the empty list of rooms, so Enter did nothing and
+    said nothing though the screen said "Enter watches one". The games under way take the focus."""
+    going = Page((waiting(7, game="discard", names=("ana", "bo"), seats=2),), None)
+    app = LobbyHarness({None: Page((), None)}, under_way=going)
+    async with app.run_test(size=(80, 24)) as pilot:
+        under_way = app.screen.query_one("#under-way", DataTable)
+        await until(pilot, lambda: under_way.row_count, "the games under way")
+        assert app.screen.active_bindings["enter"].binding.description == "Watch"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.chosen, "the choice")
+    [chosen] = app.chosen
+    assert chosen is not None and (chosen.room, chosen.watch) == ("table-0007", True)
