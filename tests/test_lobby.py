@@ -434,3 +434,19 @@ async def test_with_no_room_waiting_enter_watches_a_game_under_way_without_a_tab
         await until(pilot, lambda: app.chosen, "the choice")
     [chosen] = app.chosen
     assert chosen is not None and (chosen.room, chosen.watch) == ("table-0007", True)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_my_game_row_shows_a_long_opponent_name_whole_where_the_score_leaves_room(size):
+    """"Your game" cut a 31-character name to a third of the row ("Ana-Maria_Łope…" at 80 columns, "…_[…" even
+    at 200) while the score column beside it stood half empty: the name takes what the score does not need."""
+    import time
+
+    name = "Ana-Maria_Łopez-Zavala_[b]x[/b]"
+    seat = saves.SavedSeat(RELAY, "table-0007", "me", "t", "00", "discard", time.time() - 40, stage="playing",
+                           seats=2, names=[name, "me"], me=1, number=1)
+    app = LobbyHarness({None: Page((), None)}, saved=(seat,))
+    async with app.run_test(size=size) as pilot:
+        yours = app.screen.query_one("#yours", DataTable)
+        await until(pilot, lambda: yours.row_count, "my game")
+        assert [str(getattr(c, "plain", c)) for c in yours.get_row_at(0)][1:3] == [name, "game 1 under way"]
