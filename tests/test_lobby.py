@@ -36,9 +36,9 @@ class LobbyHarness(App[None]):
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
 
     def __init__(self, pages: dict[str | None, Page | LobbyError], under_way: Page | None = None,
-                 saved: tuple[saves.SavedSeat, ...] = ()) -> None:
+                 saved: tuple[saves.SavedSeat, ...] = (), name: str = "me") -> None:
         super().__init__()
-        self.pages, self.under_way, self.saved = pages, under_way, saved
+        self.pages, self.under_way, self.saved, self.player = pages, under_way, saved, name
         self.fetched: list[str | None] = []
         self.chosen: list[PlayConfig | None] = []
 
@@ -54,7 +54,7 @@ class LobbyHarness(App[None]):
         return page
 
     def on_mount(self) -> None:
-        config = PlayConfig(relay=RELAY, room="", name="me", game="discard")
+        config = PlayConfig(relay=RELAY, room="", name=self.player, game="discard")
         self.push_screen(LobbyScreen(config, self.fetch, refresh=None, saved=self.saved,
                                      under_way=self.going if self.under_way is not None else None), self.chosen.append)
 
@@ -450,3 +450,17 @@ async def test_my_game_row_shows_a_long_opponent_name_whole_where_the_score_leav
         yours = app.screen.query_one("#yours", DataTable)
         await until(pilot, lambda: yours.row_count, "my game")
         assert [str(getattr(c, "plain", c)) for c in yours.get_row_at(0)][1:3] == [name, "game 1 under way"]
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_the_lobby_title_shows_my_long_name_whole(size):
+    """"you play as Ana-Maria_Łopez-Zavala_[b…": the player's own name, cut, in the title. It goes on a second line."""
+    from textual.geometry import Region
+
+    name = "Ana-Maria_Łopez-Zavala_[b]x[/b]"
+    app = LobbyHarness({None: Page((), None)}, name=name)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: "No room" in text_of(app.screen, "#status"), "the lobby read")
+        where = app.screen.query_one("#where")
+        shown = [strip.text.strip() for strip in where.render_lines(Region(0, 0, where.size.width, where.size.height))]
+        assert shown[-1] == name and "…" not in " ".join(shown), shown
