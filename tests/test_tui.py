@@ -19,7 +19,7 @@ from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches, short_mismatch
 from discard_tui.widgets import HandView, Scale, StatusBar, card_size, counted
-from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until, watcher_view
+from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until, view_of, watcher_view
 
 
 
@@ -1328,3 +1328,34 @@ async def test_the_game_over_dialog_with_a_two_line_ending_and_path_fits_60x20_w
         dialog = app.screen.query_one("#gameover")
         assert dialog.max_scroll_y == 0, dialog.max_scroll_y
         assert dialog.scrollable_content_region.contains_region(app.screen.query_one("#offer").region)
+
+
+async def test_back_at_a_finished_rematch_nobody_is_said_to_want_another():
+    """Two games played (the second a rematch), the other player gone: my TUI started again on the room said "bot
+    wants a rematch: press n" (the other's hello to game 2, which I had answered, read as an offer). It offers n."""
+    from room import Room
+    from tabletop import transcript
+    from tabletop.table import Table
+    from games.discard.strategy import simple
+
+    room = Room(options={"deck": "short"})
+    room.strategies = {0: simple(1), 1: simple(2)}
+    room.run()
+    assert room.tables[1].rematch() is None
+    room.run()
+    assert room.tables[0].rematch() is None
+    room.run()
+    assert room.tables[1].play.number == 2 and room.tables[1].phase is Phase.OVER
+    old = room.tables[1]
+    back = Table(room.name, 1, bytes([2]) * 32, room.catalog, old.wish)  # my program again, as --room starts it
+    for event in room.ledger:
+        back.apply(event)
+        transcript.check_proofs(back)
+    room.tables[1] = back
+    view = view_of(room, 1)
+    app = TableHarness(DiscardTable(30), view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(GameOverScreen(view, download=False))
+        await pilot.pause()
+        offer = text_of(app.screen, "#offer")
+        assert "wants a rematch" not in offer and offer.startswith("n plays again"), offer
