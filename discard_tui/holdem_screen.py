@@ -63,9 +63,9 @@ loses every pot to one shown may be mucked. The game ends when one
 player has every chip, or after the last hand: the chip leader wins.
 
 [b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
-      ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it  ⌫ deletes
-      h ½ pot  p pot  a all in  Enter send  Esc cancel
-      at showdown, a hand that loses every pot: c shows it, f mucks it
+      ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it
+      ⌫ deletes  h ½ pot  p pot  a all in  Enter send  Esc cancel
+      at showdown, a hand that loses every pot: c shows, f mucks
       n rematch   q quit
 [b]Cues[/b]  ▶ to act (reversed)   D the button   folded · all in · out
       ▚▞ a card you cannot see   bet: chips in front this street

@@ -616,3 +616,19 @@ async def test_a_long_name_cut_in_the_last_hand_panel_ends_in_an_ellipsis():
         await pilot.pause()
         rows = [row.rstrip() for row in screen_rows(app.table.query_one("#info"))]
         assert any(row.startswith("  Ana-Maria_Łop…  J♠ 10♦") for row in rows), rows
+
+
+async def test_the_help_keeps_each_key_line_on_one_row_at_80x24():
+    """The help scrolls at 80x24, and its scrollbar took two columns: "⌫ deletes" and "f mucks it" went to the next
+    row, under the headings' column ("deletes", "it"). Every key and cue line is one row."""
+    from discard_tui.table_screen import help_page
+    from discard_tui.widgets import HelpScreen
+
+    app = TableHarness(HoldemTable(30), seat_view(HoldemScreenView))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(HelpScreen(help_page(HELP, "12345 67890 13579 24680 11223 34455", 3)))
+        await pilot.pause()
+        rows = [row.rstrip() for row in screen_rows(app.screen.query_one("#help Static"))]
+        keys = HELP[HELP.index("[b]Keys"):HELP.index("[b]Secrecy")].replace("[b]", "").replace("[/b]", "")
+        for line in filter(None, keys.splitlines()):
+            assert line.rstrip() in rows, (line, rows)
