@@ -1359,3 +1359,16 @@ async def test_back_at_a_finished_rematch_nobody_is_said_to_want_another():
         await pilot.pause()
         offer = text_of(app.screen, "#offer")
         assert "wants a rematch" not in offer and offer.startswith("n plays again"), offer
+
+
+async def test_at_60x20_the_help_covers_the_table_so_no_stray_characters_show_beside_it():
+    """At 60x20 the help (95% of the screen) left a column of the table on each side and a row below: "█g", "█m…",
+    "█6" at its right edge read as stray characters. Where the terminal is narrow it takes the whole screen."""
+    from discard_tui.table_screen import help_page
+
+    app = discard_table()
+    async with app.run_test(size=(60, 20)) as pilot:
+        app.push_screen(HelpScreen(help_page(discard_screen.HELP, SAFETY, 2)))
+        await pilot.pause()
+        shown = app.screen.query_one("#help").region
+        assert (shown.x, shown.width, shown.y, shown.bottom) == (0, 60, 0, 19), shown  # the footer below
