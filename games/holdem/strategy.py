@@ -92,7 +92,8 @@ DEFEND = 0.05  # equity it gives up against a raiser's range in the big blind, f
 LOOK = 0.1  # equity beyond the push/fold reasoning a shove before the flop needs against a player who raises every
 # pot: its raises let any hand see a flop, which tells more than two cards (68 % against always-pot heads-up, known
 # from the first hand, instead of 67 % without it and 63 % at 0.05 less, 400 games each)
-SEE = 0.5  # equity against such a player's range from which the small blind completes to see that flop
+SEE = 0.5  # equity against such a player's range from which the small blind completes to see that flop (unless
+# that player's raises are mostly all in)
 TURN_TO_COME = 0.06  # on the flop, equity a hand may lack of the stack's odds against such a player: it may still
 # fold on the turn
 PRIOR = 4  # moves of an average player assumed before a seat's own habits are seen
@@ -267,7 +268,8 @@ def unraised(view: HoldemView, hole: Sequence[str], others: Sequence[Player], rn
             return shove(view)
         if not owe:
             return Check()
-        return Call() if share >= SEE else Fold()
+        sees = all(p.habits.shoves * 2 < p.habits.raises for p in wild)  # a shove leaves no flop to see
+        return Call() if sees and share >= SEE else Fold()
     strength = top(hole)
     opens = OPEN if len(others) <= 2 else OPEN_EARLY
     if all(folding(p.habits) >= FOLDER for p in others):
