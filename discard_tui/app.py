@@ -189,7 +189,7 @@ class DiscardApp(App[None]):
         self.title = self.ui.title
         self.push_screen(self.new_table())
         self.push_screen(ConnectingScreen(self.where()))
-        self.call_after_refresh(self.play)  # the first frame first: the table's imports take a while
+        self.play()
 
     def keep(self, **changes: object) -> None:
         """Keep preferences for next time; one line if they cannot be written (the game goes on)."""
@@ -219,6 +219,12 @@ class DiscardApp(App[None]):
     @work(exclusive=True, group="game")
     async def play(self) -> None:
         """Start a session (the relay and the computers if needed, my seat taken or taken back) and run it."""
+        # The first frame first (the table's imports take a while), waited for here: a worker started only after the
+        # refresh could start once Textual had cancelled its workers on the way out (Ctrl-C at the first frame), and
+        # go on against the screens being taken apart (a crash: status 1, not 130).
+        refreshed = asyncio.Event()
+        self.call_after_refresh(refreshed.set)
+        await refreshed.wait()
         await asyncio.to_thread(load_engine, self.config.game)
         from tabletop.ledger import RelayError, RoomFull
 

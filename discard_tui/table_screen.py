@@ -306,7 +306,8 @@ class TableScreen(Screen[None], Generic[V]):
         self.post_message(LeaveTable())
 
     def action_watching(self) -> None:
-        self.notice(WATCHING)
+        """What the footer's "Watching: read-only" means: said once, in other words than the hint it stands above."""
+        self.notice(READ_ONLY)
 
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
@@ -314,6 +315,8 @@ class TableScreen(Screen[None], Generic[V]):
 
     def refused(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why ``action`` cannot be done now (the table checks again when it is sent); None if it can."""
+        if view.watcher and view.replay is None:
+            return READ_ONLY  # not the game's refusal ("it is bo's turn"), as if the watcher held a seat
         return view.rematch_refusal if action == "rematch" else self.refusal(view, action, index)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -344,12 +347,13 @@ class TableScreen(Screen[None], Generic[V]):
 
 
 WATCHING = "Watching: you see what all players see, no hidden card."  # fits 60 columns
+READ_ONLY = "You hold no seat: no key of yours makes a move. q leaves."  # w, a watcher's; fits 60 columns
 
 
 def replaying(view: SeatView) -> str:
     """A replay's hint: whose eyes it sees the game through."""
     if view.watcher:
-        return "Replay: what all players saw, no hidden card."
+        return view.unseen or "Replay: what all players saw, no hidden card."
     return f"Replay as {view.my_name} saw it: {view.my_name}'s own cards too."
 
 
@@ -464,8 +468,8 @@ HURRY = 10_000  # ms left (move and bank together) under which my own clock is s
 
 def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
     """The clock the player needs, by the relay's time (``now``: time.monotonic()): mine while the game waits on me
-    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00"); and whether mine is nearly
-    out. ("", False) when no clock runs."""
+    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00", "cy sitting out 0:05"); and
+    whether mine is nearly out. ("", False) when no clock runs."""
     clock = view.clock
     if clock is None or view.relay_offset is None or not view.in_game:  # a shuffle step or a key may be on it
         return "", False
@@ -476,7 +480,9 @@ def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
         left = clock.left(seat, relay)
         assert left is not None
         move, bank = left
-        parts.append(f"{'you' if seat == view.me else view.names[seat]} {minutes(move)} · bank {minutes(bank)}")
+        who = "you" if seat == view.me else view.names[seat]
+        parts.append(f"{who} sitting out {minutes(move)}" if seat in clock.sitting_out  # no bank then
+                     else f"{who} {minutes(move)} · bank {minutes(bank)}")
         hurry = seat == view.me and move + bank < HURRY
     return " · ".join(parts), hurry
 

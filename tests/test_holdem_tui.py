@@ -13,7 +13,7 @@ from discard_tui.table_screen import SaveHistory, SaveTranscript
 from tabletop.values import Phase
 from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
-from discard_tui.table_screen import WATCHING, link_text
+from discard_tui.table_screen import READ_ONLY, WATCHING, link_text
 from games.holdem.about import Stage
 from pilot import (TableHarness, carry_out, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
                    watcher_view)
@@ -114,6 +114,8 @@ async def test_a_watchers_table_shows_no_hidden_card_makes_no_move_and_the_playe
         assert "Watching: read-only" in footer and not footer & {"Fold", "Check/Call", "Raise", "All in", "Rematch"}
         await pilot.press("f", "c", "a", "r", "enter", "n")
         assert app.asked() == []
+        await pilot.press("w")  # what read-only means, in other words than the hint's, which stays
+        assert status.notice == READ_ONLY != WATCHING == status.hint
     for table in (*room.tables, watcher):
         table.apply(Event(0, OBSERVER, "zed", "watch", {"watching": 2}, 0.0))
     player = view_of(room)
