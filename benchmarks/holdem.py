@@ -24,11 +24,15 @@ games per policy and table size (default 100), game k seeded k (its decks and
 the computer's choices) with the first button on seat k mod the seats. Prints
 the computer's games won / played (a game shared at the last hand is not
 won), its win rate with a 95 % Wilson interval, the hands per game, and the
-time of each of its decisions. Against always-all-in heads-up it also prints
-the best win rate any strategy can reach there, by a model solved exactly
-(:func:`best_against_all_in`).
+time of each of its decisions. Against always-all-in it also prints the best
+win rate any strategy can reach there, by a model solved exactly
+(:func:`best_against_all_in`), and against always-pot a bound on it
+(:func:`best_against_pot`). ``--compare REV`` also plays the computer of git
+revision REV (its games/holdem/strategy.py, on today's rules) on the same
+seeds, line by line.
 
     uv run python benchmarks/holdem.py --against always-all-in,always-call,always-pot,always-fold-unless-free
+    uv run python benchmarks/holdem.py --against always-pot --compare af5c302
     uv run python benchmarks/holdem.py --against always-all-in --seats 2 --games 200 --chips 2000
 """
 
