@@ -36,6 +36,7 @@ by the push/fold reasoning and :data:`LOOK` more, and sees the flop with the
 rest of what does well against a random hand; after the flop it goes on only
 with the equity that wins the stacks (:func:`against_wild`), letting that
 player do the betting.
+
 At showdown it mucks only a hand beaten, in every pot it could win, by a hand
 already shown. Every random draw comes from a generator seeded by the
 strategy's seed and the point of the hand, so the same seed makes the same
@@ -90,8 +91,7 @@ LIMP = 0.8  # share of hands the small blind completes with when it does not rai
 WILD = 0.6  # betting or raising this often makes a player who re-raises every pot
 DEFEND = 0.05  # equity it gives up against a raiser's range in the big blind, for its position and the raise it faces
 LOOK = 0.1  # equity beyond the push/fold reasoning a shove before the flop needs against a player who raises every
-# pot, but not all in: its raises let any hand see a flop, which tells more than two cards (68 % against always-pot heads-up, known
-# from the first hand, instead of 67 % without it and 63 % at 0.05 less, 400 games each)
+# pot, but not all in: its raises let a fair hand see a flop, which tells more than two cards
 SEE = 0.5  # equity against such a player's range from which the small blind completes to see that flop (unless
 # that player's raises are mostly all in)
 TURN_TO_COME = 0.06  # on the flop, equity a hand may lack of the stack's odds against such a player: it may still
@@ -252,7 +252,8 @@ def stack_off(view: HoldemView, hole: Sequence[str], raisers: Sequence[Player], 
 
 def unraised(view: HoldemView, hole: Sequence[str], others: Sequence[Player], rng: random.Random) -> Message:
     """Nobody has raised: short, shove or fold by the chips that folds and calls win; against a player who re-raises
-    every pot, shove what stands that re-raise and fold the rest; else open the pot (from the button and the small
+    every pot, shove what stands that re-raise, see the flop with fair hands (unless its raises are all in), and fold
+    the rest; else open the pot (from the button and the small
     blind most hands, every hand against players who fold too much); else check, complete the small blind, or
     fold."""
     big, owe = view.blinds[1], view.to_call
