@@ -435,13 +435,24 @@ class ProgressBox(Vertical):
             self.query_one(ProgressBar).update(progress=progress.done, total=progress.total)
 
 
+WORD_BACK = 12  # how many cells a cut line may give back to end at a word ("you 2…" read as a score of 2)
+
+
 def fit(left: Text, right: Text, width: int) -> Text:
-    """One line of ``width`` cells: ``right`` flush right, ``left`` cut with … to make room for it."""
+    """One line of ``width`` cells: ``right`` flush right, ``left`` cut with … to make room for it, after a whole
+    word when one ends near the cut."""
     right = right.copy()
     right.truncate(max(width, 0), overflow="ellipsis")
-    room = width - right.cell_len - (1 if right.cell_len else 0)
+    room = max(width - right.cell_len - (1 if right.cell_len else 0), 0)
     left = left.copy()
-    left.truncate(max(room, 0), overflow="ellipsis", pad=True)
+    if left.cell_len > room > 1:
+        left.truncate(room - 1)
+        plain = left.plain.rstrip()
+        space = plain.rfind(" ")  # not the two between a line's parts: that would cut the last part whole
+        if space > 0 and plain[space - 1] != " " and left.cell_len - cell_len(plain[:space]) <= WORD_BACK:
+            left = left[:space]
+        left.append("…")
+    left.truncate(room, overflow="ellipsis", pad=True)
     line = Text(no_wrap=True)
     line.append_text(left)
     if right.cell_len:

@@ -80,3 +80,14 @@ async def test_a_round_s_end_shows_names_as_their_players_wrote_them_and_hands_o
         assert [label.render().plain for label in screen.query(".seat-label")] == \
             ["[b]bo[/b] · sum 7 · cabo", "cy · sum 30"]  # "called cabo" does not fit
         assert [hand.values for hand in screen.query(CaboHand)] == [(7,), (9, 0, 13, 8, 0), (1, 4)]
+
+
+def test_a_status_line_cut_short_ends_after_a_whole_word_so_no_score_reads_smaller():
+    """At 80 columns cabo's round end read "round 1 scores bot 12 · you 2…" of a score of 22."""
+    from rich.text import Text
+
+    from discard_tui.widgets import fit
+
+    event = " round 1 scores bot 12 · you 22; totals bot 12 · you 22"
+    assert fit(Text(event), Text(), 31).plain == " round 1 scores bot 12 · you…  "
+    assert fit(Text(" " + "x" * 40), Text(), 20).plain == " " + "x" * 18 + "…"  # one long word: cut inside it

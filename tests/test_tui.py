@@ -527,7 +527,7 @@ async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size)
         assert lines[0].rstrip().endswith(" left 1 h ago") and "…" in lines[0]  # names cut, the score whole
         assert " 0 – 0 " in lines[0] and " · game 1 " in lines[0] and lines[0].count(long[:5]) == 2, lines[0]
         assert "Your turn" in lines[1] and f"{long} discarded 10♥"[:10] in lines[1]
-        assert lines[2].startswith(" 10♥ matches neither") and lines[2].endswith("…")
+        assert lines[2].startswith(" 10♥ matches neither") and lines[2].rstrip().endswith("…")  # after a whole word
         app.show(names=("tester", "Computer"), last_move="Computer showed J♥ 3♣: one pair, Twos, King, Jack "
                  "kickers. Hand 1 on 8♣ 7♥ 4♣ 2♣ Q♥: Computer won 40 with one pair")  # fits no way: cut at its end
         await pilot.pause()
