@@ -41,7 +41,7 @@ from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
 from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen
 from .profile import Profile
-from .table_screen import (LeaveTable, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
+from .table_screen import (LeaveTable, PathCopied, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
 from .view import SeatView
 from tabletop.values import Phase
@@ -407,6 +407,11 @@ class DiscardApp(App[None]):
     def save_transcript(self) -> None:
         self.download_transcript()
 
+    @on(PathCopied)
+    def path_copied(self) -> None:
+        """A path was copied from a screen that does not show it."""
+        self.notify(COPIED, markup=False)
+
     @on(SaveHistory)
     def save_history(self) -> None:
         if self.view is not None and self.view.history:
@@ -437,8 +442,8 @@ class DiscardApp(App[None]):
         """Offer ``path`` to a browser visitor as a download; in a terminal, copy its path (OSC 52, which works over
         SSH too)."""
         if not self.profile.browser:
-            self.copy_to_clipboard(str(path))  # nothing says whether the terminal took it: say what was done
-            self.notify(COPIED, markup=False)
+            self.copy_to_clipboard(str(path))  # nothing says whether the terminal took it: say what was done, in the
+            self.screen.post_message(PathCopied(str(path)))  # dialog that shows the path, not a toast over it
             return
         downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
         downloads.mkdir(parents=True, exist_ok=True)

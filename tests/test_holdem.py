@@ -878,7 +878,7 @@ def test_a_move_made_for_a_seat_out_of_time_is_the_fold_it_is_and_a_void_hand_a_
         '#   "d dh p2 ????",',
         '#   "p2 cc",  # bo called 10',
         "# bo's time ran out while the deal needed its keys or its shuffle step; hand 2 is void: every chip goes "
-        "back to where it stood when it began, and out of the game goes bo, whose 1,010 chips are shared (1,010 to "
+        "back to where it stood when it began, and out of the game: bo, whose 1,010 chips are shared (1,010 to "
         "ana)"], void
     [hand] = HandHistory.loads_all(text)
     assert played(hand).stacks == [1010, 990] == hand.finishing_stacks

@@ -21,7 +21,7 @@ from relay.memory_ledger import MemoryLedger
 from relay.server import Limits, Relay
 from room import Room
 from tabletop import deck as mental
-from tabletop import wire
+from tabletop import transcript, wire
 from tabletop.crypto import Group, derive_bytes
 from tabletop.game import Setup
 from tabletop.table import Phase, Post, Table
@@ -383,6 +383,11 @@ def test_a_vanished_seat_whose_move_timed_out_sits_out_so_the_void_comes_five_se
     room.run()
     assert room.violations == {}
     assert all(any("hand 1 is void" in line for line in t.log) for t in live)
+    back = Table(room.name, gone, bytes([gone + 1]) * 32, room.catalog, room.tables[gone].wish, follow=gone > 0)
+    for event in room.ledger:  # what the vanished player reads on coming back: "you" fits the sentence
+        back.apply(event)
+        transcript.check_proofs(back)
+    assert any("out of the game: you, whose" in line for line in back.log), back.log[-3:]  # "…goes you, whose" did not
 
 
 def test_a_seat_that_vanishes_owing_its_shuffle_step_voids_that_hand_and_the_game_goes_on():

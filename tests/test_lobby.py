@@ -124,6 +124,44 @@ async def test_the_games_under_way_are_listed_literally_and_enter_watches_one():
                                                                                              True, RELAY)
 
 
+async def test_my_own_game_is_listed_among_my_games_not_among_the_rooms_to_join_or_the_games_to_watch():
+    """A game of mine under way (or waiting for players) is mine to go back to: the lobby lists it once, as "your
+    game in room R is waiting: Enter returns", and offers the others' games to watch."""
+    import time
+
+    seat = saves.SavedSeat(RELAY, "table-0007", "me", "t", "00", "holdem", time.time() - 40, stage="playing",
+                           seats=2, names=["ana", "me"], me=1, number=1)
+    going = Page((waiting(7, game="holdem", names=("ana", "me"), seats=2), waiting(8, game="war", seats=2)), None)
+    app = LobbyHarness({None: Page((waiting(1), waiting(7)), None)}, under_way=going, saved=(seat,))
+    async with app.run_test(size=(80, 24)) as pilot:
+        under_way = app.screen.query_one("#under-way", DataTable)
+        await until(pilot, lambda: under_way.row_count, "the games under way")
+        assert [str(under_way.get_row_at(i)[0]) for i in range(under_way.row_count)] == ["war"]
+        assert [row[0] for row in rows(app)] == ["cabo"] and "1 room waiting" in text_of(app.screen, "#status")
+        assert text_of(app.screen, "#yours-detail") == "Your game in room table-0007 is waiting: Enter returns to it."
+
+
+async def test_a_refresh_keeps_the_highlight_on_the_same_room_wherever_it_moved():
+    """The lists are read again every few seconds: a room that arrived above the highlighted one moves it down a
+    row, and the highlight goes with it (in both lists)."""
+    going = Page((waiting(7, seats=2), waiting(8, seats=2)), None)
+    app = LobbyHarness({None: Page((waiting(1), waiting(2)), None)}, under_way=going)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        await until(pilot, lambda: rows(app) and screen.watched is not None, "both lists")
+        await pilot.press("down")
+        screen.query_one("#under-way", DataTable).move_cursor(row=1)
+        assert (screen.highlighted.room, screen.watched.room) == ("table-0002", "table-0008")
+        app.pages[None] = Page((waiting(3), waiting(1), waiting(2)), None)
+        app.under_way = Page((waiting(9, seats=2), waiting(7, seats=2), waiting(8, seats=2)), None)
+        await pilot.press("r")
+        await until(pilot, lambda: len(rows(app)) == 3 and screen.query_one("#under-way", DataTable).row_count == 3,
+                    "the lists read again")
+        assert (screen.highlighted.room, screen.watched.room) == ("table-0002", "table-0008")
+        assert text_of(screen, "#detail") == "Room table-0002"
+
+
 def test_a_page_of_games_under_way_is_checked_like_the_lobby():
     row = {"room": "r", "seats": 2, "taken": 2, "names": ["a", "b"], "waited": 1, "public": {"game": "war"}}
     assert parse_page({"type": "rooms", "rooms": [{**row, "watching": 3}], "next": None}, under_way=True).rooms[0] \

@@ -18,7 +18,7 @@ from tabletop.values import Phase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches, short_mismatch
-from discard_tui.widgets import HandView, Scale, StatusBar, card_size
+from discard_tui.widgets import HandView, Scale, StatusBar, card_size, counted
 from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
 
 
@@ -255,6 +255,10 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
         assert "t copies the path" in text_of(app.screen, "#transcript")
         path = "".join(text_of(app.screen, "#path").splitlines())  # whole, broken only after a "/" or a "-"
         assert path == str(app.seat.transcript_path) and app.seat.transcript_path.exists()
+        await pilot.press("t")  # copied: the dialog says so, no toast covers it
+        await pilot.pause()
+        assert app.clipboard == path and list(app._notifications) == []
+        assert text_of(app.screen, "#transcript") == "Transcript: copied if the terminal allows OSC 52:"
 
 
 async def test_clicking_the_draw_pile_draws():
@@ -524,6 +528,10 @@ async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size)
         assert " 0 – 0 " in lines[0] and " · game 1 " in lines[0] and lines[0].count(long[:5]) == 2, lines[0]
         assert "Your turn" in lines[1] and f"{long} discarded 10♥"[:10] in lines[1]
         assert lines[2].startswith(" 10♥ matches neither") and lines[2].endswith("…")
+        app.show(names=("tester", "Computer"), last_move="Computer showed J♥ 3♣: one pair, Twos, King, Jack "
+                 "kickers. Hand 1 on 8♣ 7♥ 4♣ 2♣ Q♥: Computer won 40 with one pair")  # fits no way: cut at its end
+        await pilot.pause()
+        assert "  Computer showed J♥ 3♣" in status.render().plain.splitlines()[1]  # a short name is never cut
 
 
 async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn_it_is():
@@ -1247,3 +1255,22 @@ async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_th
         app.table.update(dataclasses.replace(app.view, phase=Phase.OVER))
         await pilot.pause()
         assert status.clock == ""
+
+
+@pytest.mark.parametrize("watcher", [False, True])
+async def test_a_hand_label_keeps_its_count_at_60_columns_and_cuts_the_name_first(watcher):
+    """"Bartholomew-the-Magnificent-IV's hand: 7 cards" (a watcher's) and "x…x: 5 cards" (an opponent of 32
+    letters) were cut at the end: the count went. The name is cut first, then the words; the count stays."""
+    long = "Bartholomew-the-Magnificent-IV"
+    hand = (FULL[0],) * 7
+    app = discard_table(names=(long, "x" * 32), hand=() if watcher else hand, hand_size=7 if watcher else 0,
+                        playable=() if watcher else (False,) * 7, me=-1 if watcher else 0, my_turn=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        mine, theirs = (text_of(app.screen, f"#{which}-label") for which in ("hand", "opponent"))
+        width = app.screen.query_one("#hand-label").content_region.width
+        assert theirs.endswith("…: 5 cards") and theirs.startswith("xxx") and len(theirs) <= width, theirs
+        assert mine.endswith("'s hand: 7 cards") and mine.startswith("Bartholo") and "…" in mine if watcher \
+            else mine == "Your hand: 7 cards"
+        assert len(mine) <= width
+    assert counted("{}'s hand", long, "7 cards", 14) == "7 cards" == counted("Your hand", "", "7 cards", 12)
