@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.cells import cell_len, chop_cells
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -36,7 +36,8 @@ from games.holdem.about import Stage
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatView
-from .widgets import CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, show_text, word_lines
+from .widgets import (CardWidget, ProgressBox, back_rows, card_size, cell, empty_rows, face_rows, fan, show_text,
+                      word_lines)
 
 if TYPE_CHECKING:
     from games.holdem.moves import HoldemView, Player
@@ -62,9 +63,9 @@ loses every pot to one shown may be mucked. The game ends when one
 player has every chip, or after the last hand: the chip leader wins.
 
 [b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
-      ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it  ⌫ deletes
-      h ½ pot  p pot  a all in  Enter send  Esc cancel
-      at showdown, a hand that loses every pot: c shows it, f mucks it
+      ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it
+      ⌫ deletes  h ½ pot  p pot  a all in  Enter send  Esc cancel
+      at showdown, a hand that loses every pot: c shows, f mucks
       n rematch   q quit
 [b]Cues[/b]  ▶ to act (reversed)   D the button   folded · all in · out
       ▚▞ a card you cannot see   bet: chips in front this street
@@ -211,7 +212,7 @@ def last_hands(view: HoldemScreenView, width: int) -> list[list[str]]:
         column = min(max(cell_len(name(view, shown.seat)) for shown in last.shown), 14)
         for shown in last.shown:
             took = last.took(shown.seat)
-            who = chop_cells(name(view, shown.seat), column)[0]
+            who = cell(name(view, shown.seat), column).plain  # cut, it says so: "Ana-Maria_Łop…"
             lines += hanging(f"  {who}{' ' * (column - cell_len(who))}  {plain_cards(shown.cards)}  ",
                              shown.name + (f"{SEP}won{GLUE}{took:,}" if took else ""), width)
         lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]

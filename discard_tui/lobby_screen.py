@@ -149,7 +149,17 @@ class LobbyScreen(Screen[PlayConfig | None]):
         self.fill(table, page, keep, lambda room: f"{room.watching or 0}")
         for widget in (table, self.query_one("#under-way-title")):
             widget.display = bool(page.rooms)
+        self.focus_something()
         self.refresh_bindings()
+
+    def focus_something(self) -> None:
+        """Enter acts where there is something: with no room waiting, the games under way take the focus from the
+        empty list of rooms (Enter watches, as the screen says), and give it back when none is under way any more."""
+        rooms, going = self.query_one("#rooms", DataTable), self.query_one("#under-way", DataTable)
+        if self.focused is rooms and not rooms.row_count and going.row_count:
+            going.focus()
+        elif self.focused is going and not going.row_count:
+            rooms.focus()
 
     @property
     def watched(self) -> Waiting | None:
@@ -197,6 +207,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
         else:
             self.say("No room is waiting on this relay: c creates one.")  # one line at 60 columns
         self.show_detail()
+        self.focus_something()
         self.refresh_bindings()
 
     def show_saved(self, now: float | None = None) -> None:

@@ -508,4 +508,4 @@ def headline(view: SeatView, to_move: int | None = None) -> str:
     return headline_words(view.phase, view.names, view.me, my_turn=view.my_turn,
                           to_move=to_move, result=view.result, number=view.number,
                           connecting=view.link is Link.CONNECTING, failed=view.failure is not None,
-                          awaited=view.awaited)
+                          awaited=view.awaited, offered=view.rematch_offered)

@@ -596,3 +596,39 @@ async def test_at_60x20_the_last_hand_panel_keeps_the_newest_hand_when_both_do_n
         rows = [row.rstrip() for row in screen_rows(panel)]
         assert "Hand 2: you won 20; 10 uncalled" in rows and panel.region.bottom <= app.table.query_one("#play").region.bottom, rows
         assert not any(row.startswith("Hand 1") for row in rows), rows
+
+
+async def test_a_long_name_cut_in_the_last_hand_panel_ends_in_an_ellipsis():
+    """A 31-character name was cut to its first 14 columns, "Ana-Maria_Łope", with nothing to say it goes on: a
+    player reads a cut name as the whole name. Cut, it ends in "…"."""
+    from games.holdem.moves import Call, Fold
+    from test_holdem import new, play, stack
+
+    state = new(seats=3, starter=2)
+    stack(state, {0: "2h3h", 1: "JsTd", 2: "9c9d", -1: "JcTh4sKd2c"})
+    play(state, 2, Call())
+    play(state, 0, Fold())
+    checked_down(state)
+    names = ("ana", "Ana-Maria_Łopez-Zavala_[b]x[/b]", "cy")
+    view = seat_view(HoldemScreenView, me=0, names=names, present=(True,) * 3, board=state.view(0))
+    app = TableHarness(HoldemTable(30), view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        rows = [row.rstrip() for row in screen_rows(app.table.query_one("#info"))]
+        assert any(row.startswith("  Ana-Maria_Łop…  J♠ 10♦") for row in rows), rows
+
+
+async def test_the_help_keeps_each_key_line_on_one_row_at_80x24():
+    """The help scrolls at 80x24, and its scrollbar took two columns: "⌫ deletes" and "f mucks it" went to the next
+    row, under the headings' column ("deletes", "it"). Every key and cue line is one row."""
+    from discard_tui.table_screen import help_page
+    from discard_tui.widgets import HelpScreen
+
+    app = TableHarness(HoldemTable(30), seat_view(HoldemScreenView))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(HelpScreen(help_page(HELP, "12345 67890 13579 24680 11223 34455", 3)))
+        await pilot.pause()
+        rows = [row.rstrip() for row in screen_rows(app.screen.query_one("#help Static"))]
+        keys = HELP[HELP.index("[b]Keys"):HELP.index("[b]Secrecy")].replace("[b]", "").replace("[/b]", "")
+        for line in filter(None, keys.splitlines()):
+            assert line.rstrip() in rows, (line, rows)

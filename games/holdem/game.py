@@ -280,8 +280,10 @@ class HoldemState(GameState[str]):
         if type(move) in VERBS:
             self.counts[VERBS[type(move)]] += 1
             was, faced = self.habits.get(seat, Habits()), h.to_call() > 0
+            bounds = h.raise_bounds()  # the most a raise may be: all in, or all the others can call
+            shoves = isinstance(move, Raise) and bounds is not None and move.to >= bounds[1]
             self.habits[seat] = Habits(was.moves + 1, was.raises + isinstance(move, Raise), was.faced + faced,
-                                       was.folded + (faced and isinstance(move, Fold)))
+                                       was.folded + (faced and isinstance(move, Fold)), was.shoves + shoves)
         if isinstance(move, Fold):
             h.fold()
         elif isinstance(move, (Check, Call)):
