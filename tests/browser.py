@@ -160,7 +160,7 @@ class Browser:
                 return lines
             if time.monotonic() > deadline:
                 raise AssertionError(f"the browser never showed {what}; it shows:\n" + "\n".join(lines))
-            time.sleep(0.05)  # a polling interval, not a synchronisation: the condition decides
+            time.sleep(0.1)  # a polling interval, not a synchronisation: the condition decides
 
     def wait_for_text(self, *words: str, timeout: float = WAIT) -> list[str]:
         return self.wait_for(lambda lines: all(any(w in line for line in lines) for w in words),

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Callable, NoReturn
 
 import pytest
+import redis
+from redis.driver_info import DriverInfo
 
 WAIT = 10.0  # seconds: an upper bound on anything that should happen at once
 
@@ -30,6 +32,21 @@ def wait_until(check, what: str, bound: float = 30.0) -> None:
     while not check():
         assert time.monotonic() < deadline, f"not within {bound:g} s: {what}"
         time.sleep(0.05)
+
+
+def reply(port: int, *command: str) -> str:
+    """The text a Redis node on ``port`` replies to ``command`` (INFO, CLUSTER INFO: one text each), as ``redis-cli``
+    prints it, or "" if the node does not answer. What is polled every 50 ms (while a cluster forms, while a master
+    fails over) asks here: a ``redis-cli`` process for each poll cost 1.4 s of CPU per cluster started."""
+    connection = redis.Connection(host="127.0.0.1", port=port, decode_responses=True, socket_timeout=WAIT,
+                                  driver_info=DriverInfo(name=None, lib_version=None))  # no CLIENT SETINFO
+    try:
+        connection.send_command(*command)
+        return str(connection.read_response())
+    except redis.RedisError:  # not up yet, or not answering: what redis-cli prints then holds nothing polled for
+        return ""
+    finally:
+        connection.disconnect()
 
 
 REQUIRE_ALL = "DISCARD_TESTS_REQUIRE_ALL"  # .ci/run sets it: CI installs every program, so none may be missing
@@ -122,37 +139,38 @@ class RedisCluster:
 
     def synced(self, port: int) -> bool:
         """The node is a replica whose link to its master is up, its first sync done."""
-        info = self.call(port, "info", "replication")
+        info = reply(port, "info", "replication")
         return "role:slave" in info and "master_link_status:up" in info and "master_sync_in_progress:0" in info
 
     def call(self, port: int, *args: str) -> str:
+        """What ``redis-cli -p PORT ARGS`` prints: for the commands whose reply is not one text (SETSLOT, MIGRATE…)."""
         return subprocess.run([self.cli, "-p", str(port), *args], capture_output=True, text=True,
                               timeout=10).stdout
 
     def state(self, port: int) -> dict[str, str]:
-        lines = self.call(port, "cluster", "info").splitlines()
+        lines = reply(port, "cluster", "info").splitlines()
         return dict(line.strip().split(":", 1) for line in lines if ":" in line)
 
     def errors(self, node: RedisServer) -> dict[str, int]:
         """How many of each error reply (by its first word: ASK, MOVED…) ``node`` has sent (INFO errorstats)."""
-        lines = self.call(node.port, "info", "errorstats").splitlines()
+        lines = reply(node.port, "info", "errorstats").splitlines()
         return {line.split(":")[0].removeprefix("errorstat_"): int(line.split("count=")[1].split(",")[0])
                 for line in lines if line.startswith("errorstat_")}
 
     def masters(self) -> list[RedisServer]:
         """The nodes that are masters with slots now (as the first live node sees it)."""
         live = [n for n in self.nodes if n.proc is not None and n.proc.poll() is None]
-        listing = self.call(live[0].port, "cluster", "nodes").splitlines()
+        listing = reply(live[0].port, "cluster", "nodes").splitlines()
         ports = {int(f[1].split("@")[0].rsplit(":", 1)[1]) for f in (line.split() for line in listing)
                  if "master" in f[2] and "fail" not in f[2] and len(f) > 8}
         return [n for n in live if n.port in ports]
 
     def node_id(self, node: RedisServer) -> str:
-        return self.call(node.port, "cluster", "myid").strip()
+        return reply(node.port, "cluster", "myid").strip()
 
     def owner(self, slot: int) -> RedisServer:
         """The master that serves ``slot`` now (as the first node sees it)."""
-        for line in self.call(self.nodes[0].port, "cluster", "nodes").splitlines():
+        for line in reply(self.nodes[0].port, "cluster", "nodes").splitlines():
             fields = line.split()
             if "master" not in fields[2]:
                 continue
@@ -172,9 +190,9 @@ class RedisCluster:
         self.call(source.port, "cluster", "setslot", str(slot), "migrating", target_id)
         try:
             while names := self.call(source.port, "cluster", "getkeysinslot", str(slot), "100").split():
-                reply = self.call(source.port, "migrate", "127.0.0.1", str(target.port), "", "0", "5000", "keys",
-                                  *names)
-                assert reply.strip() == "OK", reply
+                migrated = self.call(source.port, "migrate", "127.0.0.1", str(target.port), "", "0", "5000", "keys",
+                                     *names)
+                assert migrated.strip() == "OK", migrated
             keys_moved()
         finally:  # (the slot is the target's in the end, whatever keys_moved raised)
             for node in [target, source, *(m for m in self.masters() if m not in (target, source))]:
@@ -193,7 +211,7 @@ class RedisCluster:
                    and self.state(survivor.port).get("cluster_state") == "ok", "a replica promoted")
         promoted = time.monotonic() - killed
         victim.start()  # nodes.conf is kept: it rejoins, as the replica of its slots' new master
-        wait_until(lambda: "master_link_status:up" in self.call(victim.port, "info", "replication"),
+        wait_until(lambda: "master_link_status:up" in reply(victim.port, "info", "replication"),
                    "the restarted node in sync as a replica")
         return promoted
 
