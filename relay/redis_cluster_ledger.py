@@ -3,13 +3,18 @@
 The keys and scripts are :mod:`relay.redis_ledger`'s: every key of a room carries the ``{ROOM}`` hash tag, so
 each script touches one slot and runs on the shard that owns it. What differs on a Cluster:
 
-* **Routing while slots move** (``redis-cli --cluster reshard``). A room's scripts (claims, appends, releases,
-  watches) and reads (its events, and its seats for the lobby) go through :meth:`RedisClusterLedger.routed`,
-  which follows ``ASK`` (``ASKING`` and the command on one connection), ``MOVED`` and ``TRYAGAIN`` itself, so a
-  post is not refused because its room moved, and with ``--wait-replicas`` the ``WAIT`` runs on the master that
-  ran the append. The node-wide keys and the lobby's sorted sets are left to redis-py's routing, which follows
-  ``MOVED`` but may give up on ``ASK`` (see ``routed``): a command on them while their own slot migrates can fail
-  as unavailable, and its client retries.
+* **Routing while slots move** (``redis-cli --cluster reshard``). Every command (a room's scripts and reads, the
+  node-wide keys, the lobby's sorted sets) goes through :meth:`RedisClusterLedger.routed`, which follows ``ASK``
+  (``ASKING`` and the command on one connection), ``MOVED`` and ``TRYAGAIN`` itself, so a post, a join or a lobby
+  page is not refused because its key moved, and with ``--wait-replicas`` the ``WAIT`` runs on the master that
+  ran the append.
+* **A master's death.** ``routed`` sends each master's calls in a pipeline of their own, the masters concurrently,
+  so a dead master fails its own calls only (redis-py's cluster pipeline fails whole, and its retry closes every
+  shard's connections). A call the dead master's shard did not serve is sent again, after learning the slots
+  anew, until its replica is promoted (``failover``, ``--failover-wait``) if it did not run (the connection could
+  not be made, ``CLUSTERDOWN``) or may run twice: reads, releases, and posts with an id (the script returns the
+  first seq); a post without an id whose connection broke after sending is refused as unavailable, as on one
+  Redis. The appends that wait do so in a task of their own, so the next batch of every other room goes on.
 * **Node-wide keys** (``discard:nodes``, ``discard:node:ID:rooms``) are each one key, read and written one key a
   command, so each lives in its own slot wherever that is.
 * **The lobby** (``discard:lobby``) is one key too, so it cannot be in a room's script (a script's keys must share
@@ -24,10 +29,11 @@ each script touches one slot and runs on the shard that owns it. What differs on
   sharded Pub/Sub message (``SPUBLISH discard:{ROOM}:bell SEQ``, in the room's slot); this node keeps one
   subscriber connection per shard it follows, subscribed to its rooms' bells, and reads the rooms that rang with
   one pipeline of ``XRANGE`` (split per shard by the client, concurrently). A bell may be lost (Pub/Sub is at most
-  once): a room is read after it is subscribed, and every followed room is read again whenever a subscription
-  breaks (a failover; a slot moved, when the old master sends ``SUNSUBSCRIBE`` for its bells), from each
-  follower's position, so nothing is skipped or repeated. The bells are subscribed again one a command, never
-  all in one ``SSUBSCRIBE`` (a Cluster refuses that: :class:`BellPubSub`).
+  once): a room is read after it is subscribed, and whenever a shard's subscription breaks (a failover; a slot
+  moved, when the old master sends ``SUNSUBSCRIBE`` for its bells) its rooms are subscribed again wherever they
+  are served then and read from each follower's position, so nothing is skipped or repeated; the other shards'
+  subscriptions go on. The bells are subscribed again one a command, never all in one ``SSUBSCRIBE`` (a Cluster
+  refuses that: :class:`BellPubSub`).
 
 Durability: with ``replicas`` (``--wait-replicas``), a post is answered only after ``WAIT`` on the connection of
 its shard's master says that many replicas have it (see :class:`relay.redis_ledger.RedisLedger`).
@@ -311,9 +317,12 @@ class BellReader:
             self.dirty.clear()
             if not wanted:
                 continue
-            replies = await self.ledger.routed([(follower.stream, ("XRANGE", follower.stream,
-                                                                     str(follower.position + 1), "+", "COUNT", PAGE))
-                                                 for follower in wanted])
+            try:
+                replies = await self.ledger.routed([(follower.stream, ("XRANGE", follower.stream,
+                                                                         str(follower.position + 1), "+", "COUNT",
+                                                                         PAGE)) for follower in wanted])
+            except (*STORE_ERRORS, OSError) as error:  # (learning a moved slot failed)
+                replies = [error] * len(wanted)
             failed, again = None, []
             for follower, reply in zip(wanted, replies):
                 if isinstance(reply, BaseException):
@@ -390,10 +399,9 @@ class RoutedScript:
             for n, reply in zip(todo, answers):
                 replies[n] = reply
             todo = [n for n in todo if isinstance(replies[n], NoScriptError)]  # (a refused EVALSHA ran nothing)
-            for key in {calls[n][0][0] for n in todo}:
-                await self.ledger.routed([(key, ("SCRIPT", "LOAD", self.script))], patience=patience)
             if not todo:
                 break
+            await self.ledger.load(self.script)
         return replies
 
 
@@ -482,6 +490,12 @@ class RedisClusterLedger(RedisLedger):
                                          self.failover, [bool(args[5]) for _, args, _ in batch])
         for (_, _, done), reply in zip(batch, replies):
             answer(done, reply)
+
+    async def load(self, script: str) -> None:
+        """Load ``script`` on every master (one that a slot is migrating to answers ``ASK`` before the slot is its
+        own); a master that fails is left out (a promoted replica loads it when it says ``NOSCRIPT``)."""
+        await asyncio.gather(*(self._pipeline(node, [(("SCRIPT", "LOAD", script), False)], 0)
+                               for node in self.client.get_primaries()))
 
     async def refresh(self) -> None:
         """Learn the slots again (a replica promoted, a slot moved), at most every ``REFRESH`` seconds (each time
