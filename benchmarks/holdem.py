@@ -24,11 +24,15 @@ games per policy and table size (default 100), game k seeded k (its decks and
 the computer's choices) with the first button on seat k mod the seats. Prints
 the computer's games won / played (a game shared at the last hand is not
 won), its win rate with a 95 % Wilson interval, the hands per game, and the
-time of each of its decisions. Against always-all-in heads-up it also prints
-the best win rate any strategy can reach there, by a model solved exactly
-(:func:`best_against_all_in`).
+time of each of its decisions. Against always-all-in it also prints the best
+win rate any strategy can reach there, by a model solved exactly
+(:func:`best_against_all_in`), and against always-pot a bound on it
+(:func:`best_against_pot`). ``--compare REV`` also plays the computer of git
+revision REV (its games/holdem/strategy.py, on today's rules) on the same
+seeds, line by line.
 
     uv run python benchmarks/holdem.py --against always-all-in,always-call,always-pot,always-fold-unless-free
+    uv run python benchmarks/holdem.py --against always-pot --compare af5c302
     uv run python benchmarks/holdem.py --against always-all-in --seats 2 --games 200 --chips 2000
 """
 
@@ -43,17 +47,22 @@ import math
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import types
+
+import eval7
 
 from local_relay import game_arguments, game_relay, play_game
 
 from games.holdem.game import HoldemOptions
 from games.holdem.moves import HoldemView
 from games.holdem.rules import blinds_at, parse_blinds
-from games.holdem.strategy import COMBOS, RANKING, range_equity
-from games.holdem.sitngo import POLICIES, computer, play
+from games.holdem.rules import DECK
+from games.holdem.strategy import COMBOS, RANKING, kind, range_equity
+from games.holdem.sitngo import POLICIES, Policy, computer, play
 from tabletop.wire import Message
 
 NAMES = ("ana", "bo", "cy")
@@ -68,10 +77,13 @@ def main() -> None:
     parser.add_argument("--against", help=f"comma-separated fixed policies to play on the pure rules: {', '.join(POLICIES)}")
     parser.add_argument("--seats", default="2,3", help="with --against: the table sizes (default 2,3)")
     parser.add_argument("--blinds", default="10/20", help="with --against: the first blinds (default 10/20)")
+    parser.add_argument("--compare", metavar="REV", help="with --against: also play the computer of git revision REV "
+                        "(its games/holdem/strategy.py) on the same seeds")
     args = parser.parse_args()
     if args.against:
         options = HoldemOptions(chips=args.chips, blinds=args.blinds, hands=args.hands)
-        against(args.against.split(","), [int(n) for n in args.seats.split(",")], args.games or 100, options)
+        players = {"now": computer} | ({args.compare: computer_at(args.compare)} if args.compare else {})
+        against(args.against.split(","), [int(n) for n in args.seats.split(",")], args.games or 100, options, players)
         return
     args.games = args.games or 1
     with game_relay(args.group) as url, tempfile.TemporaryDirectory() as data_dir:
@@ -82,67 +94,191 @@ def main() -> None:
             print(summary(lines, time.perf_counter() - start, 3 * args.chips), flush=True)
 
 
-def against(names: list[str], sizes: list[int], games: int, options: HoldemOptions) -> None:
-    """The computer's win rate against each fixed policy at each table size, and the time of its decisions."""
+def computer_at(revision: str) -> Callable[[int | None], Policy]:
+    """The computer of another git revision: its games/holdem/strategy.py, run against today's rules."""
+    path = "games/holdem/strategy.py"
+    source = subprocess.run(["git", "show", f"{revision}:{path}"], capture_output=True, text=True, check=True).stdout
+    module = types.ModuleType(f"games.holdem.strategy_at_{revision}")
+    module.__package__ = "games.holdem"
+    exec(compile(source, f"{revision}:{path}", "exec"), module.__dict__)
+    return lambda seed: lambda view: module.decide(view, seed)
+
+
+def against(names: list[str], sizes: list[int], games: int, options: HoldemOptions,
+            players: dict[str, Callable[[int | None], Policy]]) -> None:
+    """Each computer's win rate against each fixed policy at each table size, on the same seeds, and the time of
+    each one's decisions."""
     unknown = [name for name in names if name not in POLICIES]
     if unknown:
         sys.exit(f"no such policy: {', '.join(unknown)} (known: {', '.join(POLICIES)})")
     print(f"cores: {os.cpu_count()}, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {options.chips:,} "
           f"chips each, blinds {options.blinds} doubling every 10 hands, {options.hands} hands at most")
-    print(f"{'against':<24} {'seats':>5} {'won':>8} {'win rate':>8} {'95 % interval':>13} {'hands/game':>10}")
-    times: list[float] = []
+    print(f"{'computer':<10} {'against':<24} {'seats':>5} {'won':>8} {'win rate':>8} {'95 % interval':>13} "
+          f"{'hands/game':>10}")
+    times: dict[str, list[float]] = {label: [] for label in players}
     start = time.perf_counter()
     for name in names:
         for seats in sizes:
-            won, hands = 0, 0
-            for seed in range(1, games + 1):
-                state = play([timed(computer(seed), times), *[POLICIES[name]] * (seats - 1)], seed, options,
-                             button=seed % seats)
-                outcome = state.outcome()
-                assert outcome is not None
-                won += outcome.winners == (0,)
-                hands += state.hand.number + 1
-            low, high = wilson(won, games)
-            print(f"{name:<24} {seats:>5} {f'{won}/{games}':>8} {won / games:>8.0%} {f'{low:.0%}–{high:.0%}':>13} "
-                  f"{hands / games:>10.1f}", flush=True)
+            for label, player in players.items():
+                won, hands = 0, 0
+                for seed in range(1, games + 1):
+                    state = play([timed(player(seed), times[label]), *[POLICIES[name]] * (seats - 1)], seed, options,
+                                 button=seed % seats)
+                    outcome = state.outcome()
+                    assert outcome is not None
+                    won += outcome.winners == (0,)
+                    hands += state.hand.number + 1
+                low, high = wilson(won, games)
+                print(f"{label:<10} {name:<24} {seats:>5} {f'{won}/{games}':>8} {won / games:>8.0%} "
+                      f"{f'{low:.0%}–{high:.0%}':>13} {hands / games:>10.1f}", flush=True)
+    for label, taken in times.items():
+        ms = sorted(t * 1000 for t in taken)
+        print(f"{label}'s decisions: {len(ms):,}, median {statistics.median(ms):.2f} ms, "
+              f"99th percentile {ms[int(0.99 * (len(ms) - 1))]:.2f} ms, max {ms[-1]:.2f} ms")
+    print(f"{time.perf_counter() - start:.1f} s in all")
     if "always-all-in" in names:
         print("the best any strategy can do against always-all-in here (a model: best_against_all_in): " + ", ".join(
             f"{best_against_all_in(options, seats):.0%} at {seats} seats" for seats in sizes if seats in (2, 3)))
-    ms = sorted(t * 1000 for t in times)
-    print(f"the computer's decisions: {len(ms):,}, median {statistics.median(ms):.2f} ms, "
-          f"99th percentile {ms[int(0.99 * (len(ms) - 1))]:.2f} ms, max {ms[-1]:.2f} ms; "
-          f"{time.perf_counter() - start:.1f} s in all")
+    if "always-pot" in names:
+        print("no strategy does better against always-pot than a player told the board once it sees the flop "
+              "(best_against_pot): " + ", ".join(
+                  f"{best_against_pot(options, seats):.0%} at {seats} seats" for seats in sizes if seats in (2, 3)))
+
+
+Best = Callable[[int, int, int], float]  # the best win rate from (hand, my chips, the button's parity)
+Hand = Callable[[Callable[[int], float], int, int, int], float]  # one hand's best value: (the value after my chips
+# change by so much, my blind, the big blind, the effective stack)
+
+
+def solve(options: HoldemOptions, seats: int, hand: Hand) -> Best:
+    """A heads-up sit-and-go against a fixed policy solved by dynamic programming over (hand, my chips, button):
+    ``hand`` gives one hand's best value from the values after it; the blinds double every 10 hands; after the last
+    hand the chip leader wins (a tie is no win). ``seats`` sets the chips in play (``seats`` times the stack)."""
+    total, base = seats * options.chips, parse_blinds(options.blinds)
+
+    @functools.cache
+    def best(number: int, chips: int, button: int) -> float:
+        if chips <= 0 or chips >= total or number == options.hands:
+            return float(chips * 2 > total)
+        small, big = blinds_at(base, number)
+        blind = min(chips, small if number % 2 == button else big)
+        return hand(lambda change: best(number + 1, chips + change, button), blind, big, min(chips, total - chips))
+
+    return best
 
 
 def best_against_all_in(options: HoldemOptions, seats: int = 2) -> float:
-    """The win rate of the best strategy heads-up against always-all-in, in a model solved by dynamic programming:
-    every hand it shoves (or calls the shove) or folds its blind; a called shove is won with the hand's all-in
-    equity against a random hand (1,000 seeded deals per kind of hand), the effective stack changing hands; the
-    blinds double every 10 hands; after the last hand the chip leader wins (a tie is no win). Averaged over who
-    has the first button. ``seats=3``: from the second hand, the two copies having played each other all in on the
-    first (one holds two stacks), and the computer its own stack."""
+    """The win rate of the best strategy heads-up against always-all-in, in a model solved by dynamic programming
+    (:func:`solve`): every hand it shoves (or calls the shove) or folds its blind; a called shove is won with the
+    hand's all-in equity against a random hand (1,000 seeded deals per kind of hand), the effective stack changing
+    hands. Averaged over who has the first button. ``seats=3``: from the second hand, the two copies having played
+    each other all in on the first (one holds two stacks), and the computer its own stack."""
     hands = all_in_equities()
     shares = [share for share, _ in hands]
     combos = list(itertools.accumulate((combos for _, combos in hands), initial=0))  # prefix sums, worst hand first
     equity = list(itertools.accumulate((combos * share for share, combos in hands), initial=0.0))
-    total, base = seats * options.chips, parse_blinds(options.blinds)
 
-    @functools.cache
-    def best(hand: int, chips: int, button: int) -> float:
-        if chips <= 0 or chips >= total or hand == options.hands:
-            return float(chips * 2 > total)
-        small, big = blinds_at(base, hand)
-        fold = best(hand + 1, chips - min(chips, small if hand % 2 == button else big), button)
-        stake = min(chips, total - chips)
-        won, lost = best(hand + 1, chips + stake, button), best(hand + 1, chips - stake, button)
+    def hand(after: Callable[[int], float], blind: int, big: int, stake: int) -> float:
+        fold, won, lost = after(-blind), after(stake), after(-stake)
         if won <= lost:
             return fold
         k = bisect.bisect_left(shares, (fold - lost) / (won - lost))  # the hands below k fold, the rest go all in
         calls = (combos[-1] - combos[k]) * lost + (equity[-1] - equity[k]) * (won - lost)
         return (combos[k] * fold + calls) / combos[-1]
 
+    best = solve(options, seats, hand)
     start = seats - 2
     return (best(start, options.chips, 0) + best(start, options.chips, 1)) / 2
+
+
+def best_against_pot(options: HoldemOptions, seats: int = 2) -> float:
+    """A bound on the win rate of any strategy against always-pot: the best strategy of a player told the whole
+    board as soon as it has called to see the flop, and for whom every tie is a win, solved by dynamic programming.
+
+    Always pot never folds and holds any two cards; it raises the pot on every street, so a hand that goes on costs
+    3 big blinds to the flop, 9 to the turn, 27 to the river, and every showdown is for the effective stack (at most
+    50 big blinds here). Knowing the board, going on and folding later only loses more, so the player's choices are:
+    fold its blind knowing its two cards; or see the flop, then fold there (3 big blinds) or go to the showdown,
+    won with its equity against every hand always-pot can hold on that board (:func:`pot_equities`). A real player
+    knows less, so it wins no more (given that more chips never lower the chance to win). Heads-up: averaged over
+    who has the first button. ``seats=3``: always-pot's two copies re-raise each other all in before the first
+    flop, so the player folds its blind knowing its two cards (a tie between the copies counted as its win, then
+    heads-up against the survivor, the better button) or puts in its whole stack against both."""
+    boards = pot_equities()
+
+    def hand(after: Callable[[int], float], blind: int, big: int, stake: int) -> float:
+        fold, won, lost = after(-blind), after(stake), after(-stake)
+        flop = after(-3 * big) if 3 * big < stake else None
+        total = 0.0
+        for combos, shares, sums in boards.values():
+            if flop is None:  # all in before the flop
+                value = lost + sums[-1] / len(shares) * (won - lost)
+            else:
+                k = bisect.bisect_left(shares, (flop - lost) / (won - lost)) if won > lost else len(shares)
+                value = (k * flop + (len(shares) - k) * lost + (sums[-1] - sums[k]) * (won - lost)) / len(shares)
+            total += combos * max(fold, value)
+        return total / 1326
+
+    best = solve(options, seats, hand)
+    if seats == 2:
+        return (best(0, options.chips, 0) + best(0, options.chips, 1)) / 2
+    tie, three = three_way()
+    small, big = parse_blinds(options.blinds)
+    places = []
+    for blind in (0, small, big):  # on the button, in the small blind, in the big blind
+        fold = tie + (1 - tie) * max(best(1, options.chips - blind, button) for button in (0, 1))
+        places.append(sum(COMBOS[kind] * max(fold, share) for kind, share in three.items()) / 1326)
+    return sum(places) / 3
+
+
+@functools.cache
+def pot_equities(boards: int = 600) -> dict[str, tuple[int, list[float], list[float]]]:
+    """For each kind of starting hand: its combinations, and for every deal of ``boards`` seeded boards of five
+    cards that holds a hand of that kind, the share of the other hands it beats or ties on that board (every one of
+    them), sorted, with their prefix sums."""
+    rng = random.Random("boards")
+    deck = [eval7.Card(card) for card in DECK]
+    found: dict[str, list[float]] = {kind: [] for kind in RANKING}
+    for _ in range(boards):
+        board = rng.sample(range(52), 5)
+        rest = [i for i in range(52) if i not in board]
+        shared = [deck[i] for i in board]
+        pairs = list(itertools.combinations(rest, 2))
+        scores = {pair: eval7.evaluate([deck[pair[0]], deck[pair[1]], *shared]) for pair in pairs}
+        ordered = sorted(scores.values())
+        by_card = {i: sorted(score for pair, score in scores.items() if i in pair) for i in rest}
+        for pair, score in scores.items():  # the pairs at or below mine, less those that share a card with mine
+            at_most = (bisect.bisect_right(ordered, score) - bisect.bisect_right(by_card[pair[0]], score)
+                       - bisect.bisect_right(by_card[pair[1]], score) + 1)
+            found[kind((DECK[pair[0]], DECK[pair[1]]))].append(at_most / 990)
+    out = {}
+    for name, shares in found.items():
+        shares.sort()
+        out[name] = (COMBOS[name], shares, list(itertools.accumulate(shares, initial=0.0)))
+    return out
+
+
+@functools.cache
+def three_way(deals: int = 1000) -> tuple[float, dict[str, float]]:
+    """The chance that two random hands tie, and each kind of starting hand's chance to beat or tie two random hands
+    at once (``deals`` seeded deals each)."""
+    rng = random.Random("three")
+    deck = [eval7.Card(card) for card in DECK]
+    ties = 0
+    for _ in range(deals * 10):
+        cards = rng.sample(deck, 9)
+        ties += eval7.evaluate(cards[:2] + cards[4:]) == eval7.evaluate(cards[2:4] + cards[4:])
+    shares = {}
+    for name in RANKING:
+        mine = [eval7.Card(card) for card in example(name)]
+        rest = [card for card in deck if card not in mine]
+        wins = 0
+        for _ in range(deals):
+            cards = rng.sample(rest, 9)
+            score = eval7.evaluate(mine + cards[4:])
+            wins += score >= eval7.evaluate(cards[:2] + cards[4:]) and score >= eval7.evaluate(cards[2:4] + cards[4:])
+        shares[name] = wins / deals
+    return ties / (deals * 10), shares
 
 
 @functools.cache

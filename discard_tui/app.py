@@ -41,7 +41,7 @@ from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
 from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen
 from .profile import Profile
-from .table_screen import (LeaveTable, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
+from .table_screen import (LeaveTable, PathCopied, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
 from .view import SeatView
 from tabletop.values import Phase
@@ -189,7 +189,7 @@ class DiscardApp(App[None]):
         self.title = self.ui.title
         self.push_screen(self.new_table())
         self.push_screen(ConnectingScreen(self.where()))
-        self.call_after_refresh(self.play)  # the first frame first: the table's imports take a while
+        self.play()
 
     def keep(self, **changes: object) -> None:
         """Keep preferences for next time; one line if they cannot be written (the game goes on)."""
@@ -219,6 +219,12 @@ class DiscardApp(App[None]):
     @work(exclusive=True, group="game")
     async def play(self) -> None:
         """Start a session (the relay and the computers if needed, my seat taken or taken back) and run it."""
+        # The first frame first (the table's imports take a while), waited for here: a worker started only after the
+        # refresh could start once Textual had cancelled its workers on the way out (Ctrl-C at the first frame), and
+        # go on against the screens being taken apart (a crash: status 1, not 130).
+        refreshed = asyncio.Event()
+        self.call_after_refresh(refreshed.set)
+        await refreshed.wait()
         await asyncio.to_thread(load_engine, self.config.game)
         from tabletop.ledger import RelayError, RoomFull
 
@@ -401,6 +407,11 @@ class DiscardApp(App[None]):
     def save_transcript(self) -> None:
         self.download_transcript()
 
+    @on(PathCopied)
+    def path_copied(self) -> None:
+        """A path was copied from a screen that does not show it."""
+        self.notify(COPIED, markup=False)
+
     @on(SaveHistory)
     def save_history(self) -> None:
         if self.view is not None and self.view.history:
@@ -431,8 +442,8 @@ class DiscardApp(App[None]):
         """Offer ``path`` to a browser visitor as a download; in a terminal, copy its path (OSC 52, which works over
         SSH too)."""
         if not self.profile.browser:
-            self.copy_to_clipboard(str(path))  # nothing says whether the terminal took it: say what was done
-            self.notify(COPIED, markup=False)
+            self.copy_to_clipboard(str(path))  # nothing says whether the terminal took it: say what was done, in the
+            self.screen.post_message(PathCopied(str(path)))  # dialog that shows the path, not a toast over it
             return
         downloads = self.profile.data_dir / "downloads"  # where a terminal would put it; a browser ignores it
         downloads.mkdir(parents=True, exist_ok=True)

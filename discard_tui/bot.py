@@ -11,11 +11,11 @@ import sys
 import time
 
 from games import GAMES
-from tabletop import crypto
+from tabletop import crypto, wire
 from tabletop.groups import DEFAULT_GROUP, GROUPS
 from tabletop.ledger import RelayError
 from tabletop.shell import Seat
-from tabletop.table import Strategy
+from tabletop.table import Strategy, Table
 from tabletop.values import Result
 from tabletop.words import verdict_words
 
@@ -80,9 +80,26 @@ async def next_game(seat: Seat, timeout: float) -> int | None:
         if remaining <= 0:
             raise TimeoutError
         try:
-            return await asyncio.wait_for(seat.completed.get(), remaining)
+            async with asyncio.timeout(remaining):
+                return await seat.completed.get()
         except TimeoutError:
             continue
+
+
+def room_computer(seed: int | None) -> Strategy:
+    """The computer of the game the room plays, whichever that is: a bot that joins a room someone else opened plays
+    the room's game (its first hello decides), not the one its own ``--game`` names."""
+    made: dict[str, Strategy] = {}
+
+    def strategy(table: Table) -> wire.Message | str | None:
+        game = table.play.game
+        if game is None:
+            return None
+        if game.name not in made:
+            made[game.name] = game.computer(seed)
+        return made[game.name](table)
+
+    return strategy
 
 
 async def play(args: argparse.Namespace, config: PlayConfig, strategy: Strategy, profile: Profile) -> str | None:
@@ -171,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
-        failure = asyncio.run(play(args, config, game.computer(args.seed), terminal_profile()))
+        failure = asyncio.run(play(args, config, room_computer(args.seed), terminal_profile()))
     finally:
         crypto.shutdown_pool()
     if failure:

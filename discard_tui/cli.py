@@ -65,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--games", action="store_true", help="list unfinished games you can go back to, and exit")
     p.add_argument("--replay", metavar="FILE", help="step through the games of a saved transcript on the game's "
                    "table, as a watcher saw them (with the seat's seed beside it, as that seat did; only games that "
-                   "discard-verify accepts)")
+                   "discard-verify accepts; a version-3 or 4 transcript, audited, as its seat saw it)")
     p.add_argument("--history", metavar="FILE", help="print the hand history of a saved transcript's Hold'em games "
                    "in the Poker Hand History format (PHH, which PokerKit reads): only games that discard-verify "
                    "accepts, with your own cards when the transcript is yours")

@@ -17,13 +17,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
 from games.cards import Card
 
 from .table_screen import GameUI, MakeMove, TableScreen, headline
 from .view import SeatView
-from .widgets import DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural, show_text
+from .widgets import CountLabel, DiscardPile, DrawPile, HandView, OpponentHand, ProgressBox, plural
 
 if TYPE_CHECKING:
     from games.discard.moves import DiscardCard, DiscardView, Draw
@@ -81,7 +81,7 @@ class DiscardTable(TableScreen[DiscardScreenView]):
     actions = ("discard", "draw", "rematch")
 
     def compose_board(self) -> ComposeResult:
-        yield Label("Opponent", id="opponent-label", classes="label", markup=False)
+        yield CountLabel(id="opponent-label", classes="label")
         yield OpponentHand(id="opponent")
         yield Static(classes="spacer")
         with Horizontal(id="middle"):
@@ -89,7 +89,7 @@ class DiscardTable(TableScreen[DiscardScreenView]):
             yield DiscardPile(id="discard")
             yield ProgressBox(id="progress-box")
         yield Static(classes="spacer")
-        yield Label("Your hand", id="hand-label", classes="label", markup=False)
+        yield CountLabel(id="hand-label", classes="label")
         yield HandView(id="hand")
         yield OpponentHand(id="watched")  # a watcher's view of seat 1's hand: face down
 
@@ -98,7 +98,7 @@ class DiscardTable(TableScreen[DiscardScreenView]):
         super().on_mount()
 
     def show_board(self, view: DiscardScreenView) -> None:
-        show_text(self.query_one("#opponent-label", Label), f"{view.opponent_name}: {plural(view.opponent_hand, 'card')}")
+        self.query_one("#opponent-label", CountLabel).show("{}", plural(view.opponent_hand, "card"), view.opponent_name)
         self.query_one("#opponent", OpponentHand).count = view.opponent_hand
         self.query_one(DrawPile).count = view.draw_pile
         discard = self.query_one(DiscardPile)
@@ -107,7 +107,9 @@ class DiscardTable(TableScreen[DiscardScreenView]):
         hand.cards, hand.playable, hand.my_turn = view.hand, view.playable, view.my_turn
         self.set_class(view.watcher, "-watcher")
         self.query_one("#watched", OpponentHand).count = view.hand_size
-        show_text(self.query_one("#hand-label", Label), f"{view.your} hand: {plural(view.hand_size if view.watcher else len(view.hand), 'card')}")
+        self.query_one("#hand-label", CountLabel).show("{}'s hand" if view.watcher else "Your hand",
+                                                       plural(view.hand_size if view.watcher else len(view.hand), "card"),
+                                                       view.names[view.near] if view.watcher else "")
         self.query_one(ProgressBox).show(view.progress)
 
     def headline(self, view: DiscardScreenView) -> str:

@@ -3,27 +3,28 @@ history, Hold'em's hands) and the rematch."""
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label
 
-from .table_screen import Rematch, SaveHistory, SaveTranscript, absence, capitalized, score_line
+from .table_screen import PathCopied, Rematch, SaveHistory, SaveTranscript, absence, capitalized, score_line
 from .view import SeatView
 from tabletop.values import Phase
-from .violation_screen import transcript_line
+from .violation_screen import COPIED_LINE, transcript_line
 from .widgets import PathLines
 from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
 
-def history_line(download: bool) -> str:
+def history_line(download: bool, copied: bool = False) -> str:
     """What introduces the hand history (Hold'em's, in the Poker Hand History format): in the terminal its path
     follows, as the transcript's."""
     if download:
         return "h downloads the hand history (PHH, a poker format)."
-    return "Hand history, in PHH (h copies the path):"
+    return COPIED_LINE.format("Hand history") if copied else "Hand history, in PHH (h copies the path):"
 
 
 class GameOverScreen(ModalScreen[None]):
@@ -34,6 +35,7 @@ class GameOverScreen(ModalScreen[None]):
     def __init__(self, view: SeatView, download: bool) -> None:
         super().__init__()
         self.view, self.download = view, download
+        self.copied: set[str] = set()  # the paths copied to the clipboard: their headings say so
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover-room"), VerticalScroll(id="gameover", classes="dialog"):  # scrolls if cut
@@ -63,12 +65,13 @@ class GameOverScreen(ModalScreen[None]):
         self.query_one("#verdict", Label).update(
             verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…")
         shown = view.verdict is not None and view.transcript is not None
-        self.query_one("#transcript", Label).update(transcript_line(self.download) if shown else "")
+        self.query_one("#transcript", Label).update(
+            transcript_line(self.download, str(view.transcript) in self.copied) if shown else "")
         path = self.query_one("#path", PathLines)
         path.command = str(view.transcript) if shown and not self.download else ""
         path.display = bool(path.command)
         history = view.history if view.verdict is not None else None
-        self.query_one("#history", Label).update(history_line(self.download) if history else "")
+        self.query_one("#history", Label).update(history_line(self.download, history in self.copied) if history else "")
         history_path = self.query_one("#history-path", PathLines)
         history_path.command = history if history and not self.download else ""
         history_path.display = bool(history_path.command)
@@ -92,6 +95,16 @@ class GameOverScreen(ModalScreen[None]):
 
     def action_history(self) -> None:
         self.post_message(SaveHistory())
+
+    @on(PathCopied)
+    def path_copied(self, message: PathCopied) -> None:
+        if message.path in {str(path) for path in (self.view.transcript, self.view.history) if path}:
+            message.stop()
+            self.copied.add(message.path)
+            self.update(self.view)
+            heading = "#history" if message.path == self.view.history else "#transcript"  # and its path, in sight
+            self.query_one("#gameover", VerticalScroll).scroll_to_widget(self.query_one(heading), animate=False,
+                                                                          top=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":

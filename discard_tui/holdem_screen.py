@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.cells import cell_len, chop_cells
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -36,7 +36,8 @@ from games.holdem.about import Stage
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatView
-from .widgets import CardWidget, ProgressBox, back_rows, card_size, empty_rows, face_rows, fan, show_text, word_lines
+from .widgets import (CardWidget, ProgressBox, back_rows, card_size, cell, empty_rows, face_rows, fan, show_text,
+                      word_lines)
 
 if TYPE_CHECKING:
     from games.holdem.moves import HoldemView, Player
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from tabletop.wire import Message as Move
 
 SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+GLUE = "\u00a0"  # a space the last-hand panel never breaks a line at (shown as a space)
+SEP = GLUE + "· "  # a separator between phrases, which stays on the line of the words before it
 RED = {"d", "h"}
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -60,9 +63,9 @@ loses every pot to one shown may be mucked. The game ends when one
 player has every chip, or after the last hand: the chip leader wins.
 
 [b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
-      ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it  ⌫ deletes
-      h ½ pot  p pot  a all in  Enter send  Esc cancel
-      at showdown, a hand that loses every pot: c shows it, f mucks it
+      ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it
+      ⌫ deletes  h ½ pot  p pot  a all in  Enter send  Esc cancel
+      at showdown, a hand that loses every pot: c shows, f mucks
       n rematch   q quit
 [b]Cues[/b]  ▶ to act (reversed)   D the button   folded · all in · out
       ▚▞ a card you cannot see   bet: chips in front this street
@@ -191,62 +194,68 @@ def plain_cards(texts: Sequence[str]) -> str:
     return " ".join(card(text).plain for text in texts)
 
 
-def last_hand(view: HoldemScreenView, width: int) -> list[str]:
+def last_hands(view: HoldemScreenView, width: int) -> list[list[str]]:
     """The hands finished since my last decision (the last one at least), while the next is played, so that one
-    ended before my turn came does not hide another: one line for a hand nobody had to show; after a showdown, every
-    hand shown with its name and what it won, who mucked, the pots and an uncalled bet returned. A line too long for
-    ``width`` goes on under its own start, broken between words."""
+    ended before my turn came does not hide another, each as its lines: one for a hand nobody had to show (or a void
+    one); after a showdown, every hand shown with its name and what it won, who mucked, the pots and an uncalled bet
+    returned. A line too long for ``width`` goes on under its own start, broken between words."""
     board = view.board
     if board is None:
         return []
     words = [name(view, s).lower() if s == view.me else view.names[s] for s in range(len(view.names))]
-    lines = []
+    hands = []
     for last, said in board.recent:
         if not last.shown:
-            lines += hanging("", capitalized(said.format(*words)), width)
+            hands.append(hanging("", capitalized(said.format(*words)), width))
             continue
-        lines += hanging("", f"Hand {last.number} on {plain_cards(last.board)}:", width)
+        lines = hanging("", f"Hand {last.number} on {plain_cards(last.board)}:", width)
         column = min(max(cell_len(name(view, shown.seat)) for shown in last.shown), 14)
         for shown in last.shown:
             took = last.took(shown.seat)
-            who = chop_cells(name(view, shown.seat), column)[0]
+            who = cell(name(view, shown.seat), column).plain  # cut, it says so: "Ana-Maria_Łop…"
             lines += hanging(f"  {who}{' ' * (column - cell_len(who))}  {plain_cards(shown.cards)}  ",
-                             shown.name + (f" · won {took:,}" if took else ""), width)
+                             shown.name + (f"{SEP}won{GLUE}{took:,}" if took else ""), width)
         lines += [f"  {name(view, seat)} mucked" for seat in last.mucked]
         if last.pots:
-            lines += hanging("  ", " · ".join(
+            lines += hanging("  ", SEP.join(
                 f"{'Main pot' if k == 0 else 'side pot' if len(last.pots) == 2 else f'side pot {k}'} {amount:,} to "
                 + " and ".join(words[seat] for seat, _ in winners) for k, (amount, winners) in enumerate(last.pots)),
                 width)
         lines += [line for seat, amount in last.returned
                   for line in hanging("  ", f"{amount:,} uncalled returned to {words[seat]}", width)]
-    return lines
+        hands.append(lines)
+    return hands
 
 
 def hanging(first: str, text: str, width: int) -> list[str]:
     """``first`` then ``text`` broken between words into ``width`` columns, every further line under the start of
-    ``text`` (two columns in when ``first`` is empty or leaves too little room)."""
+    ``text`` (two columns in when ``first`` is empty or leaves too little room); never at a :data:`GLUE`, so that a
+    separator stays with the words before it and "won 40" on one line."""
     indent = cell_len(first) if first and width - cell_len(first) >= 16 else 2
     head = word_lines(text, max(width - cell_len(first), 1))[0]  # word_lines breaks only: head starts text
     rest = text[len(head):].lstrip(" ")
-    return [first + head, *(" " * indent + line for line in (word_lines(rest, max(width - indent, 1)) if rest else []))]
+    lines = [first + head, *(" " * indent + line for line in (word_lines(rest, max(width - indent, 1)) if rest else []))]
+    return [line.replace(GLUE, " ") for line in lines]
 
 
-def info(view: HoldemScreenView, width: int) -> str:
-    """The hand and the blinds, the last hands (:func:`last_hand`); at the end of the game a chip graph of every
-    player."""
+def info(view: HoldemScreenView, width: int, rows: int | None = None) -> str:
+    """The hand and the blinds, the last hands (:func:`last_hands`); at the end of the game a chip graph of every
+    player. In ``rows`` lines if given: the oldest hands go first (the newest is what the player has not read)."""
     board = view.board
     if board is None:
         return ""
     small, big = board.blinds
-    lines = [f"Hand {board.hand} of {board.hands} · blinds {small}/{big}", *last_hand(view, width)]
+    graph = []
     if board.over and board.history:
         top = max(max(chips) for chips in board.history)
         room = max(width - 20, 5)
         for seat in range(len(view.names)):
             series = [chips[seat] for chips in board.history][-room:]
-            lines.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]:,}")
-    return "\n".join(lines)
+            graph.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]:,}")
+    hands = last_hands(view, width)
+    while rows is not None and len(hands) > 1 and 1 + sum(map(len, hands)) + len(graph) > rows:
+        hands.pop(0)
+    return "\n".join([f"Hand {board.hand} of {board.hands} · blinds {small}/{big}", *(line for hand in hands for line in hand), *graph])
 
 
 def amounts(view: HoldemScreenView) -> tuple[int, int] | None:
@@ -362,8 +371,18 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         community.append_text(cards(board.board, 5) if board is not None else Text(""))
         self.query_one("#board", Static).update(community)
         show_text(self.query_one("#pots", Static), pots_line(view))
-        show_text(self.query_one("#info", Static), info(view, self.query_one("#info").size.width or 40))
+        panel = self.query_one("#info", Static)
+        show_text(panel, info(view, panel.size.width or 40, self.info_rows(panel)))
         self.query_one(ProgressBox).show(view.progress)
+
+    def info_rows(self, panel: Static) -> int | None:
+        """The rows the board leaves the last-hand panel (None before the first layout)."""
+        play = self.query_one("#play")
+        if not play.content_region.height:
+            return None
+        used = sum(child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+                   for child in play.children if child.display and child is not panel)
+        return play.content_region.height - used - panel.styles.margin.top
 
     # -- keys -------------------------------------------------------------------------------------------
 

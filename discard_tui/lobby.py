@@ -152,7 +152,8 @@ class LobbyLink:
                         ssl=(TRUST[0] if TRUST else ssl_context()) if url.startswith("wss:") else None)
                 await self.connection.send(json.dumps({"type": "list", "after": after, "limit": limit,
                                                        **({"under_way": True} if under_way else {})}))
-                raw = await asyncio.wait_for(self.connection.recv(), ANSWER_TIMEOUT)
+                async with asyncio.timeout(ANSWER_TIMEOUT):
+                    raw = await self.connection.recv()
             except asyncio.CancelledError:  # its answer may still come: never read it as the next page's
                 connection, self.connection = self.connection, None
                 if connection is not None:

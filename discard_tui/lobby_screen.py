@@ -142,12 +142,24 @@ class LobbyScreen(Screen[PlayConfig | None]):
             self.show_under_way(going)
 
     def show_under_way(self, page: Page) -> None:
-        """The games under way (their first page), to watch; the section takes no room while there is none."""
-        self.going, table = page, self.query_one("#under-way", DataTable)
-        self.fill(table, page, self.watched, lambda room: f"{room.watching or 0}")
+        """The games under way (their first page), to watch, but for my own (listed among my games, where Enter
+        returns to it); the section takes no room while there is none."""
+        keep, table = self.watched, self.query_one("#under-way", DataTable)
+        self.going = page = self.not_mine(page)
+        self.fill(table, page, keep, lambda room: f"{room.watching or 0}")
         for widget in (table, self.query_one("#under-way-title")):
             widget.display = bool(page.rooms)
+        self.focus_something()
         self.refresh_bindings()
+
+    def focus_something(self) -> None:
+        """Enter acts where there is something: with no room waiting, the games under way take the focus from the
+        empty list of rooms (Enter watches, as the screen says), and give it back when none is under way any more."""
+        rooms, going = self.query_one("#rooms", DataTable), self.query_one("#under-way", DataTable)
+        if self.focused is rooms and not rooms.row_count and going.row_count:
+            going.focus()
+        elif self.focused is going and not going.row_count:
+            rooms.focus()
 
     @property
     def watched(self) -> Waiting | None:
@@ -174,10 +186,18 @@ class LobbyScreen(Screen[PlayConfig | None]):
         if keep is not None and keep.room in rooms:
             table.move_cursor(row=rooms.index(keep.room))
 
+    def not_mine(self, page: Page) -> Page:
+        """``page`` without the rooms of my own unfinished games: those are mine to go back to, not to join or
+        watch."""
+        mine = {seat.room for seat in self.saved}
+        return dataclasses.replace(page, rooms=tuple(room for room in page.rooms if room.room not in mine))
+
     def show(self, page: Page) -> None:
-        """Show ``page`` in the table, keeping the highlighted room highlighted if it is still there."""
-        self.page = page
-        self.fill(self.query_one("#rooms", DataTable), page, self.highlighted, lambda room: duration(room.waited))
+        """Show ``page`` in the table (but for my own games' rooms), the highlighted room still highlighted if it is
+        still there, wherever it is now."""
+        keep = self.highlighted
+        self.page = page = self.not_mine(page)
+        self.fill(self.query_one("#rooms", DataTable), page, keep, lambda room: duration(room.waited))
         number = len(self.cursors)
         if page.rooms:
             self.say(f"{len(page.rooms)} room{'s' * (len(page.rooms) != 1)} waiting (page {number}). "
@@ -185,8 +205,9 @@ class LobbyScreen(Screen[PlayConfig | None]):
         elif number > 1:
             self.say(f"No more rooms (page {number}). p goes back, c creates one.")
         else:
-            self.say("No room is waiting on this relay. c creates one, which is listed here.")
+            self.say("No room is waiting on this relay: c creates one.")  # one line at 60 columns
         self.show_detail()
+        self.focus_something()
         self.refresh_bindings()
 
     def show_saved(self, now: float | None = None) -> None:

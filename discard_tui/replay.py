@@ -9,7 +9,8 @@ the transcript's events are folded as a watcher folds them, and after each
 move the same view a live watcher's table gets is kept (discard_tui/viewmodel.py
 and the game's own ``view``), shown read-only by the game's own table screen.
 Run from the data directory of the seat that kept the transcript (its seed is
-beside it), the events are folded as that seat folded them: its own cards too.
+beside it), the events are folded as that seat folded them: its own cards too. A version-3 or 4 transcript
+shows its seat's cards from anywhere, from its audits (:class:`Owner`).
 Names and everything else from the transcript are shown literally.
 """
 
@@ -99,6 +100,34 @@ class Recorder:
             self._view = SCREENS[play.game.name].ui().view
         assert self._view is not None
         self.views.setdefault(play.number, []).append(self._view(self._seat))
+
+
+class Owner(Recorder):
+    """:class:`Recorder` for a version-3 or 4 transcript, whose seats cannot be folded from their seed again (this
+    program speaks version 5 from a seat): the transcript's owner's eyes on a watcher's fold. Each audited game
+    published every seat's deck seed, so every card is known: each view shows the owner's seat with the cards that
+    were shown to it by then, as its own table did. A game never audited is shown as a watcher saw it, and its hint
+    says why (``SeatView.unseen``)."""
+
+    def __init__(self, seat: int, revealed: dict[int, dict[int, int]]) -> None:
+        """``revealed``: game number -> every position's card (its index in the game's faces), from the audit."""
+        super().__init__()
+        self.seat, self.revealed = seat, revealed
+
+    def __call__(self, table: Table) -> None:
+        play, cards = table.play, self.revealed.get(table.play.number)
+        if play.state is None or cards is None:
+            super().__call__(table)
+            return
+        state = play.state
+        for pos, seats in state.seen.items():
+            if self.seat in seats and pos in cards:
+                state.faces.setdefault(pos, state.setup.faces[cards[pos]])
+        watcher, table.me = table.me, self.seat  # the view from the owner's seat, the fold from none
+        try:
+            super().__call__(table)
+        finally:
+            table.me = watcher
 
 
 def screen_for(check: GameCheck) -> type[TableScreen[Any]]:
@@ -245,7 +274,19 @@ def views(record: Transcript, seed: bytes | None = None) -> Games:
             if transcript.its_seed(table):
                 return games_of(checks, mine)
         public = Recorder()  # no seed, or not the seat's (its fold stopped at the seat's first hello): a watcher's
-        return games_of(transcript.check(record, GAMES, public), public)
+        checks = transcript.check(record, GAMES, public)
+        if record.seat is None or record.seat < 0:
+            return games_of(checks, public)
+        revealed = {check.number: check.play.revealed for check in checks
+                    if check.fair and not check.play.proven and check.play.revealed}
+        seen = public
+        if revealed:  # version 3 or 4: its audits showed every card, the owner's too
+            seen = Owner(record.seat, revealed)
+            transcript.fold(record, GAMES, seen=seen)
+        return [(check, steps if check.play.proven or check.number in revealed else
+                 [dataclasses.replace(view, unseen=f"Replay: no seat's own cards (a version-{check.play.version} "
+                                      "game, unaudited).") for view in steps])
+                for check, steps in games_of(checks, seen)]
     except transcript.NotATranscript as error:
         raise Unreplayable(why=str(error)) from None
 

@@ -31,7 +31,7 @@ from textual.widgets import Footer, RichLog, Static
 
 from .view import SeatView
 from tabletop.words import ago, headline_words, wins_words
-from .widgets import MIN_SCREEN, CardWidget, Scale, StatusBar, cell, scale_for, show_text, word_lines
+from .widgets import MIN_SCREEN, NAME_CUTS, CardWidget, Scale, StatusBar, cell, scale_for, show_text, word_lines
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -97,6 +97,15 @@ class SaveTranscript(Message):
 class SaveHistory(Message):
     """The player wants the game's own record (Hold'em's hand history): a download in a browser, its path copied in a
     terminal."""
+
+
+class PathCopied(Message):
+    """The app copied ``path`` to the clipboard (OSC 52, which no terminal confirms): the dialog that shows the path
+    says so beside it (and stops this); on any other screen it reaches the app, which says it in a notification."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
 
 
 class MoveLog(RichLog):
@@ -233,7 +242,7 @@ class TableScreen(Screen[None], Generic[V]):
         status.shorter = tuple((" · ".join(part for part in (score_line(cut), f"game {view.number}") if part),
                                 link_text(cut, now, wall), self.headline(cut), clock_text(cut, now)[0])
                                for cut in (names_cut(view, cells) for cells in NAME_CUTS))
-        status.headline, status.my_turn = self.headline(view), view.my_turn
+        status.headline, status.my_turn, status.names = self.headline(view), view.my_turn, view.names
         status.clock, status.hurry = clock_text(view, now)
         status.event = capitalized(view.last_move or "", view.names)
         status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
@@ -306,7 +315,8 @@ class TableScreen(Screen[None], Generic[V]):
         self.post_message(LeaveTable())
 
     def action_watching(self) -> None:
-        self.notice(WATCHING)
+        """What the footer's "Watching: read-only" means: said once, in other words than the hint it stands above."""
+        self.notice(READ_ONLY)
 
     def action_refuse(self, action: str) -> None:
         if self.view is not None:
@@ -314,6 +324,8 @@ class TableScreen(Screen[None], Generic[V]):
 
     def refused(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why ``action`` cannot be done now (the table checks again when it is sent); None if it can."""
+        if view.watcher and view.replay is None:
+            return READ_ONLY  # not the game's refusal ("it is bo's turn"), as if the watcher held a seat
         return view.rematch_refusal if action == "rematch" else self.refusal(view, action, index)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -344,12 +356,13 @@ class TableScreen(Screen[None], Generic[V]):
 
 
 WATCHING = "Watching: you see what all players see, no hidden card."  # fits 60 columns
+READ_ONLY = "You hold no seat: no key of yours makes a move. q leaves."  # w, a watcher's; fits 60 columns
 
 
 def replaying(view: SeatView) -> str:
     """A replay's hint: whose eyes it sees the game through."""
     if view.watcher:
-        return "Replay: what all players saw, no hidden card."
+        return view.unseen or "Replay: what all players saw, no hidden card."
     return f"Replay as {view.my_name} saw it: {view.my_name}'s own cards too."
 
 
@@ -375,9 +388,6 @@ def capitalized(text: str, names: Sequence[str] = ()) -> str:
     if any(name and text.startswith(name) for name in names):
         return text
     return text[:1].upper() + text[1:]
-
-
-NAME_CUTS = (16, 10, 6)  # the names' widths the status bar's first line tries when they do not fit whole
 
 
 def names_cut(view: V, cells: int) -> V:
@@ -464,8 +474,8 @@ HURRY = 10_000  # ms left (move and bank together) under which my own clock is s
 
 def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
     """The clock the player needs, by the relay's time (``now``: time.monotonic()): mine while the game waits on me
-    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00"); and whether mine is nearly
-    out. ("", False) when no clock runs."""
+    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00", "cy sitting out 0:05"); and
+    whether mine is nearly out. ("", False) when no clock runs."""
     clock = view.clock
     if clock is None or view.relay_offset is None or not view.in_game:  # a shuffle step or a key may be on it
         return "", False
@@ -476,7 +486,9 @@ def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
         left = clock.left(seat, relay)
         assert left is not None
         move, bank = left
-        parts.append(f"{'you' if seat == view.me else view.names[seat]} {minutes(move)} · bank {minutes(bank)}")
+        who = "you" if seat == view.me else view.names[seat]
+        parts.append(f"{who} sitting out {minutes(move)}" if seat in clock.sitting_out  # no bank then
+                     else f"{who} {minutes(move)} · bank {minutes(bank)}")
         hurry = seat == view.me and move + bank < HURRY
     return " · ".join(parts), hurry
 
@@ -496,4 +508,4 @@ def headline(view: SeatView, to_move: int | None = None) -> str:
     return headline_words(view.phase, view.names, view.me, my_turn=view.my_turn,
                           to_move=to_move, result=view.result, number=view.number,
                           connecting=view.link is Link.CONNECTING, failed=view.failure is not None,
-                          awaited=view.awaited)
+                          awaited=view.awaited, offered=view.rematch_offered)

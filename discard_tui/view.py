@@ -69,6 +69,7 @@ class SeatView(Generic[Board]):
     out: bool = False  # my seat is out of the game under way (a Hold'em player with no chips): it owes nothing more
     awaited: tuple[int, ...] = ()  # the other seats the game waits on now (who owes a move, a step, a key)
     replay: str | None = None  # a step of ``--replay`` (read-only, no relay), where it is: "step 3 of 40 · game 1 of 2"
+    unseen: str | None = None  # a replay's: why it shows no seat's own cards although its transcript's seat saw some
 
     @property
     def in_game(self) -> bool:

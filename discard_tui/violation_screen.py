@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label
 
-from .table_screen import SaveTranscript
+from .table_screen import PathCopied, SaveTranscript
 from .widgets import PathLines
 
 
@@ -34,13 +35,23 @@ class ViolationScreen(ModalScreen[None]):
     def action_download(self) -> None:
         self.post_message(SaveTranscript())
 
+    @on(PathCopied)
+    def copied(self, message: PathCopied) -> None:
+        if message.path == self.transcript:
+            message.stop()
+            self.query_one("#transcript", Label).update(transcript_line(self.download, copied=True))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action != "download" or self.transcript is not None
 
 
-def transcript_line(download: bool) -> str:
+def transcript_line(download: bool, copied: bool = False) -> str:
     """What introduces the transcript: in the terminal its path follows (a ``PathLines``, whole, to select; t copies
-    it); in a browser the server's paths mean nothing, so t downloads the file."""
+    it, and then this says so, where a toast would cover the dialog); in a browser the server's paths mean nothing,
+    so t downloads the file."""
     if download:
         return "t downloads the transcript of every message."
-    return "Transcript, for discard-verify (t copies the path):"
+    return COPIED_LINE.format("Transcript") if copied else "Transcript, for discard-verify (t copies the path):"
+
+
+COPIED_LINE = "{}: copied if the terminal allows OSC 52:"  # at most 52 columns: one line at 60, beside a scrollbar

@@ -118,7 +118,8 @@ class VisitorService(AppService):
             return
         self.stopped = True
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(super().stop(), QUIT_GRACE)
+            async with asyncio.timeout(QUIT_GRACE):
+                await super().stop()
         process = self._process
         if process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -461,6 +461,8 @@ class StatusBar(Widget):
     headline: reactive[str] = reactive("")  # "Your turn", "bo's turn", "Shuffling"
     my_turn: reactive[bool] = reactive(False)
     event: reactive[str] = reactive("")  # "Computer discarded 8♥"
+    names: reactive[tuple[str, ...]] = reactive(())  # the players', which the event shows cut as the rest when the
+    # line is too short for them whole ("Hand 2 void: Cyrano-de… left, 1,000 shared")
     clock: reactive[str] = reactive("")  # the clock of whoever the game waits on: "bo 0:23 · bank 1:00"
     hurry: reactive[bool] = reactive(False)  # ... mine, nearly out
     notice: reactive[str] = reactive("")  # a refusal: stands until something happens
@@ -473,16 +475,63 @@ class StatusBar(Widget):
         tries = (whole, *self.shorter)
         match, link = next(((m, k) for m, k, _, _ in tries if cell_len(f" {m} {k} ") <= width), tries[-1][:2])
         header = fit(Text(f" {match}"), Text(f"{link} ", link_style), width)
-        headline, time_left = next(((h, c) for _, _, h, c in tries if cell_len(f" ▶ {h}  ⏱ {c}") <= width),
-                                   tries[-1][2:])
-        badge = Text(f" ▶ {headline} " if self.my_turn else f" {headline} ", "bold reverse" if self.my_turn else "bold")
-        clock = Text(f" ⏱ {time_left}", "bold red" if self.hurry else "dim") if time_left else Text()
-        turn = fit(badge + clock + Text(f"  {self.event}"), Text(), width)
+        events = (self.event, *(names_cut_in(self.event, self.names, cells) for cells in NAME_CUTS))
+        turns = [self.turn_line(h, c, event) for (_, _, h, c), event in zip(tries, events, strict=False)]
+        turn = next((line for line in turns if line.cell_len <= width), None)  # the event whole
+        if turn is None:  # else the headline and the clock whole if they fit, the event's names cut as theirs
+            headline, time_left, event = next(((h, c, e) for (_, _, h, c), e in zip(tries, events, strict=False)
+                                               if cell_len(f" ▶ {h}  ⏱ {c}") <= width), (*tries[-1][2:], events[-1]))
+            turn = self.turn_line(headline, time_left, event)
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")
         else:
             message = Text(f" {self.hint}", "italic")
-        return Text("\n", no_wrap=True).join([header, turn, fit(message, Text(), width)])
+        return Text("\n", no_wrap=True).join([header, fit(turn, Text(), width), fit(message, Text(), width)])
+
+    def turn_line(self, headline: str, time_left: str, event: str) -> Text:
+        """The second line: whose turn (reversed when mine), the clock, the last event."""
+        badge = Text(f" ▶ {headline} " if self.my_turn else f" {headline} ", "bold reverse" if self.my_turn else "bold")
+        clock = Text(f" ⏱ {time_left}", "bold red" if self.hurry else "dim") if time_left else Text()
+        return badge + clock + Text(f"  {event}")
+
+
+NAME_CUTS = (16, 10, 6)  # the names' widths the status bar tries, in turn, when a line does not fit them whole
+
+
+def names_cut_in(text: str, names: Iterable[str], cells: int) -> str:
+    """``text`` with each of ``names`` longer than ``cells`` columns cut to them with an ellipsis (the longest
+    first, so that a name inside another is not cut in it)."""
+    for name in sorted(names, key=cell_len, reverse=True):
+        if cell_len(name) > cells:
+            text = text.replace(name, cell(name, cells).plain)
+    return text
+
+
+class CountLabel(Widget):
+    """A label naming a hand and counting its cards ("Your hand: 7 cards", "bo: 5 cards"), shown literally: when its
+    width is short, the player's name is cut first ("Bartholomew…'s hand: 7 cards"), then the words go, never the
+    count."""
+
+    words: reactive[str] = reactive("")  # the words, "{}" where the name goes: "{}'s hand", "Your hand"
+    who: reactive[str] = reactive("")  # the name, as its player chose it
+    count: reactive[str] = reactive("")  # "7 cards"
+
+    def show(self, words: str, count: str, who: str = "") -> None:
+        self.words, self.count, self.who = words, count, who
+
+    def render(self) -> Content:
+        return Content(counted(self.words, self.who, self.count, self.content_region.width))
+
+
+def counted(words: str, who: str, count: str, width: int) -> str:
+    """``words`` (``who`` in place of "{}"), a colon and ``count`` in ``width`` columns: ``who`` cut with an ellipsis
+    first, else the count alone."""
+    tail = f": {count}"
+    whole = words.format(who) + tail
+    if cell_len(whole) <= width:
+        return whole
+    room = width - cell_len(words.format("") + tail)
+    return words.format(cell(who, room).plain) + tail if who and room >= 2 else count
 
 
 def show_text(widget: Static, text: str) -> None:

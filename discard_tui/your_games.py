@@ -27,9 +27,12 @@ class YourGames(DataTable[object]):
         """(Re)draw the rows for ``width`` columns of the screen."""
         self.clear(columns=True)
         now = time.time() if now is None else now
-        room = max(20, width - 34)  # what the game and played columns and the padding leave
-        rows = [(cell(seat.game, 12), cell(saves.opponents(seat), room // 3),
-                 cell(seat.standing(), room - room // 3), Text(ago(now - seat.last_played))) for seat in self.seats]
+        room = max(20, width - 32)  # left by the game (9) and played ("12 min ago") columns, the padding, a scrollbar
+        needs = [max(map(cell_len, column)) for column in ([saves.opponents(seat) for seat in self.seats],
+                                                           [seat.standing() for seat in self.seats])]
+        names = min(needs[0], max(room // 3, room - needs[1]))  # the names take what the score does not need
+        rows = [(cell(seat.game, 12), cell(saves.opponents(seat), names),
+                 cell(seat.standing(), room - names), Text(ago(now - seat.last_played))) for seat in self.seats]
         # Each column's width is given: left to the table, it is measured when the app is next idle, and the
         # first frame (drawn before that) stays cached with every cell cut to its column's title ("game…").
         for index, label in enumerate(("Your game", "With", "Score", "Played")):

@@ -593,7 +593,8 @@ class RedisLedger(Ledger):
 
     async def health(self) -> str | None:
         try:
-            await asyncio.wait_for(self.client.ping(), 2)
+            async with asyncio.timeout(2):
+                await self.client.ping()
         except (*STORE_ERRORS, TimeoutError) as error:
             return f"redis at {self.url}: {describe(error)}"
         return None

@@ -8,6 +8,10 @@ seat (1, 2, …), so that a claim names the wait it is about. A wait's first ``m
 them comes out of the seat's bank. A claim about wait ``k`` of seat ``s``, stamped ``t``, holds when ``s`` is still
 on wait ``k`` and ``t − since ≥ move_ms + bank``; the seat's bank is then spent.
 
+A seat whose time ran out *sits out* until it acts again (a move, a choice, a shuffle step, the last key it owed):
+each wait it begins meanwhile has ``SITTING_OUT_MS`` (or the move's time, if shorter) and no bank, so that a table
+whose player has vanished waits one full clock for it, not one for every step the game then owes it.
+
 The table decides what a seat owes (tabletop/intents.py, ``owing``); the shell decides when to claim (a timer of
 its own); this module only keeps the arithmetic.
 """
@@ -20,6 +24,8 @@ from typing import Any
 
 from .about import BANK, CLOCK
 
+SITTING_OUT_MS = 5_000  # the time a seat sitting out has for each wait (docs/protocol.md, "The clock")
+
 
 @dataclass(frozen=True)
 class Clock:
@@ -27,6 +33,10 @@ class Clock:
 
     move_ms: int
     bank_ms: int
+
+    def allowance(self, sitting_out: bool) -> int:
+        """The free time of a wait: the move's, or that of a seat sitting out."""
+        return min(self.move_ms, SITTING_OUT_MS) if sitting_out else self.move_ms
 
     @classmethod
     def of(cls, options: Any) -> Clock | None:
@@ -46,11 +56,13 @@ class Wait:
 
 @dataclass(frozen=True)
 class ClockView:
-    """The clock as a screen shows it: each seat's bank before its running wait, and the running waits."""
+    """The clock as a screen shows it: each seat's bank before its running wait, the running waits, and the seats
+    sitting out."""
 
     clock: Clock
     banks: tuple[int, ...]
     waits: tuple[Wait, ...]
+    sitting_out: frozenset[int] = frozenset()
 
     def left(self, seat: int, now: int) -> tuple[int, int] | None:
         """The move's time and the bank ``seat`` has left at ``now`` (the relay's time, ms; never below 0), or None
@@ -58,8 +70,8 @@ class ClockView:
         wait = next((w for w in self.waits if w.seat == seat), None)
         if wait is None:
             return None
-        spent = max(0, now - wait.since)
-        return max(0, self.clock.move_ms - spent), max(0, self.banks[seat] - max(0, spent - self.clock.move_ms))
+        spent, free = max(0, now - wait.since), self.clock.allowance(seat in self.sitting_out)
+        return max(0, free - spent), max(0, self.banks[seat] - max(0, spent - free))
 
 
 class Early(Exception):
@@ -75,6 +87,7 @@ class Timers:
     banks: list[int] = field(init=False)
     waits: dict[int, Wait] = field(default_factory=dict)  # seat -> its running wait
     counts: dict[int, int] = field(default_factory=dict)  # seat -> waits begun
+    sitting_out: set[int] = field(default_factory=set)  # seats whose time ran out and that have not acted since
 
     def __post_init__(self) -> None:
         self.banks = [self.clock.bank_ms] * self.seats
@@ -85,23 +98,30 @@ class Timers:
         now = set(owing)
         for seat in [s for s in self.waits if s not in now or s == acted]:
             self._end(seat, stamp)
+        if acted is not None:
+            self.sitting_out.discard(acted)
         for seat in sorted(now - set(self.waits)):
             self.counts[seat] = self.counts.get(seat, 0) + 1
             self.waits[seat] = Wait(seat, self.counts[seat], stamp)
 
     def _end(self, seat: int, stamp: int) -> None:
         wait = self.waits.pop(seat)
-        over = stamp - wait.since - self.clock.move_ms
+        over = stamp - wait.since - self.free(seat)
         if over > 0:
             self.banks[seat] = max(0, self.banks[seat] - over)
 
     def deadline(self, seat: int) -> int | None:
         """When the running wait of ``seat`` runs out (the relay's time, ms), or None if it waits on nothing."""
         wait = self.waits.get(seat)
-        return None if wait is None else wait.since + self.clock.move_ms + self.banks[seat]
+        return None if wait is None else wait.since + self.free(seat) + self.banks[seat]
+
+    def free(self, seat: int) -> int:
+        """The free time of ``seat``'s waits now: the move's, or less while it sits out."""
+        return self.clock.allowance(seat in self.sitting_out)
 
     def view(self) -> ClockView:
-        return ClockView(self.clock, tuple(self.banks), tuple(self.waits[s] for s in sorted(self.waits)))
+        return ClockView(self.clock, tuple(self.banks), tuple(self.waits[s] for s in sorted(self.waits)),
+                         frozenset(self.sitting_out))
 
     def running(self, seat: int, number: int) -> bool:
         """Is ``number`` the seat's running wait? (False for a wait that has ended: a claim about it came late.)"""
@@ -118,10 +138,12 @@ class Timers:
         assert deadline is not None
         if stamp < deadline:
             wait = self.waits[seat]
+            free = f"{seconds(self.free(seat))} {'while sitting out' if seat in self.sitting_out else 'for the move'}"
             raise Early(f"{seconds(deadline - stamp)} early: {seconds(stamp - wait.since)} after the wait began, "
-                        f"of {seconds(self.clock.move_ms)} for the move and {seconds(self.banks[seat])} of bank")
+                        f"of {free} and {seconds(self.banks[seat])} of bank")
         del self.waits[seat]
         self.banks[seat] = 0
+        self.sitting_out.add(seat)
 
 
 def seconds(ms: int) -> str:

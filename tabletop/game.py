@@ -197,6 +197,12 @@ class GameState(ABC, Generic[Face]):
         says what became of it, as a log line with seats as ``{0}``, ``{1}``…"""
         raise NotImplementedError
 
+    def brief(self) -> str | None:
+        """The change just made (the move pushed last, or the deal made void) in a few words for the status line,
+        seats as ``{0}``, ``{1}``…, when its log line says more than one line holds: the log keeps every word. None
+        (the default): the log line is shown."""
+        return None
+
     @abstractmethod
     def outcome(self) -> Outcome | None:
         """None while the game goes on."""

@@ -196,9 +196,10 @@ class Intents(TableState):
 
     @property
     def rematch_offered(self) -> bool:
-        """Another seat opened the next game and waits for me."""
+        """Another seat opened the next game and waits for me (not a game I said hello to: read again from the
+        ledger, my program wants game 1 and would take the last one played for an offer)."""
         p = self.play
-        return p.number > self.want and any(s in p.hellos for s in self.others())
+        return p.number > self.want and self.me not in p.hellos and any(s in p.hellos for s in self.others())
 
     # -- the clock ------------------------------------------------------------------------------------
 

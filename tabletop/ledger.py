@@ -315,8 +315,9 @@ class RelayClient:
             join["public"] = self.public  # listed in the lobby, when this join creates the room (protocol 1.2)
         join_frame = json.dumps(join)
         await connection.send(join_frame)
-        try:
-            welcome = self._frame(await asyncio.wait_for(connection.recv(), WELCOME_TIMEOUT))
+        try:  # not wait_for: on Python 3.11 it drops a cancel (close()) that comes as the welcome does, and the
+            async with asyncio.timeout(WELCOME_TIMEOUT):  # client would go on reconnecting for ever
+                welcome = self._frame(await connection.recv())
         except TimeoutError:
             raise RelayError(f"{self.url} did not answer our join in {WELCOME_TIMEOUT:g} s; "
                              "is it a discard relay?") from None

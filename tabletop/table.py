@@ -445,13 +445,21 @@ class Table(Viewable):
         p.pending, p.timed_out, p.dealt = None, False, True
         p.out.add(seat)
         p.late.discard(seat)
-        said = p.state.void(seat).format(*(self.who(s) for s in range(p.seats)))
-        p.last_move = f"{self.whose(seat)} time ran out while the deal needed {'your' if seat == self.me else 'their'} " \
-                      f"keys; {said}"
-        self._say(p.last_move)
+        names = tuple(self.who(s) for s in range(p.seats))
+        said = p.state.void(seat).format(*names)
+        self._said(p, f"{self.whose(seat)} time ran out while the deal needed {'your' if seat == self.me else 'their'} "
+                      f"keys; {said}", names)
         if p.state.deals() > len(p.decks):
             self._deal(p)
             self._say(f"shuffling for deal {len(p.decks)}")
+
+    def _said(self, p: Play, line: str, names: tuple[str, ...]) -> None:
+        """Log ``line``, what the game just did; the status line shows it as the last move, or the game's few words
+        for it (``GameState.brief``) when it has them."""
+        assert p.state is not None
+        brief = p.state.brief()
+        p.last_move = line if brief is None else brief.format(*names)
+        self._say(line)
 
     def _time_out(self, p: Play, seat: int) -> None:
         """What the game does for ``seat``, whose time ran out: it loses the choice under way, or the game's default
@@ -511,11 +519,11 @@ class Table(Viewable):
                 p.state.ran_out(seat)
             p.state.push(seat, move)
             p.moves.append((seat, move))
-            names = (self.who(s) for s in range(p.seats))
+            names = tuple(self.who(s) for s in range(p.seats))
             said = p.state.describe(seat, move).format(*names)
-            p.last_move = f"{self.whose(seat)} time ran out: {said}" if p.timed_out else f"{self.who(seat)} {said}"
+            self._said(p, f"{self.whose(seat)} time ran out: {said}" if p.timed_out else f"{self.who(seat)} {said}",
+                       names)
             p.timed_out = False
-            self._say(p.last_move)
             if p.decks and p.state.deals() > len(p.decks):  # a game of rounds: a new deal for the next one
                 self._deal(p)
                 self._say(f"shuffling for deal {len(p.decks)}")

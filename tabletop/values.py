@@ -44,7 +44,7 @@ class Progress:
     phase: Phase  # STARTING, SHUFFLING, DEALING or AUDITING
     done: int  # steps done of ``total``, counting the shuffle's steps one by one
     total: int
-    step: int = 0  # while shuffling: the step under way (from 1) of ``steps``
+    step: int = 0  # while shuffling: the step under way (from 1) of ``steps``; 0 once all are in, being checked
     steps: int = 0
 
 

@@ -78,7 +78,8 @@ class Viewable(Intents, Audit):
         if phase is Phase.STARTING:
             return Progress(phase, 0, total)
         if phase is Phase.SHUFFLING and p.deck is not None:
-            return Progress(phase, 1 + len(p.deck.steps), total, len(p.deck.steps) + 1, steps)
+            under_way = 0 if p.deck.shuffled else len(p.deck.steps) + 1  # all in: their proofs are being checked
+            return Progress(phase, 1 + len(p.deck.steps), total, under_way, steps)
         if phase is Phase.DEALING:
             return Progress(phase, steps + 1, total)
         if phase is Phase.AUDITING:

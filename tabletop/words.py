@@ -23,6 +23,7 @@ PROGRESS = {
     Phase.DEALING: "Dealing",
     Phase.AUDITING: "Auditing the game",
 }
+CHECKING_SHUFFLE = "Shuffling: checking the proofs"  # every step is in (Progress.step 0)
 HEADLINES = {  # a seat's headline in each phase, when no turn, result or wait says more
     Phase.WAITING: "Waiting for an opponent",
     Phase.STARTING: "Drawing who starts",
@@ -139,17 +140,21 @@ def result_words(result: Result, cheer: bool = False) -> str:
 
 
 def progress_words(progress: Progress) -> str:
-    """ "Shuffling: step 3 of 4", "Dealing", …"""
+    """ "Shuffling: step 3 of 4", "Shuffling: checking the proofs", "Dealing", …"""
+    if progress.phase is Phase.SHUFFLING and not progress.step:
+        return CHECKING_SHUFFLE
     return PROGRESS[progress.phase].format(step=progress.step, steps=progress.steps)
 
 
 def headline_words(phase: Phase, names: Sequence[str], me: int, *, my_turn: bool = False, to_move: int | None = None,
                    result: Result | None = None, number: int = 1, connecting: bool = False,
-                   failed: bool = False, awaited: Sequence[int] = ()) -> str:
+                   failed: bool = False, awaited: Sequence[int] = (), offered: bool = False) -> str:
     """A seat's state in a few words, first on its status bar: "Your turn", "bo's turn" (``to_move``: the seat the
     game waits on, where its view says), "You win", "Waiting for bo" (to a rematch: game ``number`` > 1), "Shuffling", "Connecting"
     (to the relay, the first time), "Disconnected" (the relay cannot be used). ``awaited``: the other seats the game
-    waits on; when the seat to move is not among them (its move waits on their keys), "Waiting for bo"."""
+    waits on; when the seat to move is not among them (its move waits on their keys), "Waiting for bo". While a
+    rematch opens (WAITING with the last game's ``result`` still shown), the result if another seat ``offered`` it
+    and waits on me, else "Waiting for bo"."""
     if failed:
         return "Disconnected"
     if connecting:
@@ -164,7 +169,9 @@ def headline_words(phase: Phase, names: Sequence[str], me: int, *, my_turn: bool
         return f"{' and '.join(moving) or 'opponent'}'s turn"
     if phase in (Phase.OVER, Phase.AUDITING) and result:
         return result_words(result)
-    if phase is Phase.WAITING and number > 1:
+    if phase is Phase.WAITING and result and offered:
+        return result_words(result)
+    if phase is Phase.WAITING and (number > 1 or result):
         return f"Waiting for {' and '.join(names[seat] for seat in others) or 'opponent'}"
     if phase is Phase.WAITING and len(names) > 2:
         return "Waiting for players"

@@ -5,6 +5,7 @@ over a relay whose clock the test advances."""
 
 from __future__ import annotations
 
+import asyncio
 
 import pytest
 from room import Room
@@ -16,18 +17,21 @@ from games.cabo.moves import Draw as CaboDraw
 from games.cabo.moves import Peek, Replace, Showdown, Spy, Swap
 from games.cabo.rules import Stage
 from games.discard.moves import Draw, OutOfTime
+from games.holdem.about import Stage as HoldemStage
 from games.holdem.game import HoldemState
-from games.holdem.moves import Call, Check, Fold
+from games.holdem.moves import Call, Check, Fold, Raise
 from games.holdem.strategy import player
 from games.war.game import Turn
 from relay.memory_ledger import MemoryLedger
 from relay.server import Limits, Relay
 from tabletop import transcript, wire
+from tabletop.shell import watch
 from tabletop.clock import Clock, Early, Timers
 from tabletop.game import TIMED_OUT, Setup
-from tabletop.table import Post
+from tabletop.table import Post, Table
 from tabletop.values import Awaiting, Owed
 from test_holdem_wire import station
+from test_leaving import claim_after, vanish_when
 
 
 def claim(room: Room, by: int, seat: int) -> Post:
@@ -48,6 +52,20 @@ def test_each_wait_draws_on_the_bank_past_the_move_s_time_and_a_claim_holds_once
         timers.judge(0, 124_900)
     timers.judge(0, 125_000)
     assert timers.banks == [0, 60_000] and 0 not in timers.waits
+
+
+def test_a_seat_whose_time_ran_out_sits_out_with_five_seconds_a_wait_until_it_acts_again():
+    timers = Timers(Clock(move_ms=30_000, bank_ms=60_000), seats=2)
+    timers.update({0}, 0)
+    timers.judge(0, 90_000)
+    timers.update({0}, 90_000)  # what the default move left it owing (its key, say): 5 s, no bank
+    assert timers.deadline(0) == 95_000 and timers.view().left(0, 91_000) == (4_000, 0)
+    with pytest.raises(Early, match=r"^0\.1 s early: 4\.9 s after the wait began, of 5 s while sitting out and 0 s"):
+        timers.judge(0, 94_900)
+    timers.update({1}, 94_000, acted=0)  # it acted in time: it is back, with the move's whole time
+    timers.update({0}, 95_000, acted=1)
+    assert timers.deadline(0) == 125_000 and timers.sitting_out == set()
+    assert Timers(Clock(move_ms=3_000, bank_ms=0), seats=1).clock.allowance(sitting_out=True) == 3_000  # never more
 
 
 def test_a_claim_before_the_time_and_bank_ran_out_is_named_on_every_seat_and_a_later_one_loses_the_throw():
@@ -216,6 +234,71 @@ def test_discard_draws_for_a_seat_out_of_time_whose_own_software_opens_the_card_
     assert room.tables[other].clocked() == [other]
 
 
+def agreed(table: Table) -> tuple:
+    """What every table of a room computes alike, whichever seat it is of (a watcher's too): the clock's waits and
+    banks, who is late or out, the game's turn and chips, the moves played and the verdict so far."""
+    p, state = table.play, table.play.state
+    assert state is None or isinstance(state, HoldemState)
+    return (table.problem, table.phase if p.outcome is None else "over", len(p.decks), sorted(p.late), sorted(p.out),
+            p.timers.view() if p.timers is not None else None, len(p.moves), p.outcome,
+            None if state is None else (state.to_move(), tuple(state.chips), state.hand.number))
+
+
+def test_a_watcher_from_the_first_event_agrees_with_every_seat_through_time_outs_crossed_moves_and_a_void():
+    """Three seats of Hold'em (issue 35: a watcher that joined after a time-out once blamed an honest seat for a
+    check "out of turn"): a fold with its keys opened, a time-out whose check crossed the claim, a time-out fold, and
+    a void hand. After every event every seat agrees, and a watcher that folds the whole ledger afterwards from its
+    first event agrees with them after every prefix."""
+    room = Room(game="holdem", seats=3, options={"hands": 2, "clock": 30, "bank": 60})
+    live: list[tuple] = []  # after each event from the seats' joins on
+    land, joined = room.append, len(room.ledger)
+
+    def append(seat: int, kind: str, body: dict | None) -> None:
+        land(seat, kind, body)
+        views = [agreed(t) for t in room.tables if t.me not in room.gone]
+        assert all(view == views[-1] for view in views), (len(room.ledger), views)
+        live.append(views[-1])
+
+    room.append = append  # type: ignore[method-assign]
+    tables = room.tables
+
+    def mover() -> int:
+        room.run(until=lambda: any(due.what is Owed.MOVE for due in tables[0].owing())
+                 and tables[0].play.state.hand.stage is HoldemStage.BETTING)
+        room.now += 5.0
+        [seat] = tables[0].clocked()
+        return seat
+
+    first = mover()  # the button, first to act before the flop: it folds and opens its keys to the board
+    room.post(first, tables[first].prepare(Fold()))
+    assert room.ledger[-1].body["shares"]["open"]
+    small = mover()
+    room.post(small, tables[small].prepare(Call()))
+    big = mover()  # its check is on its way when the claim that its time ran out lands
+    crossed = room.write(big, tables[big].prepare(Check()))
+    room.now = tables[small].play.timers.deadline(big) / 1000
+    room.post(small, claim(room, small, big))
+    for body in crossed:
+        room.append(big, "post", body)
+    seat = mover()  # the flop: the first to act bets, and the other's time runs out facing it (its bank is spent)
+    bounds = tables[seat].play.state.hand.raise_bounds()
+    room.post(seat, tables[seat].prepare(Raise(to=bounds[0])))
+    [facing] = tables[0].clocked()
+    room.now = tables[seat].play.timers.deadline(facing) / 1000 + 0.5
+    room.post(seat, claim(room, seat, facing))
+    gone = vanish_when(room, Owed.SHUFFLE_STEP)  # hand 2: a seat's first shuffle step never comes
+    claim_after(room, 90.0, gone)
+    room.run()
+    assert room.violations == {}, room.violations
+    late = transcript.observer(room.name, room.catalog)  # a watcher that joins now: the ledger from its first event
+    folded: list[tuple] = []
+    transcript.fold(room.as_transcript(), room.catalog, late, lambda table: folded.append(agreed(table)))
+    assert folded[joined:] == live
+    said = "\n".join(late.log)
+    for what in ("time ran out: checked", "check came after", "time ran out: folded", "hand 2 is void"):
+        assert what in said, said
+
+
 def setup(game: str, seats: int = 2):
     chosen = GAMES[game]
     options = chosen.Options()
@@ -323,6 +406,15 @@ async def test_a_seat_that_stops_moving_is_folded_by_the_other_s_claim_and_the_t
         assert [line.split(".")[0] for line in theirs] == [line.split(".")[0].replace("your", "ana's") for line in said]
         assert idle.problem is None and claimant.problem is None
         assert idle.play.timers.banks[0] == claimant.play.timers.banks[0] == 0
+        late = await watch(url, "clock", "zed", GAMES)  # joins after the time-outs: folds the ledger from its start
+        late.clock = clock
+        watching = asyncio.create_task(late.run())
+        await eventually(lambda: late.caught_up and late.table.play.decks and late.table.clocked(), "the watcher")
+        assert late.table.problem is None and late.table.play.moves == claimant.play.moves
+        assert (late.table.play.timers.view(), late.table.play.late) == (claimant.play.timers.view(),
+                                                                          claimant.play.late)
+        watching.cancel()
+        await late.ledger.close()
     finally:
         await pair.stop()
         server.close()

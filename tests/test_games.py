@@ -131,3 +131,17 @@ async def test_two_bots_with_one_name_keep_their_own_seats(relay_url, data_dir):
         assert line["audit"] == "fair"
     assert sorted(json.loads(out)["result"] for _, out, _ in results) == ["loss", "win"]
     assert not list((data_dir / "games").glob("*.json"))  # both finished: both files gone
+
+
+def test_a_bot_plays_the_game_of_the_room_it_joins_not_its_own_default():
+    """discard-bot without --game (discard) joined a Hold'em room and never moved: its strategy was discard's
+    computer, which has nothing to say to a Hold'em table, so its clock ran out every hand."""
+    from discard_tui.bot import room_computer
+    from room import Room
+
+    room = Room(game="holdem", options={"hands": 2})
+    room.strategies = {seat: room_computer(seat) for seat in range(2)}
+    room.run()
+    assert room.violations == {}
+    assert all(table.play.outcome is not None for table in room.tables)
+

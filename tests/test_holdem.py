@@ -17,7 +17,7 @@ from games.holdem.game import HoldemOptions, HoldemState
 from games.holdem.moves import Board, Call, Check, Fold, Habits, Muck, Raise, Show, Shown
 from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, first_places, hand_name, next_places
 from games.holdem import sitngo
-from games.holdem.strategy import decide, equity, player, top
+from games.holdem.strategy import WILD, aggression, decide, equity, player, top
 from tabletop.deck import Show as Reveal
 from tabletop.game import RuleViolation, Setup
 from tabletop.wire import Message
@@ -634,7 +634,7 @@ def shoved_at(chips: int, hole: str, shover: Habits | None = None) -> Message | 
     return decide(state.view(1), 1)
 
 
-SHOVER = Habits(moves=20, raises=20)  # moved all in every time so far
+SHOVER = Habits(moves=20, raises=20, shoves=20)  # moved all in every time so far
 FOLDER = Habits(moves=10, faced=8, folded=8)  # folded to every bet it faced but none
 STATION = Habits(moves=10, faced=10)  # called every bet
 
@@ -878,7 +878,7 @@ def test_a_move_made_for_a_seat_out_of_time_is_the_fold_it_is_and_a_void_hand_a_
         '#   "d dh p2 ????",',
         '#   "p2 cc",  # bo called 10',
         "# bo's time ran out while the deal needed its keys or its shuffle step; hand 2 is void: every chip goes "
-        "back to where it stood when it began, and out of the game goes bo, whose 1,010 chips are shared (1,010 to "
+        "back to where it stood when it began, and out of the game: bo, whose 1,010 chips are shared (1,010 to "
         "ana)"], void
     [hand] = HandHistory.loads_all(text)
     assert played(hand).stacks == [1010, 990] == hand.finishing_stacks
@@ -889,3 +889,70 @@ def test_a_game_of_one_hand_says_one_hand_was_played():
     play(state, 0, Fold())
     outcome = state.outcome()
     assert outcome is not None and outcome.reason.endswith("\n1 hand was played; the chip lead wins: {1}")
+
+
+MANIAC = Habits(moves=30, raises=30)  # bet or raised at every chance so far
+
+
+def test_the_habits_count_each_seats_moves_bets_and_raises_and_a_few_raises_make_no_maniac():
+    state = new(seats=2, starter=0)
+    play(state, 0, Raise(to=60))
+    play(state, 1, Call())
+    stack(state, {-1: "Kc8d4s2h7c"})
+    board(state)
+    play(state, 1, Check())
+    play(state, 0, Raise(to=120))
+    assert state.habits == {0: Habits(moves=2, raises=2, faced=1), 1: Habits(moves=2, faced=1)}
+    assert state.view(1).players[0].habits == state.habits[0]
+    assert aggression(state.habits[0]) < WILD  # two raises in two moves: not yet a player who raises every pot
+    assert aggression(Habits(moves=4, raises=4)) >= WILD > aggression(Habits(moves=8, raises=4))
+    play(state, 1, Fold())
+    assert state.habits[1] == Habits(moves=3, faced=2, folded=1)
+    state.chips = [1000, 1000]
+    state.hand = state._new_hand(0, 0)
+    play(state, 0, Raise(to=1000))
+    assert state.habits[0] == Habits(moves=3, raises=3, faced=2, shoves=1)
+
+
+def river_bet(bettor: Habits) -> Message | None:
+    """Heads-up, 1,000 chips each, every street bet the pot and called; on the river K♣ 8♦ 4♠ 2♥ 7♣ the button moves
+    all in (460 into 1,540) and the computer, with ace high, answers (``bettor``: the button's habits)."""
+    state = new(seats=2, starter=0)
+    play(state, 0, Raise(to=60))
+    play(state, 1, Call())
+    stack(state, {1: "As6d", -1: "Kc8d4s2h7c"})
+    for to in (120, 360):
+        board(state)
+        play(state, 1, Check())
+        play(state, 0, Raise(to=to))
+        play(state, 1, Call())
+    board(state)
+    play(state, 1, Check())
+    play(state, 0, Raise(to=460))
+    state.habits[0] = bettor
+    return decide(state.view(1), 1)
+
+
+def test_the_computer_calls_wider_against_a_player_who_has_raised_every_time():
+    """Ace high has about a third of the pot against any two cards: against a player not yet read, the river shove
+    of a player who bet every street is folded; against one who has raised every time so far it is called (its
+    range is every hand)."""
+    assert (river_bet(Habits()), river_bet(MANIAC)) == (Fold(), Call())
+
+
+def test_against_a_player_who_raises_every_pot_the_button_sees_the_flop_with_fair_hands_and_shoves_the_best():
+    assert [first_in(2, hole, MANIAC) for hole in ("AsAd", "Kd7c", "7c2d")] == [Raise(to=1000), Call(), Fold()]
+    assert first_in(2, "Kd7c") == Raise(to=50)  # against a player not yet read: the usual open
+    assert first_in(2, "Kd7c", SHOVER) == Fold()  # against one who moves all in every time there is no flop to see
+
+
+def test_seeded_sit_and_gos_against_always_pot_are_mostly_won():
+    """Heads-up, 1,000 chips and blinds 10/20: eight of the benchmark's games (benchmarks/holdem.py --against, which
+    measures the rate over hundreds); each ends with every chip accounted for."""
+    results = []
+    for seed in range(1, 9):
+        state = sitngo.play([sitngo.computer(seed), sitngo.always_pot], seed, button=seed % 2)
+        outcome = state.outcome()
+        assert outcome is not None and sum(state.chips) == 2000
+        results.append(outcome.winners)
+    assert results.count((0,)) >= 5, results

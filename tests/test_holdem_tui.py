@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from textual import on
 from textual.widgets import Static
 
 from discard_tui.app import PlayConfig
-from discard_tui.table_screen import SaveHistory, SaveTranscript
+from discard_tui.table_screen import PathCopied, SaveHistory, SaveTranscript
 from tabletop.values import Phase
 from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
-from discard_tui.table_screen import WATCHING, link_text
+from discard_tui.table_screen import READ_ONLY, WATCHING, link_text
 from games.holdem.about import Stage
 from pilot import (TableHarness, carry_out, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
                    watcher_view)
@@ -114,6 +116,8 @@ async def test_a_watchers_table_shows_no_hidden_card_makes_no_move_and_the_playe
         assert "Watching: read-only" in footer and not footer & {"Fold", "Check/Call", "Raise", "All in", "Rematch"}
         await pilot.press("f", "c", "a", "r", "enter", "n")
         assert app.asked() == []
+        await pilot.press("w")  # what read-only means, in other words than the hint's, which stays
+        assert status.notice == READ_ONLY != WATCHING == status.hint
     for table in (*room.tables, watcher):
         table.apply(Event(0, OBSERVER, "zed", "watch", {"watching": 2}, 0.0))
     player = view_of(room)
@@ -353,7 +357,9 @@ def test_the_view_is_built_after_every_post_from_the_hellos_to_my_first_bet():
 class SavingHarness(TableHarness):
     """The table alone, keeping what the game-over dialog asks the app to save."""
 
-    saved: list[str] = []
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.saved: list[str] = []
 
     @on(SaveHistory)
     def history(self) -> None:
@@ -364,18 +370,22 @@ class SavingHarness(TableHarness):
         self.saved.append("transcript")
 
 
-async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it(size):
     """Beside the transcript's path, the hand history's (whole, broken only after a "/" or a "-"); h asks the app
-    for it (in a terminal the app copies the path, as t does the transcript's); a game without one offers no h."""
+    for it (in a terminal the app copies the path, as t does the transcript's, and the dialog says so where the
+    path is, scrolled into sight); a game without one offers no h."""
     from discard_tui.app import GameOverScreen
     from discard_tui.widgets import PathLines
-    from tabletop.values import Verdict
+    from tabletop.values import Result, Verdict
 
     transcript = "/home/tester/.local/share/discard/transcripts/20261127-042649-computer-3fa2c1d0-seat2.json"
     history = transcript.removesuffix(".json") + "-game1.phhs"
-    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")), transcript=transcript, history=history)
+    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 9, ("move", "moves")),
+                     transcript=transcript, history=history, result=Result.WIN, wins=(1, 0),
+                     ending="1st 1,010 ██ you\n2nd   990 ██ bo\n1 hand was played; the chip lead wins: you")
     app = SavingHarness(HoldemTable(30), done)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await app.push_screen(GameOverScreen(done, download=False))
         await pilot.pause()
         assert "h copies the path" in text_of(app.screen, "#history")
@@ -383,6 +393,12 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it():
         assert "".join(lines) == history and all(line.endswith(("/", "-")) for line in lines[:-1])
         await pilot.press("h", "t")
         assert app.saved == ["history", "transcript"]
+        app.screen.post_message(PathCopied(history))  # what the app answers h with in a terminal
+        await pilot.pause()
+        assert text_of(app.screen, "#history") == "Hand history: copied if the terminal allows OSC 52:"
+        assert app.screen.query_one("#history").region.height == 1  # one line, beside the scrollbar too
+        shown = app.screen.query_one("#gameover").scrollable_content_region
+        assert all(shown.contains_region(app.screen.query_one(part).region) for part in ("#history", "#history-path"))
         app.screen.update(dataclasses.replace(done, history=None))
         await pilot.press("h")
         assert app.saved == ["history", "transcript"] and not app.screen.query_one("#history").display
@@ -403,9 +419,8 @@ def checked_down(state) -> None:
             showdown(state)
 
 
-async def test_a_showdown_stays_until_my_next_decision_and_a_long_hand_name_wraps_under_itself():
-    """Hand 1 goes to a showdown; hand 2 is folded to my big blind before my turn comes: both stay on the screen,
-    hand 1's long hand name going on under its own start at 80 columns, until I decide something in hand 3."""
+def two_hands_ended():
+    """Hand 1 goes to a showdown; hand 2 is folded to my big blind (seat 2's) before my turn comes."""
     from games.holdem.moves import Call, Fold
     from test_holdem import new, play, stack
 
@@ -416,6 +431,16 @@ async def test_a_showdown_stays_until_my_next_decision_and_a_long_hand_name_wrap
     checked_down(state)
     play(state, 0, Fold())  # hand 2: I have the big blind; the button and the small blind fold
     play(state, 1, Fold())
+    return state
+
+
+async def test_a_showdown_stays_until_my_next_decision_and_a_long_hand_name_wraps_under_itself():
+    """Hand 1 goes to a showdown; hand 2 is folded to my big blind before my turn comes: both stay on the screen,
+    hand 1's long hand name going on under its own start at 80 columns, until I decide something in hand 3."""
+    from games.holdem.moves import Call, Fold
+    from test_holdem import play
+
+    state = two_hands_ended()
     names = ("Computer", "Computer 2", "tester")
     app = TableHarness(HoldemTable(30), seat_view(HoldemScreenView, me=2, names=names, present=(True,) * 3,
                                                   board=state.view(2)))
@@ -453,3 +478,157 @@ def test_the_status_bar_names_whom_the_game_waits_on_not_every_other_player():
     [owing] = {due.seat for due in room.tables[-1].awaiting()}
     view = dataclasses.replace(view_of(room), waiting_since=0.0)
     assert link_text(view, now=42.0) == f"waiting for {view.names[owing]} for 42 s"
+
+
+def screen_rows(widget) -> list[str]:
+    """The rows ``widget`` shows on the screen, as drawn (a line Rich wrapped again shows here as two)."""
+    from textual.geometry import Region
+
+    return [strip.text for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))]
+
+
+def after_a_void() -> tuple[Room, int]:
+    """Three seats (ana, bo, cy) check and call; the flop needs a key of one who has gone, and its time runs out:
+    hand 1 is void. Hand 2 is dealt to its first bet, no move made in it yet. The room and the seat that left."""
+    from test_leaving import CLOCKED, claim_after, vanish_when
+    from tabletop.values import Owed
+
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    room.run(until=lambda: room.tables[0].play.pending is not None)  # the flop is shown: every key is needed
+    gone = vanish_when(room, Owed.CARD_KEY)
+    claim_after(room, 90.0, gone)
+    live = room.tables[(gone + 1) % 3]
+
+    def next_bet() -> bool:
+        board = live.view().board
+        return board is not None and board.hand == 2 and board.stage is Stage.BETTING and board.to_move is not None
+
+    room.run(until=next_bet)
+    assert next_bet()
+    return room, gone
+
+
+async def test_a_void_hand_is_in_the_last_hand_panel_and_short_on_the_status_line():
+    """The last-hand panel says that the hand was void, who left and how their stack was shared, as the log does;
+    the status line says it in a few words, whole at 80 columns ("cy's time ran out while the deal needed their
+    keys; hand 3 is void: every chip goes back …" was cut there), the log keeps every word."""
+    room, gone = after_a_void()
+    seat = (gone + 1) % 3
+    left, other = room.names[gone], room.names[3 - gone - seat]
+    app = TableHarness.of(room, seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        panel = app.table.query_one("#info")
+        said = " ".join(line.strip() for line in panel.render().plain.splitlines()[1:])
+        assert said == f"Hand 1 is void: {left} left. Every chip bet goes back; the 1,000 chips {left} had are " \
+                       f"shared: 500 to {'you, 500 to ' + other if seat < 3 - gone - seat else other + ', 500 to you'}"
+        assert all(row.rstrip() for row in screen_rows(panel)[1:3])  # drawn as written, not wrapped again
+        status = app.table.query_one(StatusBar)
+        assert status.event == f"Hand 1 void: {left} left, 1,000 shared"
+        turn = screen_rows(status)[1]
+        assert turn.rstrip().endswith(status.event), turn
+        assert any(line.startswith(f"{left}'s time ran out while the deal needed their keys; hand 1 is void: every "
+                                   f"chip goes back to where it stood when it began") for line in app.table.view.log)
+        long = "Cyrano-de-Bergerac-Savinien"  # a long name is cut in it as in the rest of the status bar
+        app.show(names=tuple(long if k == gone else name for k, name in enumerate(app.table.view.names)),
+                 last_move=app.table.view.last_move.replace(left, long), relay_offset=0.0)  # the clock shown too
+        await pilot.pause()
+        turn = screen_rows(status)[1].rstrip()
+        assert "⏱" in turn and turn.endswith(" left, 1,000 shared") and "Hand 1 void: Cyrano-de" in turn, turn
+
+
+async def test_the_status_line_names_the_new_hand_not_the_showdown_that_ended_the_last():
+    """A showdown ends hand 1 and hand 2 is dealt: until somebody moved in it, the status line said "bo showed …",
+    the start of the last hand's end; it names the new hand, whose showdown the last-hand panel shows whole."""
+    room = Room(game="holdem", seats=2, options={"hands": 2})  # heads-up: the cheapest deal
+    room.strategies = {seat: station for seat in range(2)}
+    table = room.tables[0]
+    room.run(until=lambda: (board := table.view().board) is not None and board.hand == 2 and
+             board.stage is Stage.BETTING)
+    view = view_of(room, 0)
+    moves = [line for line in view.log if not line.startswith(("shuffling", "cards dealt"))]
+    assert view.board.recent[-1][0].shown and " showed " in moves[-1], moves[-3:]  # nobody moved in hand 2 yet
+    app = TableHarness.of(room, 0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.table.query_one(StatusBar).event == "Hand 2: the button goes to bo, blinds 10/20"
+        assert app.table.query_one("#info").render().plain.splitlines()[1].startswith("Hand 1 on ")
+
+
+async def test_a_separator_in_the_last_hand_panel_stays_with_its_words_at_80_columns():
+    """"one pair, Fours, Ace, King, Ten kickers" filled the line, and the next began "· won 220" (or ended "· won"
+    above "40"): the separator stays at the end of the words before it, "won 40" on one line, at every width."""
+    from games.holdem.moves import Call, Fold
+    from test_holdem import new, play, stack
+
+    state = new(seats=3, starter=2)
+    stack(state, {0: "2h3h", 1: "JsTd", 2: "9c9d", -1: "JcTh4sKd2c"})
+    play(state, 2, Call())
+    play(state, 0, Fold())
+    checked_down(state)
+    names = ("ana", "bo", "abcde")  # a name column of five leaves the hand's name a line up to "kicker", no more
+    view = seat_view(HoldemScreenView, me=0, names=names, present=(True,) * 3, board=state.view(0))
+    app = TableHarness(HoldemTable(30), view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        panel = app.table.query_one("#info")
+        rows = [row.rstrip() for row in screen_rows(panel)]
+        assert "  bo     J♠ 10♦  two pair, Jacks and Tens, King" in rows, rows  # "kicker" fits, "kicker ·" not
+        assert " " * 17 + "kicker · won 50" in rows and not any(row.lstrip().startswith("·") for row in rows), rows
+    for width in range(24, 90):
+        for line in info(view, width).splitlines():
+            assert not line.lstrip().startswith("·") and not line.endswith((" won", " to")), (width, line)
+
+
+async def test_at_60x20_the_last_hand_panel_keeps_the_newest_hand_when_both_do_not_fit():
+    """Hand 1's showdown and hand 2 do not fit 60x20 together: hand 2, the newest, was cut off below the panel; the
+    oldest hand goes instead."""
+    state = two_hands_ended()
+    view = seat_view(HoldemScreenView, me=2, names=("Computer", "Computer 2", "tester"), present=(True,) * 3,
+                     board=state.view(2))
+    app = TableHarness(HoldemTable(30), view)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        app.table.update(view)  # laid out: the rows it leaves the panel are known
+        await pilot.pause()
+        panel = app.table.query_one("#info")
+        rows = [row.rstrip() for row in screen_rows(panel)]
+        assert "Hand 2: you won 20; 10 uncalled" in rows and panel.region.bottom <= app.table.query_one("#play").region.bottom, rows
+        assert not any(row.startswith("Hand 1") for row in rows), rows
+
+
+async def test_a_long_name_cut_in_the_last_hand_panel_ends_in_an_ellipsis():
+    """A 31-character name was cut to its first 14 columns, "Ana-Maria_Łope", with nothing to say it goes on: a
+    player reads a cut name as the whole name. Cut, it ends in "…"."""
+    from games.holdem.moves import Call, Fold
+    from test_holdem import new, play, stack
+
+    state = new(seats=3, starter=2)
+    stack(state, {0: "2h3h", 1: "JsTd", 2: "9c9d", -1: "JcTh4sKd2c"})
+    play(state, 2, Call())
+    play(state, 0, Fold())
+    checked_down(state)
+    names = ("ana", "Ana-Maria_Łopez-Zavala_[b]x[/b]", "cy")
+    view = seat_view(HoldemScreenView, me=0, names=names, present=(True,) * 3, board=state.view(0))
+    app = TableHarness(HoldemTable(30), view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        rows = [row.rstrip() for row in screen_rows(app.table.query_one("#info"))]
+        assert any(row.startswith("  Ana-Maria_Łop…  J♠ 10♦") for row in rows), rows
+
+
+async def test_the_help_keeps_each_key_line_on_one_row_at_80x24():
+    """The help scrolls at 80x24, and its scrollbar took two columns: "⌫ deletes" and "f mucks it" went to the next
+    row, under the headings' column ("deletes", "it"). Every key and cue line is one row."""
+    from discard_tui.table_screen import help_page
+    from discard_tui.widgets import HelpScreen
+
+    app = TableHarness(HoldemTable(30), seat_view(HoldemScreenView))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(HelpScreen(help_page(HELP, "12345 67890 13579 24680 11223 34455", 3)))
+        await pilot.pause()
+        rows = [row.rstrip() for row in screen_rows(app.screen.query_one("#help Static"))]
+        keys = HELP[HELP.index("[b]Keys"):HELP.index("[b]Secrecy")].replace("[b]", "").replace("[/b]", "")
+        for line in filter(None, keys.splitlines()):
+            assert line.rstrip() in rows, (line, rows)

@@ -21,7 +21,7 @@ from relay.memory_ledger import MemoryLedger
 from relay.server import Limits, Relay
 from room import Room
 from tabletop import deck as mental
-from tabletop import wire
+from tabletop import transcript, wire
 from tabletop.crypto import Group, derive_bytes
 from tabletop.game import Setup
 from tabletop.table import Phase, Post, Table
@@ -361,6 +361,35 @@ def test_a_seat_that_vanishes_while_the_board_needs_its_key_voids_the_hand_and_f
            "hand 1 is void" in text and "[game1-hand2]" in text
 
 
+def test_a_vanished_seat_whose_move_timed_out_sits_out_so_the_void_comes_five_seconds_later_not_thirty():
+    """cy's program stops at its turn: after its 30 s and 60 s of bank the clock moves for it, and what the hand
+    then owes it (its keys) has the 5 s of a seat sitting out, not another move's 30 s, and the clock says so."""
+    from discard_tui.table_screen import clock_text
+    from pilot import view_of as screen_view
+
+    room = Room(game="holdem", seats=3, options=CLOCKED)
+    room.strategies = {seat: station for seat in range(3)}
+    gone = vanish_when(room, Owed.MOVE)
+    claim_after(room, 90.0, gone)
+    room.run()
+    live = [t for t in room.tables if t.me != gone]
+    assert room.violations == {} and all(t.clocked() == [gone] for t in live)  # it owes the deal again
+    timers = live[0].play.timers
+    assert timers is not None and timers.deadline(gone) == timers.waits[gone].since + 5_000
+    view = screen_view(room, live[0].me)
+    assert clock_text(dataclasses.replace(view, relay_offset=0.0), now=room.ledger[-1].time)[0] == \
+        f"{room.names[gone]} sitting out 0:05"
+    claim_after(room, 5.0, gone)
+    room.run()
+    assert room.violations == {}
+    assert all(any("hand 1 is void" in line for line in t.log) for t in live)
+    back = Table(room.name, gone, bytes([gone + 1]) * 32, room.catalog, room.tables[gone].wish, follow=gone > 0)
+    for event in room.ledger:  # what the vanished player reads on coming back: "you" fits the sentence
+        back.apply(event)
+        transcript.check_proofs(back)
+    assert any("out of the game: you, whose" in line for line in back.log), back.log[-3:]  # "…goes you, whose" did not
+
+
 def test_a_seat_that_vanishes_owing_its_shuffle_step_voids_that_hand_and_the_game_goes_on():
     room = Room(game="holdem", seats=3, options={**CLOCKED, "hands": 3})
     room.strategies = {seat: station for seat in range(3)}
@@ -507,7 +536,7 @@ async def test_a_seat_killed_while_its_keys_are_needed_voids_the_hand_and_the_ta
         await eventually(lambda: ana.owing() == [Awaiting(2, Owed.MOVE)], "cy to owe a move")
         await stop(trio, 2)
         void = "cy's time ran out while the deal needed their keys; hand 1 is void"
-        for advance in (90.6, 30.6, 30.6, 30.6):
+        for advance in (90.6, 5.6, 5.6, 5.6):  # sitting out after its first time out: 5 s a wait
             await eventually(lambda: any(line.startswith(void) for line in ana.log) or ana.clocked() == [2],
                              "cy waited on alone")  # the clock jumps: nobody else may be owing then
             if any(line.startswith(void) for line in ana.log):

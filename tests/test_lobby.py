@@ -36,9 +36,9 @@ class LobbyHarness(App[None]):
     CSS_PATH = str(Path(discard_tui.__file__).parent / "app.tcss")
 
     def __init__(self, pages: dict[str | None, Page | LobbyError], under_way: Page | None = None,
-                 saved: tuple[saves.SavedSeat, ...] = ()) -> None:
+                 saved: tuple[saves.SavedSeat, ...] = (), name: str = "me") -> None:
         super().__init__()
-        self.pages, self.under_way, self.saved = pages, under_way, saved
+        self.pages, self.under_way, self.saved, self.player = pages, under_way, saved, name
         self.fetched: list[str | None] = []
         self.chosen: list[PlayConfig | None] = []
 
@@ -54,7 +54,7 @@ class LobbyHarness(App[None]):
         return page
 
     def on_mount(self) -> None:
-        config = PlayConfig(relay=RELAY, room="", name="me", game="discard")
+        config = PlayConfig(relay=RELAY, room="", name=self.player, game="discard")
         self.push_screen(LobbyScreen(config, self.fetch, refresh=None, saved=self.saved,
                                      under_way=self.going if self.under_way is not None else None), self.chosen.append)
 
@@ -122,6 +122,44 @@ async def test_the_games_under_way_are_listed_literally_and_enter_watches_one():
     [chosen] = app.chosen
     assert chosen is not None and (chosen.room, chosen.game, chosen.watch, chosen.relay) == ("table-0007", "holdem",
                                                                                              True, RELAY)
+
+
+async def test_my_own_game_is_listed_among_my_games_not_among_the_rooms_to_join_or_the_games_to_watch():
+    """A game of mine under way (or waiting for players) is mine to go back to: the lobby lists it once, as "your
+    game in room R is waiting: Enter returns", and offers the others' games to watch."""
+    import time
+
+    seat = saves.SavedSeat(RELAY, "table-0007", "me", "t", "00", "holdem", time.time() - 40, stage="playing",
+                           seats=2, names=["ana", "me"], me=1, number=1)
+    going = Page((waiting(7, game="holdem", names=("ana", "me"), seats=2), waiting(8, game="war", seats=2)), None)
+    app = LobbyHarness({None: Page((waiting(1), waiting(7)), None)}, under_way=going, saved=(seat,))
+    async with app.run_test(size=(80, 24)) as pilot:
+        under_way = app.screen.query_one("#under-way", DataTable)
+        await until(pilot, lambda: under_way.row_count, "the games under way")
+        assert [str(under_way.get_row_at(i)[0]) for i in range(under_way.row_count)] == ["war"]
+        assert [row[0] for row in rows(app)] == ["cabo"] and "1 room waiting" in text_of(app.screen, "#status")
+        assert text_of(app.screen, "#yours-detail") == "Your game in room table-0007 is waiting: Enter returns to it."
+
+
+async def test_a_refresh_keeps_the_highlight_on_the_same_room_wherever_it_moved():
+    """The lists are read again every few seconds: a room that arrived above the highlighted one moves it down a
+    row, and the highlight goes with it (in both lists)."""
+    going = Page((waiting(7, seats=2), waiting(8, seats=2)), None)
+    app = LobbyHarness({None: Page((waiting(1), waiting(2)), None)}, under_way=going)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        await until(pilot, lambda: rows(app) and screen.watched is not None, "both lists")
+        await pilot.press("down")
+        screen.query_one("#under-way", DataTable).move_cursor(row=1)
+        assert (screen.highlighted.room, screen.watched.room) == ("table-0002", "table-0008")
+        app.pages[None] = Page((waiting(3), waiting(1), waiting(2)), None)
+        app.under_way = Page((waiting(9, seats=2), waiting(7, seats=2), waiting(8, seats=2)), None)
+        await pilot.press("r")
+        await until(pilot, lambda: len(rows(app)) == 3 and screen.query_one("#under-way", DataTable).row_count == 3,
+                    "the lists read again")
+        assert (screen.highlighted.room, screen.watched.room) == ("table-0002", "table-0008")
+        assert text_of(screen, "#detail") == "Room table-0002"
 
 
 def test_a_page_of_games_under_way_is_checked_like_the_lobby():
@@ -381,3 +419,48 @@ async def test_my_unfinished_game_s_row_is_drawn_whole_at_the_first_frame(size):
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.page is not None, "the lobby")
         table = app.screen.query_one("#yours", DataTable)
         assert re.fullmatch(r" *discard +ana +game 1 under way +4\d s ago *", table.render_line(1).text)
+
+
+async def test_with_no_room_waiting_enter_watches_a_game_under_way_without_a_tab_first():
+    """No room waiting, one game under way: the focus stayed on the empty list of rooms, so Enter did nothing and
+    said nothing though the screen said "Enter watches one". The games under way take the focus."""
+    going = Page((waiting(7, game="discard", names=("ana", "bo"), seats=2),), None)
+    app = LobbyHarness({None: Page((), None)}, under_way=going)
+    async with app.run_test(size=(80, 24)) as pilot:
+        under_way = app.screen.query_one("#under-way", DataTable)
+        await until(pilot, lambda: under_way.row_count, "the games under way")
+        assert app.screen.active_bindings["enter"].binding.description == "Watch"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.chosen, "the choice")
+    [chosen] = app.chosen
+    assert chosen is not None and (chosen.room, chosen.watch) == ("table-0007", True)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_my_game_row_shows_a_long_opponent_name_whole_where_the_score_leaves_room(size):
+    """"Your game" cut a 31-character name to a third of the row ("Ana-Maria_Łope…" at 80 columns, "…_[…" even
+    at 200) while the score column beside it stood half empty: the name takes what the score does not need."""
+    import time
+
+    name = "Ana-Maria_Łopez-Zavala_[b]x[/b]"
+    seat = saves.SavedSeat(RELAY, "table-0007", "me", "t", "00", "discard", time.time() - 40, stage="playing",
+                           seats=2, names=[name, "me"], me=1, number=1)
+    app = LobbyHarness({None: Page((), None)}, saved=(seat,))
+    async with app.run_test(size=size) as pilot:
+        yours = app.screen.query_one("#yours", DataTable)
+        await until(pilot, lambda: yours.row_count, "my game")
+        assert [str(getattr(c, "plain", c)) for c in yours.get_row_at(0)][1:3] == [name, "game 1 under way"]
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_the_lobby_title_shows_my_long_name_whole(size):
+    """"you play as Ana-Maria_Łopez-Zavala_[b…": the player's own name, cut, in the title. It goes on a second line."""
+    from textual.geometry import Region
+
+    name = "Ana-Maria_Łopez-Zavala_[b]x[/b]"
+    app = LobbyHarness({None: Page((), None)}, name=name)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: "No room" in text_of(app.screen, "#status"), "the lobby read")
+        where = app.screen.query_one("#where")
+        shown = [strip.text.strip() for strip in where.render_lines(Region(0, 0, where.size.width, where.size.height))]
+        assert shown[-1] == name and "…" not in " ".join(shown), shown

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from discard_tui.replay import ReplayApp, replay, views
+from discard_tui.table_screen import replaying
 from games import GAMES
 from games.discard.strategy import simple
 from room import Room
@@ -49,6 +50,26 @@ def test_the_seat_that_kept_the_transcript_sees_its_own_cards_with_its_seed_and_
     assert mine[0].me == 0 and len(mine[0].hand) == 5 and all(view.me == 0 for view in mine)
     [(_, public)] = views(record, room.tables[1].seed)  # bo's seed is not seat 0's
     assert all(view.watcher and view.hand == () for view in public)
+
+
+def test_a_version_3_transcript_shows_its_seat_s_own_cards_which_its_audit_published():
+    """A version-3 or 4 seat cannot be folded from its seed again (this program speaks version 5 from a seat), but
+    the audit at the end of each of those games published every card: the replay shows the transcript's seat with
+    the cards it was shown, its hand from the deal on. A game that ended before its audit cannot: the hint says so."""
+    import gzip
+
+    from test_verify import VERSION_3
+
+    record = transcript.parse(json.loads(gzip.decompress(VERSION_3.read_bytes())))
+    [(check, steps)] = views(record)
+    assert check.play.version == 3 and record.seat == 0
+    assert all(view.me == 0 and not view.watcher for view in steps)
+    assert [len(view.hand) for view in steps[:3]] == [5, 4, 4] and steps[-1].result is not None
+    cut = next(k for k, event in enumerate(record.events) if event.kind == "post" and event.body["msg"]["type"] ==
+               "audit")  # the game ended, but nobody published their secrets: no card is known but those shown
+    [(check, steps)] = views(dataclasses.replace(record, events=record.events[:cut]))
+    assert check.unfinished is not None and all(view.watcher and view.hand == () for view in steps)
+    assert replaying(steps[-1]) == "Replay: no seat's own cards (a version-3 game, unaudited)."
 
 
 def test_the_seed_is_written_beside_the_transcript_for_its_owner_alone_and_pruned_with_it(tmp_path):
@@ -140,14 +161,19 @@ async def test_the_footer_shows_every_key_whole(width):
     (keys that go together share one word: "←→ Move", "home end Deal/End", "pgup pgdn Game")."""
     from textual.widgets import Footer
 
+    from pilot import until
+
+    every_key = {"left", "right", "home", "end", "pageup", "pagedown", "question_mark", "q"}
     app = ReplayApp(views(played(deck="short")) * 2)
+
+    def keys_shown() -> set[str]:
+        return {key.key for key in app.screen.query("FooterKey") if key.description != "palette"}
+
     async with app.run_test(size=(width, 20)) as pilot:
-        await pilot.pause()
-        await pilot.pause()
+        await until(pilot, lambda: keys_shown() == every_key, "every key in the footer")
         footer = app.screen.query_one(Footer)
         keys = [key for key in footer.query("FooterKey") if key.description != "palette"]
         labels = list(footer.query("FooterLabel"))
-        assert {key.key for key in keys} == {"left", "right", "home", "end", "pageup", "pagedown", "question_mark", "q"}
         assert [str(label.render()).strip() for label in labels] == ["Move", "Deal/End", "Game"]
         shown = [*keys, *labels]
         assert all(part.region.right <= width and part.region.width >= len(str(part.render()).rstrip())

@@ -99,8 +99,8 @@ async def test_a_whole_match_by_keys_to_the_game_over_dialog():
 async def test_the_game_over_dialog_shows_the_transcript_path_whole_and_leaves_the_score_line(size):
     """The path breaks only after a "/" or a "-" (never inside a word, which a person copying it would get wrong);
     the dialog spares the status bar (the score) and at 60 columns takes the whole width (nothing of the table
-    peeks beside its border); t says where the path went, and that it may not have arrived."""
-    from discard_tui.app import COPIED
+    peeks beside its border); t says where the path went, and that it may not have arrived, in the dialog (a toast
+    covered its border and the end of the paths)."""
     from discard_tui.widgets import PathLines
 
     app = computer_game(opponent_seed=9)
@@ -119,8 +119,10 @@ async def test_the_game_over_dialog_shows_the_transcript_path_whole_and_leaves_t
         assert dialog.region.x == 0 if size[0] == 60 else dialog.region.x >= 2
         assert dialog.region.right == size[0] if size[0] == 60 else True
         await pilot.press("t")
+        await pilot.pause()
         assert app.clipboard == path
-        assert [n.message for n in app._notifications] == [COPIED]
+        assert text_of(app.screen, "#transcript") == "Transcript: copied if the terminal allows OSC 52:"
+        assert list(app._notifications) == [] and app.screen.query_one("#gameover").region == dialog.region
 
 
 async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players, relay_url):

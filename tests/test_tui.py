@@ -18,8 +18,8 @@ from tabletop.values import Phase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches, short_mismatch
-from discard_tui.widgets import HandView, Scale, StatusBar, card_size
-from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until
+from discard_tui.widgets import HandView, Scale, StatusBar, card_size, counted
+from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until, view_of, watcher_view
 
 
 
@@ -255,6 +255,10 @@ async def test_violation_dialog_names_it_and_shows_the_transcript():
         assert "t copies the path" in text_of(app.screen, "#transcript")
         path = "".join(text_of(app.screen, "#path").splitlines())  # whole, broken only after a "/" or a "-"
         assert path == str(app.seat.transcript_path) and app.seat.transcript_path.exists()
+        await pilot.press("t")  # copied: the dialog says so, no toast covers it
+        await pilot.pause()
+        assert app.clipboard == path and list(app._notifications) == []
+        assert text_of(app.screen, "#transcript") == "Transcript: copied if the terminal allows OSC 52:"
 
 
 async def test_clicking_the_draw_pile_draws():
@@ -524,6 +528,10 @@ async def test_the_status_bar_never_wraps_and_keeps_a_line_for_the_refusal(size)
         assert " 0 – 0 " in lines[0] and " · game 1 " in lines[0] and lines[0].count(long[:5]) == 2, lines[0]
         assert "Your turn" in lines[1] and f"{long} discarded 10♥"[:10] in lines[1]
         assert lines[2].startswith(" 10♥ matches neither") and lines[2].endswith("…")
+        app.show(names=("tester", "Computer"), last_move="Computer showed J♥ 3♣: one pair, Twos, King, Jack "
+                 "kickers. Hand 1 on 8♣ 7♥ 4♣ 2♣ Q♥: Computer won 40 with one pair")  # fits no way: cut at its end
+        await pilot.pause()
+        assert "  Computer showed J♥ 3♣" in status.render().plain.splitlines()[1]  # a short name is never cut
 
 
 async def test_the_status_bar_says_what_the_other_player_just_did_and_whose_turn_it_is():
@@ -1247,3 +1255,120 @@ async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_th
         app.table.update(dataclasses.replace(app.view, phase=Phase.OVER))
         await pilot.pause()
         assert status.clock == ""
+
+
+@pytest.mark.parametrize("watcher", [False, True])
+async def test_a_hand_label_keeps_its_count_at_60_columns_and_cuts_the_name_first(watcher):
+    """"Bartholomew-the-Magnificent-IV's hand: 7 cards" (a watcher's) and "x…x: 5 cards" (an opponent of 32
+    letters) were cut at the end: the count went. The name is cut first, then the words; the count stays."""
+    long = "Bartholomew-the-Magnificent-IV"
+    hand = (FULL[0],) * 7
+    app = discard_table(names=(long, "x" * 32), hand=() if watcher else hand, hand_size=7 if watcher else 0,
+                        playable=() if watcher else (False,) * 7, me=-1 if watcher else 0, my_turn=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        mine, theirs = (text_of(app.screen, f"#{which}-label") for which in ("hand", "opponent"))
+        width = app.screen.query_one("#hand-label").content_region.width
+        assert theirs.endswith("…: 5 cards") and theirs.startswith("xxx") and len(theirs) <= width, theirs
+        assert mine.endswith("'s hand: 7 cards") and mine.startswith("Bartholo") and "…" in mine if watcher \
+            else mine == "Your hand: 7 cards"
+        assert len(mine) <= width
+    assert counted("{}'s hand", long, "7 cards", 14) == "7 cards" == counted("Your hand", "", "7 cards", 12)
+
+
+async def test_a_shuffle_whose_last_step_is_in_but_not_yet_checked_counts_no_step_past_the_last():
+    """All four steps of a two-seat shuffle are on the ledger, the last one's proof not yet checked (a watcher's or a
+    busy seat's pool is behind): the table says it checks them, not "Shuffling: step 5 of 4"."""
+    from room import Room
+    from tabletop import transcript
+    from discard_tui.config import SCREENS
+
+    room = Room(options={"deck": "short"})
+    room.run(until=lambda: room.tables[0].play.deck is not None and room.tables[0].play.deck.shuffled)
+    behind = transcript.observer(room.name, room.catalog)
+    for event in room.ledger:
+        behind.apply(event)  # proofs left unchecked
+    assert behind.phase is Phase.SHUFFLING
+    harness = TableHarness(SCREENS["discard"].ui().screen(PlayConfig.leave_grace),
+                           watcher_view(room, behind))
+    async with harness.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        label = text_of(harness.table, "#progress-label")
+        assert label == "Shuffling: checking the proofs", label
+
+
+async def test_while_a_rematch_opens_the_headline_says_who_waits_on_whom():
+    """bo opened a rematch after a game I lost: the table (still the last game) said "Waiting for an opponent", as
+    if I waited on bo, while bo waits on me. It says the game's result then; once I open it, "Waiting for bo"."""
+    from tabletop.values import Result
+
+    offered = seat_view(DiscardScreenView, phase=Phase.WAITING, result=Result.LOSS, rematch_offered=True)
+    app = TableHarness(DiscardTable(30), offered)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.table.query_one(StatusBar).headline == "You lose"
+        app.show(rematch_offered=False)  # I opened it: bo has not said hello yet
+        await pilot.pause()
+        assert app.table.query_one(StatusBar).headline == "Waiting for bo"
+
+
+async def test_the_game_over_dialog_with_a_two_line_ending_and_path_fits_60x20_without_a_scrollbar():
+    """Cabo's game-over dialog at 60x20 (an ending and a transcript path of two lines each) scrolled by one row: the
+    blank margin under its last line, its scrollbar thumb drawn over "n plays again". Every row of it is shown."""
+    from tabletop.values import Result, Verdict
+
+    done = seat_view(DiscardScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 6, ("move", "moves")),
+                     transcript="/tmp/c2/cana/transcripts/20261127-081626-cab1-seat1.json", result=Result.WIN,
+                     wins=(1, 1), names=("Ana-Maria_Łopez-Zavala_[b]x[/b]", "bot"),
+                     ending="bot and you passed 10 after round 1; the lowest total wins: you (bot 20 · you 13).")
+    app = TableHarness(DiscardTable(30), done)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await app.push_screen(GameOverScreen(done, download=False))
+        await pilot.pause()
+        dialog = app.screen.query_one("#gameover")
+        assert dialog.max_scroll_y == 0, dialog.max_scroll_y
+        assert dialog.scrollable_content_region.contains_region(app.screen.query_one("#offer").region)
+
+
+async def test_back_at_a_finished_rematch_nobody_is_said_to_want_another():
+    """Two games played (the second a rematch), the other player gone: my TUI started again on the room said "bot
+    wants a rematch: press n" (the other's hello to game 2, which I had answered, read as an offer). It offers n."""
+    from room import Room
+    from tabletop import transcript
+    from tabletop.table import Table
+    from games.discard.strategy import simple
+
+    room = Room(options={"deck": "short"})
+    room.strategies = {0: simple(1), 1: simple(2)}
+    room.run()
+    assert room.tables[1].rematch() is None
+    room.run()
+    assert room.tables[0].rematch() is None
+    room.run()
+    assert room.tables[1].play.number == 2 and room.tables[1].phase is Phase.OVER
+    old = room.tables[1]
+    back = Table(room.name, 1, bytes([2]) * 32, room.catalog, old.wish)  # my program again, as --room starts it
+    for event in room.ledger:
+        back.apply(event)
+        transcript.check_proofs(back)
+    room.tables[1] = back
+    view = view_of(room, 1)
+    app = TableHarness(DiscardTable(30), view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(GameOverScreen(view, download=False))
+        await pilot.pause()
+        offer = text_of(app.screen, "#offer")
+        assert "wants a rematch" not in offer and offer.startswith("n plays again"), offer
+
+
+async def test_at_60x20_the_help_covers_the_table_so_no_stray_characters_show_beside_it():
+    """At 60x20 the help (95% of the screen) left a column of the table on each side and a row below: "█g", "█m…",
+    "█6" at its right edge read as stray characters. Where the terminal is narrow it takes the whole screen."""
+    from discard_tui.table_screen import help_page
+
+    app = discard_table()
+    async with app.run_test(size=(60, 20)) as pilot:
+        app.push_screen(HelpScreen(help_page(discard_screen.HELP, SAFETY, 2)))
+        await pilot.pause()
+        shown = app.screen.query_one("#help").region
+        assert (shown.x, shown.width, shown.y, shown.bottom) == (0, 60, 0, 19), shown  # the footer below

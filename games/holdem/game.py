@@ -137,6 +137,7 @@ class HoldemState(GameState[str]):
     running_out: int | None = None  # the seat whose next move is the table's, its time having run out (ran_out)
     voided: list[Voided] = field(default_factory=list)  # every hand that was void, for the hand history
     abandoned: bool = False  # the game ended on a void hand (``void``), which never finished
+    short: str | None = None  # the last change in a few words for the status line (``brief``), None: its log line
 
     def __post_init__(self) -> None:
         self.chips = [self.options.chips] * self.setup.seats
@@ -274,13 +275,15 @@ class HoldemState(GameState[str]):
 
     def push(self, seat: int, move: Message) -> None:
         h = self.hand
-        self.said = self._describe_before(seat, move)
+        self.said, self.short = self._describe_before(seat, move), None
         action = self._action(seat, move)
         if type(move) in VERBS:
             self.counts[VERBS[type(move)]] += 1
             was, faced = self.habits.get(seat, Habits()), h.to_call() > 0
+            bounds = h.raise_bounds()  # the most a raise may be: all in, or all the others can call
+            shoves = isinstance(move, Raise) and bounds is not None and move.to >= bounds[1]
             self.habits[seat] = Habits(was.moves + 1, was.raises + isinstance(move, Raise), was.faced + faced,
-                                       was.folded + (faced and isinstance(move, Fold)))
+                                       was.folded + (faced and isinstance(move, Fold)), was.shoves + shoves)
         if isinstance(move, Fold):
             h.fold()
         elif isinstance(move, (Check, Call)):
@@ -358,12 +361,14 @@ class HoldemState(GameState[str]):
             self.hand = self._deal_hand(h.number + 1, places)
             button, small_seat, _ = self.hand.places or h.places
             small, big = self.hand.blinds
-            self.said += f". Hand {h.number + 2}: the button goes to {{{button}}}"
+            begun = f"Hand {h.number + 2}: the button goes to {{{button}}}"
             if button not in self.hand.players:
-                self.said += ", who is out: a dead button (TDA rule 34)"
-            self.said += f", blinds {small}/{big}"
+                begun += ", who is out: a dead button (TDA rule 34)"
+            begun += f", blinds {small}/{big}"
             if self.hand.small_blind is None:
-                self.said += f"; no small blind, {{{small_seat}}} being out (TDA rule 34)"
+                begun += f"; no small blind, {{{small_seat}}} being out (TDA rule 34)"
+            self.said += f". {begun}"
+            self.short = begun
 
     def describe(self, seat: int, move: Message) -> str:
         return self.said
@@ -372,7 +377,8 @@ class HoldemState(GameState[str]):
         """The hand is void (``seat``'s keys or shuffle step never came): every other seat's chips go back to where
         they stood when it began; ``seat`` is out, its whole stack shared equally among the seats still playing,
         the odd chips one each from the first of them left of the button. So vanishing is never better than
-        folding. Then the next hand, unless the game is over."""
+        folding. Then the next hand, unless the game is over. The status line reads it short (:meth:`brief`), the
+        last-hand panel in a sentence (``Voided.said``)."""
         h, n = self.hand, self.setup.seats
         forfeit, self.chips[seat] = self.chips[seat], 0
         playing = [other for k in range(1, n + 1) if self.chips[other := (h.button + k) % n] > 0]
@@ -382,19 +388,29 @@ class HoldemState(GameState[str]):
             self.chips[other] += gain
         self.history.append(tuple(self.chips))
         shared = ", ".join(f"{gain:,} to {{{other}}}" for other, gain in sorted(gains.items()))
-        self.last_result = f"hand {h.number + 1} is void: every chip goes back to where it stood when it began, " \
-                           f"and out of the game goes {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"
+        number = h.number + 1
+        self.last_result = f"hand {number} is void: every chip goes back to where it stood when it began, " \
+                           f"and out of the game: {{{seat}}}, whose {forfeit:,} chips are shared ({shared})"  # reads for "you" too
         said = self.last_result
-        self.voided.append(Voided(h, tuple(self.moves), frozenset(self.late),
-                                  f"{{{seat}}}'s time ran out while the deal needed its keys or its shuffle step; "
-                                  f"{self.last_result}"))
-        if sum(chips > 0 for chips in self.chips) < 2 or h.number + 1 >= self.options.hands:
+        self.short = f"hand {number} void: {{{seat}}} left, {forfeit:,} shared"
+        self.voided.append(Voided(
+            h, tuple(self.moves), frozenset(self.late),
+            f"{{{seat}}}'s time ran out while the deal needed its keys or its shuffle step; {self.last_result}",
+            f"hand {number} is void: {{{seat}}} left. Every chip bet goes back; the {forfeit:,} chips {{{seat}}} had "
+            f"are shared: {shared}", LastHand(number=number, board=(), shown=(), mucked=(), won=(), returned=())))
+        if sum(chips > 0 for chips in self.chips) < 2 or number >= self.options.hands:
             self.abandoned = True
         else:
             assert h.places is not None
-            self.hand = self._deal_hand(h.number + 1, next_places(self.chips, h.places))
-            said += f". Hand {h.number + 2}: the button goes to {{{self.hand.button}}}"
+            self.hand = self._deal_hand(number, next_places(self.chips, h.places))
+            said += f". Hand {number + 1}: the button goes to {{{self.hand.button}}}"
         return said
+
+    def brief(self) -> str | None:
+        """A void hand, and a move that ends a hand and deals the next, in a few words for the status line: the
+        void's gist ("hand 3 void: cy left, 1,000 shared"), or the new hand ("Hand 4: the button goes to
+        cy, blinds 10/20"), not the start of a showdown that the last-hand panel shows whole."""
+        return self.short
 
     def ran_out(self, seat: int) -> None:
         """The next move pushed for ``seat`` is the table's: its time ran out (the hand history says so)."""
@@ -506,16 +522,18 @@ class HoldemState(GameState[str]):
     def recent(self, seat: int) -> tuple[tuple[LastHand, str], ...]:
         """The hands finished since ``seat`` last decided something (a bet, a show or a muck), oldest first, each with
         its words: what its player has not had the chance to read yet (the next hand is dealt at once, and may end
-        before their turn comes); the last finished hand at least, and at most :data:`RECENT`."""
-        if not self.played:
+        before their turn comes); the last finished hand at least, and at most :data:`RECENT`. A void hand is among
+        them, with nothing shown: its words say who left and how their chips were shared."""
+        ended: list[Played | Voided] = sorted([*self.played, *self.voided], key=lambda hand: hand.hand.number)
+        if not ended:
             return ()
-        recent = [self.played[-1]]
+        recent = [ended[-1]]
         if not any(mover == seat and type(move) in DECISIONS for mover, move, _ in self.moves):
-            for played in self.played[-2::-1]:
+            for hand in ended[-2::-1]:
                 if any(mover == seat and type(move) in DECISIONS for mover, move, _ in recent[-1].moves):
                     break
-                recent.append(played)
-        return tuple((played.last, played.result) for played in recent[:RECENT][::-1])
+                recent.append(hand)
+        return tuple((hand.last, hand.result if isinstance(hand, Played) else hand.said) for hand in recent[:RECENT][::-1])
 
     def view(self, seat: int) -> HoldemView:
         h = self.hand

@@ -54,12 +54,15 @@ class Played:
 @dataclass(frozen=True)
 class Voided:
     """A hand that was void: its PokerKit hand as it stood, the moves made in it, those the table made for a seat out
-    of time, and what became of the chips (in the log's words, seats as {0}, {1}…)."""
+    of time, and what became of the chips: in the log's words for the history, and in fewer for the table's last-hand
+    panel (seats as {0}, {1}…); ``last``: the hand as the panel lists it (nothing shown, nothing won)."""
 
     hand: Hand
     moves: tuple[tuple[int, Message, str], ...]
     late: frozenset[int]
     result: str
+    said: str
+    last: LastHand
 
 
 def phhs(played: Sequence[Played], names: Sequence[str], faces: Mapping[int, str], me: int, number: int,

@@ -71,6 +71,7 @@ class Habits:
     raises: int = 0  # of those, bets and raises (all in included)
     faced: int = 0  # times it had a bet to call
     folded: int = 0  # of those, the times it folded
+    shoves: int = 0  # of its bets and raises, those all in (or of all the others can call)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,16 @@ Monte-Carlo count with eval7's evaluator) against the pot odds: it bets strong
 hands for value (against a calling station thinner, by how far ahead it is,
 and never bluffs one), bluffs a player who folds too often, and calls a bettor by how
 often that bettor bets: a player who bets every street holds any two cards.
+
+Against a player who bets or raises far more often than a sound range would
+(:data:`WILD`, read from its habits with a prior of :data:`PRIOR` average
+moves, so that a few raises do not make a maniac), every pot it plays goes to
+the stacks: before the flop it shoves only hands that beat that player's range
+by the push/fold reasoning and :data:`LOOK` more, and sees the flop with the
+rest of what does well against a random hand; after the flop it goes on only
+with the equity that wins the stacks (:func:`against_wild`), letting that
+player do the betting.
+
 At showdown it mucks only a hand beaten, in every pot it could win, by a hand
 already shown. Every random draw comes from a generator seeded by the
 strategy's seed and the point of the hand, so the same seed makes the same
@@ -80,6 +90,12 @@ OPEN_EARLY = 0.25  # share of hands it opens with from a seat that more players 
 LIMP = 0.8  # share of hands the small blind completes with when it does not raise
 WILD = 0.6  # betting or raising this often makes a player who re-raises every pot
 DEFEND = 0.05  # equity it gives up against a raiser's range in the big blind, for its position and the raise it faces
+LOOK = 0.1  # equity beyond the push/fold reasoning a shove before the flop needs against a player who raises every
+# pot, but not all in: its raises let a fair hand see a flop, which tells more than two cards
+SEE = 0.5  # equity against such a player's range from which the small blind completes to see that flop (unless
+# that player's raises are mostly all in)
+TURN_TO_COME = 0.06  # on the flop, equity a hand may lack of the stack's odds against such a player: it may still
+# fold on the turn
 PRIOR = 4  # moves of an average player assumed before a seat's own habits are seen
 PRIOR_RAISES = 0.2  # an average player bets or raises one move in five
 PRIOR_FOLDS = 0.4  # and folds to two bets in five
@@ -218,7 +234,7 @@ def preflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messag
         return unraised(view, hole, others, rng)
     share = range_equity(hole, (), [aggression(p.habits) for p in raisers], rng)
     if any(aggression(p.habits) >= WILD for p in raisers):  # a re-raise would be re-raised: all in, or see a flop
-        if share >= 0.5 + premium(depth(view)):
+        if share >= 0.5 + premium(depth(view)) + LOOK:
             return shove(view)
     elif share >= 1.2 / (1 + len(raisers)) and view.raise_bounds is not None:
         return raise_to(view, 1.0)
@@ -236,7 +252,8 @@ def stack_off(view: HoldemView, hole: Sequence[str], raisers: Sequence[Player], 
 
 def unraised(view: HoldemView, hole: Sequence[str], others: Sequence[Player], rng: random.Random) -> Message:
     """Nobody has raised: short, shove or fold by the chips that folds and calls win; against a player who re-raises
-    every pot, shove what stands that re-raise and fold the rest; else open the pot (from the button and the small
+    every pot, shove what stands that re-raise, see the flop with fair hands (unless its raises are all in), and fold
+    the rest; else open the pot (from the button and the small
     blind most hands, every hand against players who fold too much); else check, complete the small blind, or
     fold."""
     big, owe = view.blinds[1], view.to_call
@@ -246,9 +263,14 @@ def unraised(view: HoldemView, hole: Sequence[str], others: Sequence[Player], rn
     if stack <= SHORT:
         return shove(view) if shove_gains(view, hole, others, rng) else Check() if not owe else Fold()
     wild = [p for p in others if aggression(p.habits) >= WILD]
-    if wild:  # a raise would be re-raised: shove what calls that re-raise
+    if wild:  # a raise would be re-raised: shove the best hands, see the flop with fair ones
         share = range_equity(hole, (), [aggression(p.habits) for p in wild], rng)
-        return shove(view) if share >= 0.5 + premium(stack) else Check() if not owe else Fold()
+        sees = all(p.habits.shoves * 2 < p.habits.raises for p in wild)  # a shove leaves no flop to see
+        if share >= 0.5 + premium(stack) + (LOOK if sees else 0.0):
+            return shove(view)
+        if not owe:
+            return Check()
+        return Call() if sees and share >= SEE else Fold()
     strength = top(hole)
     opens = OPEN if len(others) <= 2 else OPEN_EARLY
     if all(folding(p.habits) >= FOLDER for p in others):
@@ -284,6 +306,8 @@ def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messa
     hand bets half the pot half the time, and a weak one bluffs now and then (always against a player who folds too
     much); facing a bet it calls when the odds allow, by how often the bettor bets, and folds otherwise."""
     others = rivals(view)
+    if all(aggression(p.habits) >= WILD for p in others):
+        return against_wild(view, hole, others, rng)
     share = equity(hole, view.board, len(others), rng)
     owe = view.to_call
     station = all(folding(p.habits) < STATION for p in others)
@@ -301,6 +325,30 @@ def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messa
     if min(owe, view.mine.chips) * 3 >= view.mine.chips + view.mine.bet:
         margin += premium(depth(view))
     return Call() if share >= pot_odds(view) + margin else Fold()
+
+
+def commit_odds(view: HoldemView, others: Sequence[Player]) -> float:
+    """The share of the final pot my chips still to go in make up, if every bet from now on is called until the
+    stacks are in: what a hand must win to go to the showdown against players who bet every street."""
+    mine = view.mine
+    add = min(mine.chips, max(p.chips + p.bet for p in others) - mine.bet)
+    theirs = sum(max(0, min(p.chips, mine.bet + add - p.bet)) for p in others)
+    return add / (view.total + add + theirs) if add else 0.0
+
+
+def against_wild(view: HoldemView, hole: Sequence[str], others: Sequence[Player], rng: random.Random) -> Message:
+    """After the flop against players who bet or raise far more often than a sound range allows (every street, for
+    always-pot): each bet now will be followed by another until the stacks are in, so a hand goes on only if its
+    equity against their ranges (any two cards, for a player who raises every time) wins the stacks, by the odds of
+    the whole stack (:func:`commit_odds`) and the stack's premium, a little less on the flop; a very strong hand
+    raises, a fair one lets them bet (pot control: its raise would only be re-raised); the rest give up."""
+    share = range_equity(hole, view.board, [aggression(p.habits) for p in others], rng)
+    need = commit_odds(view, others) + premium(depth(view)) - (TURN_TO_COME if len(view.board) == 3 else 0.0)
+    if share < need:
+        return Fold() if view.to_call else Check()
+    if share >= RERAISE:
+        return shove(view)
+    return Call() if view.to_call else Check()
 
 
 def decide(view: HoldemView, seed: int | None) -> Message | None:
