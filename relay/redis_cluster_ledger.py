@@ -628,12 +628,17 @@ class RedisClusterLedger(RedisLedger):
     async def health(self) -> str | None:
         """Unhealthy only when no master answers: a dead master's rooms wait for its replica on every relay node
         alike, so taking this node out of rotation would help nobody."""
-        masters = self.client.get_primaries()
-        answers = await asyncio.gather(*(asyncio.wait_for(self._pipeline(node, [(("PING",), False)], 0), 2)
-                                         for node in masters), return_exceptions=True)
-        if any(not isinstance(a, BaseException) and not isinstance(a[0][0], BaseException) for a in answers):
+        if any(await asyncio.gather(*(self._answers(node) for node in self.client.get_primaries()))):
             return None
         return f"redis cluster at {self.url}: no master answers"
+
+    async def _answers(self, node: ClusterNode) -> bool:
+        try:
+            async with asyncio.timeout(2):
+                (reply,), _ = await self._pipeline(node, [(("PING",), False)], 0)
+        except TimeoutError:
+            return False
+        return not isinstance(reply, BaseException)
 
     async def close(self) -> None:
         for task in list(self._later):
