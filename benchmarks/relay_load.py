@@ -14,9 +14,10 @@ receiver's, both CLOCK_MONOTONIC), and the relay's (and Redis's) CPU and peak
 RSS, side by side. Every client also checks that its seq numbers have no gap
 and no repeat. On a cluster it also prints how the rooms spread over the
 masters; with --failover it SIGKILLs a master halfway through and prints how
-long the replica took to be promoted, the longest pause any room saw, and the
-posts refused meanwhile (a refused post was never acknowledged: the client
-sends it again).
+long the replica took to be promoted and, per master (the killed one first),
+the connections dropped, the posts refused and the longest pause between two
+posts delivered in one of its rooms. Every post carries an id, as the table's
+clients send them (a post sent again under its id is appended once).
 
     uv run python benchmarks/relay_load.py                 # 1000 rooms, 6 posts/s per client, in memory
     uv run python benchmarks/relay_load.py --backends memory,redis,redis-2-nodes
@@ -81,6 +82,7 @@ class LoadClient(asyncio.Protocol):
         self.dropped = False  # the relay closed the connection
         self.last_delivery = 0  # monotonic ns of the last post delivered inside the window
         self.longest_pause_ns = 0  # the longest time between two posts delivered to this client inside the window
+        self.posts = 0  # posts sent: each under an id, as the table's clients post
 
     # -- sending -----------------------------------------------------------------
 
@@ -101,7 +103,8 @@ class LoadClient(asyncio.Protocol):
     def post(self) -> None:
         if self.dropped:
             return
-        self.send_text('{"type":"post","body":{"t":%d}}' % time.monotonic_ns())
+        self.posts += 1
+        self.send_text('{"type":"post","body":{"t":%d},"id":"%d"}' % (time.monotonic_ns(), self.posts))
 
     # -- receiving ---------------------------------------------------------------
 
@@ -143,6 +146,8 @@ class LoadClient(asyncio.Protocol):
             return
         if frame["type"] == "error":
             self.refused += 1
+            return
+        if frame["type"] == "posted":
             return
         if frame["type"] != "event":
             raise RuntimeError(f"unexpected frame: {frame}")
@@ -200,7 +205,14 @@ async def run_worker(urls: list[str], rooms: list[str], rate: float, warmup: flo
     for client in clients:
         if not client.dropped:
             client.transport.close()
-    return {"latencies_us": [x for c in clients for x in c.latencies_us],
+    rooms_seen: dict[str, dict] = {}
+    for client in clients:  # (a room still waiting at the window's end: its pause so far)
+        client.longest_pause_ns = max(client.longest_pause_ns, window[1] - (client.last_delivery or window[0]))
+        seen = rooms_seen.setdefault(client.room, {"dropped": 0, "refused": 0, "pause_ms": 0.0})
+        seen["dropped"] += client.dropped
+        seen["refused"] += client.refused
+        seen["pause_ms"] = max(seen["pause_ms"], client.longest_pause_ns / 1e6)
+    return {"latencies_us": [x for c in clients for x in c.latencies_us], "rooms": rooms_seen,
             "delivered": sum(c.delivered for c in clients),
             "gaps": sum(c.gaps for c in clients),
             "refused": sum(c.refused for c in clients),
@@ -260,24 +272,35 @@ def measure(urls: list[str], pids: list[int], store_pids: list[int], args: argpa
             "refused": sum(r["refused"] for r in reports), "dropped": sum(r["dropped"] for r in reports),
             "pause": max(r["longest_pause_ms"] for r in reports), "promoted": promoted,
             "relay_cpu": cpu[: len(pids)], "redis_cpu": cpu[len(pids):],
-            "relay_rss": [peak_rss_mib(pid) for pid in pids]}
+            "relay_rss": [peak_rss_mib(pid) for pid in pids],
+            "rooms": {room: seen for r in reports for room, seen in r["rooms"].items()}}
 
 
 def room_names(count: int) -> list[str]:
     return [f"load-{os.getpid()}-{time.monotonic_ns()}-{i}" for i in range(count)]
 
 
-def rooms_per_master(cluster: RedisCluster, rooms: list[str]) -> list[int]:
-    """How many of ``rooms`` each master holds: a room's keys hash by their ``{ROOM}`` tag (CRC16 mod 16384)."""
-    masters = sorted(master.port for master in cluster.masters())
-    reply = redis.Redis(port=masters[0]).execute_command("CLUSTER", "SLOTS")  # [[first, last, [host, port, id], …]…]
+def masters_of(cluster: RedisCluster, rooms: list[str]) -> dict[str, int]:
+    """The port of the master that holds each of ``rooms`` now: a room's keys hash by their ``{ROOM}`` tag (CRC16
+    mod 16384)."""
+    ports = [master.port for master in cluster.masters()]
+    reply = redis.Redis(port=ports[0]).execute_command("CLUSTER", "SLOTS")  # [[first, last, [host, port, id], …]…]
     owner = [0] * 16384
     for first, last, primary, *_ in reply:
-        owner[first:last + 1] = [masters.index(int(primary[1]))] * (last - first + 1)
-    counts = [0] * len(masters)
-    for room in rooms:
-        counts[owner[key_slot(room.encode())]] += 1
-    return counts
+        owner[first:last + 1] = [int(primary[1])] * (last - first + 1)
+    return {room: owner[key_slot(room.encode())] for room in rooms}
+
+
+def per_shard(where: dict[str, int], seen: dict[str, dict], killed: int | None) -> list[dict]:
+    """Rooms, connections dropped, posts refused and the longest pause between two posts delivered in a room, per
+    master (as they were before the kill), the killed one first."""
+    shards = []
+    for port in sorted(set(where.values()), key=lambda port: (port != killed, port)):
+        rooms = [seen[room] for room, at in where.items() if at == port and room in seen]
+        shards.append({"rooms": len(rooms), "killed": port == killed,
+                       "dropped": sum(r["dropped"] for r in rooms), "refused": sum(r["refused"] for r in rooms),
+                       "pause": max((r["pause_ms"] for r in rooms), default=0.0)})
+    return shards
 
 
 # name: (store: "" | "redis" | "redis-cluster", relay nodes, the relay's extra options)
@@ -300,10 +323,13 @@ def run_setup(name: str, args: argparse.Namespace) -> dict:
     rooms = room_names(args.rooms)
     try:
         store_pids = [server.pid] if server else [n.proc.pid for n in cluster.nodes if n.proc] if cluster else []
+        where = masters_of(cluster, rooms) if cluster else {}
+        masters = {m.port for m in cluster.masters()} if cluster else set()
         figures = measure([url for _, url in relays], [relay.pid for relay, _ in relays], store_pids, args, rooms,
                           cluster.kill_a_master if cluster and args.failover else None)
         if cluster:
-            figures["shards"] = rooms_per_master(cluster, rooms)
+            killed = next(iter(masters - {m.port for m in cluster.masters()}), None)
+            figures["shards"] = per_shard(where, figures["rooms"], killed)
         return figures
     finally:
         for relay, _ in relays:
@@ -345,7 +371,7 @@ def table(results: dict[str, dict]) -> str:
         row("posts refused", lambda r: f"{r['refused']:,}"),
         row("connections dropped", lambda r: f"{r['dropped']:,}"),
         row("longest pause in a room", lambda r: f"{r['pause']:,.0f} ms"),
-        row("rooms per master", lambda r: " / ".join(map(str, r["shards"])) if r.get("shards") else "-"),
+        row("rooms per master", lambda r: " / ".join(str(s["rooms"]) for s in r["shards"]) if r.get("shards") else "-"),
         row("replica promoted in", optional("promoted", "{:.2f} s")),
     ])
 
@@ -378,6 +404,12 @@ def main() -> None:
           f"deliveries/s offered); {args.workers} load processes; {args.duration:g} s measured after "
           f"{args.warmup:g} s; targets in memory: >= {TARGET_EVENTS_PER_S:,}/s, p99 < {TARGET_P99_MS:g} ms")
     print(table(results))
+    for name, figures in results.items():
+        for number, shard in enumerate(figures.get("shards") or (), 1):
+            if args.failover:
+                print(f"{name} master {number}{' (killed)' if shard['killed'] else ''}: {shard['rooms']} rooms, "
+                      f"{shard['dropped']} connections dropped, {shard['refused']} posts refused, longest pause "
+                      f"{shard['pause']:,.0f} ms")
     missed = [r["name"] for key, r in results.items() if key == "memory" and
               not (r["delivered"] >= TARGET_EVENTS_PER_S and r["p99"] < TARGET_P99_MS and r["gaps"] == 0)]
     sys.exit(1 if missed else 0)

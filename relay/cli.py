@@ -78,6 +78,9 @@ def parser() -> argparse.ArgumentParser:
                    "else the post is refused as unavailable and the client resumes (default 0: on the master)")
     p.add_argument("--wait-ms", type=positive(int), default=1000, metavar="MS",
                    help="with --wait-replicas: how long a post may wait for its replicas (default 1000)")
+    p.add_argument("--failover-wait", type=positive(float), default=10.0, metavar="SECONDS",
+                   help="with a Redis Cluster: how long a post (or a read, a join) waits for a shard that cannot serve "
+                   "it, while a replica of its dead master is promoted, before it is refused as unavailable (default 10)")
     p.add_argument("--tls-cert", metavar="FILE", help="serve wss:// with this PEM certificate (chain) file")
     p.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
     p.add_argument("--rate", type=positive(float), default=100.0, metavar="N",
@@ -105,9 +108,11 @@ def ledger_for(args: argparse.Namespace) -> Ledger:
         from .redis_cluster_ledger import RedisClusterLedger, is_cluster
         from .redis_ledger import RedisLedger
 
-        kind = RedisClusterLedger if is_cluster(args.store) else RedisLedger
-        return kind(args.store, retention=args.retention, lease=args.lease, replicas=args.wait_replicas,
-                    wait_ms=args.wait_ms)
+        if is_cluster(args.store):
+            return RedisClusterLedger(args.store, retention=args.retention, lease=args.lease,
+                                      replicas=args.wait_replicas, wait_ms=args.wait_ms, failover=args.failover_wait)
+        return RedisLedger(args.store, retention=args.retention, lease=args.lease, replicas=args.wait_replicas,
+                           wait_ms=args.wait_ms)
     if args.store:
         return SQLiteLedger(args.store, retention=args.retention)
     return MemoryLedger(retention=args.retention, max_bytes=args.max_memory << 20)

@@ -3,13 +3,18 @@
 The keys and scripts are :mod:`relay.redis_ledger`'s: every key of a room carries the ``{ROOM}`` hash tag, so
 each script touches one slot and runs on the shard that owns it. What differs on a Cluster:
 
-* **Routing while slots move** (``redis-cli --cluster reshard``). A room's scripts (claims, appends, releases,
-  watches) and reads (its events, and its seats for the lobby) go through :meth:`RedisClusterLedger.routed`,
-  which follows ``ASK`` (``ASKING`` and the command on one connection), ``MOVED`` and ``TRYAGAIN`` itself, so a
-  post is not refused because its room moved, and with ``--wait-replicas`` the ``WAIT`` runs on the master that
-  ran the append. The node-wide keys and the lobby's sorted sets are left to redis-py's routing, which follows
-  ``MOVED`` but may give up on ``ASK`` (see ``routed``): a command on them while their own slot migrates can fail
-  as unavailable, and its client retries.
+* **Routing while slots move** (``redis-cli --cluster reshard``). Every command (a room's scripts and reads, the
+  node-wide keys, the lobby's sorted sets) goes through :meth:`RedisClusterLedger.routed`, which follows ``ASK``
+  (``ASKING`` and the command on one connection), ``MOVED`` and ``TRYAGAIN`` itself, so a post, a join or a lobby
+  page is not refused because its key moved, and with ``--wait-replicas`` the ``WAIT`` runs on the master that
+  ran the append.
+* **A master's death.** ``routed`` sends each master's calls in a pipeline of their own, the masters concurrently,
+  so a dead master fails its own calls only (redis-py's cluster pipeline fails whole, and its retry closes every
+  shard's connections). A call the dead master's shard did not serve is sent again, after learning the slots
+  anew, until its replica is promoted (``failover``, ``--failover-wait``) if it did not run (the connection could
+  not be made, ``CLUSTERDOWN``) or may run twice: reads, releases, and posts with an id (the script returns the
+  first seq); a post without an id whose connection broke after sending is refused as unavailable, as on one
+  Redis. The appends that wait do so in a task of their own, so the next batch of every other room goes on.
 * **Node-wide keys** (``discard:nodes``, ``discard:node:ID:rooms``) are each one key, read and written one key a
   command, so each lives in its own slot wherever that is.
 * **The lobby** (``discard:lobby``) is one key too, so it cannot be in a room's script (a script's keys must share
@@ -24,10 +29,11 @@ each script touches one slot and runs on the shard that owns it. What differs on
   sharded Pub/Sub message (``SPUBLISH discard:{ROOM}:bell SEQ``, in the room's slot); this node keeps one
   subscriber connection per shard it follows, subscribed to its rooms' bells, and reads the rooms that rang with
   one pipeline of ``XRANGE`` (split per shard by the client, concurrently). A bell may be lost (Pub/Sub is at most
-  once): a room is read after it is subscribed, and every followed room is read again whenever a subscription
-  breaks (a failover; a slot moved, when the old master sends ``SUNSUBSCRIBE`` for its bells), from each
-  follower's position, so nothing is skipped or repeated. The bells are subscribed again one a command, never
-  all in one ``SSUBSCRIBE`` (a Cluster refuses that: :class:`BellPubSub`).
+  once): a room is read after it is subscribed, and whenever a shard's subscription breaks (a failover; a slot
+  moved, when the old master sends ``SUNSUBSCRIBE`` for its bells) its rooms are subscribed again wherever they
+  are served then and read from each follower's position, so nothing is skipped or repeated; the other shards'
+  subscriptions go on. The bells are subscribed again one a command, never all in one ``SSUBSCRIBE`` (a Cluster
+  refuses that: :class:`BellPubSub`).
 
 Durability: with ``replicas`` (``--wait-replicas``), a post is answered only after ``WAIT`` on the connection of
 its shard's master says that many replicas have it (see :class:`relay.redis_ledger.RedisLedger`).
@@ -38,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import time
 from typing import Any, cast
 
 import redis.asyncio as redis
@@ -45,11 +52,12 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, TryAgainError
+from redis.exceptions import (AskError, BusyLoadingError, ClusterDownError, ConnectionError, MovedError, NoScriptError,
+                              ReadOnlyError, RedisError, SlotNotCoveredError, TimeoutError, TryAgainError)
 
-from .ledger import MAX_SEATS, Deliver, Entry, Follower
-from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, UNDER_WAY, WATCH, RedisLedger, describe,
-                           entries_of, keys)
+from .ledger import MAX_SEATS, Deliver, Entry, Follower, Unavailable
+from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, UNDER_WAY, WATCH, NotYetSafe, RedisLedger,
+                           answer, describe, entries_of, keys)
 
 log = logging.getLogger("discard.relay")
 
@@ -57,6 +65,8 @@ RING = "redis.call('SPUBLISH', (string.gsub(events, ':log$', ':bell')), seq)"
 SCHEME = "redis-cluster://"
 CLUSTER_CONNECTIONS = 512  # per shard
 ROUNDS = 8  # a command redirected more often than this (its slot moving again and again) is refused as unavailable
+REFRESH = 0.25  # seconds: the slots are learnt again at most this often while a shard fails
+DOWN = 1.0  # seconds: a master that failed is not tried by calls that cannot wait, for this long
 
 
 def ringing(script: str) -> str:
@@ -177,7 +187,11 @@ class Shard:
 class BellReader:
     """Every room this node follows on a Cluster: one subscriber connection per shard for their bells, and one
     pipelined read of the rooms that rang (see the module's docstring). Gapless: a room is read from its
-    follower's position after it is subscribed and after every break, so a lost bell delays nothing for long."""
+    follower's position after it is subscribed and after every break, so a lost bell delays nothing for long.
+
+    A shard's trouble stays with its rooms: a broken subscription has only its own bells subscribed again (to the
+    shard that serves them then, once one does), and a room whose read failed is read again a moment later while
+    the others go on being read as they ring."""
 
     def __init__(self, ledger: RedisClusterLedger) -> None:
         self.ledger = ledger
@@ -185,7 +199,8 @@ class BellReader:
         self.dirty: set[str] = set()  # bells of rooms to read
         self.kick = asyncio.Event()
         self.shards: dict[str, Shard] = {}
-        self.resharding = False
+        self.orphans: set[str] = set()  # bells whose subscription broke or failed, to subscribe again
+        self.resubscribing = False
         self.task: asyncio.Task[None] | None = None
         self.background: set[asyncio.Task[None]] = set()
 
@@ -199,12 +214,12 @@ class BellReader:
         if self.task is None:
             self.task = asyncio.get_running_loop().create_task(self._read())
         self.rang(follower.bell)
-        if not self.resharding:
-            self._spawn(self._subscribe(follower.bell))
+        self._spawn(self._subscribe(follower.bell))
 
     def remove(self, follower: BellFollower) -> None:
         if self.followers.get(follower.bell) is follower:
             del self.followers[follower.bell]
+            self.orphans.discard(follower.bell)
             for shard in self.shards.values():
                 if follower.bell in shard.channels:
                     self._spawn(self._quietly(shard.unsubscribe(follower.bell)))
@@ -221,13 +236,19 @@ class BellReader:
             self.kick.set()
 
     async def _subscribe(self, channel: str) -> None:
-        if channel not in self.followers or self.resharding:  # stopped since, or the resharding does it
+        if channel not in self.followers or self.resubscribing:  # stopped since, or the resubscriber does it
+            self.orphans.add(channel)
             return
         try:
-            await self._home(channel).subscribe(channel)
-        except (*STORE_ERRORS, AttributeError, KeyError) as error:  # no slot map yet, or a shard gone
-            if not self.resharding:
-                self._spawn(self._reshard(describe(error)))
+            shard = self._home(channel)
+        except (*STORE_ERRORS, AttributeError, KeyError) as error:  # no slot map yet
+            self.orphans.add(channel)
+            self._resubscribe_soon(describe(error))
+            return
+        try:
+            await shard.subscribe(channel)
+        except STORE_ERRORS as error:
+            self.broken(shard, error)
 
     def _home(self, channel: str) -> Shard:
         """The subscription to the shard that owns ``channel``'s slot now."""
@@ -237,37 +258,58 @@ class BellReader:
         return self.shards[node.name]
 
     def broken(self, shard: Shard, error: BaseException) -> None:
-        if not self.resharding:
-            self._spawn(self._reshard(f"{shard.name}: {describe(error)}"))
+        """``shard``'s subscription broke (its master died, or a slot moved off it): its bells only are subscribed
+        again, wherever they are served then; the other shards' go on."""
+        if self.shards.get(shard.name) is shard:
+            del self.shards[shard.name]
+            self._spawn(shard.close())
+        self.orphans |= shard.channels
+        self._resubscribe_soon(f"{shard.name}: {describe(error)}")
 
-    async def _reshard(self, why: str) -> None:
-        """A subscription broke: learn the slots again, subscribe every bell anew, and read every room."""
-        self.resharding = True
-        log.warning("re-subscribing %d rooms' bells (%s)", len(self.followers), why)
+    def _resubscribe_soon(self, why: str) -> None:
+        if not self.resubscribing:
+            self.resubscribing = True
+            self._spawn(self._resubscribe(why))
+
+    async def _resubscribe(self, why: str) -> None:
+        """Learn the slots again and subscribe the orphaned bells anew, one a command (a Cluster refuses them all in
+        one ``SSUBSCRIBE``), until every one is; then read their rooms."""
+        log.warning("re-subscribing %d rooms' bells (%s)", len(self.orphans), why)
         delay = 0.05
         try:
-            while True:
-                shards, self.shards = list(self.shards.values()), {}
-                for shard in shards:
-                    await shard.close()
-                try:
-                    await self.ledger.client.nodes_manager.initialize()
-                    while todo := [c for c in self.followers if all(c not in s.channels for s in self.shards.values())]:
-                        for channel in todo:  # (followers added while subscribing are in the next round)
-                            await self._home(channel).subscribe(channel)
-                except (*STORE_ERRORS, OSError) as error:
-                    log.warning("re-subscribing: %s; again in %.2fs", describe(error), delay)
+            while todo := [channel for channel in self.orphans if channel in self.followers]:
+                await self.ledger.refresh()
+                down: set[str] = set()  # shards that failed this round: their other bells wait for the next
+                for channel in todo:
+                    try:
+                        shard = self._home(channel)
+                    except (*STORE_ERRORS, AttributeError, KeyError):
+                        continue
+                    if shard.name in down:
+                        continue
+                    try:
+                        await shard.subscribe(channel)
+                    except STORE_ERRORS as error:
+                        down.add(shard.name)
+                        self.broken(shard, error)
+                        continue
+                    self.orphans.discard(channel)
+                    self.rang(channel)  # (read from its position: what rang meanwhile)
+                if self.orphans & self.followers.keys():
+                    log.warning("re-subscribing %d rooms' bells: %s down; again in %.2fs",
+                                len(self.orphans & self.followers.keys()), ", ".join(sorted(down)) or "no slot map",
+                                delay)
                     await asyncio.sleep(delay)
                     delay = min(1.0, delay * 2)
-                    continue
-                break
         finally:
-            self.resharding = False
-        for channel in self.followers:
-            self.rang(channel)
+            self.resubscribing = False
+            self.orphans &= self.followers.keys()
 
     async def _read(self) -> None:
+        """Read the rooms that rang, in one pipeline; a room whose shard failed is read again after a pause that
+        grows while failures go on (its bells are re-subscribed meanwhile), without holding up the others."""
         delay = 0.05
+        loop = asyncio.get_running_loop()
         while True:
             await self.kick.wait()
             self.kick.clear()
@@ -277,26 +319,30 @@ class BellReader:
                 continue
             try:
                 replies = await self.ledger.routed([(follower.stream, ("XRANGE", follower.stream,
-                                                                         str(follower.position + 1), "+", "COUNT", PAGE))
-                                                     for follower in wanted])
-            except STORE_ERRORS as error:
+                                                                         str(follower.position + 1), "+", "COUNT",
+                                                                         PAGE)) for follower in wanted])
+            except (*STORE_ERRORS, OSError) as error:  # (learning a moved slot failed)
                 replies = [error] * len(wanted)
-            failed = None
+            failed, again = None, []
             for follower, reply in zip(wanted, replies):
                 if isinstance(reply, BaseException):
                     failed = reply
-                    self.rang(follower.bell)
+                    again.append(follower.bell)
                     continue
                 records = cast(list[tuple[str, dict[str, str]]], reply)
                 follower.receive(entries_of(records))
                 if len(records) >= PAGE:
                     self.rang(follower.bell)
             if failed is not None:
-                log.warning("reading rooms: %s; again in %.2fs", describe(failed), delay)
-                await asyncio.sleep(delay)
+                log.warning("reading %d rooms: %s; again in %.2fs", len(again), describe(failed), delay)
+                loop.call_later(delay, self._ring_again, again)
                 delay = min(2.0, delay * 2)
             else:
                 delay = 0.05
+
+    def _ring_again(self, channels: list[str]) -> None:
+        for channel in channels:
+            self.rang(channel)
 
     def stop(self) -> None:
         if self.task is not None:
@@ -310,124 +356,261 @@ class BellReader:
             await shard.close()
 
 
+class Unserved(RedisError):
+    """A call its shard did not serve (its master unreachable, the cluster down for a moment, its replicas short):
+    it did not run, or running it again changes nothing, so it may be sent again once the shard is served."""
+
+
+def sent_again(reply: object, ran: bool, repeatable: bool) -> bool:
+    """Whether a failed call may be sent again: the shard refused it before running it (``CLUSTERDOWN``, a replica
+    still loading or read-only), or the connection failed before it was sent; or it may have run (the connection
+    broke while its reply was awaited, or ``WAIT`` fell short) and the caller says running it twice is harmless."""
+    if isinstance(reply, (ClusterDownError, BusyLoadingError, ReadOnlyError, SlotNotCoveredError)) or not ran:
+        return True
+    return repeatable and isinstance(reply, (ConnectionError, TimeoutError, NotYetSafe))
+
+
 class RoutedScript:
     """A script called as redis-py's are (``script(keys, args)``), sent through :meth:`RedisClusterLedger.routed`
-    so that it follows a slot's migration; loaded again on a master that lacks it (one that a slot moved to)."""
+    so that it follows a slot's migration and waits out a failover; loaded again on a master that lacks it (a
+    promoted replica, or one that a slot moved to)."""
 
-    def __init__(self, ledger: RedisClusterLedger, script: str) -> None:
-        self.ledger, self.script = ledger, script
+    def __init__(self, ledger: RedisClusterLedger, script: str, repeatable: bool = False) -> None:
+        self.ledger, self.script, self.repeatable = ledger, script, repeatable
         self.sha = ledger.client.register_script(script).sha
 
     async def __call__(self, keys: list[str], args: list[str | int]) -> Any:
-        for _ in range(2):
-            reply, = await self.ledger.routed([(keys[0], ("EVALSHA", self.sha, len(keys), *keys, *args))])
-            if not isinstance(reply, NoScriptError):
-                break
-            await self.ledger.client.script_load(self.script)  # (a refused EVALSHA ran nothing)
+        reply, = await self.run([(keys, args)], patience=self.ledger.failover)
         if isinstance(reply, BaseException):
             raise reply
         return reply
 
+    async def run(self, calls: list[tuple[list[str], list[str | int]]], replicas: int = 0, patience: float = 0.0,
+                  repeatable: list[bool] | None = None) -> list[object]:
+        """Each call (its keys and arguments), routed (``repeatable``: which may run twice, if not the script's
+        rule); the replies or errors, in order."""
+        todo = list(range(len(calls)))
+        replies: list[object] = [None] * len(calls)
+        again = [self.repeatable] * len(calls) if repeatable is None else repeatable
+        for _ in range(2):
+            answers = await self.ledger.routed(
+                [(calls[n][0][0], ("EVALSHA", self.sha, len(calls[n][0]), *calls[n][0], *calls[n][1])) for n in todo],
+                replicas, patience, [again[n] for n in todo])
+            for n, reply in zip(todo, answers):
+                replies[n] = reply
+            todo = [n for n in todo if isinstance(replies[n], NoScriptError)]  # (a refused EVALSHA ran nothing)
+            if not todo:
+                break
+            await self.ledger.load(self.script)
+        return replies
+
 
 class RedisClusterLedger(RedisLedger):
-    """Rooms on a Redis Cluster; any number of relay nodes may serve the same rooms at once."""
+    """Rooms on a Redis Cluster; any number of relay nodes may serve the same rooms at once.
+
+    ``failover``: how long a call whose shard cannot serve it (a master died and its replica is not yet promoted)
+    waits for it before it is refused as unavailable."""
 
     SCRIPTS = (ringing(CLAIM), ringing(APPEND), ringing(RELEASE), ringing(WATCH))
 
     def __init__(self, url: str, retention: float = 600.0, lease: float = 15.0, replicas: int = 0,
-                 wait_ms: int = 1000) -> None:
+                 wait_ms: int = 1000, failover: float = 10.0) -> None:
         super().__init__(url, retention, lease, replicas, wait_ms)
+        self.failover = failover
         claim, append, release, watch = self.SCRIPTS
-        self._claim, self._release, self._watch = (RoutedScript(self, script) for script in (claim, release, watch))
+        self._claim, self._watch = RoutedScript(self, claim), RoutedScript(self, watch)
+        self._release = RoutedScript(self, release, repeatable=True)  # (a second run finds the seat let go)
+        self._append = RoutedScript(self, append)  # repeatable with a post id (returns the first seq): see _settle
         self.streams = BellReader(self)
+        self._refreshed = 0.0
+        self._down: dict[str, float] = {}  # masters by name: when a connection to one last failed
+        self._later: set[asyncio.Task[None]] = set()
 
     def _connect(self, url: str, options: dict[str, Any]) -> Any:
-        # (per shard; the cluster client refuses a command past it rather than wait, so it is generous)
-        return RedisCluster(startup_nodes=startup_nodes(url), max_connections=CLUSTER_CONNECTIONS, **options)
+        # (per shard; the cluster client refuses a command past it rather than wait, so it is generous). No retries
+        # of its own: redis-py retries a pipeline that met a dead master by closing every shard's connections.
+        return RedisCluster(startup_nodes=startup_nodes(url), max_connections=CLUSTER_CONNECTIONS,
+                            retry=Retry(NoBackoff(), 0), **options)
+
+    async def open(self) -> None:
+        try:
+            await self.client.initialize()
+        except STORE_ERRORS as error:
+            raise Unavailable(f"cannot reach {self.url}: {describe(error)}") from None
+        await self._renew()
 
     def _lobby_keys(self, room: str) -> list[str]:
         return keys(room)
+
+    async def _command(self, *command: str | int) -> Any:
+        reply, = await self.routed([(str(command[1]), command)], patience=self.failover, repeatable=True)
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
 
     async def _listed(self, member: str, open_: int, going: int) -> None:
         seats = keys(member.split(":", 1)[1])[0]
         shown = {LOBBY: open_, UNDER_WAY: going}
         for index in [index for index, listed in shown.items() if listed]:
-            await self.client.zadd(index, {member: 0})
+            await self._command("ZADD", index, 0, member)
         gone = [index for index, listed in shown.items() if not listed]
         for index in gone:
-            await self.client.zrem(index, member)
+            await self._command("ZREM", index, member)
         (size, count, *held), = await self._hmgets([seats], ["size", "count", *(f"h:{s}" for s in range(MAX_SEATS))])
         if size is not None and any(held):  # opened or filled again by a later script, whose listing went first
             now = UNDER_WAY if int(count or 0) >= int(size) else LOBBY
             if now in gone:
-                await self.client.zadd(now, {member: 0})
+                await self._command("ZADD", now, 0, member)
 
     def follow(self, room: str, after: int, deliver: Deliver) -> Follower:
         follower = BellFollower(self.streams, room, after, deliver)
         self.streams.add(follower)
         return follower
 
-    async def _send_appends_once(self, calls: list[tuple[list[str], list[str | int]]]) -> list[object]:
-        """One pipeline a round (see :meth:`routed`); with ``replicas``, each shard's part ends with ``WAIT`` on the
-        connection that ran it, so an append redirected to another shard is covered by that shard's ``WAIT``."""
-        return await self.routed([(room_keys[0], ("EVALSHA", self._append.sha, len(room_keys), *room_keys, *args))
-                                  for room_keys, args in calls], self.replicas)
+    async def _settle(self, batch: list[tuple[list[str], list[str | int], asyncio.Future[int]]]) -> None:
+        """Appends of rooms on every shard, in one pipeline per shard (with ``replicas``, each ending with ``WAIT``
+        on its connection). Those a shard did not serve (:class:`Unserved`: not run, or a post with an id, whose
+        script returns its first seq when run again) wait for the shard in a task of their own, so that the next
+        batch, and the rooms on the other shards, do not wait with them."""
+        replies = await self._append.run([(room_keys, args) for room_keys, args, _ in batch], self.replicas,
+                                         repeatable=[bool(args[5]) for _, args, _ in batch])
+        later = []
+        for item, reply in zip(batch, replies):
+            if isinstance(reply, Unserved):
+                later.append(item)
+            else:
+                answer(item[2], reply)
+        if later:
+            task = asyncio.get_running_loop().create_task(self._settle_later(later))
+            self._later.add(task)
+            task.add_done_callback(self._later.discard)
 
-    async def routed(self, calls: list[tuple[str, tuple[str | int, ...]]], replicas: int = 0) -> list[object]:
-        """Each call (the key that names its slot, and the command) in one pipeline a round, split per shard by the
-        client and run concurrently; the replies, or the errors, in order. A call the shard redirected was not run,
-        so it goes in the next round: after ``ASK`` (its slot is migrating and its keys are on the importing master)
-        to that master, right after ``ASKING`` on the same connection; after ``MOVED`` to the slot's new master;
-        after ``TRYAGAIN`` (its keys are split between the two for a moment) a moment later. (redis-py's own
-        redirection sends ``ASKING`` and the command on two connections of its pool, so the master answers
-        ``MOVED`` back to the old one until the client gives up.) With ``replicas``, each shard's part of a round
-        ends with ``WAIT`` on its connection, and the calls that ``WAIT`` does not cover fail as not yet safe."""
+    async def _settle_later(self, batch: list[tuple[list[str], list[str | int], asyncio.Future[int]]]) -> None:
+        replies = await self._append.run([(room_keys, args) for room_keys, args, _ in batch], self.replicas,
+                                         self.failover, [bool(args[5]) for _, args, _ in batch])
+        for (_, _, done), reply in zip(batch, replies):
+            answer(done, reply)
+
+    async def load(self, script: str) -> None:
+        """Load ``script`` on every master (one that a slot is migrating to answers ``ASK`` before the slot is its
+        own); a master that fails is left out (a promoted replica loads it when it says ``NOSCRIPT``)."""
+        await asyncio.gather(*(self._pipeline(node, [(("SCRIPT", "LOAD", script), False)], 0)
+                               for node in self.client.get_primaries()))
+
+    async def refresh(self) -> None:
+        """Learn the slots again (a replica promoted, a slot moved), at most every ``REFRESH`` seconds (each time
+        redis-py has every pooled connection reconnect)."""
+        now = time.monotonic()
+        if now - self._refreshed < REFRESH:
+            return
+        self._refreshed = now
+        try:
+            await self.client.nodes_manager.initialize()
+        except (*STORE_ERRORS, OSError) as error:
+            log.warning("learning the cluster's slots: %s", describe(error))
+
+    async def routed(self, calls: list[tuple[str, tuple[str | int, ...]]], replicas: int = 0, patience: float = 0.0,
+                     repeatable: bool | list[bool] = False) -> list[object]:
+        """Each call (the key that names its slot, and the command), in one pipeline per master, the masters
+        concurrently, so that one that fails fails its own calls only; the replies, or the errors, in order.
+
+        A call the shard redirected was not run, so it goes in the next round: after ``ASK`` (its slot is migrating
+        and its keys are on the importing master) to that master, right after ``ASKING`` on the same connection;
+        after ``MOVED`` to the slot's new master; after ``TRYAGAIN`` (its keys are split between the two for a moment)
+        a moment later. (redis-py's own redirection sends ``ASKING`` and the command on two connections of its pool,
+        so the master answers ``MOVED`` back to the old one until the client gives up.) A call its shard did not
+        serve (:func:`sent_again`) is sent again, after learning the slots again, for ``patience`` seconds (a
+        replica promoted meanwhile serves it), then fails as :class:`Unserved`; without ``patience``, a master that
+        failed in the last ``DOWN`` seconds is not tried (a host gone makes each connection wait for its timeout).
+        ``repeatable``: whether each call (or all) may run twice. With ``replicas``, each master's
+        pipeline ends with ``WAIT`` on its connection, and the calls that ``WAIT`` does not cover fail as not yet
+        safe."""
         results: list[object] = [None] * len(calls)
         todo: dict[int, ClusterNode | None] = dict.fromkeys(range(len(calls)))  # the master that said ASK
-        for _ in range(ROUNDS):
-            sent: list[tuple[int, str, bool]] = []
-            masters: dict[str, ClusterNode] = {}
-            async with self.client.pipeline(transaction=False) as pipe:
-                for n, asked in todo.items():
+        again = repeatable if isinstance(repeatable, list) else [repeatable] * len(calls)
+        deadline, delay, redirected = time.monotonic() + patience, 0.05, 0
+        while todo:
+            pipelines: dict[str, tuple[ClusterNode, list[int]]] = {}
+            for n, asked in todo.items():
+                try:
                     node = asked or self.client.get_node_from_key(calls[n][0])
-                    if asked is not None:
+                except (*STORE_ERRORS, AttributeError, KeyError) as error:  # no master for its slot now
+                    results[n] = Unserved(describe(error))
+                    continue
+                if not patience and time.monotonic() - self._down.get(node.name, -DOWN) < DOWN:
+                    results[n] = Unserved(f"{node.name} failed a moment ago")
+                    continue
+                pipelines.setdefault(node.name, (node, []))[1].append(n)
+            answers = await asyncio.gather(*(self._pipeline(node, [(calls[n][1], todo[n] is not None) for n in ns],
+                                                            replicas) for node, ns in pipelines.values()))
+            failing: dict[int, ClusterNode | None] = {}
+            unreached, later = False, False
+            for (node, ns), (replies, ran) in zip(pipelines.values(), answers):
+                if ran:
+                    self._down.pop(node.name, None)
+                for n, reply in zip(ns, replies):
+                    if isinstance(reply, MovedError):  # (a kind of AskError: first)
+                        await self.client.nodes_manager.move_slot(reply)
+                        failing[n] = None
+                    elif isinstance(reply, AskError):
+                        failing[n] = self.client.get_node(reply.host, reply.port)
+                    elif isinstance(reply, TryAgainError):
+                        failing[n], later = None, True
+                    elif isinstance(reply, BaseException) and sent_again(reply, ran, again[n]):
+                        results[n] = Unserved(describe(reply))
+                        unreached |= not isinstance(reply, NotYetSafe)
+                        if isinstance(reply, (ConnectionError, TimeoutError, OSError)):
+                            self._down[node.name] = time.monotonic()
+                    else:
+                        results[n] = reply
+            redirected += bool(failing)
+            if redirected > ROUNDS:
+                for n in failing:
+                    results[n] = RedisError(f"redirected {ROUNDS} times while its slot moved")
+                break
+            waiting = [n for n in todo if isinstance(results[n], Unserved)]
+            if waiting and time.monotonic() + delay > deadline:
+                waiting = []
+            todo = {**failing, **dict.fromkeys(waiting)}
+            if waiting:
+                await asyncio.sleep(delay)
+                delay = min(0.5, delay * 2)
+                if unreached:
+                    await self.refresh()
+            elif later:
+                await asyncio.sleep(0.05)  # (the migration moves the rest of the keys meanwhile)
+        return results
+
+    async def _pipeline(self, node: ClusterNode, commands: list[tuple[tuple[str | int, ...], bool]],
+                        replicas: int) -> tuple[list[object], bool]:
+        """The commands (each after ``ASKING`` if asked) in one pipeline to one master, then ``WAIT`` with
+        ``replicas``: each command's reply or error, and whether they were sent (a connection that could not be
+        made, or broke while sending: none ran)."""
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for command, asking in commands:
+                    if asking:
                         pipe.execute_command("ASKING", target_nodes=node)
-                    pipe.execute_command(*calls[n][1], target_nodes=node)
-                    sent.append((n, node.name, asked is not None))
-                    masters[node.name] = node
-                for node in masters.values() if replicas else ():
+                    pipe.execute_command(*command, target_nodes=node)
+                if replicas:
                     pipe.execute_command("WAIT", replicas, self.wait_ms, target_nodes=node)
                 replies = await pipe.execute(raise_on_error=False, allow_redirections=False)
-            todo, later = {}, False
-            ran: dict[str, list[int]] = collections.defaultdict(list)
-            position = 0
-            for n, name, asking in sent:
-                position += asking  # (ASKING's OK)
-                reply = replies[position]
-                position += 1
-                if isinstance(reply, AskError):
-                    todo[n] = self.client.get_node(reply.host, reply.port)
-                elif isinstance(reply, MovedError):
-                    await self.client.nodes_manager.move_slot(reply)
-                    todo[n] = None
-                elif isinstance(reply, TryAgainError):
-                    todo[n], later = None, True
-                else:
-                    results[n] = reply
-                    ran[name].append(n)
-            for name, acked in zip(masters, replies[position:]):
-                self._unsafe(results, acked, ran[name])
-            if not todo:
-                return results
-            if later:
-                await asyncio.sleep(0.05)  # (the migration moves the rest of the keys meanwhile)
-        for n in todo:
-            results[n] = RedisError(f"redirected {ROUNDS} times while its slot moved")
-        return results
+        except (*STORE_ERRORS, OSError) as error:
+            return [error] * len(commands), False
+        results, position = [], 0
+        for _, asking in commands:
+            position += asking  # (ASKING's OK)
+            results.append(replies[position])
+            position += 1
+        if replicas:
+            self._unsafe(results, replies[position], [n for n, reply in enumerate(results)
+                                                      if not isinstance(reply, BaseException)])
+        return results, True
 
     async def _hmgets(self, hashes: list[str], fields: list[str]) -> list[list[str | None]]:
         """``fields`` of each hash (rooms' seats, in their rooms' slots), routed (see :meth:`routed`)."""
-        replies = await self.routed([(name, ("HMGET", name, *fields)) for name in hashes])
+        replies = await self.routed([(name, ("HMGET", name, *fields)) for name in hashes], patience=self.failover,
+                                    repeatable=True)
         for reply in replies:
             if isinstance(reply, BaseException):
                 raise reply
@@ -436,10 +619,31 @@ class RedisClusterLedger(RedisLedger):
     async def read(self, room: str, after: int) -> list[Entry]:
         stream = keys(room)[1]
         async with self._talking():
-            reply, = await self.routed([(stream, ("XRANGE", stream, str(after + 1), "+", "COUNT", PAGE))])
+            reply, = await self.routed([(stream, ("XRANGE", stream, str(after + 1), "+", "COUNT", PAGE))],
+                                       patience=self.failover, repeatable=True)
             if isinstance(reply, BaseException):
                 raise reply
         return entries_of(cast(list[tuple[str, dict[str, str]]], reply))
+
+    async def health(self) -> str | None:
+        """Unhealthy only when no master answers: a dead master's rooms wait for its replica on every relay node
+        alike, so taking this node out of rotation would help nobody."""
+        if any(await asyncio.gather(*(self._answers(node) for node in self.client.get_primaries()))):
+            return None
+        return f"redis cluster at {self.url}: no master answers"
+
+    async def _answers(self, node: ClusterNode) -> bool:
+        try:
+            async with asyncio.timeout(2):
+                (reply,), _ = await self._pipeline(node, [(("PING",), False)], 0)
+        except TimeoutError:
+            return False
+        return not isinstance(reply, BaseException)
+
+    async def close(self) -> None:
+        for task in list(self._later):
+            task.cancel()
+        await super().close()
 
     async def _close_reader(self) -> None:
         await self.streams.close()

@@ -205,6 +205,20 @@ def entries_of(records: list[tuple[str, dict[str, str]]]) -> list[Entry]:
     return out
 
 
+class NotYetSafe(RedisError):
+    """An append that ran, which fewer replicas than ``--wait-replicas`` acknowledged in time: not answered."""
+
+
+def answer(done: asyncio.Future[int], reply: object) -> None:
+    """Answer an append's caller: its seq, or the store's error as unavailable."""
+    if done.done():
+        return
+    if isinstance(reply, BaseException):
+        done.set_exception(Unavailable(describe(reply)))
+    else:
+        done.set_result(int(cast(int, reply)))
+
+
 def bulk(value: str) -> bytes:
     """One RESP bulk string, as a command argument is sent."""
     data = value.encode()
@@ -357,6 +371,10 @@ class RedisLedger(Ledger):
         """A script changed whether the public room ``member`` is open or under way; on one Redis it listed it
         itself."""
 
+    async def _command(self, *command: str | int) -> Any:
+        """One command on a node-wide key (``command[1]``: the node registry, a node's rooms, the lobby's sets)."""
+        return await self.client.execute_command(*command)
+
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._background.add(task)
@@ -381,7 +399,7 @@ class RedisLedger(Ledger):
         new_token = secrets.token_urlsafe(24) if token is None else ""
         async with self._talking():
             if not self._holding[room]:  # before the claim: a reaper must find the room if this node dies
-                await self.client.sadd(f"discard:node:{self.node}:rooms", room)
+                await self._command("SADD", f"discard:node:{self.node}:rooms", room)
             self._holding[room] += 1
             try:
                 result = await self._claim(self._lobby_keys(room), [
@@ -422,19 +440,18 @@ class RedisLedger(Ledger):
         try:
             while self._appends:
                 batch, self._appends = self._appends, []
-                try:
-                    replies = await self._run_appends([(room_keys, args) for room_keys, args, _ in batch])
-                except STORE_ERRORS as error:
-                    replies = [error] * len(batch)
-                for (_, _, done), reply in zip(batch, replies):
-                    if done.done():
-                        continue
-                    if isinstance(reply, BaseException):
-                        done.set_exception(Unavailable(describe(reply)))
-                    else:
-                        done.set_result(int(cast(int, reply)))
+                await self._settle(batch)
         finally:
             self._sending = None
+
+    async def _settle(self, batch: list[tuple[list[str], list[str | int], asyncio.Future[int]]]) -> None:
+        """Run a batch of appends and answer each."""
+        try:
+            replies = await self._run_appends([(room_keys, args) for room_keys, args, _ in batch])
+        except STORE_ERRORS as error:
+            replies = [error] * len(batch)
+        for (_, _, done), reply in zip(batch, replies):
+            answer(done, reply)
 
     async def _run_appends(self, calls: list[tuple[list[str], list[str | int]]]) -> list[object]:
         """The append script for each call, in one pipeline (EVALSHA; the script is loaded again if Redis
@@ -470,7 +487,7 @@ class RedisLedger(Ledger):
         why = describe(acked) if isinstance(acked, BaseException) else f"on {acked} of {self.replicas} replicas"
         for i in which:
             if not isinstance(results[i], BaseException):
-                results[i] = RedisError(f"not yet safe ({why} after {self.wait_ms} ms)")
+                results[i] = NotYetSafe(f"not yet safe ({why} after {self.wait_ms} ms)")
 
     async def read(self, room: str, after: int) -> list[Entry]:
         async with self._talking():
@@ -487,8 +504,9 @@ class RedisLedger(Ledger):
                          ) -> tuple[list[Listing], bool]:
         """One ``ZRANGE BYLEX`` for the page's members, then one pipeline reading each room's hash."""
         async with self._talking():
-            members = cast(list[str], await self.client.zrangebylex(
-                UNDER_WAY if under_way else LOBBY, f"({after}" if after else "-", "+", start=0, num=limit + 1))
+            members = cast(list[str], await self._command(
+                "ZRANGEBYLEX", UNDER_WAY if under_way else LOBBY, f"({after}" if after else "-", "+", "LIMIT", 0,
+                limit + 1))
             fields = ["size", "count", "pub", "watching", *(f"n:{seat}" for seat in range(MAX_SEATS)),
                       *(f"h:{seat}" for seat in range(MAX_SEATS))]
             states = await self._hmgets([keys(member.split(":", 1)[1])[0] for member in members[:limit]], fields)
@@ -521,7 +539,7 @@ class RedisLedger(Ledger):
     async def watch(self, room: str, name: str, limit: int) -> Watch:
         async with self._talking():
             if not self._holding[room]:  # as for a seat: a reaper finds the room's watchers if this node dies
-                await self.client.sadd(f"discard:node:{self.node}:rooms", room)
+                await self._command("SADD", f"discard:node:{self.node}:rooms", room)
             self._holding[room] += 1
             try:
                 outcome, watching, seq, size = await self._watch(keys(room), [
@@ -544,7 +562,7 @@ class RedisLedger(Ledger):
         if self._holding[room] <= 0:
             del self._holding[room]
             async with self._talking():
-                await self.client.srem(f"discard:node:{self.node}:rooms", room)
+                await self._command("SREM", f"discard:node:{self.node}:rooms", room)
 
     @property
     def _retention_ms(self) -> int:
@@ -554,10 +572,10 @@ class RedisLedger(Ledger):
         """Renew this node's lease, and free the seats of nodes whose lease ran out (rooms expire by themselves)."""
         await self._renew()
         async with self._talking():
-            dead = cast(list[str], await self.client.zrangebyscore(NODES, "-inf", int(time.time() * 1000)))
+            dead = cast(list[str], await self._command("ZRANGEBYSCORE", NODES, "-inf", int(time.time() * 1000)))
             for node in dead:
                 rooms = f"discard:node:{node}:rooms"
-                held = cast(set[str], await self.client.smembers(rooms))
+                held = cast(set[str], await self._command("SMEMBERS", rooms))
                 for room in held:
                     _, member, open_, going = await self._release(self._lobby_keys(room), [
                         node, "", "", now_stamp(), self._retention_ms])
@@ -565,13 +583,13 @@ class RedisLedger(Ledger):
                         await self._listed(member, int(open_), int(going))
                     await self._watch(keys(room), ["all", to_json(""), node, now_stamp(), 0])  # a dead node's watchers
                     log.info("released the seats of dead node %s in room=%s", node, room)
-                await self.client.delete(rooms)  # (one key a command: each has its own slot on a Cluster)
-                await self.client.delete(f"discard:node:{node}:wake")
-                await self.client.zrem(NODES, node)
+                await self._command("DEL", rooms)  # (one key a command: each has its own slot on a Cluster)
+                await self._command("DEL", f"discard:node:{node}:wake")
+                await self._command("ZREM", NODES, node)
 
     async def _renew(self) -> None:
         async with self._talking():
-            await self.client.zadd(NODES, {self.node: int((time.time() + self.lease) * 1000)})
+            await self._command("ZADD", NODES, int((time.time() + self.lease) * 1000), self.node)
 
     async def health(self) -> str | None:
         try:
@@ -587,8 +605,8 @@ class RedisLedger(Ledger):
             task.cancel()
         try:
             if not self._holding:  # a clean stop: this node's lease ends now
-                await self.client.zrem(NODES, self.node)
-                await self.client.delete(f"discard:node:{self.node}:wake")
+                await self._command("ZREM", NODES, self.node)
+                await self._command("DEL", f"discard:node:{self.node}:wake")
         except STORE_ERRORS:
             pass
         await self.client.aclose()

@@ -105,7 +105,8 @@ class RedisServer:
 
 class RedisCluster:
     """Six ``redis-server --cluster-enabled yes`` on free loopback ports, joined by ``redis-cli --cluster create``:
-    three masters, each with one replica. ``node_timeout_ms`` is ``cluster-node-timeout``: a failover test's 500 ms
+    three masters, each with one replica, each shard serving its slots while another's master is dead
+    (``cluster-require-full-coverage no``, as a deployment should have it). ``node_timeout_ms`` is ``cluster-node-timeout``: a failover test's 500 ms
     has a killed master taken over within about a second; the conformance suite's cluster takes 5 s, so that a
     machine busy with other work never makes a master look dead and fail it over in the middle of a check."""
 
@@ -125,7 +126,9 @@ class RedisCluster:
         for node in self.nodes:
             node.extra = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                           "--cluster-port", str(free_port()),  # the bus: not PORT + 10000, which may be taken
-                          "--cluster-node-timeout", str(self.node_timeout_ms), "--appendonly", "no"]
+                          "--cluster-node-timeout", str(self.node_timeout_ms), "--appendonly", "no",
+                          # a dead master stops its own slots only, not the whole cluster, until its replica takes over
+                          "--cluster-require-full-coverage", "no"]
             node.start()
         subprocess.run([self.cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in self.nodes),
                         "--cluster-replicas", "1", "--cluster-yes"], check=True, capture_output=True, timeout=60)
@@ -198,10 +201,10 @@ class RedisCluster:
             for node in [target, source, *(m for m in self.masters() if m not in (target, source))]:
                 self.call(node.port, "cluster", "setslot", str(slot), "node", target_id)
 
-    def kill_a_master(self) -> float:
-        """SIGKILL one master; return once a replica serves its slots and the dead node is back as a synced replica:
-        the seconds from the kill to the promotion."""
-        victim = self.masters()[0]
+    def kill_a_master(self, victim: RedisServer | None = None) -> float:
+        """SIGKILL one master (``victim``, or the first); return once a replica serves its slots and the dead node is
+        back as a synced replica: the seconds from the kill to the promotion."""
+        victim = victim or self.masters()[0]
         assert victim.proc is not None
         killed = time.monotonic()
         victim.proc.send_signal(signal.SIGKILL)

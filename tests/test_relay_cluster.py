@@ -64,6 +64,7 @@ async def player(urls: list[str], room: str, name: str, acked: dict[str, int], s
 
 
 @pytest.mark.long
+@pytest.mark.xdist_group("failover-cluster")  # one cluster of its own for the tests that kill its masters
 async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, spawn):
     relays = [spawn("--store", own_cluster.url, "--max-per-address", "0", "--wait-replicas", "1",
                     "--wait-ms", "2000") for _ in range(2)]
@@ -89,6 +90,58 @@ async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, s
     await check_ledgers(own_cluster, acked)
     print(f"\n{sum(map(len, acked.values()))} posts acknowledged, {sum(resumes)} resumes; "
           f"promotion took {', '.join(f'{g:.2f}' for g in gaps)} s")
+
+
+@pytest.mark.xdist_group("failover-cluster")
+async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_its_replica(own_cluster, spawn):
+    """One relay node, a room on each master with two players posting under ids without pause and a listening seat;
+    one master SIGKILLed. No player is refused or dropped, on any shard: the rooms on the live masters have posts
+    acknowledged all along the dead one's outage, and the dead master's room has its posts wait until its replica
+    serves them. (Before, the node sent every shard's appends in one pipeline, which failed whole when one shard's
+    connection broke, and redis-py's retry of it closed every shard's connections: every room's players were
+    refused and resumed.) Nothing is lost or doubled, and each listener receives its room's whole ledger."""
+    relay = spawn("--store", own_cluster.url, "--max-per-address", "0", "--wait-replicas", "1", "--wait-ms", "2000")
+    masters = own_cluster.masters()
+    rooms = [room_on(master, own_cluster, "shard") for master in masters]  # the first on the master to be killed
+    acked: dict[str, dict[str, int]] = {room: {} for room in rooms}
+    times: dict[str, list[float]] = {room: [] for room in rooms}
+    listeners = []
+    for room in rooms:
+        client = await Client.open(relay.url, "c")
+        await client.join(room, "c", seats=3)
+        listeners.append(client)
+    reading = [asyncio.create_task(listener(client)) for client in listeners]
+    stop = asyncio.Event()
+    players = [asyncio.create_task(player([relay.url], room, f"{name}{r}", acked[room], stop, times[room]))
+               for r, room in enumerate(rooms) for name in ("a", "b")]
+
+    def posts_flow(room: str, what: str) -> None:
+        before = len(acked[room])
+        wait_until(lambda: len(acked[room]) >= before + 20, what)
+
+    await asyncio.to_thread(posts_flow, rooms[0], "posts before the kill")
+    killed = time.monotonic()
+    promoted = killed + await asyncio.to_thread(own_cluster.kill_a_master, masters[0])
+    await asyncio.to_thread(posts_flow, rooms[0], "posts in the dead master's room after the promotion")
+    stop.set()
+    resumes = await asyncio.gather(*players)
+    assert all(relay.alive() for relay in [relay]), relay.log()
+    assert sum(resumes) == 0, f"players refused or dropped and resumed: {resumes}" + relay.log()
+
+    gaps = [max(b - a for a, b in zip(times[room], times[room][1:])) for room in rooms]
+    late = killed + (promoted - killed) / 2
+    for room in rooms[1:]:
+        assert any(late < t < promoted for t in times[room]), \
+            f"a live master's room had no post acknowledged in the outage's second half: {gaps}" + relay.log()
+    heads = await check_ledgers(own_cluster, acked)
+    for task in reading:
+        task.cancel()  # (a cancelled recv loses no frame)
+    await asyncio.gather(*reading, return_exceptions=True)
+    for client in listeners:
+        await client.until_seq(heads[client.room or ""])
+    print(f"\nthe replica promoted in {promoted - killed:.2f} s; the longest wait between two acknowledgements: "
+          f"{gaps[0] * 1000:.0f} ms in the dead master's room, {', '.join(f'{g * 1000:.0f}' for g in gaps[1:])} ms in "
+          f"the live masters'")
 
 
 async def check_ledgers(cluster: RedisCluster, acked: dict[str, dict[str, int]]) -> dict[str, int]:
@@ -181,3 +234,73 @@ async def test_a_room_resharded_under_live_posts_loses_doubles_and_stalls_nothin
     print(f"\n{sum(map(len, acked.values()))} posts acknowledged; the move took {moved - began:.2f} s; the longest "
           f"wait between two acknowledgements in the moving room: {pause * 1000:.0f} ms during the move, "
           f"{usual * 1000:.0f} ms before it")
+
+
+async def listed(lister: Client, mine: list[str]) -> list[str]:
+    """Which of ``mine`` the lobby lists, in its order, paging through it (other tests' rooms included)."""
+    rooms: list[str] = []
+    after = None
+    while True:
+        page = await lister.list_rooms(after, limit=50)
+        assert page["type"] == "rooms", page
+        rooms += [row["room"] for row in page["rooms"]]
+        if (after := page["next"]) is None:
+            assert len(rooms) == len(set(rooms)), "a room listed twice across pages"
+            return [room for room in rooms if room in mine]
+
+
+@pytest.mark.xdist_group("redis-cluster")  # the conformance suite's cluster
+async def test_the_lobby_and_a_nodes_registry_are_served_while_their_slots_move(redis_cluster, spawn):
+    """The node-wide keys under ``redis-cli --cluster reshard``: the lobby's slot, then the slot of the relay node's
+    list of rooms (``discard:node:ID:rooms``), each moved to another master while the lobby is listed, a room fills
+    (out of the lobby), new public rooms open (into it and into the node's list) and a player leaves. Each command
+    on them while their keys sit on the new master (ASK) is answered there; the lobby lists public rooms of every
+    shard in the order they were listed, and the node's list ends with exactly the rooms where it holds seats."""
+    relay = spawn("--store", redis_cluster.url, "--max-per-address", "0")
+    masters = redis_cluster.masters()
+    rooms = [room_on(master, redis_cluster, "lobby") for master in masters]  # a public room on each shard
+    players = []
+    for room in rooms:
+        client = await Client.open(relay.url, "p")
+        await client.join(room, "p", seats=2, public={"game": "war"})
+        players.append(client)
+    lister = await Client.open(relay.url, "L")
+    assert await listed(lister, rooms) == rooms
+    store = ClusterClient(startup_nodes=startup_nodes(redis_cluster.url), decode_responses=True)
+    try:
+        registry = [key async for key in store.scan_iter(match="discard:node:*:rooms")
+                    if await store.sismember(key, rooms[0])][0]  # this relay node's
+        late: list[str] = []
+
+        async def while_the_lobby_moves() -> None:
+            assert await listed(lister, rooms) == rooms
+            await (await Client.open(relay.url, "q")).join(rooms[1], "q")  # full: out of the lobby
+            late.append(room_on(masters[1], redis_cluster, "lobby-late"))
+            await (await Client.open(relay.url, "p")).join(late[0], "p", seats=2, public={"game": "war"})
+            assert await listed(lister, [*rooms, *late]) == [rooms[0], rooms[2], late[0]]
+
+        async def while_the_registry_moves() -> None:
+            late.append(room_on(masters[2], redis_cluster, "lobby-later"))
+            await (await Client.open(relay.url, "p")).join(late[1], "p", seats=2)
+            await players[0].close()  # the node lets rooms[0] go
+
+        for key, then in (("discard:lobby", while_the_lobby_moves), (registry, while_the_registry_moves)):
+            slot = key_slot(key.encode())
+            source = redis_cluster.owner(slot)
+            target = next(m for m in masters if m is not source)
+            asked = redis_cluster.errors(source).get("ASK", 0)
+            loop = asyncio.get_running_loop()
+            await asyncio.to_thread(redis_cluster.move_slot, slot, target,
+                                    lambda: asyncio.run_coroutine_threadsafe(then(), loop).result(30))
+            assert redis_cluster.owner(slot) is target
+            assert redis_cluster.errors(source).get("ASK", 0) > asked, f"the relay node was never asked for {key}"
+
+        expected = ({*rooms[1:], *late}, [rooms[2], late[0]])  # rooms[0], whose one player left: in neither
+        for _ in range(200):  # (the leave is recorded after the connection closed: a bounded number of reads)
+            now = (set(await store.smembers(registry)), await listed(lister, [*rooms, *late]))
+            if now == expected:
+                break
+        assert now == expected
+    finally:
+        await store.aclose()
+    assert "unavailable" not in relay.log(), relay.log()
