@@ -15,6 +15,9 @@ each script touches one slot and runs on the shard that owns it. What differs on
   not be made, ``CLUSTERDOWN``) or may run twice: reads, releases, and posts with an id (the script returns the
   first seq); a post without an id whose connection broke after sending is refused as unavailable, as on one
   Redis. The appends that wait do so in a task of their own, so the next batch of every other room goes on.
+  Each master's appends, and its rooms' reads, are sent by a task of that master's, so a master that stops
+  answering (its host cut off: no connection is refused, each call waits for the socket's timeout) holds up
+  only its own rooms, not every shard's batch that it is part of.
 * **Node-wide keys** (``discard:nodes``, ``discard:node:ID:rooms``) are each one key, read and written one key a
   command, so each lives in its own slot wherever that is.
 * **The lobby** (``discard:lobby``) is one key too, so it cannot be in a room's script (a script's keys must share
@@ -45,6 +48,7 @@ import asyncio
 import collections
 import logging
 import time
+from collections.abc import Coroutine
 from typing import Any, cast
 
 import redis.asyncio as redis
@@ -201,6 +205,8 @@ class BellReader:
         self.shards: dict[str, Shard] = {}
         self.orphans: set[str] = set()  # bells whose subscription broke or failed, to subscribe again
         self.resubscribing = False
+        self.reading: set[str] = set()  # masters (by name) with a read of their rooms in flight
+        self.delays: dict[str, float] = {}  # masters whose last read failed: the pause before their rooms' next
         self.task: asyncio.Task[None] | None = None
         self.background: set[asyncio.Task[None]] = set()
 
@@ -306,17 +312,28 @@ class BellReader:
             self.orphans &= self.followers.keys()
 
     async def _read(self) -> None:
-        """Read the rooms that rang, in one pipeline; a room whose shard failed is read again after a pause that
-        grows while failures go on (its bells are re-subscribed meanwhile), without holding up the others."""
-        delay = 0.05
-        loop = asyncio.get_running_loop()
+        """Read the rooms that rang, one pipeline per master, the masters each on their own: a master that is slow
+        to answer (its host cut off: the socket's timeout) holds up its own rooms' next reads only."""
         while True:
             await self.kick.wait()
             self.kick.clear()
-            wanted = [self.followers[c] for c in self.dirty if c in self.followers]
-            self.dirty.clear()
-            if not wanted:
-                continue
+            groups: dict[str, list[BellFollower]] = {}
+            for channel in list(self.dirty):
+                follower = self.followers.get(channel)
+                master = "" if follower is None else self.ledger.master_of(follower.stream)
+                if follower is not None and master in self.reading:
+                    continue  # (read once that master's read in flight is done)
+                self.dirty.discard(channel)
+                if follower is not None:
+                    groups.setdefault(master, []).append(follower)
+            for master, wanted in groups.items():
+                self.reading.add(master)
+                self._spawn(self._read_rooms(master, wanted))
+
+    async def _read_rooms(self, master: str, wanted: list[BellFollower]) -> None:
+        """Read ``wanted`` (rooms ``master`` serves) in one pipeline; those whose shard failed are read again after a
+        pause that grows while failures go on (their bells are re-subscribed meanwhile)."""
+        try:
             try:
                 replies = await self.ledger.routed([(follower.stream, ("XRANGE", follower.stream,
                                                                          str(follower.position + 1), "+", "COUNT",
@@ -333,12 +350,17 @@ class BellReader:
                 follower.receive(entries_of(records))
                 if len(records) >= PAGE:
                     self.rang(follower.bell)
+            delay = self.delays.get(master, 0.05)
             if failed is not None:
                 log.warning("reading %d rooms: %s; again in %.2fs", len(again), describe(failed), delay)
-                loop.call_later(delay, self._ring_again, again)
-                delay = min(2.0, delay * 2)
+                asyncio.get_running_loop().call_later(delay, self._ring_again, again)
+                self.delays[master] = min(2.0, delay * 2)
             else:
-                delay = 0.05
+                self.delays.pop(master, None)
+        finally:
+            self.reading.discard(master)
+            if self.dirty:
+                self.kick.set()
 
     def _ring_again(self, channels: list[str]) -> None:
         for channel in channels:
@@ -424,7 +446,10 @@ class RedisClusterLedger(RedisLedger):
         self.streams = BellReader(self)
         self._refreshed = 0.0
         self._down: dict[str, float] = {}  # masters by name: when a connection to one last failed
-        self._later: set[asyncio.Task[None]] = set()
+        self._later: set[asyncio.Task[None]] = set()  # the senders, and the appends waiting for a failover
+        self._queued: collections.defaultdict[str, list[tuple[list[str], list[str | int], asyncio.Future[int]]]] = \
+            collections.defaultdict(list)  # appends by the name of their master, for its sender
+        self._senders: set[str] = set()  # masters whose sender runs
 
     def _connect(self, url: str, options: dict[str, Any]) -> Any:
         # (per shard; the cluster client refuses a command past it rather than wait, so it is generous). No retries
@@ -438,6 +463,13 @@ class RedisClusterLedger(RedisLedger):
         except STORE_ERRORS as error:
             raise Unavailable(f"cannot reach {self.url}: {describe(error)}") from None
         await self._renew()
+
+    def master_of(self, key: str) -> str:
+        """The name of the master that serves ``key``'s slot as this node last learnt it ("" if none does)."""
+        try:
+            return str(self.client.get_node_from_key(key).name)
+        except (*STORE_ERRORS, AttributeError, KeyError):
+            return ""
 
     def _lobby_keys(self, room: str) -> list[str]:
         return keys(room)
@@ -468,12 +500,36 @@ class RedisClusterLedger(RedisLedger):
         return follower
 
     async def _settle(self, batch: list[tuple[list[str], list[str | int], asyncio.Future[int]]]) -> None:
-        """Appends of rooms on every shard, in one pipeline per shard (with ``replicas``, each ending with ``WAIT``
-        on its connection). Those a shard did not serve (:class:`Unserved`: not run, or a post with an id, whose
-        script returns its first seq when run again) wait for the shard in a task of their own, so that the next
-        batch, and the rooms on the other shards, do not wait with them."""
-        replies = await self._append.run([(room_keys, args) for room_keys, args, _ in batch], self.replicas,
-                                         repeatable=[bool(args[5]) for _, args, _ in batch])
+        """Hand each append to the sender of its room's master, which sends what gathered for that master in one
+        pipeline (with ``replicas``, ending with ``WAIT`` on its connection) as soon as its previous one is done: a
+        master slow to answer (its host cut off: the socket's timeout) holds up its own rooms only."""
+        for item in batch:
+            self._queued[self.master_of(item[0][0])].append(item)
+        for master in [m for m in self._queued if m not in self._senders]:
+            self._senders.add(master)
+            self._start(self._send_to(master))
+
+    async def _send_to(self, master: str) -> None:
+        try:
+            while batch := self._queued.pop(master, []):
+                await self._send_batch(batch)
+        finally:
+            self._senders.discard(master)
+
+    def _start(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+
+    async def _send_batch(self, batch: list[tuple[list[str], list[str | int], asyncio.Future[int]]]) -> None:
+        """Appends in one pipeline per shard (routed: the master learnt may have changed). Those a shard did not
+        serve (:class:`Unserved`: not run, or a post with an id, whose script returns its first seq when run again)
+        wait for the shard in a task of their own, so that the next batch does not wait with them."""
+        try:
+            replies = await self._append.run([(room_keys, args) for room_keys, args, _ in batch], self.replicas,
+                                             repeatable=[bool(args[5]) for _, args, _ in batch])
+        except (*STORE_ERRORS, OSError) as error:  # (learning a moved slot failed)
+            replies = [error] * len(batch)
         later = []
         for item, reply in zip(batch, replies):
             if isinstance(reply, Unserved):
@@ -481,9 +537,7 @@ class RedisClusterLedger(RedisLedger):
             else:
                 answer(item[2], reply)
         if later:
-            task = asyncio.get_running_loop().create_task(self._settle_later(later))
-            self._later.add(task)
-            task.add_done_callback(self._later.discard)
+            self._start(self._settle_later(later))
 
     async def _settle_later(self, batch: list[tuple[list[str], list[str | int], asyncio.Future[int]]]) -> None:
         replies = await self._append.run([(room_keys, args) for room_keys, args, _ in batch], self.replicas,
