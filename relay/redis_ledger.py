@@ -123,14 +123,18 @@ return {'ok', tonumber(seat), epoch, seq, size, listed[1], listed[2], listed[3]}
 """
 
 # ARGV: seat, epoch, node, body (JSON), time, post id ('' for none). Returns the seq (the first one's, for a post id
-# already appended: exactly once, whichever node appended it), -1 (seat taken over) or -2 (released).
+# already appended: exactly once, whichever node appended it; its id is then written again, so that --wait-replicas'
+# WAIT waits for a replica to hold it too), -1 (seat taken over) or -2 (released).
 APPEND = ADD + """
 local state = redis.call('HMGET', KEYS[1], 'e:' .. ARGV[1], 'h:' .. ARGV[1], 'n:' .. ARGV[1])
 if state[1] ~= ARGV[2] then return -1 end
 if state[2] ~= ARGV[3] then return -2 end
 if ARGV[6] ~= '' then
   local first = redis.call('HGET', KEYS[1], 'i:' .. ARGV[1] .. ':' .. ARGV[6])
-  if first then return tonumber(first) end
+  if first then  -- written again, unchanged: a WAIT after this call then covers the post it found (on a promoted
+    redis.call('HSET', KEYS[1], 'i:' .. ARGV[1] .. ':' .. ARGV[6], first)  -- replica, say), whichever Redis
+    return tonumber(first)  -- counts only a connection's own writes for WAIT
+  end
 end
 return add(KEYS[1], KEYS[2], ARGV[1], state[3], 'post', ARGV[4], ARGV[5], ARGV[6])
 """
