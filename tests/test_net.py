@@ -4,6 +4,8 @@ import asyncio
 import contextlib
 import json
 import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 from websockets.asyncio.server import serve
@@ -27,6 +29,18 @@ async def scripted_server(replies):
     return await serve(handler, "127.0.0.1", 0)
 
 
+@asynccontextmanager
+async def scripted_client(replies) -> AsyncIterator[RelayClient]:
+    """A client (not yet open) of a :func:`scripted_server` sending ``replies``; both closed afterwards."""
+    server = await scripted_server(replies)
+    client = RelayClient(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", "r", "a")
+    try:
+        yield client
+    finally:
+        await client.close()
+        server.close()
+
+
 WELCOME = json.dumps({"type": "welcome", "room": "r", "seat": 0, "token": "t" * 32, "head": 1})
 
 
@@ -41,29 +55,17 @@ def event(seq):
     (["[1, 2, 3]"], "not a discard relay frame"),
 ])
 async def test_a_server_that_is_no_relay_is_named_at_once(replies, reason):
-    server = await scripted_server(replies)
-    port = server.sockets[0].getsockname()[1]
-    client = RelayClient(f"ws://127.0.0.1:{port}", "r", "a")
-    try:
+    async with scripted_client(replies) as client:
         with pytest.raises(RelayError, match=reason):
             await client.open()
-    finally:
-        await client.close()
-        server.close()
 
 
 async def test_a_relay_that_skips_an_event_is_caught():
-    server = await scripted_server([WELCOME, event(1), event(3)])
-    port = server.sockets[0].getsockname()[1]
-    client = RelayClient(f"ws://127.0.0.1:{port}", "r", "a")
-    try:
+    async with scripted_client([WELCOME, event(1), event(3)]) as client:
         await client.open()
         with pytest.raises(RelayError, match="skipped events: #3 came after #1"):
             async for _ in client.events():
                 pass
-    finally:
-        await client.close()
-        server.close()
 
 
 @pytest.mark.parametrize("change", [{"time": float("nan")}, {"time": "0"}, {"seat": "0"}, {"seat": -2},
@@ -74,17 +76,11 @@ async def test_a_relay_that_sends_a_malformed_event_is_named(change):
     """Every field of an event has its type and range: a made-up seat would seat a party of the relay's own, a time
     that is no number would stop the table's clock with an error instead of a finding."""
     frame = json.loads(event(1)) | change
-    server = await scripted_server([WELCOME, json.dumps(frame)])
-    port = server.sockets[0].getsockname()[1]
-    client = RelayClient(f"ws://127.0.0.1:{port}", "r", "a")
-    try:
+    async with scripted_client([WELCOME, json.dumps(frame)]) as client:
         await client.open()
         with pytest.raises(RelayError, match="the relay sent a malformed event"):
             async for _ in client.events():
                 pass
-    finally:
-        await client.close()
-        server.close()
 
 
 def dead_url():
