@@ -59,7 +59,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import (AskError, BusyLoadingError, ClusterDownError, ConnectionError, MovedError, NoScriptError,
                               ReadOnlyError, RedisError, SlotNotCoveredError, TimeoutError, TryAgainError)
 
-from .ledger import MAX_SEATS, Deliver, Entry, Follower, Unavailable
+from .ledger import MAX_SEATS, Deliver, Entry, Follower
 from .redis_ledger import (APPEND, CLAIM, LOBBY, PAGE, RELEASE, STORE_ERRORS, UNDER_WAY, WATCH, NotYetSafe, RedisLedger,
                            answer, describe, entries_of, keys)
 
@@ -457,12 +457,8 @@ class RedisClusterLedger(RedisLedger):
         return RedisCluster(startup_nodes=startup_nodes(url), max_connections=CLUSTER_CONNECTIONS,
                             retry=Retry(NoBackoff(), 0), **options)
 
-    async def open(self) -> None:
-        try:
-            await self.client.initialize()
-        except STORE_ERRORS as error:
-            raise Unavailable(f"cannot reach {self.url}: {describe(error)}") from None
-        await self._renew()
+    async def _reach(self) -> None:
+        await self.client.initialize()  # learns the slots from the startup nodes
 
     def master_of(self, key: str) -> str:
         """The name of the master that serves ``key``'s slot as this node last learnt it ("" if none does)."""

@@ -393,10 +393,14 @@ class RedisLedger(Ledger):
 
     async def open(self) -> None:
         try:
-            await self.client.ping()
+            await self._reach()
         except STORE_ERRORS as error:
             raise Unavailable(f"cannot reach {self.url}: {describe(error)}") from None
         await self._renew()
+
+    async def _reach(self) -> None:
+        """One round trip to the store, so that a store that is not there is said at once."""
+        await self.client.ping()
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
                     public: str | None = None) -> Claim:
