@@ -14,7 +14,8 @@ import asyncio
 import signal
 import time
 import uuid
-from typing import cast
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any, cast
 
 import pytest
 from redis.asyncio.cluster import RedisCluster as ClusterClient
@@ -39,6 +40,31 @@ def own_cluster(tmp_path_factory):
         yield cluster.start()
     finally:
         cluster.stop()
+
+
+class Background:
+    """A test's players and listeners, and the event that tells its players to stop."""
+
+    def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self.tasks: list[asyncio.Task[Any]] = []
+
+    def start(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        self.tasks.append(asyncio.create_task(coroutine))
+        return self.tasks[-1]
+
+
+@pytest.fixture
+async def background(spawn) -> AsyncIterator[Background]:
+    """Whatever the test raised, its players are told to stop and every task is cancelled and awaited before its
+    relays are killed (``spawn``'s teardown comes after this one's): a player left running when a test failed resumed
+    against the killed relays for ever, and pytest hung after the test's F."""
+    running = Background()
+    yield running
+    running.stop.set()
+    for task in running.tasks:
+        task.cancel()
+    await asyncio.gather(*running.tasks, return_exceptions=True)
 
 
 async def player(urls: list[str], room: str, name: str, acked: dict[str, int], stop: asyncio.Event,
@@ -68,14 +94,14 @@ async def player(urls: list[str], room: str, name: str, acked: dict[str, int], s
 
 @pytest.mark.long
 @pytest.mark.xdist_group("failover-cluster")  # one cluster of its own for the tests that kill its masters
-async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, spawn):
+async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, spawn, background):
     relays = [spawn("--store", own_cluster.url, "--max-per-address", "0", "--wait-replicas", "1",
                     "--wait-ms", "2000") for _ in range(2)]
     urls = [relay.url for relay in relays]
     rooms = [f"failover-{uuid.uuid4().hex[:8]}-{i}" for i in range(ROOMS)]
     acked: dict[str, dict[str, int]] = {room: {} for room in rooms}
-    stop = asyncio.Event()
-    players = [asyncio.create_task(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop))
+    stop = background.stop
+    players = [background.start(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop))
                for r, room in enumerate(rooms) for i, name in enumerate(("a", "b"))]
     gaps = []
     for _ in range(KILLS):
@@ -96,7 +122,8 @@ async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, s
 
 
 @pytest.mark.xdist_group("failover-cluster")
-async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_its_replica(own_cluster, spawn):
+async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_its_replica(own_cluster, spawn,
+                                                                                          background):
     """One relay node, a room on each master with two players posting under ids without pause and a listening seat;
     one master SIGKILLed. No player is refused or dropped, on any shard: the rooms on the live masters have posts
     acknowledged all along the dead one's outage, and the dead master's room has its posts wait until its replica
@@ -113,9 +140,9 @@ async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_it
         client = await Client.open(relay.url, "c")
         await client.join(room, "c", seats=3)
         listeners.append(client)
-    reading = [asyncio.create_task(listener(client)) for client in listeners]
-    stop = asyncio.Event()
-    players = [asyncio.create_task(player([relay.url], room, f"{name}{r}", acked[room], stop, times[room]))
+    reading = [background.start(listener(client)) for client in listeners]
+    stop = background.stop
+    players = [background.start(player([relay.url], room, f"{name}{r}", acked[room], stop, times[room]))
                for r, room in enumerate(rooms) for name in ("a", "b")]
 
     def posts_flow(room: str, what: str) -> None:
@@ -183,7 +210,7 @@ def room_on(master: RedisServer, cluster: RedisCluster, prefix: str) -> str:
 
 @pytest.mark.long
 @pytest.mark.xdist_group("redis-cluster")  # the conformance suite's cluster: started once per run
-async def test_a_room_resharded_under_live_posts_loses_doubles_and_stalls_nothing(redis_cluster, spawn):
+async def test_a_room_resharded_under_live_posts_loses_doubles_and_stalls_nothing(redis_cluster, spawn, background):
     """One room's slot is migrated to another master while its players post without pause, as ``redis-cli --cluster
     reshard`` does it: the relay nodes get ASK while its keys are on the target and the slot not yet, then MOVED, and
     the source drops their subscriptions to its bell (SUNSUBSCRIBE). A room left on the source plays on beside it.
@@ -203,9 +230,9 @@ async def test_a_room_resharded_under_live_posts_loses_doubles_and_stalls_nothin
             client = await Client.open(url, name)
             await client.join(room, name, seats=4)
             listeners.append(client)
-    reading = [asyncio.create_task(listener(client)) for client in listeners]
-    stop, times = asyncio.Event(), []
-    players = [asyncio.create_task(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop,
+    reading = [background.start(listener(client)) for client in listeners]
+    stop, times = background.stop, []
+    players = [background.start(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop,
                                           times if room == moving else None))
                for r, room in enumerate(acked) for i, name in enumerate(("a", "b"))]
 
