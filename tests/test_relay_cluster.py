@@ -22,7 +22,7 @@ from redis.asyncio.cluster import RedisCluster as ClusterClient
 from redis.crc import key_slot
 from websockets.exceptions import ConnectionClosed
 
-from programs import RedisCluster, RedisServer, wait_until
+from programs import RedisCluster, RedisServer, reply, wait_until
 from relay.redis_cluster_ledger import RedisClusterLedger, startup_nodes
 from relay_client import Client, close_leftover_clients as close_leftover_clients  # autouse
 
@@ -339,27 +339,44 @@ async def test_the_lobby_and_a_nodes_registry_are_served_while_their_slots_move(
 @pytest.mark.xdist_group("redis-cluster")  # the conformance suite's cluster (cluster-node-timeout 5 s): not failed over
 async def test_a_master_that_stops_answering_holds_up_no_other_shards_room(redis_cluster):
     """A master whose host stops answering (SIGSTOP: a machine cut off, no connection refused) while a post of its
-    room is in flight: a room on another master has its post answered and delivered at once, not after the stuck
-    master's socket timeout (10 s: the node's appends and its rooms' reads each waited for every master's pipeline,
-    in flight or in the same batch)."""
+    room is in flight, and another master whose scripts are gone (SCRIPT FLUSH, as on a promoted replica): the rooms
+    on the two others have their posts answered and delivered at once, not after the stuck master's socket timeout
+    (10 s: the node's appends and its rooms' reads each waited for every master's pipeline, in flight or in the same
+    batch; and the script a master lacked was loaded on every master). The script is loaded again on the master
+    that lacked it only; the stuck room's post is answered once its master answers again."""
     ledger = RedisClusterLedger(redis_cluster.url)
     await ledger.open()
-    stuck, live = redis_cluster.masters()[:2]
-    rooms = [room_on(stuck, redis_cluster, "stuck"), room_on(live, redis_cluster, "live")]
-    claims = [await ledger.claim(room, "ann", None, 2) for room in rooms]
-    for claim, room in zip(claims, rooms):  # (the scripts loaded, as on a node that has served a while)
-        await ledger.append(room, claim.seat, claim.epoch, '{"warm": 1}', "warm")
-    delivered: asyncio.Queue[int] = asyncio.Queue()
-    ledger.follow(rooms[1], claims[1].seq + 1, lambda entries: [delivered.put_nowait(e.seq) for e in entries])
-    assert stuck.proc is not None
-    stuck.proc.send_signal(signal.SIGSTOP)
     try:
-        ledger.follow(rooms[0], 0, lambda entries: None)  # its first read waits on the stuck master
-        held = asyncio.create_task(ledger.append(rooms[0], claims[0].seat, claims[0].epoch, '{"a": 1}', "held"))
-        async with asyncio.timeout(2):
-            seq = await ledger.append(rooms[1], claims[1].seat, claims[1].epoch, '{"b": 1}', "free")
-            assert await delivered.get() == seq
+        stuck, flushed, other = redis_cluster.masters()
+        rooms = [room_on(master, redis_cluster, "stuck") for master in (stuck, flushed, other)]
+        claims = [await ledger.claim(room, "ann", None, 2) for room in rooms]
+        for claim, room in zip(claims, rooms):  # (the scripts loaded, as on a node that has served a while)
+            await ledger.append(room, claim.seat, claim.epoch, '{"warm": 1}', "warm")
+        delivered: list[asyncio.Queue[int]] = [asyncio.Queue(), asyncio.Queue()]
+        for room, claim, queue in zip(rooms[1:], claims[1:], delivered):
+            ledger.follow(room, claim.seq + 1, lambda entries, queue=queue: [queue.put_nowait(e.seq) for e in entries])
+        loads = [script_loads(master) for master in (stuck, flushed, other)]
+        assert reply(flushed.port, "script", "flush") == "OK"
+        assert stuck.proc is not None
+        stuck.proc.send_signal(signal.SIGSTOP)
+        try:
+            ledger.follow(rooms[0], 0, lambda entries: None)  # its first read waits on the stuck master
+            held = asyncio.create_task(ledger.append(rooms[0], claims[0].seat, claims[0].epoch, '{"a": 1}', "held"))
+            async with asyncio.timeout(2):
+                seqs = await asyncio.gather(*(ledger.append(room, claim.seat, claim.epoch, '{"b": 1}', "free")
+                                              for room, claim in zip(rooms[1:], claims[1:])))
+                assert [await queue.get() for queue in delivered] == seqs
+        finally:
+            stuck.proc.send_signal(signal.SIGCONT)
+        assert await held == claims[0].seq + 2
+        assert [script_loads(master) - before for master, before in zip((stuck, flushed, other), loads)] == [0, 1, 0]
     finally:
-        stuck.proc.send_signal(signal.SIGCONT)
-    assert await held == claims[0].seq + 2
-    await ledger.close()
+        await ledger.close()
+
+
+def script_loads(master: RedisServer) -> int:
+    """How many SCRIPT LOAD ``master`` has run (INFO commandstats)."""
+    for line in reply(master.port, "info", "commandstats").splitlines():
+        if line.startswith("cmdstat_script|load:"):
+            return int(line.split("calls=")[1].split(",")[0])
+    return 0
