@@ -13,12 +13,14 @@ each script touches one slot and runs on the shard that owns it. What differs on
   so a dead master fails its own calls only (redis-py's cluster pipeline fails whole, and its retry closes every
   shard's connections). A call the dead master's shard did not serve is sent again, after learning the slots
   anew, until its replica is promoted (``failover``, ``--failover-wait``) if it did not run (the connection could
-  not be made, ``CLUSTERDOWN``) or may run twice: reads, releases, and posts with an id (the script returns the
-  first seq); a post without an id whose connection broke after sending is refused as unavailable, as on one
-  Redis. The appends that wait do so in a task of their own, so the next batch of every other room goes on.
-  Each master's appends, and its rooms' reads, are sent by a task of that master's, so a master that stops
-  answering (its host cut off: no connection is refused, each call waits for the socket's timeout) holds up
-  only its own rooms, not every shard's batch that it is part of.
+  not be made, ``CLUSTERDOWN``) or may run twice: reads, releases, posts with an id (the script returns the
+  first seq), and claims and watchers' arrivals and departures, each of which carries a call id chosen here (the
+  script returns the first run's answer: a join takes one seat, a watcher is counted once); a post without an id
+  whose connection broke after sending is refused as unavailable, as on one Redis. The appends that wait do so in
+  a task of their own, so the next batch of every other room goes on. Each master's appends, and its rooms'
+  reads, are sent by a task of that master's, so a master that stops answering (its host cut off: no connection
+  is refused, each call waits for the socket's timeout) holds up only its own rooms, not every shard's batch that
+  it is part of.
 * **Node-wide keys** (``discard:nodes``, ``discard:node:ID:rooms``) are each one key, read and written one key a
   command, so each lives in its own slot wherever that is.
 * **The lobby** (``discard:lobby``) is one key too, so it cannot be in a room's script (a script's keys must share
@@ -48,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import secrets
 import time
 from collections.abc import Coroutine
 from typing import Any, cast
@@ -433,7 +436,9 @@ class RedisClusterLedger(RedisLedger):
         self.failover = failover
         self.scripts: dict[str, str] = {}  # by SHA1, for a master that says NOSCRIPT
         claim, append, release, watch = self.SCRIPTS
-        self._claim, self._watch = RoutedScript(self, claim), RoutedScript(self, watch)
+        # (a claim or a watcher's change sent again finds the first run's answer under its call id)
+        self._claim = RoutedScript(self, claim, repeatable=True)
+        self._watch = RoutedScript(self, watch, repeatable=True)
         self._release = RoutedScript(self, release, repeatable=True)  # (a second run finds the seat let go)
         self._append = RoutedScript(self, append)  # repeatable with a post id (returns the first seq): see _settle
         self.streams = BellReader(self)
@@ -462,6 +467,9 @@ class RedisClusterLedger(RedisLedger):
 
     def _lobby_keys(self, room: str) -> list[str]:
         return keys(room)
+
+    def _call_id(self) -> str:
+        return secrets.token_hex(8)
 
     async def _command(self, *command: str | int) -> Any:
         reply, = await self.routed([(str(command[1]), command)], patience=self.failover, repeatable=True)

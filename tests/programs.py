@@ -213,6 +213,11 @@ class RedisCluster:
         killed = time.monotonic()
         victim.proc.send_signal(signal.SIGKILL)
         victim.proc.wait(WAIT)
+        return self.taken_over(victim, killed)
+
+    def taken_over(self, victim: RedisServer, killed: float) -> float:
+        """Return once a replica serves the slots of ``victim``, a master killed at ``killed`` (``time.monotonic``),
+        and it is back as a synced replica: the seconds from the kill to the promotion."""
         survivor = next(n for n in self.nodes if n is not victim and n.proc is not None and n.proc.poll() is None)
         wait_until(lambda: len(self.masters()) == 3 and victim not in self.masters()
                    and self.state(survivor.port).get("cluster_state") == "ok", "a replica promoted")

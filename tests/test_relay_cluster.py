@@ -18,12 +18,14 @@ from collections.abc import AsyncIterator, Coroutine
 from typing import Any, cast
 
 import pytest
-from redis.asyncio.cluster import RedisCluster as ClusterClient
+from redis.asyncio.cluster import ClusterNode, RedisCluster as ClusterClient
 from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
 from websockets.exceptions import ConnectionClosed
 
-from programs import RedisCluster, RedisServer, reply, wait_until
+from programs import WAIT, RedisCluster, RedisServer, reply, wait_until
 from relay.redis_cluster_ledger import RedisClusterLedger, startup_nodes
+from relay.redis_ledger import keys
 from relay_client import Client, close_leftover_clients as close_leftover_clients  # autouse
 
 ROOMS = 6
@@ -172,6 +174,63 @@ async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_it
     print(f"\nthe replica promoted in {promoted - killed:.2f} s; the longest wait between two acknowledgements: "
           f"{gaps[0] * 1000:.0f} ms in the dead master's room, {', '.join(f'{g * 1000:.0f}' for g in gaps[1:])} ms in "
           f"the live masters'")
+
+
+@pytest.mark.xdist_group("failover-cluster")
+async def test_a_join_and_a_watch_whose_master_died_before_answering_are_answered_once_by_its_replica(own_cluster):
+    """A new seat's join and a watcher's arrival run on a master that is SIGKILLed before it answers them (their
+    replies lost, as when a connection breaks after sending; a replica has what they wrote): each is sent again
+    under its call id until the replica is promoted, and answered there with the first run's seat, epoch and seq.
+    One join event and one watch event, one seat taken, one watcher counted. (Before, both were refused as
+    unavailable at once: sending them again would have taken a second seat and counted the watcher twice.)"""
+    ledger = RedisClusterLedger(own_cluster.url)
+    await ledger.open()
+    victim = own_cluster.masters()[0]
+    room = room_on(victim, own_cluster, "rejoin")
+    try:
+        await ledger.claim(room, "ann", None, 3)
+        scripts, lost, both_ran = {ledger._claim.sha, ledger._watch.sha}, set(), asyncio.Event()
+        send = ledger._pipeline
+        killed = 0.0
+
+        async def reply_lost(node: ClusterNode, commands: list[tuple[tuple[str | int, ...], bool]],
+                             replicas: int) -> tuple[list[object], bool]:
+            """The first claim and watch after this: run, and on a replica (WAIT 1); then their master is killed
+            before it answers them."""
+            nonlocal killed
+            sha = str(commands[0][0][1]) if commands[0][0][0] == "EVALSHA" else ""
+            if sha not in scripts - lost:
+                return await send(node, commands, replicas)
+            replies, ran = await send(node, commands, 1)
+            if [r for r in replies if isinstance(r, BaseException)]:  # (NOSCRIPT: loaded, and sent here again)
+                return replies, ran
+            lost.add(sha)
+            if lost == scripts:
+                assert victim.proc is not None
+                killed = time.monotonic()
+                victim.proc.kill()
+                victim.proc.wait(WAIT)
+                both_ran.set()
+            await both_ran.wait()
+            return [RedisConnectionError("the master died before answering")] * len(commands), True
+
+        ledger._pipeline = reply_lost  # type: ignore[method-assign]
+        joining = asyncio.create_task(ledger.claim(room, "bob", None, 3))
+        watching = asyncio.create_task(ledger.watch(room, "wat", 8))
+        answered: list[float] = []
+        joining.add_done_callback(lambda _: answered.append(time.monotonic()))
+        async with asyncio.timeout(WAIT):
+            await both_ran.wait()
+        promoted = await asyncio.to_thread(own_cluster.taken_over, victim, killed)
+        bob, wat = await joining, await watching
+        entries = await ledger.read(room, 0)
+        (count, watchers), = await ledger._hmgets([keys(room)[0]], ["count", "watching"])
+    finally:
+        await ledger.close()
+    assert sorted((e.seat, e.kind) for e in entries) == [(-1, "watch"), (0, "join"), (1, "join")], entries
+    assert (bob.seat, wat.watching, count, watchers) == (1, 1, "2", "1")
+    assert [e.seq for e in entries if e.seat == 1] == [bob.seq] and [e.seq for e in entries if e.seat < 0] == [wat.seq]
+    print(f"\nthe replica promoted in {promoted:.2f} s; the join answered {answered[0] - killed:.2f} s after the kill")
 
 
 async def check_ledgers(cluster: RedisCluster, acked: dict[str, dict[str, int]]) -> dict[str, int]:
