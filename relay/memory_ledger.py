@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .ledger import (BLOCK_SHARE, DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim, Deliver, Entry, Follower, Ledger,
-                     Listing, Party, Refused, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
-                     to_json, watch_body, watchers_full)
+                     Listing, Party, Refused, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp,
+                     room_full, to_json, watch_body, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
