@@ -131,6 +131,7 @@ class MemoryLedger(Ledger):
         self.stored_bytes = 0  # of every room's frames kept in memory
         self.address_bytes = max_bytes // ADDRESS_PARTS  # of posts one address's rooms may hold (a /48's: BLOCK_SHARE x)
         self.charged: dict[str, int] = {}  # bytes of posts kept in memory, per party (an address's key, a /48's)
+        self.holdings: dict[str, set[str]] = {}  # the rooms holding each party's posts (a key of ``charged``)
         self.rooms: dict[str, MemoryRoom] = {}
         self.lobby = Lobby()
         self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
@@ -186,6 +187,7 @@ class MemoryLedger(Ledger):
             if key is not None:
                 held.charged[key] = held.charged.get(key, 0) + size
                 self.charged[key] = self.charged.get(key, 0) + size
+                self.holdings.setdefault(key, set()).add(room)
         return seq
 
     async def read(self, room: str, after: int) -> list[Entry]:
@@ -260,11 +262,13 @@ class MemoryLedger(Ledger):
 
     def _drop_idle(self, excess: int, party: str | None = None) -> None:
         """Drop rooms nobody is in, largest first, until ``excess`` bytes of frames are gone (or no such room is
-        left); with ``party`` (a key of ``charged``), only rooms holding its posts, counting those bytes."""
+        left); with ``party`` (a key of ``charged``), only rooms holding its posts, counting those bytes: only those
+        rooms are looked at, so that a party past its share costs the relay its own rooms a post, not every room."""
         if excess <= 0:
             return
-        idle = sorted(((r.charged.get(party, 0) if party else r.bytes, name) for name, r in self.rooms.items()
-                       if not r.occupied), reverse=True)
+        names = self.rooms if party is None else self.holdings.get(party, ())
+        idle = sorted(((r.charged.get(party, 0) if party else r.bytes, name) for name in names
+                       if not (r := self.rooms[name]).occupied), reverse=True)
         for size, name in idle:
             if excess <= 0 or not size:
                 break
@@ -305,8 +309,9 @@ class MemoryLedger(Ledger):
             self.stored_bytes -= held.bytes
             for key, size in held.charged.items():  # its posts are no longer its parties' to hold
                 self.charged[key] -= size
+                self.holdings[key].discard(room)
                 if not self.charged[key]:
-                    del self.charged[key]
+                    del self.charged[key], self.holdings[key]
         if held is not None and held.public is not None:
             self.lobby.show(held.listed, False)
             self.under_way.show(held.listed, False)
