@@ -6,6 +6,7 @@ import bisect
 import json
 import logging
 import secrets
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,16 @@ from .ledger import (BLOCK_SHARE, DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim
 log = logging.getLogger("discard.relay")
 
 ADDRESS_PARTS = 16  # one address's rooms may hold max_bytes // ADDRESS_PARTS of posts; its /48's, BLOCK_SHARE times that
+EVENT_SLOTS = 16  # bytes: an event's places in its room's lists (frames, marks)
+ID_ENTRY = 120  # bytes beside the id itself: a post id's entry in its room's ids (its key's tuple, its seq, its slot)
+
+
+def footprint(frame: str, post_id: str | None = None) -> int:
+    """The bytes an event takes in a memory ledger, as the store counts them: its frame as Python holds it (1, 2
+    or 4 bytes a character by its widest one: a single emoji makes each character of a frame take 4), its places
+    in its room's lists and its post id's entry. (Counted as characters, one emoji's frames took four times what
+    was counted, and small posts under an id nearly three times.)"""
+    return sys.getsizeof(frame) + EVENT_SLOTS + (sys.getsizeof(post_id) + ID_ENTRY if post_id else 0)
 
 
 def amount(size: int) -> str:
@@ -70,7 +81,7 @@ class MemoryRoom:
     size: int
     keep_frames: bool = True
     frames: list[str] = field(default_factory=list)
-    bytes: int = 0  # of the frames kept in memory
+    bytes: int = 0  # its events kept in memory take (footprint)
     marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
     seats: dict[int, SeatRecord] = field(default_factory=dict)
     ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
@@ -95,10 +106,11 @@ class MemoryRoom:
         return [Entry(seq, mark >> 2, KINDS[mark & 3], frame)
                 for seq, mark, frame in zip(range(after + 1, self.head + 1), self.marks[after:], self.frames[after:])]
 
-    def store(self, entry: Entry) -> None:
+    def store(self, entry: Entry, size: int = 0) -> None:
+        """Keep ``entry``, which takes ``size`` bytes (:func:`footprint`) if its frame is kept here."""
         if self.keep_frames:
             self.frames.append(entry.frame)
-            self.bytes += len(entry.frame)
+            self.bytes += size
         self.marks.append(entry.seat * 4 + KINDS.index(entry.kind))
 
     def seat_for_token(self, token: str) -> int | None:
@@ -128,7 +140,7 @@ class MemoryLedger(Ledger):
         self.interval = min(60.0, max(retention / 4, 0.05))
         self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
         self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it
-        self.stored_bytes = 0  # of every room's frames kept in memory
+        self.stored_bytes = 0  # every room's events kept in memory take (footprint)
         self.address_bytes = max_bytes // ADDRESS_PARTS  # of posts one address's rooms may hold (a /48's: BLOCK_SHARE x)
         self.charged: dict[str, int] = {}  # bytes of posts kept in memory, per party (an address's key, a /48's)
         self.holdings: dict[str, set[str]] = {}  # the rooms holding each party's posts (a key of ``charged``)
@@ -176,7 +188,7 @@ class MemoryLedger(Ledger):
         if post_id is not None and (seat, post_id) in held.ids:
             return held.ids[seat, post_id]
         entry = self._entry(held, seat, "post", body_json, post_id)
-        size = len(entry.frame)
+        size = footprint(entry.frame, post_id)
         charged = party if held.keep_frames else None  # a post kept on disk costs no memory: nobody's share
         if charged is not None:
             self._within_share(charged, size)
@@ -333,9 +345,9 @@ class MemoryLedger(Ledger):
         """Store, then hand to every follower: the one way an event enters a memory ledger."""
         seq = entry.seq
         self._stored(room, entry)
-        held.store(entry)
-        if held.keep_frames:
-            self.stored_bytes += len(entry.frame)
+        size = footprint(entry.frame, post_id) if held.keep_frames else 0
+        held.store(entry, size)
+        self.stored_bytes += size
         if post_id is not None:
             held.ids[entry.seat, post_id] = seq
         for deliver in list(held.followers):

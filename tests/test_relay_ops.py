@@ -24,6 +24,7 @@ import ssl
 import subprocess
 import sys
 import time
+import tracemalloc
 import weakref
 from pathlib import Path
 
@@ -539,6 +540,12 @@ class Poster:
         claim = self.seats[room]
         return await self.ledger.append(room, claim.seat, claim.epoch, json.dumps({"pad": "x" * pad}), post_id, party)
 
+    async def post_body(self, room: str, body: dict, party: Party, post_id: str | None = None) -> int:
+        """Post ``body`` as the relay stores it (its characters as they are, not escaped)."""
+        claim = self.seats[room]
+        return await self.ledger.append(room, claim.seat, claim.epoch, json.dumps(body, ensure_ascii=False), post_id,
+                                        party)
+
     async def leave(self, room: str) -> None:
         claim = self.seats[room]
         await self.ledger.release(room, claim.seat, claim.epoch)
@@ -564,7 +571,7 @@ async def test_a_memory_store_charges_each_post_to_its_address_and_its_48_and_re
     rooms = await Poster(ledger).seat("a", "b", "c", "d")
     first = await rooms.post("a", 6_000, ONE, "p1")
     charged = ledger.charged[ONE.address]
-    assert 6_000 < charged == ledger.charged[ONE.block] < 6_200  # the event's frame: the body and a little more
+    assert 6_000 < charged == ledger.charged[ONE.block] < 6_400  # the event's frame, its id: the body and a little more
     assert await rooms.post("a", 6_000, ONE, "p1") == first and ledger.charged[ONE.address] == charged  # again: free
     with pytest.raises(Refused) as refused:
         await rooms.post("b", 5_000, ONE)  # in another room: the address's rooms together
@@ -606,6 +613,26 @@ async def test_a_partys_charge_is_freed_when_its_room_is_dropped_trimmed_or_expi
     rooms.check_charges()
 
 
+@pytest.mark.parametrize("body, post_ids", [({"pad": "x" * 6_000}, False), ({"pad": "x" * 6_000 + "\U0001F600"}, False),
+                                            ({}, True)], ids=["ascii", "one-emoji", "small-with-ids"])
+async def test_a_partys_charge_is_what_its_posts_take_in_memory(body: dict, post_ids: bool):
+    """The store counts what a post takes in the relay's memory, not its characters: a frame with one emoji takes
+    4 bytes a character, and a small post's id and its entry take more than its frame (counted as characters, the
+    one-emoji posts took 4.0 times their charge and the small posts under an id 2.8 times: a party's share, and
+    --max-memory, were that much larger in fact)."""
+    ledger = MemoryLedger(max_bytes=1 << 30)
+    rooms = await Poster(ledger).seat("r")
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(1_000):
+            await rooms.post_body("r", body, ONE, f"{n:064d}" if post_ids else None)
+        taken = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert 0.95 * taken <= ledger.charged[ONE.address] <= 1.2 * taken  # (an id's entry: its dict's mean)
+
+
 async def test_one_party_posting_through_the_wire_gets_its_share_of_the_memory_relay_and_no_more(in_process_relay):
     """The attacker, from an address of its own, posts into two rooms through the real wire: once its rooms hold
     its share of the store (max_bytes // 16) its next post gets store_full naming its address, while a post sent
@@ -630,6 +657,20 @@ async def test_one_party_posting_through_the_wire_gets_its_share_of_the_memory_r
     assert await other_hog.post_with_id(pad, "b") == 2  # its room left behind was dropped for it
     assert running.relay.ledger.charged[ELSEWHERE] < SHARE
     await honest.close()
+
+
+async def test_one_emoji_a_post_does_not_take_a_party_past_its_share_of_the_relays_memory(in_process_relay):
+    """The attacker posts through the real wire, each post with one emoji, which makes the relay hold each of its
+    characters in 4 bytes: it is refused store_full once its posts take its share of the relay's memory, not four
+    times that (its share was counted in characters: four posts of 2 KiB went in, 33 KiB)."""
+    running = await in_process_relay(max_store_bytes=16 * SHARE)
+    hog = await seated(running.url, "hog", "mallory", source=ELSEWHERE)
+    for n in range(5):
+        await hog.send_post({"pad": "x" * 2_000 + "\U0001F600"})
+    await hog.expect_error("store_full")
+    held = running.relay.ledger.rooms["hog"]
+    posts = [entry.frame for entry in held.entries(0) if entry.kind == "post"]
+    assert sum(map(sys.getsizeof, posts)) <= running.relay.ledger.charged[ELSEWHERE] <= SHARE
 
 
 async def test_behind_a_proxy_each_connection_is_a_party_of_its_own_in_the_memory_store(in_process_relay):
