@@ -133,6 +133,8 @@ class MemoryLedger(Ledger):
     """Rooms in this process's memory; nothing survives it. Every method completes without suspending,
     so an append reaches every follower in the same step of the event loop."""
 
+    keeps_frames = True  # its rooms keep their events' frames in memory (charged to their parties)
+
     def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20,
                  clock: Callable[[], float] = time.time) -> None:
         self.clock = clock  # the Unix time each event is stamped with (a test's clock, which it advances)
@@ -149,24 +151,30 @@ class MemoryLedger(Ledger):
         self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None) -> Claim:
-        held = self.rooms.get(room)
+                    public: str | None = None, party: Party | None = None) -> Claim:
+        """As :meth:`Ledger.claim`; its ``join``, and the ``leave`` that will follow it, are charged to ``party`` as
+        a post is (:meth:`append`), and a claim past the party's share is refused with ``store_full``."""
+        held, taken_back = self.rooms.get(room), None
         if token is not None:
-            number = held.seat_for_token(token) if held else None
-            if held is None or number is None:
+            taken_back = held.seat_for_token(token) if held else None
+            if held is None or taken_back is None:
                 raise bad_token(room)
             check_seats(room, held.size, seats)
-        else:
-            if held is None:
-                held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
-                if public is not None:
-                    held.public, held.listed = public, lobby_key(int(time.time() * 1000), room)
-                self._created(room, held)
+        elif held is not None:
             check_seats(room, held.size, seats)
             if len(held.seats) >= held.size:
                 raise room_full(room, held.size)
+        charge = self._seat_events(room, held, party, 0, to_json(name), "leave", "null")
+        if held is None:
+            held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
+            if public is not None:
+                held.public, held.listed = public, lobby_key(int(time.time() * 1000), room)
+            self._created(room, held)
+        if taken_back is None:
             number = len(held.seats)
             held.seats[number] = SeatRecord(secrets.token_urlsafe(24), "")
+        else:
+            number = taken_back
         record = held.seats[number]
         record.epoch += 1
         if record.present:
@@ -174,6 +182,7 @@ class MemoryLedger(Ledger):
         record.name_json, record.present = to_json(name), True
         self._seated(room, number, record.token, name)
         seq = self._add(room, held, number, "join", "null")
+        self._charge(room, held, *charge)
         self._relist(held)
         return Claim(number, record.token, record.epoch, seq, held.size)
 
@@ -195,12 +204,29 @@ class MemoryLedger(Ledger):
         if held.keep_frames and self.stored_bytes + size > self.max_bytes:
             self._make_room(held, size)
         seq = self._put(room, held, entry, post_id)
-        for key in charged or ():
+        self._charge(room, held, charged, size)
+        return seq
+
+    def _seat_events(self, room: str, held: MemoryRoom | None, party: Party | None, seat: int, name_json: str,
+                     kind: str, body_json: str) -> tuple[Party | None, int]:
+        """Before a join (or a watcher's arrival) by ``party``: whom to charge, and what for, its event and the one
+        that will end it (a ``kind`` event with ``body_json``, at most as long), which is charged now as it cannot
+        be refused then; refused with ``store_full`` past the party's share, as a post is. (Charged to nobody, a
+        party's connections joining and leaving again and again grew a room without end, past ``max_bytes``.)"""
+        if party is None or not self.keeps_frames:
+            return None, 0
+        seq = (held.head if held else 0) + 3  # (the leave of a seat taken over, then the join, then the last one)
+        size = 2 * footprint(event_frame(seq, seat, name_json, kind, body_json, now_stamp(self.clock())))
+        self._within_share(party, size, room)
+        return party, size
+
+    def _charge(self, room: str, held: MemoryRoom, party: Party | None, size: int) -> None:
+        """Charge ``size`` bytes of ``room``'s events to ``party`` (its address and its /48) until the room goes."""
+        for key in party or ():
             if key is not None:
                 held.charged[key] = held.charged.get(key, 0) + size
                 self.charged[key] = self.charged.get(key, 0) + size
                 self.holdings.setdefault(key, set()).add(room)
-        return seq
 
     async def read(self, room: str, after: int) -> list[Entry]:
         held = self.rooms.get(room)
@@ -226,14 +252,18 @@ class MemoryLedger(Ledger):
         self._relist(held)
         return True
 
-    async def watch(self, room: str, name: str, limit: int) -> Watch:
+    async def watch(self, room: str, name: str, limit: int, party: Party | None = None) -> Watch:
+        """As :meth:`Ledger.watch`; its ``watch`` event, and the one of its departure, are charged to ``party`` as
+        a join's are."""
         held = self.rooms.get(room)
         if held is None:
             raise no_room(room)
         if held.watching >= limit:
             raise watchers_full(room, limit)
+        charge = self._seat_events(room, held, party, WATCHER, to_json(name), "watch", watch_body(limit))
         held.watching += 1
         seq = self._add(room, held, WATCHER, "watch", watch_body(held.watching), name_json=to_json(name))
+        self._charge(room, held, *charge)
         return Watch(held.watching, held.size, seq)
 
     async def unwatch(self, room: str, name: str) -> None:
@@ -249,16 +279,17 @@ class MemoryLedger(Ledger):
         if self.stored_bytes > self.max_idle_bytes:  # else every room together is within it: nothing to count
             self._drop_idle(sum(r.bytes for r in self.rooms.values() if not r.occupied) - self.max_idle_bytes)
 
-    def _within_share(self, party: Party, size: int) -> None:
+    def _within_share(self, party: Party, size: int, room: str | None = None) -> None:
         """Before a post of ``size`` bytes would take its party's rooms past their share of the store (its
         address's ``address_bytes``, its /48's BLOCK_SHARE times that): drop the party's rooms nobody is in, those
         holding most of its posts first; if that is not enough, refuse the post, naming whose share is full. So
-        that one party, however many connections and rooms it holds, cannot take the memory others' games need."""
+        that one party, however many connections and rooms it holds, cannot take the memory others' games need.
+        (``room``: the room the bytes go to, which is kept.)"""
         for key, share, whose in ((party.address, self.address_bytes, "address's"),
                                   (party.block, BLOCK_SHARE * self.address_bytes, "/48's")):
             if key is None:
                 continue
-            self._drop_idle(self.charged.get(key, 0) + size - share, key)
+            self._drop_idle(self.charged.get(key, 0) + size - share, key, room)
             if self.charged.get(key, 0) + size > share:
                 raise Refused("store_full", f"the relay's memory for your {whose} rooms is full ({amount(share)})")
 
@@ -272,15 +303,16 @@ class MemoryLedger(Ledger):
             raise Refused("store_full", f"the relay's memory for rooms is full ({self.max_bytes >> 20} MiB) and "
                           f"this room holds more than its share ({held.bytes >> 10} KiB)")
 
-    def _drop_idle(self, excess: int, party: str | None = None) -> None:
+    def _drop_idle(self, excess: int, party: str | None = None, keep: str | None = None) -> None:
         """Drop rooms nobody is in, largest first, until ``excess`` bytes of frames are gone (or no such room is
         left); with ``party`` (a key of ``charged``), only rooms holding its posts, counting those bytes: only those
-        rooms are looked at, so that a party past its share costs the relay its own rooms a post, not every room."""
+        rooms are looked at, so that a party past its share costs the relay its own rooms a post, not every room.
+        The room ``keep`` is not dropped (one being joined)."""
         if excess <= 0:
             return
         names = self.rooms if party is None else self.holdings.get(party, ())
         idle = sorted(((r.charged.get(party, 0) if party else r.bytes, name) for name in names
-                       if not (r := self.rooms[name]).occupied), reverse=True)
+                       if not (r := self.rooms[name]).occupied and name != keep), reverse=True)
         for size, name in idle:
             if excess <= 0 or not size:
                 break
@@ -356,7 +388,7 @@ class MemoryLedger(Ledger):
 
     # Hooks for a durable subclass; in memory there is nothing to do.
     def _room(self, seats: int) -> MemoryRoom:
-        return MemoryRoom(seats)
+        return MemoryRoom(seats, self.keeps_frames)
 
     def _entries(self, room: str, held: MemoryRoom, after: int) -> list[Entry]:
         return held.entries(after)

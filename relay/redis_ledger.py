@@ -430,7 +430,8 @@ class RedisLedger(Ledger):
         await self.client.ping()
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None) -> Claim:
+                    public: str | None = None, party: Party | None = None) -> Claim:
+        """As :meth:`Ledger.claim`; its events are in Redis: ``party`` is not charged."""
         new_token = secrets.token_urlsafe(24) if token is None else ""
         async with self._talking():
             if not self._holding[room]:  # before the claim: a reaper must find the room if this node dies
@@ -573,7 +574,7 @@ class RedisLedger(Ledger):
         await self._let_go(room)
         return bool(left)
 
-    async def watch(self, room: str, name: str, limit: int) -> Watch:
+    async def watch(self, room: str, name: str, limit: int, party: Party | None = None) -> Watch:
         async with self._talking():
             if not self._holding[room]:  # as for a seat: a reaper finds the room's watchers if this node dies
                 await self._command("SADD", f"discard:node:{self.node}:rooms", room)

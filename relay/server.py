@@ -410,7 +410,7 @@ class Relay:
             await self._watch(client, room, name, after)
             return
 
-        claim = await self.ledger.claim(room, name, token, seats, public)
+        claim = await self.ledger.claim(room, name, token, seats, public, party=client.address.party)
         client.room, client.seat, client.epoch, client.joined_at = room, claim.seat, claim.epoch, claim.seq
         client.cursor = min(after, claim.seq)
         channel = self._enter(client, room, claim.seq)
@@ -426,7 +426,7 @@ class Relay:
         if not address.watches.take(now) or (address.block is not None and not address.block.watches.take(now)):
             raise Refused("rate_limited", f"more than {self.limits.address_watch_rate:g} watcher joins a second "
                                           "from your address; slow down and send this one again")
-        watch = await self.ledger.watch(room, name, self.limits.room_watchers)
+        watch = await self.ledger.watch(room, name, self.limits.room_watchers, client.address.party)
         client.room, client.seat, client.joined_at, client.watcher = room, WATCHER, watch.seq, name
         client.cursor = min(after, watch.seq)
         channel = self._enter(client, room, watch.seq)

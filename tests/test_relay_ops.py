@@ -673,6 +673,51 @@ async def test_one_emoji_a_post_does_not_take_a_party_past_its_share_of_the_rela
     assert sum(map(sys.getsizeof, posts)) <= running.relay.ledger.charged[ELSEWHERE] <= SHARE
 
 
+async def test_taking_a_seat_again_and_again_does_not_take_a_party_past_its_share_of_the_memory_store(
+        in_process_relay):
+    """The attacker takes its seat back through the real wire again and again, each time from a new connection:
+    each join, and the leave after it, is charged to its address, so a join past its share is refused store_full
+    and its room holds no more than that. (Charged to nobody, each connection left two events behind for good:
+    357 a second from one client in one process, 140 KB a second, past its share and --max-memory without end.)"""
+    running = await in_process_relay(max_store_bytes=16 * SHARE)
+    token = None
+    for _ in range(100):
+        client = await Client.open(running.url, "mallory", timeout=WAIT, source=ELSEWHERE)
+        reply = await client.try_join("churn", "mallory", token, after=1 << 30)
+        await client.close()
+        if reply["type"] != "welcome":
+            break
+        token = reply["token"]
+    assert reply["type"] == "error" and reply["code"] == "store_full", reply
+    assert reply["message"] == "the relay's memory for your address's rooms is full (10 KiB)"
+    assert running.relay.ledger.rooms["churn"].bytes <= running.relay.ledger.charged[ELSEWHERE] <= SHARE
+
+
+async def test_a_join_and_a_watchers_arrival_are_charged_to_their_party_with_what_ends_them():
+    """A claim's join and a watcher's arrival are charged to their party with the leave (or departure) that will
+    end them, which cannot be refused then; past the share they are refused store_full, and the room being
+    joined is not dropped to make room for its own join."""
+    ledger = MemoryLedger(max_bytes=16 * SHARE)
+    rooms = await Poster(ledger).seat("r")
+    before = ledger.rooms["r"].bytes
+    claim = await ledger.claim("r", "ann", None, None, party=ONE)
+    charged = ledger.charged[ONE.address]
+    await ledger.release("r", claim.seat, claim.epoch)
+    assert ledger.charged[ONE.address] == charged >= ledger.rooms["r"].bytes - before  # its join and its leave
+    before = ledger.rooms["r"].bytes
+    assert (await ledger.watch("r", "wat", 8, TWO)).watching == 1
+    await ledger.unwatch("r", "wat")
+    assert ledger.charged[TWO.address] >= ledger.rooms["r"].bytes - before  # its arrival and its departure
+    await rooms.post("r", SHARE - ledger.charged[ONE.address] - 400, ONE)  # all but some 250 bytes of its share
+    await rooms.leave("r")  # the room is left behind
+    with pytest.raises(Refused) as refused:
+        await ledger.claim("r", "ann", claim.token, None, party=ONE)  # taking its seat back: not dropping the room for it
+    assert refused.value.code == "store_full" and "r" in ledger.rooms
+    with pytest.raises(Refused):
+        await ledger.watch("r", "wat", 8, ONE)
+    rooms.check_charges()
+
+
 async def test_behind_a_proxy_each_connection_is_a_party_of_its_own_in_the_memory_store(in_process_relay):
     """With --max-per-address 0 every connection comes from the proxy's address: each is charged on its own, so
     one that has used its share does not hold back the next."""
