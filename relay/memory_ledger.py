@@ -20,6 +20,8 @@ log = logging.getLogger("discard.relay")
 ADDRESS_PARTS = 16  # one address's rooms may hold max_bytes // ADDRESS_PARTS of posts; its /48's, BLOCK_SHARE times that
 EVENT_SLOTS = 16  # bytes: an event's places in its room's lists (frames, marks)
 ID_ENTRY = 120  # bytes beside the id itself: a post id's entry in its room's ids (its key's tuple, its seq, its slot)
+ROOM_COST = 1_400  # bytes a room takes beside its events: its MemoryRoom, lists, dicts, first seat (tracemalloc)
+SEAT_COST = 300  # bytes each further seat given out takes: its SeatRecord, its token, its slot (tracemalloc)
 
 
 def footprint(frame: str, post_id: str | None = None) -> int:
@@ -164,12 +166,15 @@ class MemoryLedger(Ledger):
             check_seats(room, held.size, seats)
             if len(held.seats) >= held.size:
                 raise room_full(room, held.size)
-        charge = self._seat_events(room, held, party, 0, to_json(name), "leave", "null")
+        made = 0 if not self.keeps_frames else ROOM_COST if held is None else SEAT_COST if taken_back is None else 0
+        charge = self._seat_events(room, held, party, 0, to_json(name), "leave", "null", made)
         if held is None:
             held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
             if public is not None:
                 held.public, held.listed = public, lobby_key(int(time.time() * 1000), room)
             self._created(room, held)
+        held.bytes += made
+        self.stored_bytes += made
         if taken_back is None:
             number = len(held.seats)
             held.seats[number] = SeatRecord(secrets.token_urlsafe(24), "")
@@ -208,15 +213,16 @@ class MemoryLedger(Ledger):
         return seq
 
     def _seat_events(self, room: str, held: MemoryRoom | None, party: Party | None, seat: int, name_json: str,
-                     kind: str, body_json: str) -> tuple[Party | None, int]:
+                     kind: str, body_json: str, made: int = 0) -> tuple[Party | None, int]:
         """Before a join (or a watcher's arrival) by ``party``: whom to charge, and what for, its event and the one
         that will end it (a ``kind`` event with ``body_json``, at most as long), which is charged now as it cannot
-        be refused then; refused with ``store_full`` past the party's share, as a post is. (Charged to nobody, a
-        party's connections joining and leaving again and again grew a room without end, past ``max_bytes``.)"""
+        be refused then, and ``made``, what the room or seat it makes takes; refused with ``store_full`` past the
+        party's share, as a post is. (Charged to nobody, a party's connections joining and leaving again and again
+        grew a room without end, past ``max_bytes``, and rooms made and left took 1,776 bytes each.)"""
         if party is None or not self.keeps_frames:
             return None, 0
         seq = (held.head if held else 0) + 3  # (the leave of a seat taken over, then the join, then the last one)
-        size = 2 * footprint(event_frame(seq, seat, name_json, kind, body_json, now_stamp(self.clock())))
+        size = 2 * footprint(event_frame(seq, seat, name_json, kind, body_json, now_stamp(self.clock()))) + made
         self._within_share(party, size, room)
         return party, size
 
