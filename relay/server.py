@@ -44,8 +44,9 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   ``address_buffers`` (a connection over its share of it is dropped first);
   and its lobby pages within ``address_list_rate`` a second. The /64s of one
   IPv6 /48 share ``block_share`` times those budgets as well. A memory
-  ledger charges each post to its address and its /48 (``Address.party``)
-  and refuses one past their share of its store. With
+  ledger charges each post, join and watcher's arrival to its address and
+  its /48 (``Address.party``) and refuses one past their share of its
+  store. With
   ``max_per_address`` 0 every connection is an address of its own (behind a
   reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
