@@ -38,15 +38,16 @@ class GameOverScreen(ModalScreen[None]):
         self.copied: set[str] = set()  # the paths copied to the clipboard: their headings say so
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="gameover-room"), VerticalScroll(id="gameover", classes="dialog"):  # scrolls if cut
-            yield Label("", id="result", markup=False)
-            yield Label("", id="ending", markup=False)
-            yield Label("", id="score", markup=False)
-            yield Label("", id="verdict", markup=False)
-            yield Label("", id="transcript", markup=False)
-            yield PathLines(id="path")
-            yield Label("", id="history", markup=False)
-            yield PathLines(id="history-path")
+        with Vertical(id="gameover-room"), Vertical(id="gameover", classes="dialog"):
+            with VerticalScroll(id="gameover-body"):  # scrolls if cut, above the offer, which stays in sight
+                yield Label("", id="result", markup=False)
+                yield Label("", id="ending", markup=False)
+                yield Label("", id="score", markup=False)
+                yield Label("", id="verdict", markup=False)
+                yield Label("", id="transcript", markup=False)
+                yield PathLines(id="path")
+                yield Label("", id="history", markup=False)
+                yield PathLines(id="history-path")
             yield Label("", id="offer", markup=False)
         yield Footer()
 
@@ -103,7 +104,7 @@ class GameOverScreen(ModalScreen[None]):
             self.copied.add(message.path)
             self.update(self.view)
             heading = "#history" if message.path == self.view.history else "#transcript"  # and its path, in sight
-            self.query_one("#gameover", VerticalScroll).scroll_to_widget(self.query_one(heading), animate=False,
+            self.query_one("#gameover-body", VerticalScroll).scroll_to_widget(self.query_one(heading), animate=False,
                                                                           top=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -397,11 +397,36 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it(siz
         await pilot.pause()
         assert text_of(app.screen, "#history") == "Hand history: copied if the terminal allows OSC 52:"
         assert app.screen.query_one("#history").region.height == 1  # one line, beside the scrollbar too
-        shown = app.screen.query_one("#gameover").scrollable_content_region
+        shown = app.screen.query_one("#gameover-body").scrollable_content_region
         assert all(shown.contains_region(app.screen.query_one(part).region) for part in ("#history", "#history-path"))
         app.screen.update(dataclasses.replace(done, history=None))
         await pilot.press("h")
         assert app.saved == ["history", "transcript"] and not app.screen.query_one("#history").display
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_game_over_dialog_keeps_its_keys_in_sight_while_the_rest_scrolls(size):
+    """Three places, the transcript and the hand history: at 80x24 the dialog scrolled and "n plays again, q quits."
+    was below its fold. The offer stays under what scrolls, in sight at 80x24 and 60x20."""
+    from discard_tui.app import GameOverScreen
+    from tabletop.values import Result, Verdict
+
+    transcript = "/home/tester/.local/share/discard/transcripts/20261127-094721-computer-c7d6bdc0-seat2.json"
+    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 4, ("move", "moves")),
+                     transcript=transcript, history=transcript.removesuffix(".json") + "-game1.phhs",
+                     result=Result.WIN, wins=(1, 0, 0), me=2, names=("Computer", "Computer 2", "tester"),
+                     present=(True,) * 3, ending="1st 1,070 ██ you\n2nd   980 ██ Computer\n3rd   950 ██ Computer 2"
+                                                 "\n1 hand was played; the chip lead wins: you")
+    app = TableHarness(HoldemTable(30), done)
+    async with app.run_test(size=size) as pilot:
+        await app.push_screen(GameOverScreen(done, download=False))
+        await pilot.pause()
+        offer = app.screen.query_one("#offer")
+        assert offer.render().plain == "n plays again, q quits."
+        assert app.screen.query_one("#gameover").content_region.contains_region(offer.region), offer.region
+        body = app.screen.query_one("#gameover-body")
+        assert body.max_scroll_y > 0  # the case at hand: the rest does not fit
+        assert not body.region.overlaps(offer.region)
 
 
 def checked_down(state) -> None:

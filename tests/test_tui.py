@@ -1325,9 +1325,9 @@ async def test_the_game_over_dialog_with_a_two_line_ending_and_path_fits_60x20_w
     async with app.run_test(size=(60, 20)) as pilot:
         await app.push_screen(GameOverScreen(done, download=False))
         await pilot.pause()
-        dialog = app.screen.query_one("#gameover")
-        assert dialog.max_scroll_y == 0, dialog.max_scroll_y
-        assert dialog.scrollable_content_region.contains_region(app.screen.query_one("#offer").region)
+        body = app.screen.query_one("#gameover-body")
+        assert body.max_scroll_y == 0, body.max_scroll_y
+        assert app.screen.query_one("#gameover").content_region.contains_region(app.screen.query_one("#offer").region)
 
 
 async def test_back_at_a_finished_rematch_nobody_is_said_to_want_another():
