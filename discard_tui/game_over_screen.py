@@ -8,13 +8,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label
+from textual.widgets import Label
 
 from .table_screen import PathCopied, Rematch, SaveHistory, SaveTranscript, absence, capitalized, score_line
 from .view import SeatView
 from tabletop.values import Phase
 from .violation_screen import COPIED_LINE, transcript_line
-from .widgets import PathLines
+from .widgets import KeysFooter, PathLines
 from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
@@ -49,7 +49,7 @@ class GameOverScreen(ModalScreen[None]):
                 yield Label("", id="history", markup=False)
                 yield PathLines(id="history-path")
             yield Label("", id="offer", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.update(self.view)

@@ -300,7 +300,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         Binding("c", "call", "Check/Call"),
         Binding("r", "raise", "Raise"),
         Binding("a", "all_in", "All in"),
-        Binding("enter", "send", "Send raise"),
+        Binding("enter", "send", "Send"),  # the raise (the hint says so): the footer fits 60 columns
         Binding("escape", "cancel", "Cancel", show=False),
         Binding("left", "step(-1)", show=False),
         Binding("right", "step(1)", show=False),
@@ -464,6 +464,8 @@ class HoldemTable(TableScreen[HoldemScreenView]):
             if (action in AT_SHOWDOWN) != (board is not None and board.stage is Stage.SHOWDOWN):
                 return False  # the footer names what f and c do now
             action = AT_SHOWDOWN.get(action, action)
+        if action == "raise" and self.amount is not None:
+            return False  # open already: the footer's room is the editor's keys (r again would only reset it)
         if action in ("send", "step", "share", "digit", "cancel"):
             return self.amount is not None and super().check_action("raise" if action == "cancel" else action,
                                                                     parameters)

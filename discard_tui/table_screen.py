@@ -27,11 +27,12 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import RichLog, Static
 
 from .view import SeatView
 from tabletop.words import ago, headline_words, wins_words
-from .widgets import MIN_SCREEN, NAME_CUTS, CardWidget, Scale, StatusBar, cell, scale_for, show_text, word_lines
+from .widgets import (MIN_SCREEN, NAME_CUTS, CardWidget, KeysFooter, Scale, StatusBar, cell, scale_for, show_text,
+                      word_lines)
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -199,7 +200,7 @@ class TableScreen(Screen[None], Generic[V]):
                 yield Static("", id="safety", markup=False)
                 yield MoveLog(id="log", wrap=True, min_width=10, max_lines=500)
         yield Static("", id="too-small", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def compose_board(self) -> ComposeResult:
         """The game's own widgets."""

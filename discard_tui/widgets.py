@@ -554,6 +554,27 @@ def show_text(widget: Static, text: str) -> None:
         widget.update(text, layout=not fixed)
 
 
+NARROW = 80  # columns below which a footer is compact, without the command palette's key (KeysFooter)
+
+
+class KeysFooter(Footer):
+    """Textual's footer, with every key's word whole in a narrow terminal: below :data:`NARROW` columns it is compact
+    (a space less a key) and leaves out the command palette's key (Ctrl+P still opens it), so that a screen's keys
+    fit 60 columns where they fit 80 with the palette's. ``always_compact``: compact at every width (the replay's)."""
+
+    always_compact = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size.width)
+
+    def fit(self, width: int) -> None:
+        """Compact, without the palette's key, if ``width`` is narrow (or always_compact): rebuilt if that changes."""
+        compact = self.always_compact or width < NARROW
+        if (self.compact, self.show_command_palette) != (compact, not compact):
+            self.compact, self.show_command_palette = compact, not compact
+            self.refresh(recompose=True)
+
+
 class HelpScreen(ModalScreen[None]):
     """A page of help over the screen that opened it (a game's rules and keys, the lobby's); ?, q or Esc closes it."""
 
@@ -566,7 +587,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help", classes="dialog"):
             yield Static(self.text)
-        yield Footer()
+        yield KeysFooter()
 
 
 class CommandLines(Widget):

@@ -17,7 +17,7 @@ from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTab
 from discard_tui.widgets import StatusBar
 from discard_tui.table_screen import READ_ONLY, WATCHING, link_text
 from games.holdem.about import Stage
-from pilot import (TableHarness, carry_out, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
+from pilot import (TableHarness, carry_out, footer_cut, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
                    watcher_view)
 from room import Room
 from test_holdem_wire import station
@@ -44,6 +44,18 @@ def room_at(mine: bool, seed: int = 1) -> Room:
     if not mine:
         room.post(table.me, table.prepare(Call() if board.to_call else Check()))
     return room
+
+
+async def test_at_60_columns_the_footer_shows_every_key_whole_with_the_raise_open():
+    """The raise's keys at 60 columns: "q Quit" was cut to "q Q" (the footer's command palette key beside the
+    game's). The footer is compact there, and r (the raise, open already) gives its room to the editor's keys."""
+    app = TableHarness.of(room_at(mine=True))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("r")
+        await until(pilot, lambda: app.table.amount is not None, "the raise open")
+        keys = {key.key: key.description for key in app.table.query("FooterKey")}
+        assert keys.get("enter") == "Send" and "r" not in keys and keys.get("q") == "Quit", keys
+        assert footer_cut(app.table) == []
 
 
 async def test_the_raise_is_chosen_by_keys_and_a_raise_under_the_minimum_is_refused_with_the_rule():
@@ -427,6 +439,7 @@ async def test_the_game_over_dialog_keeps_its_keys_in_sight_while_the_rest_scrol
         body = app.screen.query_one("#gameover-body")
         assert body.max_scroll_y > 0  # the case at hand: the rest does not fit
         assert not body.region.overlaps(offer.region)
+        assert footer_cut(app.screen) == []  # "h History" was cut to "h Histo" at 60 columns
 
 
 def checked_down(state) -> None:
