@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -241,10 +241,10 @@ class TableScreen(Screen[None], Generic[V]):
         status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
         status.shorter = tuple((" · ".join(part for part in (score_line(cut), f"game {view.number}") if part),
-                                link_text(cut, now, wall), self.headline(cut), clock_text(cut, now)[0])
-                               for cut in (names_cut(view, cells) for cells in NAME_CUTS))
+                                link_text(cut, now, wall), words, clock_text(cut, now, named_in(words, cut))[0])
+                               for cut in (names_cut(view, cells) for cells in NAME_CUTS) for words in [self.headline(cut)])
         status.headline, status.my_turn, status.names = self.headline(view), view.my_turn, view.names
-        status.clock, status.hurry = clock_text(view, now)
+        status.clock, status.hurry = clock_text(view, now, named_in(status.headline, view))
         status.event = capitalized(view.last_move or "", view.names)
         status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
             self.hint(view) or (view.note if view.in_game else "")
@@ -473,23 +473,32 @@ def trouble(view: SeatView, grace: float, now: float | None = None, wall: float 
 HURRY = 10_000  # ms left (move and bank together) under which my own clock is shown in red
 
 
-def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
+def named_in(headline: str, view: SeatView) -> frozenset[int]:
+    """The seat ``headline`` names alone: mine in "Your turn" ("Your throw"), bo's in "bo's turn" or "Waiting for bo";
+    the clock beside it need not name it again."""
+    named = {s for s, name in enumerate(view.names) if headline in (f"{name}'s turn", f"Waiting for {name}")}
+    return frozenset(named | ({view.me} if headline.startswith("Your ") and view.me >= 0 else set()))
+
+
+def clock_text(view: SeatView, now: float | None = None, named: Collection[int] = ()) -> tuple[str, bool]:
     """The clock the player needs, by the relay's time (``now``: time.monotonic()): mine while the game waits on me
-    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00", "cy sitting out 0:05"); and
-    whether mine is nearly out. ("", False) when no clock runs."""
+    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00", "cy sitting out 0:05"),
+    without the name when it waits on one seat only and that is ``named`` by the headline beside it ("bo's turn ⏱
+    0:23 · bank 1:00"); and whether mine is nearly out. ("", False) when no clock runs."""
     clock = view.clock
     if clock is None or view.relay_offset is None or not view.in_game:  # a shuffle step or a key may be on it
         return "", False
     relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
     seats = [wait.seat for wait in clock.waits]
     parts, hurry = [], False
-    for seat in [view.me] if view.me in seats else seats:
+    shown = [view.me] if view.me in seats else seats
+    for seat in shown:
         left = clock.left(seat, relay)
         assert left is not None
         move, bank = left
-        who = "you" if seat == view.me else view.names[seat]
-        parts.append(f"{who} sitting out {minutes(move)}" if seat in clock.sitting_out  # no bank then
-                     else f"{who} {minutes(move)} · bank {minutes(bank)}")
+        who = "" if shown == [seat] and seat in named else "you " if seat == view.me else f"{view.names[seat]} "
+        parts.append(f"{who}sitting out {minutes(move)}" if seat in clock.sitting_out  # no bank then
+                     else f"{who}{minutes(move)} · bank {minutes(bank)}")
         hurry = seat == view.me and move + bank < HURRY
     return " · ".join(parts), hurry
 

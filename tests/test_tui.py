@@ -1229,7 +1229,8 @@ async def test_long_names_leave_the_score_and_the_game_number_in_the_status_bar_
         await pilot.pause()
         first, second = app.table.query_one(StatusBar).render().plain.splitlines()[:2]
         assert first.split("  ") == [" Ana-M… 1 – 0 Barth… · game 3", " waiting for Barth… for 30 s "], first
-        assert second.startswith(" Bartholom…'s turn  ⏱ Bartholom… 0:10 · bank 0:45  "), second
+        assert second.startswith(" Barth…'s turn  ⏱ 0:10 · bank 0:45  Computer discarded 10♥"), second  # named
+        # once: "Bartholom…'s turn  ⏱ Bartholom… 0:10" said it twice, and left no room for the last move
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         first = app.table.query_one(StatusBar).render().plain.splitlines()[0]
@@ -1246,12 +1247,16 @@ async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_th
         status = app.screen.query_one(StatusBar)
         app.table.update(app.view, now=107.0)
         await pilot.pause()
-        assert status.clock == "Computer 0:13 · bank 0:45" and not status.hurry
-        assert "⏱ Computer 0:13 · bank 0:45" in status.render().plain.splitlines()[1]
+        assert status.clock == "0:13 · bank 0:45" and not status.hurry  # the headline names whose clock it is
+        assert status.render().plain.splitlines()[1].startswith(" Computer's turn  ⏱ 0:13 · bank 0:45  ")
         app.table.update(dataclasses.replace(app.view, my_turn=True, clock=dataclasses.replace(
             clock, waits=(Wait(0, 4, since),))), now=100.0 + 75.5)  # 20 s of the move, then 55.5 of 60 s of bank
         await pilot.pause()
-        assert status.clock == "you 0:00 · bank 0:05" and status.hurry
+        assert status.clock == "0:00 · bank 0:05" and status.hurry  # beside "▶ Your turn"
+        app.table.update(dataclasses.replace(app.view, my_turn=False, clock=dataclasses.replace(
+            clock, waits=(Wait(0, 4, since), Wait(1, 3, since)))), now=100.0 + 75.5)  # both owe (keys, say)
+        await pilot.pause()
+        assert status.clock == "you 0:00 · bank 0:05"  # mine, named: the headline names nobody alone
         app.table.update(dataclasses.replace(app.view, phase=Phase.OVER))
         await pilot.pause()
         assert status.clock == ""
