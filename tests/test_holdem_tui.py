@@ -550,7 +550,8 @@ def after_a_void() -> tuple[Room, int]:
 async def test_a_void_hand_is_in_the_last_hand_panel_and_short_on_the_status_line():
     """The last-hand panel says that the hand was void, who left and how their stack was shared, as the log does;
     the status line says it in a few words, whole at 80 columns ("cy's time ran out while the deal needed their
-    keys; hand 3 is void: every chip goes back …" was cut there), the log keeps every word."""
+    keys; hand 3 is void: every chip goes back …" was cut there), at 60 its first clause whole ("Hand 1 void: bo
+    left", where it read "Hand 1 void: bo left, 1,0…"); the log keeps every word."""
     room, gone = after_a_void()
     seat = (gone + 1) % 3
     left, other = room.names[gone], room.names[3 - gone - seat]
@@ -568,12 +569,20 @@ async def test_a_void_hand_is_in_the_last_hand_panel_and_short_on_the_status_lin
         assert turn.rstrip().endswith(status.event), turn
         assert any(line.startswith(f"{left}'s time ran out while the deal needed their keys; hand 1 is void: every "
                                    f"chip goes back to where it stood when it began") for line in app.table.view.log)
-        long = "Cyrano-de-Bergerac-Savinien"  # a long name is cut in it as in the rest of the status bar
-        app.show(names=tuple(long if k == gone else name for k, name in enumerate(app.table.view.names)),
+        long, names = "Cyrano-de-Bergerac-Savinien", app.table.view.names  # a long name is cut in it as elsewhere
+        app.show(names=tuple(long if k == gone else name for k, name in enumerate(names)),
                  last_move=app.table.view.last_move.replace(left, long), relay_offset=0.0)  # the clock shown too
         await pilot.pause()
         turn = screen_rows(status)[1].rstrip()
         assert "⏱" in turn and turn.endswith(" left, 1,000 shared") and "Hand 1 void: Cyrano-de" in turn, turn
+        await pilot.resize_terminal(60, 20)  # "Hand 1 void: Cyrano-de-Ber…": its first clause whole
+        await pilot.pause()
+        turn = screen_rows(status)[1].rstrip()
+        assert "⏱" in turn and turn.endswith("  Hand 1 void: Cyran… left"), turn
+        app.show(names=names, last_move=app.table.view.last_move.replace(long, left))
+        await pilot.pause()
+        turn = screen_rows(status)[1].rstrip()
+        assert "⏱" in turn and turn.endswith(f"  Hand 1 void: {left} left"), turn
 
 
 async def test_the_status_line_names_the_new_hand_not_the_showdown_that_ended_the_last():
