@@ -36,7 +36,7 @@ from games.holdem.about import Stage
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatView
-from .widgets import (CardWidget, ProgressBox, back_rows, card_size, cell, empty_rows, face_rows, fan, show_text,
+from .widgets import (CardWidget, ProgressBox, back_rows, card_size, cell, empty_rows, face_rows, fan, fit, show_text,
                       word_lines)
 
 if TYPE_CHECKING:
@@ -251,7 +251,7 @@ def info(view: HoldemScreenView, width: int, rows: int | None = None) -> str:
         room = max(width - 20, 5)
         for seat in range(len(view.names)):
             series = [chips[seat] for chips in board.history][-room:]
-            graph.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]:,}")
+            graph.append(f"{fit(Text(name(view, seat)), Text(), 10).plain} {spark(series, top)} {series[-1]:,}")
     hands = last_hands(view, width)
     while rows is not None and len(hands) > 1 and 1 + sum(map(len, hands)) + len(graph) > rows:
         hands.pop(0)

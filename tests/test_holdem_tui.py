@@ -507,6 +507,8 @@ def test_the_chip_graph_of_the_ending_has_thousands_separators():
     checked_down(state)
     view = seat_view(HoldemScreenView, board=state.view(0), phase=Phase.OVER)
     assert info(view, 56).splitlines()[-2:] == ["You        █ 3,000", "bo         ▁ 0"]
+    long = dataclasses.replace(view, names=("ana", "Anastasia-Philippa_Łopez-Zavala"))  # cut, it says so
+    assert info(long, 56).splitlines()[-1] == "Anastasia… ▁ 0"  # not "Anastasia-", read as the whole name
 
 
 def test_the_status_bar_names_whom_the_game_waits_on_not_every_other_player():
