@@ -466,8 +466,9 @@ class DiscardApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             view = self.view
-            self.push_screen(HelpScreen(help_page(self.ui.rules, view.safety if view else None,
-                                                  len(view.names) if view else self.config.seats)))
+            self.push_screen(HelpScreen(help_page(self.ui.rules, self.ui.keys, view.safety if view else None,
+                                                  len(view.names) if view else self.config.seats,
+                                                  watcher=view.watcher if view else self.config.watch)))
 
     def action_interrupt(self) -> None:
         """Ctrl-C: leave at once, like an interrupted program (status 130); the seat is kept."""

@@ -44,8 +44,10 @@ Each row is a room somebody created as public: its game, the seats taken and how
 
 Below them, the games under way: public rooms whose every seat is taken. Enter watches one, read-only: you see what every player is shown (the board, the discards, the cards turned), never a hidden card, and the players see how many watch.
 
-[b]Enter[/b]  go back to your game, join the highlighted room, or watch the game under way
-[b]Tab[/b]    move between your games, the rooms and the games under way
+[b]Enter[/b]  go back to your game, join the highlighted
+       room, or watch the game under way
+[b]Tab[/b]    move between your games, the rooms and the
+       games under way
 [b]c[/b]      create a room, listed here
 [b]n p[/b]    next page, previous page
 [b]r[/b]      read the list again now

@@ -164,7 +164,8 @@ class GameUI(Generic[V]):
     """
 
     title: str  # the app's title while the game is played
-    rules: str  # the help page's rules, keys and cues, in markup (help_page adds the safety number)
+    rules: str  # the help page's rules and cues, in markup (help_page adds the keys, the log's and the safety number)
+    keys: str  # the help page's keys of a player (and the mouse's), in markup: a watcher's page has WATCHER_KEYS
     screen: type[TableScreen[V]]
     view: Callable[[Seat], V]  # what the screen shows of the seat now, with the moves it offers
 
@@ -367,17 +368,24 @@ def replaying(view: SeatView) -> str:
     return f"Replay as {view.my_name} saw it: {view.my_name}'s own cards too."
 
 
-def help_page(rules: str, safety: str | None, seats: int) -> Content:
-    """A game's help (its rules, keys and cues), the log's keys, and the safety number of the game on the table
-    with how to use it."""
+WATCHER_KEYS = """\
+[b]Keys[/b]   You watch: no key makes a move.
+       w what watching is   q quit"""
+
+
+def help_page(rules: str, keys: str, safety: str | None, seats: int, watcher: bool = False) -> Content:
+    """A game's help (its rules and cues; a player's ``keys``, or a watcher's), the log's keys, and the safety number
+    of the game on the table with how to use it. Its paragraphs are one line each, wrapped to the screen; the rows of
+    keys and cues fit 52 columns (the help's width at 60x20), each on one row."""
     two = seats == 2
-    return Content.from_markup(rules + f"""
-[b]Log[/b]    Tab scrolls the moves (Esc back)   L hides or shows them
+    use = "Compare it with a player's: if they differ, the relay shows you another game than theirs." if watcher \
+        else f"Read it to {'your opponent' if two else 'the others'}: if yours differ, the relay has put you in " \
+             "different games and plays each of you itself."
+    return Content.from_markup(rules + "\n\n" + (WATCHER_KEYS if watcher else keys) + f"""
+[b]Log[/b]    Tab scrolls it (Esc back)   L hides or shows it
 
 [b]Safety number[/b]  $safety
-Read it to {'your opponent' if two else 'the others'}: if yours differ, the relay has put
-you in different games and plays each of you itself.""", safety=safety or ("(once both players have said hello)" if two
-                                                           else "(once every player has said hello)"))
+{use}""", safety=safety or ("(once both players have said hello)" if two else "(once every player has said hello)"))
 
 
 # -- what the status bar says: pure functions of a SeatView -----------------------------------------------

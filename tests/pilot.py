@@ -55,6 +55,13 @@ def footer_cut(screen) -> list[str]:
     return [f"{key.key_display} {key.description}" for key in screen.query(FooterKey) if key.region.right > edge]
 
 
+def screen_rows(widget) -> list[str]:
+    """The rows ``widget`` shows on the screen, as drawn (a line Rich wrapped again shows here as two)."""
+    from textual.geometry import Region
+
+    return [strip.text for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))]
+
+
 def text_of(screen, selector: str) -> str:
     """The plain text a widget of ``screen`` renders."""
     return screen.query_one(selector).render().plain

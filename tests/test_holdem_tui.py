@@ -13,12 +13,12 @@ from textual.widgets import Static
 from discard_tui.app import PlayConfig
 from discard_tui.table_screen import PathCopied, SaveHistory, SaveTranscript
 from tabletop.values import Phase
-from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
+from discard_tui.holdem_screen import CardRow, HELP, KEY_HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
 from discard_tui.widgets import StatusBar
 from discard_tui.table_screen import READ_ONLY, WATCHING, link_text
 from games.holdem.about import Stage
-from pilot import (TableHarness, carry_out, footer_cut, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
-                   watcher_view)
+from pilot import (TableHarness, carry_out, footer_cut, offline_room, play_key, screen_rows, seat_view, settled, text_of,
+                   until, view_of, watcher_of, watcher_view)
 from room import Room
 from test_holdem_wire import station
 
@@ -218,7 +218,7 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
 
 
 def test_the_help_names_every_raise_key():
-    assert "↑ ↓ ±10 big blinds" in HELP and "⌫ deletes" in HELP
+    assert "↑ ↓ ±10 big blinds" in KEY_HELP and "⌫ deletes" in KEY_HELP
 
 
 def test_the_cues_read_without_colour_and_the_help_says_that_a_folded_hand_is_never_shown():
@@ -227,7 +227,7 @@ def test_the_cues_read_without_colour_and_the_help_says_that_a_folded_hand_is_ne
     assert me.startswith("▶ You") and "to act" in me
     button = view.board.button
     assert " D" in seat_text(view, button, 30).plain.splitlines()[0]
-    assert "folded or mucked\nhand is never shown to anyone, not even after the game" in HELP
+    assert "folded or mucked hand is never shown to anyone, not even after the game" in HELP
 
 
 def at_my_showdown(seed: int) -> Room:
@@ -520,13 +520,6 @@ def test_the_status_bar_names_whom_the_game_waits_on_not_every_other_player():
     assert link_text(view, now=42.0) == f"waiting for {view.names[owing]} for 42 s"
 
 
-def screen_rows(widget) -> list[str]:
-    """The rows ``widget`` shows on the screen, as drawn (a line Rich wrapped again shows here as two)."""
-    from textual.geometry import Region
-
-    return [strip.text for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))]
-
-
 def after_a_void() -> tuple[Room, int]:
     """Three seats (ana, bo, cy) check and call; the flop needs a key of one who has gone, and its time runs out:
     hand 1 is void. Hand 2 is dealt to its first bet, no move made in it yet. The room and the seat that left."""
@@ -675,9 +668,10 @@ async def test_the_help_keeps_each_key_line_on_one_row_at_80x24():
 
     app = TableHarness(HoldemTable(30), seat_view(HoldemScreenView))
     async with app.run_test(size=(80, 24)) as pilot:
-        app.push_screen(HelpScreen(help_page(HELP, "12345 67890 13579 24680 11223 34455", 3)))
+        app.push_screen(HelpScreen(help_page(HELP, KEY_HELP, "12345 67890 13579 24680 11223 34455", 3)))
         await pilot.pause()
         rows = [row.rstrip() for row in screen_rows(app.screen.query_one("#help Static"))]
-        keys = HELP[HELP.index("[b]Keys"):HELP.index("[b]Secrecy")].replace("[b]", "").replace("[/b]", "")
+        keys = (KEY_HELP + "\n" + HELP[HELP.index("[b]Cues"):HELP.index("[b]Secrecy")]).replace("[b]", "")
+        keys = keys.replace("[/b]", "")
         for line in filter(None, keys.splitlines()):
             assert line.rstrip() in rows, (line, rows)

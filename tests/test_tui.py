@@ -189,13 +189,40 @@ async def test_illegal_discard_is_refused_with_the_reason():
         assert app.view.my_turn and len(app.seat.events) == posted_before
 
 
+@pytest.mark.parametrize("game", ["cabo", "discard", "holdem", "rps", "war"])
+async def test_the_help_wraps_its_paragraphs_to_the_screen_and_a_watcher_s_names_only_a_watcher_s_keys(game):
+    """The rules were broken by hand near 66 columns: at 60x20 (52 columns inside) each line broke again, a long row
+    then a short one. A paragraph wraps to the screen, and each row of keys and cues stays one row. A watcher's help
+    listed the player's keys (f fold, d draw…), which do nothing for a watcher: it names a watcher's keys."""
+    from pathlib import Path
+
+    import discard_tui
+    from discard_tui.config import SCREENS
+    from discard_tui.table_screen import WATCHER_KEYS, help_page
+    from pilot import screen_rows
+
+    ui = SCREENS[game].ui()
+    plain = lambda markup: markup.replace("[b]", "").replace("[/b]", "")  # noqa: E731
+    app: App[None] = App(css_path=str(Path(discard_tui.__file__).parent / "app.tcss"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await app.push_screen(HelpScreen(help_page(ui.rules, ui.keys, SAFETY, 3)))
+        await pilot.pause()
+        help = app.screen.query_one("#help Static")
+        rows = [row.rstrip() for row in screen_rows(help)]
+        rules = rows[:rows.index("")]  # the first paragraph
+        assert len(rules) > 1 and all(len(row) >= help.size.width - 14 for row in rules[:-1]), rows  # 14: a long word
+        assert all(line in rows for line in plain(ui.keys).splitlines()), rows
+    watching = plain(str(help_page(ui.rules, ui.keys, SAFETY, 3, watcher=True)))
+    assert plain(WATCHER_KEYS) in watching and not any(line in watching for line in plain(ui.keys).splitlines())
+
+
 async def test_help_screen_fits_and_closes():
     """The help page over the table (what ? opens in the app: see the safety-number test, through a relay)."""
     from discard_tui.table_screen import help_page
 
     app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
-        app.push_screen(HelpScreen(help_page(discard_screen.HELP, SAFETY, 2)))
+        app.push_screen(HelpScreen(help_page(discard_screen.HELP, discard_screen.KEY_HELP, SAFETY, 2)))
         await pilot.pause()
         text = str(app.screen.query_one("Static").content)
         assert "matching the suit" in text and f"Safety number  {SAFETY}" in text
@@ -1373,7 +1400,7 @@ async def test_at_60x20_the_help_covers_the_table_so_no_stray_characters_show_be
 
     app = discard_table()
     async with app.run_test(size=(60, 20)) as pilot:
-        app.push_screen(HelpScreen(help_page(discard_screen.HELP, SAFETY, 2)))
+        app.push_screen(HelpScreen(help_page(discard_screen.HELP, discard_screen.KEY_HELP, SAFETY, 2)))
         await pilot.pause()
         shown = app.screen.query_one("#help").region
         assert (shown.x, shown.width, shown.y, shown.bottom) == (0, 60, 0, 19), shown  # the footer below
