@@ -248,7 +248,7 @@ class TableScreen(Screen[None], Generic[V]):
         status.clock, status.hurry = clock_text(view, now, named_in(status.headline, view))
         status.event = capitalized(view.last_move or "", view.names)
         status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
-            self.hint(view) or (view.note if view.in_game else "")
+            self.hint(view) or sitting_out(view) or (view.note if view.in_game else "")
         groups = (view.safety or "").split()
         show_text(self.query_one("#safety", Static),
                   "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
@@ -505,10 +505,25 @@ def clock_text(view: SeatView, now: float | None = None, named: Collection[int] 
         assert left is not None
         move, bank = left
         who = "" if shown == [seat] and seat in named else "you " if seat == view.me else f"{view.names[seat]} "
-        parts.append(f"{who}sitting out {minutes(move)}" if seat in clock.sitting_out  # no bank then
+        step = clock.step(seat)  # no bank while sitting out, a wait for each step owed: which, so that a new one
+        parts.append(f"{who}sitting out: step {step}, {minutes(move)}" if step is not None  # reads as such
                      else f"{who}{minutes(move)} · bank {minutes(bank)}")
         hurry = seat == view.me and move + bank < HURRY
     return " · ".join(parts), hurry
+
+
+def sitting_out(view: SeatView) -> str:
+    """Why the clock of a seat that sits out starts again: "bo's time ran out: 5 s for each step owed until bo acts"
+    ("" when the clock waits on no seat sitting out, or on mine)."""
+    clock = view.clock
+    if clock is None or not view.in_game or view.me in {wait.seat for wait in clock.waits}:
+        return ""
+    out = [wait.seat for wait in clock.waits if clock.step(wait.seat) is not None]
+    if not out:
+        return ""
+    who = " and ".join(view.names[seat] for seat in out)
+    return f"{who}'s time ran out: {clock.clock.allowance(True) // 1000} s for each step owed until {who} acts" \
+        if len(out) == 1 else f"{who} sit out: {clock.clock.allowance(True) // 1000} s a step each until they act"
 
 
 def minutes(ms: int) -> str:
