@@ -325,6 +325,9 @@ class DiscardApp(App[None]):
             if view.phase is Phase.WAITING and view.number == 1 and view.failure is None:
                 self.screen.show_room(view)
                 return
+            if (table := self.table) is not None:  # the table under it shows the game whole first: its log and its
+                table.update(view)  # keys follow the board by a moment, and a frame of "Your turn" over an empty log
+                table.settle()  # would show before them
             self.pop_screen()
         if isinstance(self.screen, TableScreen) and not isinstance(self.screen, self.ui.screen):  # see follow_room
             self.switch_screen(self.new_table())

@@ -139,6 +139,36 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
     assert "GameOverScreen" not in pushed
 
 
+async def test_back_at_a_saved_game_the_table_is_uncovered_with_its_log_written(monkeypatch):
+    """The same command after a game was left: for a frame the table showed "▶ Your turn" over an empty log (the
+    log follows the board by a moment, the footer too), then the log. The connecting screen ("Catching up…") stays
+    until the table under it shows the game replayed, its log and its keys."""
+    from discard_tui.connecting_screen import ConnectingScreen
+    from discard_tui.table_screen import MoveLog
+
+    app = computer_game(seeds=fixed(3))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app) and app.view.playing, "my turn")
+    uncovered = []
+    pop = DiscardApp.pop_screen
+
+    def recording_pop(self, *args, **kwargs):
+        if isinstance(self.screen, ConnectingScreen) and self.table is not None:
+            table = self.table
+            uncovered.append((table.view, table.query_one(MoveLog).lines_shown, table.footer_keys()))
+        return pop(self, *args, **kwargs)
+
+    monkeypatch.setattr(DiscardApp, "pop_screen", recording_pop)
+    again = computer_game(seeds=fixed(3))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
+                    and not again.view.replaying and again.view.playing, "back at the table")
+    [(view, lines, keys)] = uncovered
+    assert view is not None and not view.replaying and view.my_turn
+    assert lines == view.log and "— game 1 —" in lines
+    assert any(word == "Draw" for _, word, _ in keys), keys  # and its keys
+
+
 async def test_leaving_a_finished_game_cleans_the_data_directory(data_dir):
     import sqlite3
 
