@@ -382,7 +382,7 @@ def help_page(rules: str, keys: str, safety: str | None, seats: int, watcher: bo
         else f"Read it to {'your opponent' if two else 'the others'}: if yours differ, the relay has put you in " \
              "different games and plays each of you itself."
     return Content.from_markup(rules + "\n\n" + (WATCHER_KEYS if watcher else keys) + f"""
-[b]Log[/b]    Tab scrolls it (Esc back)   L hides or shows it
+[b]Log[/b]    Tab scrolls it (Esc back)   L hides or shows
 
 [b]Safety number[/b]  $safety
 {use}""", safety=safety or ("(once both players have said hello)" if two else "(once every player has said hello)"))

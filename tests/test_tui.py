@@ -224,6 +224,7 @@ async def test_the_help_wraps_its_paragraphs_to_the_screen_and_a_watcher_s_names
     """The rules were broken by hand near 66 columns: at 60x20 (52 columns inside) each line broke again, a long row
     then a short one. A paragraph wraps to the screen, and each row of keys and cues stays one row. A watcher's help
     listed the player's keys (f fold, d draw…), which do nothing for a watcher: it names a watcher's keys."""
+    import re
     from pathlib import Path
 
     import discard_tui
@@ -235,14 +236,19 @@ async def test_the_help_wraps_its_paragraphs_to_the_screen_and_a_watcher_s_names
     plain = lambda markup: markup.replace("[b]", "").replace("[/b]", "")  # noqa: E731
     app: App[None] = App(css_path=str(Path(discard_tui.__file__).parent / "app.tcss"))
     async with app.run_test(size=(60, 20)) as pilot:
-        await app.push_screen(HelpScreen(help_page(ui.rules, ui.keys, SAFETY, 3)))
-        await pilot.pause()
-        help = app.screen.query_one("#help Static")
-        rows = [row.rstrip() for row in screen_rows(help)]
-        rules = rows[:rows.index("")]  # the first paragraph
-        assert len(rules) > 1 and all(len(row) >= help.size.width - 14 for row in rules[:-1]), rows  # 14: a long word
-        assert all(line in rows for line in plain(ui.keys).splitlines()), rows
-    watching = plain(str(help_page(ui.rules, ui.keys, SAFETY, 3, watcher=True)))
+        for watcher in (False, True):
+            page = help_page(ui.rules, ui.keys, SAFETY, 3, watcher=watcher)
+            await app.push_screen(HelpScreen(page))
+            await pilot.pause()
+            help = app.screen.query_one("#help Static")
+            rows = [row.rstrip() for row in screen_rows(help)]
+            rules = rows[:rows.index("")]  # the first paragraph
+            assert len(rules) > 1 and all(len(row) >= help.size.width - 14 for row in rules[:-1]), rows  # 14: a word
+            table = [line.rstrip() for line in str(page).splitlines()  # rows of keys or cues: a heading ("Keys",
+                     if re.match(r"(\s|\S+( \S+)?\s\s)", line) and len(line) < 80]  # "Log") or indented, not prose
+            assert all(line in rows for line in table), [line for line in table if line not in rows]  # each one row
+            app.pop_screen()
+    watching = str(help_page(ui.rules, ui.keys, SAFETY, 3, watcher=True))
     assert plain(WATCHER_KEYS) in watching and not any(line in watching for line in plain(ui.keys).splitlines())
 
 
