@@ -36,7 +36,7 @@ from typing import Any, cast
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
-from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
+from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Party, Refused,
                      Unavailable, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
                      to_json, watchers_full)
 
@@ -430,8 +430,10 @@ class RedisLedger(Ledger):
             await self._listed(member, int(open_), int(going))
         return Claim(int(seat), token if token is not None else new_token, int(epoch), int(seq), int(size))
 
-    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
-        """Queued, and sent with the other appends of this moment in one pipeline (one round trip)."""
+    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None,
+                     party: Party | None = None) -> int:
+        """Queued, and sent with the other appends of this moment in one pipeline (one round trip). The posts are in
+        Redis, not in the relay's memory: ``party`` is not charged."""
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._appends.append((keys(room), [seat, epoch, self.node, body_json, now_stamp(), post_id or ""], done))
         if len(self._appends) == 1 and self._sending is None:
