@@ -156,6 +156,17 @@ def markers(player: Player, board: HoldemView) -> list[str]:
     return words
 
 
+SHORT_ACTIONS = {"Small blind": "SB", "Big blind": "BB", "Raised to": "Raise", "Called": "Call", "Checked": "Check"}
+
+
+def short_action(action: str) -> str:
+    """A seat's last action in a poker table's shorthand, for a narrow seat: "Raised to 50" is "Raise 50"."""
+    for words, short in SHORT_ACTIONS.items():
+        if action.startswith(words):
+            return short + action[len(words):]
+    return action
+
+
 def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     """A seat's three lines: "▶ bo D", "980 · bet 20", its cards and markers."""
     board = view.board
@@ -168,14 +179,17 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     if seat == board.button:
         top.append(" D", "bold")
     doing = player.action or (f"bet {player.bet:,}" if player.bet else "")
-    middle = Text(f"  {player.chips:,}" + (f" · {doing}" if doing else ""), no_wrap=True, overflow="ellipsis")
+    stack = f"  {player.chips:,}" + (f" · {doing}" if doing else "")
+    if len(stack) > width:  # a narrow seat keeps the amount: "950 · Raise 50", not "950 · Raised to …"
+        stack = f"  {player.chips:,} · {short_action(doing)}"
+    middle = Text(stack, no_wrap=True, overflow="ellipsis")
     bottom = Text("  ", no_wrap=True, overflow="ellipsis")
     if player.dealt and not player.folded and not player.mucked:
         bottom.append_text(cards(player.hole))
     words = markers(player, board)
     if words:
         bottom.append(("  " if len(bottom) > 2 else "") + " · ".join(words), "italic")
-    for line in (top, middle, bottom):  # each line cut to the seat's width: "1,087 · Big bli…", never wrapped
+    for line in (top, middle, bottom):  # each line cut to the seat's width, never wrapped
         line.truncate(width, overflow="ellipsis")
     return Text("\n", no_wrap=True).join([top, middle, bottom])
 

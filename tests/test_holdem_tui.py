@@ -13,7 +13,8 @@ from textual.widgets import Static
 from discard_tui.app import PlayConfig
 from discard_tui.table_screen import PathCopied, SaveHistory, SaveTranscript
 from tabletop.values import Phase
-from discard_tui.holdem_screen import CardRow, HELP, KEY_HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
+from discard_tui.holdem_screen import (CardRow, HELP, KEY_HELP, HoldemScreenView, HoldemTable, info, plain_cards,
+                                       seat_text, short_action)
 from discard_tui.widgets import StatusBar
 from discard_tui.table_screen import READ_ONLY, WATCHING, link_text
 from games.holdem.about import Stage
@@ -228,6 +229,15 @@ def test_the_cues_read_without_colour_and_the_help_says_that_a_folded_hand_is_ne
     button = view.board.button
     assert " D" in seat_text(view, button, 30).plain.splitlines()[0]
     assert "folded or mucked hand is never shown to anyone, not even after the game" in HELP
+
+
+def test_a_narrow_seat_keeps_its_last_action_s_amount_in_a_poker_table_s_shorthand():
+    view = view_of(room_at(mine=True))
+    [big] = [p for p in view.board.players if p.action.startswith("Big blind")]
+    wide = seat_text(view, big.seat, 30).plain.splitlines()[1]
+    narrow = seat_text(view, big.seat, len(wide) - 1).plain.splitlines()[1]
+    assert wide.endswith(f"Big blind {big.bet:,}") and narrow.endswith(f"BB {big.bet:,}")
+    assert short_action("Raised to 1,050") == "Raise 1,050" and short_action("Bet 40") == "Bet 40"
 
 
 def at_my_showdown(seed: int) -> Room:
