@@ -138,14 +138,15 @@ class MemoryLedger(Ledger):
     keeps_frames = True  # its rooms keep their events' frames in memory (charged to their parties)
 
     def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, address_parts: int = ADDRESS_PARTS) -> None:
         self.clock = clock  # the Unix time each event is stamped with (a test's clock, which it advances)
         self.retention = retention
         self.interval = min(60.0, max(retention / 4, 0.05))
         self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
         self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it
         self.stored_bytes = 0  # every room's events kept in memory take (footprint)
-        self.address_bytes = max_bytes // ADDRESS_PARTS  # of posts one address's rooms may hold (a /48's: BLOCK_SHARE x)
+        # what one address's rooms may hold (a /48's: BLOCK_SHARE times it); address_parts 1: a relay of one party
+        self.address_bytes = max_bytes // address_parts
         self.charged: dict[str, int] = {}  # bytes of posts kept in memory, per party (an address's key, a /48's)
         self.holdings: dict[str, set[str]] = {}  # the rooms holding each party's posts (a key of ``charged``)
         self.rooms: dict[str, MemoryRoom] = {}
