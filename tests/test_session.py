@@ -53,8 +53,8 @@ async def test_auto_play_ends_with_its_game_and_a_finished_room_leaves_nothing_b
 async def test_a_visitors_embedded_relay_lets_its_one_address_hold_the_whole_store(tmp_path):
     """A browser visitor's relay keeps its games in memory (nothing resumes), and every seat, the visitor's and the
     computers', comes from 127.0.0.1: that one address may hold the whole store. (At an address's sixteenth, 16 MiB,
-    a six-seat Hold'em against five computers in MODP-2048, some 0.9 MiB a hand, was refused store_full after
-    some fifteen hands, and in ed25519 after some 120.)"""
+    a six-seat Hold'em against five computers in MODP-2048, 1.2 MiB a hand, was refused store_full after some
+    thirteen hands, and in ed25519 after some 120.)"""
     from relay.memory_ledger import MemoryLedger
 
     session = Session(PlayConfig(room="r6"), visitor_profile(tmp_path))
