@@ -39,8 +39,8 @@ import redis.asyncio as redis
 from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
 from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Party, Refused,
-                     Unavailable, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
-                     to_json, watchers_full)
+                     Unavailable, Watch, bad_token, check_seats, event_frame, join_token, lobby_key, no_room, now_stamp,
+                     room_full, to_json, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -90,7 +90,8 @@ end
 
 # ARGV: token hash ('' for a new seat), new token's hash, name (JSON), seats wanted ('' any), node, time,
 # public (JSON, '' for a private room), its lobby member, call id ('' for none: a claim sent again under the same id
-# takes nothing more and returns the first run's seat, epoch and seq)
+# takes nothing more and returns the first run's seat, epoch and seq), and '1' for a join with an id (protocol 1.4:
+# the token's hash given in both first arguments; a seat of that token is taken back, else a new one gets it)
 CLAIM = ADD + RELIST + """
 local seats, events = KEYS[1], KEYS[2]
 if ARGV[9] ~= '' then
@@ -103,12 +104,12 @@ if ARGV[9] ~= '' then
   end
 end
 local size = tonumber(redis.call('HGET', seats, 'size'))
-local seat
-if ARGV[1] ~= '' then
-  if not size then return {'bad_token', 0} end
-  seat = redis.call('HGET', seats, 't:' .. ARGV[1])
-  if not seat then return {'bad_token', size} end
+local seat = false
+if ARGV[1] ~= '' and size then seat = redis.call('HGET', seats, 't:' .. ARGV[1]) end
+if seat then
   if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= size then return {'seats', size} end
+elseif ARGV[1] ~= '' and ARGV[10] == '' then
+  return {'bad_token', size or 0}
 else
   if not size then
     size = tonumber(ARGV[4] ~= '' and ARGV[4] or '2')
@@ -430,8 +431,11 @@ class RedisLedger(Ledger):
         await self.client.ping()
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None) -> Claim:
-        new_token = secrets.token_urlsafe(24) if token is None else ""
+                    public: str | None = None, join_id: str | None = None) -> Claim:
+        if join_id is not None:
+            token = new_token = join_token(room, join_id)
+        else:
+            new_token = secrets.token_urlsafe(24) if token is None else ""
         async with self._talking():
             if not self._holding[room]:  # before the claim: a reaper must find the room if this node dies
                 await self._command("SADD", f"discard:node:{self.node}:rooms", room)
@@ -440,7 +444,7 @@ class RedisLedger(Ledger):
                 result = await self._claim(self._lobby_keys(room), [
                     token_hash(token) if token is not None else "", token_hash(new_token), to_json(name),
                     "" if seats is None else seats, self.node, now_stamp(), public or "",
-                    lobby_key(int(time.time() * 1000), room), self._call_id()])
+                    lobby_key(int(time.time() * 1000), room), self._call_id(), "" if join_id is None else "1"])
             except BaseException:
                 await self._let_go(room)
                 raise
