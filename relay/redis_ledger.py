@@ -7,7 +7,8 @@ Layout, per room (one Redis Cluster hash slot per room, thanks to the ``{room}``
   ``b`` body (JSON text), ``t`` time.
 * ``discard:{ROOM}:seats``, a hash: ``size``, ``count`` (seats given out), ``head`` (last
   seq) and per seat ``e:S`` epoch, ``h:S`` the node holding it (absent when nobody does),
-  ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored); ``i:S:ID`` the seq of seat
+  ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored; a join with an id, protocol
+  1.4, derives its token from the id, so the join sent again finds its seat by that hash); ``i:S:ID`` the seq of seat
   S's post of id ID, and, on a Cluster, ``c:ID`` (``SEAT:EPOCH:SEQ``) and ``v:ID`` (``WATCHING:SEQ``) what a claim
   or a watcher's arrival or departure of call id ID did, so that one sent again gets the first run's answer.
 
