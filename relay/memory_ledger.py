@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .ledger import (BLOCK_SHARE, DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim, Deliver, Entry, Follower, Ledger,
-                     Listing, Party, Refused, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp,
-                     room_full, to_json, watch_body, watchers_full)
+                     Listing, Party, Refused, Watch, bad_token, check_seats, event_frame, join_token, lobby_key, no_room,
+                     now_stamp, room_full, to_json, watch_body, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -154,15 +154,18 @@ class MemoryLedger(Ledger):
         self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None, party: Party | None = None) -> Claim:
+                    public: str | None = None, join_id: str | None = None, party: Party | None = None) -> Claim:
         """As :meth:`Ledger.claim`; its ``join``, and the ``leave`` that will follow it, are charged to ``party`` as
         a post is (:meth:`append`), and a claim past the party's share is refused with ``store_full``."""
-        held, taken_back = self.rooms.get(room), None
-        if token is not None:
-            taken_back = held.seat_for_token(token) if held else None
-            if held is None or taken_back is None:
-                raise bad_token(room)
+        held = self.rooms.get(room)
+        if join_id is not None:
+            token = join_token(room, join_id)
+        taken_back = held.seat_for_token(token) if held and token is not None else None
+        if taken_back is not None:
+            assert held is not None
             check_seats(room, held.size, seats)
+        elif token is not None and join_id is None:
+            raise bad_token(room)
         elif held is not None:
             check_seats(room, held.size, seats)
             if len(held.seats) >= held.size:
@@ -178,7 +181,7 @@ class MemoryLedger(Ledger):
         self.stored_bytes += made
         if taken_back is None:
             number = len(held.seats)
-            held.seats[number] = SeatRecord(secrets.token_urlsafe(24), "")
+            held.seats[number] = SeatRecord(token or secrets.token_urlsafe(24), "")
         else:
             number = taken_back
         record = held.seats[number]
