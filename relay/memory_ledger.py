@@ -150,6 +150,7 @@ class MemoryLedger(Ledger):
         self.charged: dict[str, int] = {}  # bytes of posts kept in memory, per party (an address's key, a /48's)
         self.holdings: dict[str, set[str]] = {}  # the rooms holding each party's posts (a key of ``charged``)
         self.rooms: dict[str, MemoryRoom] = {}
+        self.idle: set[str] = set()  # the rooms nobody is in (not occupied), which alone may be dropped early
         self.lobby = Lobby()
         self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
 
@@ -189,6 +190,7 @@ class MemoryLedger(Ledger):
         if record.present:
             self._add(room, held, number, "leave", "null")
         record.name_json, record.present = to_json(name), True
+        self.idle.discard(room)
         self._seated(room, number, record.token, name)
         seq = self._add(room, held, number, "join", "null")
         self._charge(room, held, *charge)
@@ -258,6 +260,7 @@ class MemoryLedger(Ledger):
         self._add(room, held, seat, "leave", "null")
         if not held.occupied:
             held.idle_since = time.monotonic()
+            self.idle.add(room)
             self._trim_idle()
         self._relist(held)
         return True
@@ -287,7 +290,7 @@ class MemoryLedger(Ledger):
         them at once instead of at the end of their retention: what clients post and leave behind is bounded
         (the relay's sweep hands the freed memory back: relay/memory.py)."""
         if self.stored_bytes > self.max_idle_bytes:  # else every room together is within it: nothing to count
-            self._drop_idle(sum(r.bytes for r in self.rooms.values() if not r.occupied) - self.max_idle_bytes)
+            self._drop_idle(sum(self.rooms[name].bytes for name in self.idle) - self.max_idle_bytes)
 
     def _within_share(self, party: Party, size: int, room: str | None = None) -> None:
         """Before a post of ``size`` bytes would take its party's rooms past their share of the store (its
@@ -320,7 +323,7 @@ class MemoryLedger(Ledger):
         The room ``keep`` is not dropped (one being joined)."""
         if excess <= 0:
             return
-        names = self.rooms if party is None else self.holdings.get(party, ())
+        names = self.idle if party is None else self.holdings.get(party, ())
         idle = sorted(((r.charged.get(party, 0) if party else r.bytes, name) for name in names
                        if not (r := self.rooms[name]).occupied and name != keep), reverse=True)
         for size, name in idle:
@@ -352,13 +355,13 @@ class MemoryLedger(Ledger):
 
     async def expire(self) -> None:
         deadline = time.monotonic() - self.retention
-        for name in [n for n, r in self.rooms.items()
-                     if r.idle_since < deadline and not r.occupied]:
+        for name in [n for n in self.idle if self.rooms[n].idle_since < deadline]:
             self.drop(name)
 
     def drop(self, room: str) -> None:
         """Forget a room at once (the TUI's embedded relay drops finished games)."""
         held = self.rooms.pop(room, None)
+        self.idle.discard(room)
         if held is not None:
             self.stored_bytes -= held.bytes
             for key, size in held.charged.items():  # its posts are no longer its parties' to hold

@@ -72,6 +72,7 @@ class SQLiteLedger(MemoryLedger):
         for room, (watching, name_json) in watched.items():  # and so did its watchers: the count says so
             if watching:
                 self._add(room, self.rooms[room], WATCHER, "watch", watch_body(0), name_json=name_json)
+        self.idle.update(self.rooms)  # nobody is in any room yet
 
     def drop(self, room: str) -> None:
         super().drop(room)

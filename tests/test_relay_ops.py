@@ -552,7 +552,7 @@ class Poster:
 
     def check_charges(self) -> None:
         """What the ledger holds charged to each party is what its rooms hold charged to it, and they are the rooms
-        it lists as the party's."""
+        it lists as the party's; the rooms it lists as idle are those nobody is in."""
         rooms: dict[str, int] = {}
         holdings: dict[str, set[str]] = {}
         for name, held in self.ledger.rooms.items():
@@ -560,6 +560,7 @@ class Poster:
                 rooms[key] = rooms.get(key, 0) + size
                 holdings.setdefault(key, set()).add(name)
         assert self.ledger.charged == rooms and self.ledger.holdings == holdings
+        assert self.ledger.idle == {name for name, held in self.ledger.rooms.items() if not held.occupied}
 
 
 async def test_a_memory_store_charges_each_post_to_its_address_and_its_48_and_refuses_past_their_share():
@@ -631,6 +632,35 @@ async def test_a_partys_charge_is_what_its_posts_take_in_memory(body: dict, post
     finally:
         tracemalloc.stop()
     assert 0.95 * taken <= ledger.charged[ONE.address] <= 1.2 * taken  # (an id's entry: its dict's mean)
+
+
+async def test_a_post_into_a_full_memory_store_costs_the_relay_the_rooms_nobody_is_in_not_every_room(monkeypatch):
+    """Parties at many addresses (eight /48s from a tunnel broker) fill the store with rooms they stay in: then
+    every honest post that would pass max_bytes looks for rooms nobody is in to drop, among those alone. (It
+    looked at every room: 716 us a post with 10,000 rooms, every room's every post, while the store stayed full.)"""
+    ledger = MemoryLedger(max_bytes=16 * SHARE)
+    rooms = await Poster(ledger).seat(*(f"room{n}" for n in range(40)), "left")
+    await rooms.leave("left")
+    for n in range(16):  # sixteen parties, each at its share: the store is full
+        party = Party(f"203.0.113.{n}")
+        with contextlib.suppress(Refused):
+            for _ in range(20):
+                await rooms.post(f"room{n}", 1_000, party)
+    looked = 0
+    occupied = ledger_module.MemoryRoom.occupied
+
+    def counted(room: ledger_module.MemoryRoom) -> bool:
+        nonlocal looked
+        looked += 1
+        return occupied.fget(room)  # type: ignore[misc]
+
+    monkeypatch.setattr(ledger_module.MemoryRoom, "occupied", property(counted))
+    assert ledger.stored_bytes + 200 > ledger.max_bytes
+    await rooms.post("room39", 10, Party("198.51.100.1"))  # the honest post: the room left behind goes for it
+    assert "left" not in ledger.rooms and looked <= 1
+    await rooms.post("room39", 10, Party("198.51.100.1"))
+    assert looked <= 1
+    rooms.check_charges()
 
 
 async def test_rooms_made_and_left_are_charged_what_they_take_in_memory():
