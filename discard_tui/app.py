@@ -325,6 +325,9 @@ class DiscardApp(App[None]):
             if view.phase is Phase.WAITING and view.number == 1 and view.failure is None:
                 self.screen.show_room(view)
                 return
+            if (table := self.table) is not None:  # the table under it shows the game whole first: its log and its
+                table.update(view)  # keys follow the board by a moment, and a frame of "Your turn" over an empty log
+                table.settle()  # would show before them
             self.pop_screen()
         if isinstance(self.screen, TableScreen) and not isinstance(self.screen, self.ui.screen):  # see follow_room
             self.switch_screen(self.new_table())
@@ -466,8 +469,9 @@ class DiscardApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             view = self.view
-            self.push_screen(HelpScreen(help_page(self.ui.rules, view.safety if view else None,
-                                                  len(view.names) if view else self.config.seats)))
+            self.push_screen(HelpScreen(help_page(self.ui.rules, self.ui.keys, view.safety if view else None,
+                                                  len(view.names) if view else self.config.seats,
+                                                  watcher=view.watcher if view else self.config.watch)))
 
     def action_interrupt(self) -> None:
         """Ctrl-C: leave at once, like an interrupted program (status 130); the seat is kept."""

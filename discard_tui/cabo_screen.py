@@ -67,20 +67,26 @@ KEEP_ROUND_END = frozenset({"question_mark", "q", "x", "tab", "shift+tab", "L"})
 # table or leave it (help, quit, leave, the log) keep doing so under a round's end; any other key takes it away
 
 
-# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+# The rules and the cues (HELP) and a player's keys (KEY_HELP), in markup: the help page (table_screen.help_page
+# adds the log's keys and the safety number; a watcher's has its own keys). A paragraph is one line (a "\" at a
+# line's end joins the next), wrapped to the screen; a row of keys or cues fits 52 columns, the help's width at 60.
 HELP = """\
-[b]Cabo[/b]: the lowest sum of cards wins. You have four face
-down and see two as a round starts. On your turn [b]draw[/b], [b]take[/b]
-the discard or [b]stop[/b] (everyone else has one more turn). The
-card taken replaces one of yours, or several [b]identical[/b] ones
-(if they are not, they stay and it joins them); a drawn 7 8
-[b]peeks[/b] at yours, 9 10 [b]spies[/b] on another's, 11 12 [b]swaps[/b] blind.
-A round's end shows every hand face up until a key; rounds
+[b]Cabo[/b]: the lowest sum of cards wins. You have four face \
+down and see two as a round starts. On your turn [b]draw[/b], [b]take[/b] \
+the discard or [b]stop[/b] (everyone else has one more turn). The \
+card taken replaces one of yours, or several [b]identical[/b] ones \
+(if they are not, they stay and it joins them); a drawn 7 8 \
+[b]peeks[/b] at yours, 9 10 [b]spies[/b] on another's, 11 12 [b]swaps[/b] blind. \
+A round's end shows every hand face up until a key; rounds \
 add up until a total passes 66 (or --points).
 
-[b]Keys[/b]  ← → ↑ ↓ choose a card   Enter act on it   Space mark
-      d draw/discard  t take  s stop  Esc back  n rematch  q quit
-[b]Cues[/b]  chosen: lifted · marked: ╔╗ · ▚▞ a card you have not seen"""
+[b]Cues[/b]  chosen: lifted · marked: ╔╗
+      ▚▞ a card you have not seen"""
+
+KEY_HELP = """\
+[b]Keys[/b]  ← → ↑ ↓ choose a card   Enter act on it
+      Space mark   d draw/discard   t take   s stop
+      Esc back   n rematch   q quit"""
 
 
 # -- drawing cards -----------------------------------------------------------------------------------------
@@ -819,4 +825,4 @@ def view(seat: Seat) -> CaboScreenView:
     return CaboScreenView(**fields_of(base), refusal_of=seat.refusal)
 
 
-UI = GameUI(title="cabo", rules=HELP, screen=CaboTable, view=view)
+UI = GameUI(title="cabo", rules=HELP, keys=KEY_HELP, screen=CaboTable, view=view)

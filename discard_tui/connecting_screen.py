@@ -6,11 +6,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Label, LoadingIndicator
+from textual.widgets import Label, LoadingIndicator
 
 from .view import SeatView
 from tabletop.values import Phase
-from .widgets import CommandLines
+from .widgets import CommandLines, KeysFooter
 
 
 class ConnectingScreen(Screen[None]):
@@ -38,7 +38,7 @@ class ConnectingScreen(Screen[None]):
                 if self.note:
                     yield Label(self.note, id="note", classes="dim", markup=False)
             yield LoadingIndicator()
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         if self.view is not None:

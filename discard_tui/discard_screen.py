@@ -30,19 +30,24 @@ if TYPE_CHECKING:
     from tabletop.shell import Seat
 
 
-# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+# The rules and the cues (HELP) and a player's keys (KEY_HELP), in markup: the help page (table_screen.help_page
+# adds the log's keys and the safety number; a watcher's has its own keys). A paragraph is one line (a "\" at a
+# line's end joins the next), wrapped to the screen; a row of keys or cues fits 52 columns, the help's width at 60.
 HELP = """\
-[b]Discard[/b]: get rid of all your cards first. On your turn,
-[b]discard[/b] a card matching the [b]suit[/b] or the [b]value[/b] of the top of
-the discard pile (anything goes on an empty pile), or [b]draw[/b].
+[b]Discard[/b]: get rid of all your cards first. On your turn, \
+[b]discard[/b] a card matching the [b]suit[/b] or the [b]value[/b] of the top of \
+the discard pile (anything goes on an empty pile), or [b]draw[/b]. \
 Either ends your turn. If you can do neither, you lose.
 
-[b]Keys[/b]   ← → h l choose (round the ends)   Home End 1–9 jump
+[b]Cues[/b]   playable: double frame ╔╗ (chip: underlined)
+       the chosen card is lifted (chip: reversed)"""
+
+KEY_HELP = """\
+[b]Keys[/b]   ← → h l choose (round the ends)
+       Home End 1–9 jump
        Enter Space discard   d draw   n rematch
        x leave (when offered)   q quit
-[b]Mouse[/b]  click a card to discard it, the draw pile to draw.
-[b]Cues[/b]   playable: a double frame ╔╗ (as a chip: underlined);
-       the chosen card is lifted (as a chip: reversed)."""
+[b]Mouse[/b]  click a card to discard it, the pile to draw"""
 
 
 @dataclass(frozen=True)
@@ -243,4 +248,4 @@ def draw_refusal(seat: Seat, board: DiscardView | None, draw: Draw | None) -> st
     return seat.refusal(draw)
 
 
-UI = GameUI(title="discard", rules=HELP, screen=DiscardTable, view=view)
+UI = GameUI(title="discard", rules=HELP, keys=KEY_HELP, screen=DiscardTable, view=view)

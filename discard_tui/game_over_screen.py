@@ -8,13 +8,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label
+from textual.widgets import Label
 
 from .table_screen import PathCopied, Rematch, SaveHistory, SaveTranscript, absence, capitalized, score_line
 from .view import SeatView
 from tabletop.values import Phase
 from .violation_screen import COPIED_LINE, transcript_line
-from .widgets import PathLines
+from .widgets import KeysFooter, PathLines
 from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
@@ -38,17 +38,18 @@ class GameOverScreen(ModalScreen[None]):
         self.copied: set[str] = set()  # the paths copied to the clipboard: their headings say so
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="gameover-room"), VerticalScroll(id="gameover", classes="dialog"):  # scrolls if cut
-            yield Label("", id="result", markup=False)
-            yield Label("", id="ending", markup=False)
-            yield Label("", id="score", markup=False)
-            yield Label("", id="verdict", markup=False)
-            yield Label("", id="transcript", markup=False)
-            yield PathLines(id="path")
-            yield Label("", id="history", markup=False)
-            yield PathLines(id="history-path")
+        with Vertical(id="gameover-room"), Vertical(id="gameover", classes="dialog"):
+            with VerticalScroll(id="gameover-body"):  # scrolls if cut, above the offer, which stays in sight
+                yield Label("", id="result", markup=False)
+                yield Label("", id="ending", markup=False)
+                yield Label("", id="score", markup=False)
+                yield Label("", id="verdict", markup=False)
+                yield Label("", id="transcript", markup=False)
+                yield PathLines(id="path")
+                yield Label("", id="history", markup=False)
+                yield PathLines(id="history-path")
             yield Label("", id="offer", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.update(self.view)
@@ -103,7 +104,7 @@ class GameOverScreen(ModalScreen[None]):
             self.copied.add(message.path)
             self.update(self.view)
             heading = "#history" if message.path == self.view.history else "#transcript"  # and its path, in sight
-            self.query_one("#gameover", VerticalScroll).scroll_to_widget(self.query_one(heading), animate=False,
+            self.query_one("#gameover-body", VerticalScroll).scroll_to_widget(self.query_one(heading), animate=False,
                                                                           top=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -36,7 +36,7 @@ from games.holdem.about import Stage
 
 from .table_screen import GameUI, MakeMove, TableScreen, capitalized
 from .view import SeatView
-from .widgets import (CardWidget, ProgressBox, back_rows, card_size, cell, empty_rows, face_rows, fan, show_text,
+from .widgets import (CardWidget, ProgressBox, back_rows, card_size, cell, empty_rows, face_rows, fan, fit, show_text,
                       word_lines)
 
 if TYPE_CHECKING:
@@ -50,30 +50,39 @@ SEP = GLUE + "· "  # a separator between phrases, which stays on the line of th
 RED = {"d", "h"}
 SPARKS = "▁▂▃▄▅▆▇█"
 
-# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+# The rules and the cues (HELP) and a player's keys (KEY_HELP), in markup: the help page (table_screen.help_page
+# adds the log's keys and the safety number; a watcher's has its own keys). A paragraph is one line (a "\" at a
+# line's end joins the next), wrapped to the screen; a row of keys or cues fits 52 columns, the help's width at 60.
 HELP = """\
-[b]No-limit Texas Hold'em[/b], a sit-and-go: everyone starts with the
-same chips; the blinds double every 10 hands. Two hole cards each,
-five on the board; the best five of seven win. The minimum raise is
-the last bet or raise; all-ins make side pots. At showdown the last
-bettor shows first (else the first seat left of the button). Your
-hand is shown for you when it wins or ties a pot, is the first, or a
-player is all in (TDA rule 16: every hand is shown); a hand that
-loses every pot to one shown may be mucked. The game ends when one
+[b]No-limit Texas Hold'em[/b], a sit-and-go: everyone starts with the \
+same chips; the blinds double every 10 hands. Two hole cards each, \
+five on the board; the best five of seven win. The minimum raise is \
+the last bet or raise; all-ins make side pots. At showdown the last \
+bettor shows first (else the first seat left of the button). Your \
+hand is shown for you when it wins or ties a pot, is the first, or a \
+player is all in (TDA rule 16: every hand is shown); a hand that \
+loses every pot to one shown may be mucked. The game ends when one \
 player has every chip, or after the last hand: the chip leader wins.
 
-[b]Keys[/b]  f fold   c check/call   a all in   r raise, then:
-      ← → ±1 big blind  ↑ ↓ ±10 big blinds  digits type it
-      ⌫ deletes  h ½ pot  p pot  a all in  Enter send  Esc cancel
-      at showdown, a hand that loses every pot: c shows, f mucks
-      n rematch   q quit
-[b]Cues[/b]  ▶ to act (reversed)   D the button   folded · all in · out
-      ▚▞ a card you cannot see   bet: chips in front this street
+[b]Cues[/b]  ▶ to act (reversed)   D the button
+      folded · all in · out
+      ▚▞ a card you cannot see
+      bet: chips in front this street
 
-[b]Secrecy[/b]  Your hole cards are shown to you alone, the board to
-everyone, and at showdown only the hands shown. A folded or mucked
-hand is never shown to anyone, not even after the game: every shuffle
+[b]Secrecy[/b]  Your hole cards are shown to you alone, the board to \
+everyone, and at showdown only the hands shown. A folded or mucked \
+hand is never shown to anyone, not even after the game: every shuffle \
 is proven as it is made, so nothing is published at the end."""
+
+KEY_HELP = """\
+[b]Keys[/b]  f fold   c check/call   a all in   r raise:
+        ← → ±1 big blind   ↑ ↓ ±10 big blinds
+        digits type it   ⌫ deletes
+        h ½ pot   p pot   a all in
+        Enter send   Esc cancel
+      at showdown, a hand that loses every pot:
+        c shows   f mucks
+      n rematch   q quit"""
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,17 @@ def markers(player: Player, board: HoldemView) -> list[str]:
     return words
 
 
+SHORT_ACTIONS = {"Small blind": "SB", "Big blind": "BB", "Raised to": "Raise", "Called": "Call", "Checked": "Check"}
+
+
+def short_action(action: str) -> str:
+    """A seat's last action in a poker table's shorthand, for a narrow seat: "Raised to 50" is "Raise 50"."""
+    for words, short in SHORT_ACTIONS.items():
+        if action.startswith(words):
+            return short + action[len(words):]
+    return action
+
+
 def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     """A seat's three lines: "▶ bo D", "980 · bet 20", its cards and markers."""
     board = view.board
@@ -159,14 +179,17 @@ def seat_text(view: HoldemScreenView, seat: int, width: int) -> Text:
     if seat == board.button:
         top.append(" D", "bold")
     doing = player.action or (f"bet {player.bet:,}" if player.bet else "")
-    middle = Text(f"  {player.chips:,}" + (f" · {doing}" if doing else ""), no_wrap=True, overflow="ellipsis")
+    stack = f"  {player.chips:,}" + (f" · {doing}" if doing else "")
+    if len(stack) > width:  # a narrow seat keeps the amount: "950 · Raise 50", not "950 · Raised to …"
+        stack = f"  {player.chips:,} · {short_action(doing)}"
+    middle = Text(stack, no_wrap=True, overflow="ellipsis")
     bottom = Text("  ", no_wrap=True, overflow="ellipsis")
     if player.dealt and not player.folded and not player.mucked:
         bottom.append_text(cards(player.hole))
     words = markers(player, board)
     if words:
         bottom.append(("  " if len(bottom) > 2 else "") + " · ".join(words), "italic")
-    for line in (top, middle, bottom):  # each line cut to the seat's width: "1,087 · Big bli…", never wrapped
+    for line in (top, middle, bottom):  # each line cut to the seat's width, never wrapped
         line.truncate(width, overflow="ellipsis")
     return Text("\n", no_wrap=True).join([top, middle, bottom])
 
@@ -251,7 +274,7 @@ def info(view: HoldemScreenView, width: int, rows: int | None = None) -> str:
         room = max(width - 20, 5)
         for seat in range(len(view.names)):
             series = [chips[seat] for chips in board.history][-room:]
-            graph.append(f"{name(view, seat)[:10]:<10} {spark(series, top)} {series[-1]:,}")
+            graph.append(f"{fit(Text(name(view, seat)), Text(), 10).plain} {spark(series, top)} {series[-1]:,}")
     hands = last_hands(view, width)
     while rows is not None and len(hands) > 1 and 1 + sum(map(len, hands)) + len(graph) > rows:
         hands.pop(0)
@@ -300,7 +323,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         Binding("c", "call", "Check/Call"),
         Binding("r", "raise", "Raise"),
         Binding("a", "all_in", "All in"),
-        Binding("enter", "send", "Send raise"),
+        Binding("enter", "send", "Send"),  # the raise (the hint says so): the footer fits 60 columns
         Binding("escape", "cancel", "Cancel", show=False),
         Binding("left", "step(-1)", show=False),
         Binding("right", "step(1)", show=False),
@@ -464,6 +487,8 @@ class HoldemTable(TableScreen[HoldemScreenView]):
             if (action in AT_SHOWDOWN) != (board is not None and board.stage is Stage.SHOWDOWN):
                 return False  # the footer names what f and c do now
             action = AT_SHOWDOWN.get(action, action)
+        if action == "raise" and self.amount is not None:
+            return False  # open already: the footer's room is the editor's keys (r again would only reset it)
         if action in ("send", "step", "share", "digit", "cancel"):
             return self.amount is not None and super().check_action("raise" if action == "cancel" else action,
                                                                     parameters)
@@ -528,4 +553,4 @@ def showing(board: HoldemView) -> bool:
     return board.stage is Stage.SHOWDOWN and board.my_turn and board.beaten
 
 
-UI = GameUI(title="Texas Hold'em", rules=HELP, screen=HoldemTable, view=view)
+UI = GameUI(title="Texas Hold'em", rules=HELP, keys=KEY_HELP, screen=HoldemTable, view=view)

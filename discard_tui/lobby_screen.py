@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Input, Label, Select
+from textual.widgets import Button, DataTable, Input, Label, Select
 
 from tabletop.about import OneOf
 from tabletop.words import duration
@@ -28,7 +28,7 @@ from tabletop.words import duration
 from . import saves
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room, room_problem
 from .lobby import PAGE, LobbyError, LobbyLink, Page, Waiting, joining, watching
-from .widgets import HelpScreen, cell, choosing
+from .widgets import HelpScreen, KeysFooter, cell, choosing
 from .your_games import YourGames
 
 Fetch = Callable[[str | None, int], Awaitable[Page]]  # a page after a cursor (None: the first), at most n rooms
@@ -44,8 +44,10 @@ Each row is a room somebody created as public: its game, the seats taken and how
 
 Below them, the games under way: public rooms whose every seat is taken. Enter watches one, read-only: you see what every player is shown (the board, the discards, the cards turned), never a hidden card, and the players see how many watch.
 
-[b]Enter[/b]  go back to your game, join the highlighted room, or watch the game under way
-[b]Tab[/b]    move between your games, the rooms and the games under way
+[b]Enter[/b]  go back to your game, join the highlighted
+       room, or watch the game under way
+[b]Tab[/b]    move between your games, the rooms and the
+       games under way
 [b]c[/b]      create a room, listed here
 [b]n p[/b]    next page, previous page
 [b]r[/b]      read the list again now
@@ -106,7 +108,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
             yield Label("Games under way: Enter watches one, read-only", id="under-way-title", markup=False)
             yield DataTable(id="under-way", cursor_type="row", zebra_stripes=True)
             yield Label("Reading the lobby…", id="status", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#rooms", DataTable)
@@ -377,7 +379,7 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
                              id="group", compact=True)
             yield Label("", id="problem", markup=False)
             yield Button("Create", id="create-room", variant="primary", compact=True)
-        yield Footer()
+        yield KeysFooter()
 
     def seat_choices(self, game: str) -> list[tuple[str, int]]:
         return [(str(n), n) for n in SCREENS[game].about.seats]

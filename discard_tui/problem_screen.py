@@ -7,7 +7,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Label
+from textual.widgets import Label
+
+from .widgets import KeysFooter
 
 CANNOT_PLAY = 3  # the exit status after a "Cannot play" screen (relay unreachable, room full, game lost)
 
@@ -35,7 +37,7 @@ class ProblemScreen(Screen[None]):
             yield Label("[b]Cannot play[/b]")
             yield Label(self.problem, id="problem", markup=False)
             yield Label(self.retry, id="retry", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def action_new_room(self) -> None:
         self.post_message(NewRoom())

@@ -6,7 +6,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label
+from textual.widgets import Label
+
+from .widgets import KeysFooter
 
 
 class ConfirmQuit(ModalScreen[bool]):
@@ -31,4 +33,4 @@ class ConfirmQuit(ModalScreen[bool]):
         with Vertical(classes="dialog"):
             yield Label(f"[b]{title}[/b]")
             yield Label(f"{said} y {'leaves, n stays' if self.out else 'quits, n keeps playing'}.", markup=False)
-        yield Footer()
+        yield KeysFooter()

@@ -232,9 +232,12 @@ class ReplayApp(App[None]):
     def opened(self) -> None:
         """The table screen is up: its first view shown (before, its widgets were not all there), its footer as
         compact as the replay's own (every key whole in 60 columns)."""
+        from .widgets import KeysFooter
+
         if self.table is not None and self.table.view is not None:
-            for footer in self.table.query(Footer):
-                footer.compact, footer.show_command_palette = True, False
+            for footer in self.table.query(KeysFooter):
+                footer.always_compact = True
+                footer.fit(footer.size.width)
             self.table.update(self.table.view)
 
     def action_step(self, by: int) -> None:

@@ -40,19 +40,24 @@ KEYS = tuple(throw[0] for throw in THROWS)  # r, p, s
 MARKS = {"won": "✓", "lost": "✗", "equal": "="}  # a throw's result for me, in the history line
 
 
-# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+# The rules and the cues (HELP) and a player's keys (KEY_HELP), in markup: the help page (table_screen.help_page
+# adds the log's keys and the safety number; a watcher's has its own keys). A paragraph is one line (a "\" at a
+# line's end joins the next), wrapped to the screen; a row of keys or cues fits 52 columns, the help's width at 60.
 HELP = """\
-[b]Rock-paper-scissors[/b]: the first to win [b]3 throws[/b] wins the game.
-Both choose each throw at once: rock blunts scissors, scissors
-cut paper, paper covers rock. Equal throws are thrown again.
-Throws are committed before they are shown: nobody, the relay
+[b]Rock-paper-scissors[/b]: the first to win [b]3 throws[/b] wins the game. \
+Both choose each throw at once: rock blunts scissors, scissors \
+cut paper, paper covers rock. Equal throws are thrown again. \
+Throws are committed before they are shown: nobody, the relay \
 included, sees yours before both have chosen, or can change it.
 
-[b]Keys[/b]   r rock   p paper   s scissors (or click one)   n rematch
-       x leave (when offered)   q quit
-[b]Cues[/b]   your chosen throw: a double frame ╔╗, its name reversed;
-       the winner of the last throw: a double frame.
-       History: yours/theirs, ✓ won, ✗ lost, = equal."""
+[b]Cues[/b]   your chosen throw: a double frame ╔╗, its
+       name reversed; the last throw's winner: a
+       double frame. History: yours/theirs, ✓ won,
+       ✗ lost, = equal."""
+
+KEY_HELP = """\
+[b]Keys[/b]   r rock   p paper   s scissors (or click one)
+       n rematch   x leave (when offered)   q quit"""
 
 
 @dataclass(frozen=True)
@@ -304,4 +309,4 @@ def view(seat: Seat) -> RpsScreenView:
     )
 
 
-UI = GameUI(title="rock-paper-scissors", rules=HELP, screen=RpsTable, view=view)
+UI = GameUI(title="rock-paper-scissors", rules=HELP, keys=KEY_HELP, screen=RpsTable, view=view)

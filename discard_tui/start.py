@@ -20,12 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select
 
 from . import saves
 from .config import GROUPS, SCREENS, PlayConfig, fresh_room, name_problem, room_problem
 from .profile import Profile
-from .widgets import choosing
+from .widgets import KeysFooter, choosing
 from .your_games import YourGames
 
 
@@ -88,7 +88,7 @@ class StartScreen(Screen[PlayConfig]):
                             "network to it, can see them.", id="trust", classes="dim", markup=False)
             yield Label("", id="problem", markup=False)
             yield Button("Play", id="play", compact=True)  # drawn like the fields: marked only when it has the focus
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()

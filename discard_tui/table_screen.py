@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -27,11 +27,12 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import RichLog, Static
 
 from .view import SeatView
 from tabletop.words import ago, headline_words, wins_words
-from .widgets import MIN_SCREEN, NAME_CUTS, CardWidget, Scale, StatusBar, cell, scale_for, show_text, word_lines
+from .widgets import (MIN_SCREEN, NAME_CUTS, CardWidget, KeysFooter, Scale, StatusBar, cell, scale_for, show_text,
+                      word_lines)
 
 if TYPE_CHECKING:
     from tabletop.shell import Seat
@@ -163,7 +164,8 @@ class GameUI(Generic[V]):
     """
 
     title: str  # the app's title while the game is played
-    rules: str  # the help page's rules, keys and cues, in markup (help_page adds the safety number)
+    rules: str  # the help page's rules and cues, in markup (help_page adds the keys, the log's and the safety number)
+    keys: str  # the help page's keys of a player (and the mouse's), in markup: a watcher's page has WATCHER_KEYS
     screen: type[TableScreen[V]]
     view: Callable[[Seat], V]  # what the screen shows of the seat now, with the moves it offers
 
@@ -199,7 +201,7 @@ class TableScreen(Screen[None], Generic[V]):
                 yield Static("", id="safety", markup=False)
                 yield MoveLog(id="log", wrap=True, min_width=10, max_lines=500)
         yield Static("", id="too-small", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def compose_board(self) -> ComposeResult:
         """The game's own widgets."""
@@ -240,13 +242,13 @@ class TableScreen(Screen[None], Generic[V]):
         status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
         status.shorter = tuple((" · ".join(part for part in (score_line(cut), f"game {view.number}") if part),
-                                link_text(cut, now, wall), self.headline(cut), clock_text(cut, now)[0])
-                               for cut in (names_cut(view, cells) for cells in NAME_CUTS))
+                                link_text(cut, now, wall), words, clock_text(cut, now, named_in(words, cut))[0])
+                               for cut in (names_cut(view, cells) for cells in NAME_CUTS) for words in [self.headline(cut)])
         status.headline, status.my_turn, status.names = self.headline(view), view.my_turn, view.names
-        status.clock, status.hurry = clock_text(view, now)
+        status.clock, status.hurry = clock_text(view, now, named_in(status.headline, view))
         status.event = capitalized(view.last_move or "", view.names)
         status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
-            self.hint(view) or (view.note if view.in_game else "")
+            self.hint(view) or sitting_out(view) or (view.note if view.in_game else "")
         groups = (view.safety or "").split()
         show_text(self.query_one("#safety", Static),
                   "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
@@ -366,17 +368,24 @@ def replaying(view: SeatView) -> str:
     return f"Replay as {view.my_name} saw it: {view.my_name}'s own cards too."
 
 
-def help_page(rules: str, safety: str | None, seats: int) -> Content:
-    """A game's help (its rules, keys and cues), the log's keys, and the safety number of the game on the table
-    with how to use it."""
+WATCHER_KEYS = """\
+[b]Keys[/b]   You watch: no key makes a move.
+       w what watching is   q quit"""
+
+
+def help_page(rules: str, keys: str, safety: str | None, seats: int, watcher: bool = False) -> Content:
+    """A game's help (its rules and cues; a player's ``keys``, or a watcher's), the log's keys, and the safety number
+    of the game on the table with how to use it. Its paragraphs are one line each, wrapped to the screen; the rows of
+    keys and cues fit 52 columns (the help's width at 60x20), each on one row."""
     two = seats == 2
-    return Content.from_markup(rules + f"""
-[b]Log[/b]    Tab scrolls the moves (Esc back)   L hides or shows them
+    use = "Compare it with a player's: if they differ, the relay shows you another game than theirs." if watcher \
+        else f"Read it to {'your opponent' if two else 'the others'}: if yours differ, the relay has put you in " \
+             "different games and plays each of you itself."
+    return Content.from_markup(rules + "\n\n" + (WATCHER_KEYS if watcher else keys) + f"""
+[b]Log[/b]    Tab scrolls it (Esc back)   L hides or shows
 
 [b]Safety number[/b]  $safety
-Read it to {'your opponent' if two else 'the others'}: if yours differ, the relay has put
-you in different games and plays each of you itself.""", safety=safety or ("(once both players have said hello)" if two
-                                                           else "(once every player has said hello)"))
+{use}""", safety=safety or ("(once both players have said hello)" if two else "(once every player has said hello)"))
 
 
 # -- what the status bar says: pure functions of a SeatView -----------------------------------------------
@@ -472,25 +481,49 @@ def trouble(view: SeatView, grace: float, now: float | None = None, wall: float 
 HURRY = 10_000  # ms left (move and bank together) under which my own clock is shown in red
 
 
-def clock_text(view: SeatView, now: float | None = None) -> tuple[str, bool]:
+def named_in(headline: str, view: SeatView) -> frozenset[int]:
+    """The seat ``headline`` names alone: mine in "Your turn" ("Your throw"), bo's in "bo's turn" or "Waiting for bo";
+    the clock beside it need not name it again."""
+    named = {s for s, name in enumerate(view.names) if headline in (f"{name}'s turn", f"Waiting for {name}")}
+    return frozenset(named | ({view.me} if headline.startswith("Your ") and view.me >= 0 else set()))
+
+
+def clock_text(view: SeatView, now: float | None = None, named: Collection[int] = ()) -> tuple[str, bool]:
     """The clock the player needs, by the relay's time (``now``: time.monotonic()): mine while the game waits on me
-    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00", "cy sitting out 0:05"); and
-    whether mine is nearly out. ("", False) when no clock runs."""
+    ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00", "cy sitting out 0:05"),
+    without the name when it waits on one seat only and that is ``named`` by the headline beside it ("bo's turn ⏱
+    0:23 · bank 1:00"); and whether mine is nearly out. ("", False) when no clock runs."""
     clock = view.clock
     if clock is None or view.relay_offset is None or not view.in_game:  # a shuffle step or a key may be on it
         return "", False
     relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
     seats = [wait.seat for wait in clock.waits]
     parts, hurry = [], False
-    for seat in [view.me] if view.me in seats else seats:
+    shown = [view.me] if view.me in seats else seats
+    for seat in shown:
         left = clock.left(seat, relay)
         assert left is not None
         move, bank = left
-        who = "you" if seat == view.me else view.names[seat]
-        parts.append(f"{who} sitting out {minutes(move)}" if seat in clock.sitting_out  # no bank then
-                     else f"{who} {minutes(move)} · bank {minutes(bank)}")
+        who = "" if shown == [seat] and seat in named else "you " if seat == view.me else f"{view.names[seat]} "
+        step = clock.step(seat)  # no bank while sitting out, a wait for each step owed: which, so that a new one
+        parts.append(f"{who}sitting out: step {step}, {minutes(move)}" if step is not None  # reads as such
+                     else f"{who}{minutes(move)} · bank {minutes(bank)}")
         hurry = seat == view.me and move + bank < HURRY
     return " · ".join(parts), hurry
+
+
+def sitting_out(view: SeatView) -> str:
+    """Why the clock of a seat that sits out starts again: "bo's time ran out: 5 s for each step owed until bo acts"
+    ("" when the clock waits on no seat sitting out, or on mine)."""
+    clock = view.clock
+    if clock is None or not view.in_game or view.me in {wait.seat for wait in clock.waits}:
+        return ""
+    out = [wait.seat for wait in clock.waits if clock.step(wait.seat) is not None]
+    if not out:
+        return ""
+    who = " and ".join(view.names[seat] for seat in out)
+    return f"{who}'s time ran out: {clock.clock.allowance(True) // 1000} s for each step owed until {who} acts" \
+        if len(out) == 1 else f"{who} sit out: {clock.clock.allowance(True) // 1000} s a step each until they act"
 
 
 def minutes(ms: int) -> str:

@@ -7,10 +7,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label
+from textual.widgets import Label
 
 from .table_screen import PathCopied, SaveTranscript
-from .widgets import PathLines
+from .widgets import KeysFooter, PathLines
 
 
 class ViolationScreen(ModalScreen[None]):
@@ -30,7 +30,7 @@ class ViolationScreen(ModalScreen[None]):
                 yield Label(transcript_line(self.download), id="transcript", markup=False)
                 if not self.download:
                     yield PathLines(self.transcript, id="path")
-        yield Footer()
+        yield KeysFooter()
 
     def action_download(self) -> None:
         self.post_message(SaveTranscript())

@@ -34,19 +34,24 @@ if TYPE_CHECKING:
     from tabletop.shell import Seat
 
 
-# The rules, the keys and the cues, in markup: the help page (TableScreen.help_page adds the safety number).
+# The rules and the cues (HELP) and a player's keys (KEY_HELP), in markup: the help page (table_screen.help_page
+# adds the log's keys and the safety number; a watcher's has its own keys). A paragraph is one line (a "\" at a
+# line's end joins the next), wrapped to the screen; a row of keys or cues fits 52 columns, the help's width at 60.
 HELP = """\
-[b]War[/b]: 26 cards each, face down, unseen even by you. Each trick
-both top cards are [b]turned[/b]: the higher rank (2 low, A high) takes
-both to the bottom of its pile. [b]Equal ranks are a war[/b]: each lays
-one card face down and turns the next; the higher takes the whole
-pot. No cards left, or too few for a war, loses. After the trick
+[b]War[/b]: 26 cards each, face down, unseen even by you. Each trick \
+both top cards are [b]turned[/b]: the higher rank (2 low, A high) takes \
+both to the bottom of its pile. [b]Equal ranks are a war[/b]: each lays \
+one card face down and turns the next; the higher takes the whole \
+pot. No cards left, or too few for a war, loses. After the trick \
 limit the larger pile wins (equal piles: a draw). Turns alternate.
 
-[b]Keys[/b]   Space (or Enter) turns   a auto-play to the end (a again stops)
+[b]Cues[/b]   the card that takes a trick: double frame ╔╗"""
+
+KEY_HELP = """\
+[b]Keys[/b]   Space (or Enter) turns
+       a auto-play to the end (a again stops)
        n rematch   x leave (when offered)   q quit
-[b]Mouse[/b]  click your pile to turn.
-[b]Cues[/b]   the card that takes a trick has a double frame ╔╗."""
+[b]Mouse[/b]  click your pile to turn"""
 
 
 @dataclass(frozen=True)
@@ -228,4 +233,4 @@ def turn_refusal(seat: Seat, turn: Turn | None) -> str | None:
     return seat.table.refusal(turn)
 
 
-UI = GameUI(title="war", rules=HELP, screen=WarTable, view=view)
+UI = GameUI(title="war", rules=HELP, keys=KEY_HELP, screen=WarTable, view=view)

@@ -489,6 +489,10 @@ class StatusBar(Widget):
         events = (self.event, *(names_cut_in(self.event, self.names, cells) for cells in NAME_CUTS))
         turns = [self.turn_line(h, c, event) for (_, _, h, c), event in zip(tries, events, strict=False)]
         turn = next((line for line in turns if line.cell_len <= width), None)  # the event whole
+        if turn is None:  # else its first clauses, whole: "Hand 2 void: bo left" of "…, 1,040 shared"
+            turn = next((line for (_, _, h, c), event in zip(tries, events, strict=False)
+                         for short in clauses(event, self.names) if (line := self.turn_line(h, c, short)).cell_len <= width),
+                        None)
         if turn is None:  # else the headline and the clock whole if they fit, the event's names cut as theirs
             headline, time_left, event = next(((h, c, e) for (_, _, h, c), e in zip(tries, events, strict=False)
                                                if cell_len(f" ▶ {h}  ⏱ {c}") <= width), (*tries[-1][2:], events[-1]))
@@ -504,6 +508,15 @@ class StatusBar(Widget):
         badge = Text(f" ▶ {headline} " if self.my_turn else f" {headline} ", "bold reverse" if self.my_turn else "bold")
         clock = Text(f" ⏱ {time_left}", "bold red" if self.hurry else "dim") if time_left else Text()
         return badge + clock + Text(f"  {event}")
+
+
+def clauses(text: str, names: Iterable[str] = ()) -> list[str]:
+    """``text`` without its last clauses, longest first: each start of it that ends before a ", " or a "; " (not
+    inside one of ``names``, which are shown whole or cut with "…", never silently)."""
+    inside = {k for name in names if name for found in re.finditer(re.escape(name), text)
+              for k in range(found.start(), found.end())}
+    return [text[:found.start()] for found in reversed(list(re.finditer(r"[,;] ", text)))
+            if found.start() > 0 and found.start() not in inside]
 
 
 NAME_CUTS = (16, 10, 6)  # the names' widths the status bar tries, in turn, when a line does not fit them whole
@@ -554,6 +567,27 @@ def show_text(widget: Static, text: str) -> None:
         widget.update(text, layout=not fixed)
 
 
+NARROW = 80  # columns below which a footer is compact, without the command palette's key (KeysFooter)
+
+
+class KeysFooter(Footer):
+    """Textual's footer, with every key's word whole in a narrow terminal: below :data:`NARROW` columns it is compact
+    (a space less a key) and leaves out the command palette's key (Ctrl+P still opens it), so that a screen's keys
+    fit 60 columns where they fit 80 with the palette's. ``always_compact``: compact at every width (the replay's)."""
+
+    always_compact = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size.width)
+
+    def fit(self, width: int) -> None:
+        """Compact, without the palette's key, if ``width`` is narrow (or always_compact): rebuilt if that changes."""
+        compact = self.always_compact or width < NARROW
+        if (self.compact, self.show_command_palette) != (compact, not compact):
+            self.compact, self.show_command_palette = compact, not compact
+            self.refresh(recompose=True)
+
+
 class HelpScreen(ModalScreen[None]):
     """A page of help over the screen that opened it (a game's rules and keys, the lobby's); ?, q or Esc closes it."""
 
@@ -566,7 +600,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help", classes="dialog"):
             yield Static(self.text)
-        yield Footer()
+        yield KeysFooter()
 
 
 class CommandLines(Widget):

@@ -23,6 +23,8 @@ from websockets.exceptions import PayloadTooBig
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
+from .ledger import BLOCK_SHARE, Party
+
 log = logging.getLogger("discard.relay")
 
 READ_SLICE = 8192  # bytes of a read parsed before the read budget is checked again (at most 1,365 frames)
@@ -53,7 +55,8 @@ class Limits:
     room_watchers: int = 16  # watchers one room may have at once (protocol 1.3); more get room_full
     address_watch_rate: float = 1.0  # watcher joins a second from one address (each appends a watch event)
     address_watch_burst: int = 8
-    block_share: int = 2  # an IPv6 /48 gets this many times an address's connections, bytes, pages and watches
+    block_share: int = BLOCK_SHARE  # an IPv6 /48 gets this many times an address's connections, bytes, pages and
+    # watches (the memory store's share of a /48 is BLOCK_SHARE times an address's, whatever this is)
     read_rate: float = 200.0  # frames per second read from one connection, pings included (then reading pauses)
     read_burst: int = 800
     unjoined_burst: int = 32  # frames a connection may send at once before its join is answered (a join, a list)
@@ -290,6 +293,11 @@ class Address:
         pages = Tokens.full(limits.address_list_rate * scale, limits.address_list_burst * scale, now)
         watches = Tokens.full(limits.address_watch_rate * scale, limits.address_watch_burst * scale, now)
         return cls(key, Gate(share), pages, watches, block)
+
+    @property
+    def party(self) -> Party:
+        """Who its connections' posts are charged to in a memory store: its key and its /48's."""
+        return Party(self.key, None if self.block is None else self.block.key)
 
     def forgettable(self, now: float) -> bool:
         """No connection left and the budgets full again: forgetting it now gives nothing back early."""

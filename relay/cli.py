@@ -69,7 +69,8 @@ def parser() -> argparse.ArgumentParser:
                    "(redis-cluster://HOST:PORT[,HOST:PORT...], or a redis:// URL of any of its nodes) (default: memory only)")
     p.add_argument("--max-memory", type=positive(int), default=256, metavar="MIB",
                    help="without --store: what every room's events may take in memory; past it, rooms nobody is in "
-                   "are dropped, then a room past its share gets store_full (default 256)")
+                   "are dropped, then a room past its share gets store_full; one address's rooms may hold a "
+                   "sixteenth of it, an IPv6 /48's an eighth (default 256)")
     p.add_argument("--lease", type=positive(float), default=15.0, metavar="SECONDS",
                    help="with redis://: how long a dead node's seats stay taken before another node posts their "
                    "leave events (default 15)")

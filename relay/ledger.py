@@ -31,6 +31,7 @@ TRY_AGAIN_LATER = 1013  # close code when the ledger cannot serve the connection
 POLICY = 1008  # close code after room_full and bad_token
 DEFAULT_SEATS = 2
 MAX_SEATS = 6
+BLOCK_SHARE = 2  # an IPv6 /48 gets this many times an address's budgets (relay/budgets.py) and memory store share
 
 
 class Refused(Exception):
@@ -70,6 +71,14 @@ class Entry(NamedTuple):
     seat: int
     kind: str  # "join" | "leave" | "post"
     frame: str
+
+
+class Party(NamedTuple):
+    """Who a post comes from, as the relay's budgets count parties: its address's key (an IPv4 address, an IPv6 /64,
+    or a connection counted on its own) and its /48's (None but for an IPv6 /64)."""
+
+    address: str
+    block: str | None = None
 
 
 Deliver = Callable[[list[Entry]], None]  # a follower's callback: consecutive entries, oldest first
@@ -163,8 +172,12 @@ class Ledger(ABC):
         """
 
     @abstractmethod
-    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
+    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None,
+                     party: Party | None = None) -> int:
         """Append a post from the holder of (seat, epoch); returns its seq.
+
+        A backend that keeps posts in the relay's own memory charges them to ``party`` (None: to nobody) and
+        refuses one past the party's share with ``store_full``; a backend that keeps them elsewhere ignores it.
 
         With ``post_id``, exactly once: a post of that id from that seat already in the room's ledger (sent
         again after a lost acknowledgement, through this node or another) appends nothing and returns the first

@@ -10,11 +10,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .ledger import (DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim, Deliver, Entry, Follower, Ledger, Listing,
-                     Refused, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
-                     to_json, watch_body, watchers_full)
+from .ledger import (BLOCK_SHARE, DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim, Deliver, Entry, Follower, Ledger,
+                     Listing, Party, Refused, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp,
+                     room_full, to_json, watch_body, watchers_full)
 
 log = logging.getLogger("discard.relay")
+
+ADDRESS_PARTS = 16  # one address's rooms may hold max_bytes // ADDRESS_PARTS of posts; its /48's, BLOCK_SHARE times that
+
+
+def amount(size: int) -> str:
+    """``size`` bytes as a person reads them: MiB, or KiB below one MiB."""
+    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size / (1 << 10):g} KiB"
 
 
 class Lobby:
@@ -67,6 +74,7 @@ class MemoryRoom:
     marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
     seats: dict[int, SeatRecord] = field(default_factory=dict)
     ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
+    charged: dict[str, int] = field(default_factory=dict)  # bytes of its posts charged to each party (address, /48)
     public: str | None = None  # what its creator chose to show in the lobby (JSON), if it is listed
     listed: str = ""  # its key in the lobby (lobby_key)
     watching: int = 0  # watchers connected (protocol 1.3)
@@ -121,6 +129,8 @@ class MemoryLedger(Ledger):
         self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
         self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it
         self.stored_bytes = 0  # of every room's frames kept in memory
+        self.address_bytes = max_bytes // ADDRESS_PARTS  # of posts one address's rooms may hold (a /48's: BLOCK_SHARE x)
+        self.charged: dict[str, int] = {}  # bytes of posts kept in memory, per party (an address's key, a /48's)
         self.rooms: dict[str, MemoryRoom] = {}
         self.lobby = Lobby()
         self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
@@ -154,16 +164,29 @@ class MemoryLedger(Ledger):
         self._relist(held)
         return Claim(number, record.token, record.epoch, seq, held.size)
 
-    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
+    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None,
+                     party: Party | None = None) -> int:
+        """As :meth:`Ledger.append`; a post kept in memory is charged to ``party`` (its address and its /48) until
+        its room is dropped, and refused with ``store_full`` past the party's share (:meth:`_within_share`)."""
         held = self.rooms[room]
         if held.seats[seat].epoch != epoch:
             raise Refused("not_joined", "this connection's seat was taken over by a newer connection",
                           close=SEAT_TAKEN_OVER)
         if post_id is not None and (seat, post_id) in held.ids:
             return held.ids[seat, post_id]
-        if held.keep_frames and self.stored_bytes + len(body_json) > self.max_bytes:
-            self._make_room(held, len(body_json))
-        return self._add(room, held, seat, "post", body_json, post_id)
+        entry = self._entry(held, seat, "post", body_json, post_id)
+        size = len(entry.frame)
+        charged = party if held.keep_frames else None  # a post kept on disk costs no memory: nobody's share
+        if charged is not None:
+            self._within_share(charged, size)
+        if held.keep_frames and self.stored_bytes + size > self.max_bytes:
+            self._make_room(held, size)
+        seq = self._put(room, held, entry, post_id)
+        for key in charged or ():
+            if key is not None:
+                held.charged[key] = held.charged.get(key, 0) + size
+                self.charged[key] = self.charged.get(key, 0) + size
+        return seq
 
     async def read(self, room: str, after: int) -> list[Entry]:
         held = self.rooms.get(room)
@@ -212,6 +235,19 @@ class MemoryLedger(Ledger):
         if self.stored_bytes > self.max_idle_bytes:  # else every room together is within it: nothing to count
             self._drop_idle(sum(r.bytes for r in self.rooms.values() if not r.occupied) - self.max_idle_bytes)
 
+    def _within_share(self, party: Party, size: int) -> None:
+        """Before a post of ``size`` bytes would take its party's rooms past their share of the store (its
+        address's ``address_bytes``, its /48's BLOCK_SHARE times that): drop the party's rooms nobody is in, those
+        holding most of its posts first; if that is not enough, refuse the post, naming whose share is full. So
+        that one party, however many connections and rooms it holds, cannot take the memory others' games need."""
+        for key, share, whose in ((party.address, self.address_bytes, "address's"),
+                                  (party.block, BLOCK_SHARE * self.address_bytes, "/48's")):
+            if key is None:
+                continue
+            self._drop_idle(self.charged.get(key, 0) + size - share, key)
+            if self.charged.get(key, 0) + size > share:
+                raise Refused("store_full", f"the relay's memory for your {whose} rooms is full ({amount(share)})")
+
     def _make_room(self, held: MemoryRoom, size: int) -> None:
         """Before a post of ``size`` bytes would pass ``max_bytes``: drop rooms nobody is in, largest first; if
         that is not enough, refuse the post when its room holds more than its share (``max_bytes`` among the
@@ -222,15 +258,15 @@ class MemoryLedger(Ledger):
             raise Refused("store_full", f"the relay's memory for rooms is full ({self.max_bytes >> 20} MiB) and "
                           f"this room holds more than its share ({held.bytes >> 10} KiB)")
 
-    def _drop_idle(self, excess: int) -> None:
+    def _drop_idle(self, excess: int, party: str | None = None) -> None:
         """Drop rooms nobody is in, largest first, until ``excess`` bytes of frames are gone (or no such room is
-        left)."""
+        left); with ``party`` (a key of ``charged``), only rooms holding its posts, counting those bytes."""
         if excess <= 0:
             return
-        idle = sorted(((r.bytes, name) for name, r in self.rooms.items() if r.bytes and not r.occupied),
-                      reverse=True)
+        idle = sorted(((r.charged.get(party, 0) if party else r.bytes, name) for name, r in self.rooms.items()
+                       if not r.occupied), reverse=True)
         for size, name in idle:
-            if excess <= 0:
+            if excess <= 0 or not size:
                 break
             log.info("dropping room=%s before its retention: %d bytes left behind", name, size)
             self.drop(name)
@@ -267,23 +303,36 @@ class MemoryLedger(Ledger):
         held = self.rooms.pop(room, None)
         if held is not None:
             self.stored_bytes -= held.bytes
+            for key, size in held.charged.items():  # its posts are no longer its parties' to hold
+                self.charged[key] -= size
+                if not self.charged[key]:
+                    del self.charged[key]
         if held is not None and held.public is not None:
             self.lobby.show(held.listed, False)
             self.under_way.show(held.listed, False)
 
     def _add(self, room: str, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None,
              name_json: str | None = None) -> int:
-        """Store, then hand to every follower: the one way an event enters a memory ledger. (``name_json``: a
-        watcher's, who has no seat to hold it.)"""
+        """Make the room's next event and put it in (:meth:`_put`). (``name_json``: a watcher's, who has no seat to
+        hold it.)"""
+        return self._put(room, held, self._entry(held, seat, kind, body_json, post_id, name_json), post_id)
+
+    def _entry(self, held: MemoryRoom, seat: int, kind: str, body_json: str, post_id: str | None = None,
+               name_json: str | None = None) -> Entry:
+        """The room's next event, not stored yet."""
         seq = held.head + 1
         name = held.seats[seat].name_json if name_json is None else name_json
-        entry = Entry(seq, seat, kind, event_frame(seq, seat, name, kind, body_json, now_stamp(self.clock()), post_id))
+        return Entry(seq, seat, kind, event_frame(seq, seat, name, kind, body_json, now_stamp(self.clock()), post_id))
+
+    def _put(self, room: str, held: MemoryRoom, entry: Entry, post_id: str | None = None) -> int:
+        """Store, then hand to every follower: the one way an event enters a memory ledger."""
+        seq = entry.seq
         self._stored(room, entry)
         held.store(entry)
         if held.keep_frames:
             self.stored_bytes += len(entry.frame)
         if post_id is not None:
-            held.ids[seat, post_id] = seq
+            held.ids[entry.seat, post_id] = seq
         for deliver in list(held.followers):
             deliver([entry])
         return seq

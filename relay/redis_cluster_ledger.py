@@ -7,17 +7,20 @@ each script touches one slot and runs on the shard that owns it. What differs on
   node-wide keys, the lobby's sorted sets) goes through :meth:`RedisClusterLedger.routed`, which follows ``ASK``
   (``ASKING`` and the command on one connection), ``MOVED`` and ``TRYAGAIN`` itself, so a post, a join or a lobby
   page is not refused because its key moved, and with ``--wait-replicas`` the ``WAIT`` runs on the master that
-  ran the append.
+  ran the append. A master that answers ``NOSCRIPT`` (a promoted replica, a slot's new master, a ``SCRIPT FLUSH``)
+  has the script loaded on it alone and the call sent again there: no other master is waited for.
 * **A master's death.** ``routed`` sends each master's calls in a pipeline of their own, the masters concurrently,
   so a dead master fails its own calls only (redis-py's cluster pipeline fails whole, and its retry closes every
   shard's connections). A call the dead master's shard did not serve is sent again, after learning the slots
   anew, until its replica is promoted (``failover``, ``--failover-wait``) if it did not run (the connection could
-  not be made, ``CLUSTERDOWN``) or may run twice: reads, releases, and posts with an id (the script returns the
-  first seq); a post without an id whose connection broke after sending is refused as unavailable, as on one
-  Redis. The appends that wait do so in a task of their own, so the next batch of every other room goes on.
-  Each master's appends, and its rooms' reads, are sent by a task of that master's, so a master that stops
-  answering (its host cut off: no connection is refused, each call waits for the socket's timeout) holds up
-  only its own rooms, not every shard's batch that it is part of.
+  not be made, ``CLUSTERDOWN``) or may run twice: reads, releases, posts with an id (the script returns the
+  first seq), and claims and watchers' arrivals and departures, each of which carries a call id chosen here (the
+  script returns the first run's answer: a join takes one seat, a watcher is counted once); a post without an id
+  whose connection broke after sending is refused as unavailable, as on one Redis. The appends that wait do so in
+  a task of their own, so the next batch of every other room goes on. Each master's appends, and its rooms'
+  reads, are sent by a task of that master's, so a master that stops answering (its host cut off: no connection
+  is refused, each call waits for the socket's timeout) holds up only its own rooms, not every shard's batch that
+  it is part of.
 * **Node-wide keys** (``discard:nodes``, ``discard:node:ID:rooms``) are each one key, read and written one key a
   command, so each lives in its own slot wherever that is.
 * **The lobby** (``discard:lobby``) is one key too, so it cannot be in a room's script (a script's keys must share
@@ -47,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import secrets
 import time
 from collections.abc import Coroutine
 from typing import Any, cast
@@ -68,7 +72,8 @@ log = logging.getLogger("discard.relay")
 RING = "redis.call('SPUBLISH', (string.gsub(events, ':log$', ':bell')), seq)"
 SCHEME = "redis-cluster://"
 CLUSTER_CONNECTIONS = 512  # per shard
-ROUNDS = 8  # a command redirected more often than this (its slot moving again and again) is refused as unavailable
+ROUNDS = 8  # a command sent again more often than this (its slot moving, its script missing, again and again) is
+# refused as unavailable
 REFRESH = 0.25  # seconds: the slots are learnt again at most this often while a shard fails
 DOWN = 1.0  # seconds: a master that failed is not tried by calls that cannot wait, for this long
 
@@ -394,12 +399,13 @@ def sent_again(reply: object, ran: bool, repeatable: bool) -> bool:
 
 class RoutedScript:
     """A script called as redis-py's are (``script(keys, args)``), sent through :meth:`RedisClusterLedger.routed`
-    so that it follows a slot's migration and waits out a failover; loaded again on a master that lacks it (a
+    so that it follows a slot's migration, waits out a failover and is loaded again on a master that lacks it (a
     promoted replica, or one that a slot moved to)."""
 
     def __init__(self, ledger: RedisClusterLedger, script: str, repeatable: bool = False) -> None:
-        self.ledger, self.script, self.repeatable = ledger, script, repeatable
+        self.ledger, self.repeatable = ledger, repeatable
         self.sha = ledger.client.register_script(script).sha
+        ledger.scripts[self.sha] = script
 
     async def __call__(self, keys: list[str], args: list[str | int]) -> Any:
         reply, = await self.run([(keys, args)], patience=self.ledger.failover)
@@ -411,20 +417,9 @@ class RoutedScript:
                   repeatable: list[bool] | None = None) -> list[object]:
         """Each call (its keys and arguments), routed (``repeatable``: which may run twice, if not the script's
         rule); the replies or errors, in order."""
-        todo = list(range(len(calls)))
-        replies: list[object] = [None] * len(calls)
-        again = [self.repeatable] * len(calls) if repeatable is None else repeatable
-        for _ in range(2):
-            answers = await self.ledger.routed(
-                [(calls[n][0][0], ("EVALSHA", self.sha, len(calls[n][0]), *calls[n][0], *calls[n][1])) for n in todo],
-                replicas, patience, [again[n] for n in todo])
-            for n, reply in zip(todo, answers):
-                replies[n] = reply
-            todo = [n for n in todo if isinstance(replies[n], NoScriptError)]  # (a refused EVALSHA ran nothing)
-            if not todo:
-                break
-            await self.ledger.load(self.script)
-        return replies
+        return await self.ledger.routed(
+            [(room_keys[0], ("EVALSHA", self.sha, len(room_keys), *room_keys, *args)) for room_keys, args in calls],
+            replicas, patience, [self.repeatable] * len(calls) if repeatable is None else repeatable)
 
 
 class RedisClusterLedger(RedisLedger):
@@ -439,8 +434,11 @@ class RedisClusterLedger(RedisLedger):
                  wait_ms: int = 1000, failover: float = 10.0) -> None:
         super().__init__(url, retention, lease, replicas, wait_ms)
         self.failover = failover
+        self.scripts: dict[str, str] = {}  # by SHA1, for a master that says NOSCRIPT
         claim, append, release, watch = self.SCRIPTS
-        self._claim, self._watch = RoutedScript(self, claim), RoutedScript(self, watch)
+        # (a claim or a watcher's change sent again finds the first run's answer under its call id)
+        self._claim = RoutedScript(self, claim, repeatable=True)
+        self._watch = RoutedScript(self, watch, repeatable=True)
         self._release = RoutedScript(self, release, repeatable=True)  # (a second run finds the seat let go)
         self._append = RoutedScript(self, append)  # repeatable with a post id (returns the first seq): see _settle
         self.streams = BellReader(self)
@@ -469,6 +467,9 @@ class RedisClusterLedger(RedisLedger):
 
     def _lobby_keys(self, room: str) -> list[str]:
         return keys(room)
+
+    def _call_id(self) -> str:
+        return secrets.token_hex(8)
 
     async def _command(self, *command: str | int) -> Any:
         reply, = await self.routed([(str(command[1]), command)], patience=self.failover, repeatable=True)
@@ -541,12 +542,6 @@ class RedisClusterLedger(RedisLedger):
         for (_, _, done), reply in zip(batch, replies):
             answer(done, reply)
 
-    async def load(self, script: str) -> None:
-        """Load ``script`` on every master (one that a slot is migrating to answers ``ASK`` before the slot is its
-        own); a master that fails is left out (a promoted replica loads it when it says ``NOSCRIPT``)."""
-        await asyncio.gather(*(self._pipeline(node, [(("SCRIPT", "LOAD", script), False)], 0)
-                               for node in self.client.get_primaries()))
-
     async def refresh(self) -> None:
         """Learn the slots again (a replica promoted, a slot moved), at most every ``REFRESH`` seconds (each time
         redis-py has every pooled connection reconnect)."""
@@ -568,7 +563,9 @@ class RedisClusterLedger(RedisLedger):
         and its keys are on the importing master) to that master, right after ``ASKING`` on the same connection;
         after ``MOVED`` to the slot's new master; after ``TRYAGAIN`` (its keys are split between the two for a moment)
         a moment later. (redis-py's own redirection sends ``ASKING`` and the command on two connections of its pool,
-        so the master answers ``MOVED`` back to the old one until the client gives up.) A call its shard did not
+        so the master answers ``MOVED`` back to the old one until the client gives up.) An ``EVALSHA`` answered
+        ``NOSCRIPT`` ran nothing either: its script is loaded on that master only (in a pipeline of its own), and
+        it is sent there again, so that no other master (one frozen, say) is waited for. A call its shard did not
         serve (:func:`sent_again`) is sent again, after learning the slots again, for ``patience`` seconds (a
         replica promoted meanwhile serves it), then fails as :class:`Unserved`; without ``patience``, a master that
         failed in the last ``DOWN`` seconds is not tried (a host gone makes each connection wait for its timeout).
@@ -594,6 +591,7 @@ class RedisClusterLedger(RedisLedger):
             answers = await asyncio.gather(*(self._pipeline(node, [(calls[n][1], todo[n] is not None) for n in ns],
                                                             replicas) for node, ns in pipelines.values()))
             failing: dict[int, ClusterNode | None] = {}
+            missing: dict[str, tuple[ClusterNode, set[str]]] = {}  # the masters that said NOSCRIPT, and which
             unreached, later = False, False
             for (node, ns), (replies, ran) in zip(pipelines.values(), answers):
                 if ran:
@@ -606,6 +604,9 @@ class RedisClusterLedger(RedisLedger):
                         failing[n] = self.client.get_node(reply.host, reply.port)
                     elif isinstance(reply, TryAgainError):
                         failing[n], later = None, True
+                    elif isinstance(reply, NoScriptError):
+                        missing.setdefault(node.name, (node, set()))[1].add(str(calls[n][1][1]))
+                        failing[n] = todo[n]  # (after ASKING again, if that master said ASK)
                     elif isinstance(reply, BaseException) and sent_again(reply, ran, again[n]):
                         results[n] = Unserved(describe(reply))
                         unreached |= not isinstance(reply, NotYetSafe)
@@ -613,10 +614,12 @@ class RedisClusterLedger(RedisLedger):
                             self._down[node.name] = time.monotonic()
                     else:
                         results[n] = reply
+            await asyncio.gather(*(self._pipeline(node, [(("SCRIPT", "LOAD", self.scripts[sha]), False) for sha in shas],
+                                                  0) for node, shas in missing.values()))  # (one that fails: sent again)
             redirected += bool(failing)
             if redirected > ROUNDS:
                 for n in failing:
-                    results[n] = RedisError(f"redirected {ROUNDS} times while its slot moved")
+                    results[n] = RedisError(f"sent {ROUNDS} times to masters that redirected it or lacked its script")
                 break
             waiting = [n for n in todo if isinstance(results[n], Unserved)]
             if waiting and time.monotonic() + delay > deadline:

@@ -7,7 +7,9 @@ Layout, per room (one Redis Cluster hash slot per room, thanks to the ``{room}``
   ``b`` body (JSON text), ``t`` time.
 * ``discard:{ROOM}:seats``, a hash: ``size``, ``count`` (seats given out), ``head`` (last
   seq) and per seat ``e:S`` epoch, ``h:S`` the node holding it (absent when nobody does),
-  ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored).
+  ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored); ``i:S:ID`` the seq of seat
+  S's post of id ID, and, on a Cluster, ``c:ID`` (``SEAT:EPOCH:SEQ``) and ``v:ID`` (``WATCHING:SEQ``) what a claim
+  or a watcher's arrival or departure of call id ID did, so that one sent again gets the first run's answer.
 
 Every change of a room is one Lua script over those two keys, so seq is gapless and
 one order holds for all nodes. A public room (protocol 1.2) also has ``pub`` (what it
@@ -36,7 +38,7 @@ from typing import Any, cast
 import redis.asyncio as redis
 from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
-from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Refused,
+from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Party, Refused,
                      Unavailable, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
                      to_json, watchers_full)
 
@@ -87,9 +89,19 @@ end
 """
 
 # ARGV: token hash ('' for a new seat), new token's hash, name (JSON), seats wanted ('' any), node, time,
-# public (JSON, '' for a private room), its lobby member
+# public (JSON, '' for a private room), its lobby member, call id ('' for none: a claim sent again under the same id
+# takes nothing more and returns the first run's seat, epoch and seq)
 CLAIM = ADD + RELIST + """
 local seats, events = KEYS[1], KEYS[2]
+if ARGV[9] ~= '' then
+  local first = redis.call('HGET', seats, 'c:' .. ARGV[9])
+  if first then
+    local seat, epoch, seq = string.match(first, '^(%d+):(%d+):(%d+)$')
+    local listed = relist(seats, KEYS[3], KEYS[4])
+    return {'ok', tonumber(seat), tonumber(epoch), tonumber(seq), tonumber(redis.call('HGET', seats, 'size')),
+            listed[1], listed[2], listed[3]}
+  end
+end
 local size = tonumber(redis.call('HGET', seats, 'size'))
 local seat
 if ARGV[1] ~= '' then
@@ -116,6 +128,7 @@ if redis.call('HEXISTS', seats, 'h:' .. seat) == 1 then
 end
 redis.call('HSET', seats, 'n:' .. seat, ARGV[3], 'h:' .. seat, ARGV[5])
 local seq = add(seats, events, seat, ARGV[3], 'join', 'null', ARGV[6])
+if ARGV[9] ~= '' then redis.call('HSET', seats, 'c:' .. ARGV[9], seat .. ':' .. epoch .. ':' .. seq) end
 redis.call('PERSIST', seats)
 redis.call('PERSIST', events)
 local listed = relist(seats, KEYS[3], KEYS[4])
@@ -164,13 +177,21 @@ return {left, listed[1], listed[2], listed[3]}
 """
 
 # A watcher arrives or leaves (protocol 1.3). ARGV: change ('1' arriving, '-1' leaving, 'all' every watcher of
-# the node, whose lease ran out), name (JSON), node, time, the room's limit. The hash counts the room's watchers
-# (``watching``) and each node's (``w:NODE``), so that a dead node's are counted out. Returns {outcome, watchers
-# now, seq of the watch event (0: none), size}.
+# the node, whose lease ran out), name (JSON), node, time, the room's limit, call id ('' for none: a change sent
+# again under the same id counts nothing more and returns the first run's answer). The hash counts the room's
+# watchers (``watching``) and each node's (``w:NODE``), so that a dead node's are counted out. Returns {outcome,
+# watchers now, seq of the watch event (0: none), size}.
 WATCH = ADD + """
 local seats, events = KEYS[1], KEYS[2]
 local size = redis.call('HGET', seats, 'size')
 if not size then return {'no_room', 0, 0, 0} end
+if ARGV[6] ~= '' then
+  local first = redis.call('HGET', seats, 'v:' .. ARGV[6])
+  if first then
+    local watched, seq = string.match(first, '^(%d+):(%d+)$')
+    return {'ok', tonumber(watched), tonumber(seq), tonumber(size)}
+  end
+end
 local watching = tonumber(redis.call('HGET', seats, 'watching') or '0')
 local mine = tonumber(redis.call('HGET', seats, 'w:' .. ARGV[3]) or '0')
 local change = ARGV[1] == 'all' and -mine or tonumber(ARGV[1])
@@ -180,6 +201,7 @@ if change == 0 then return {'ok', watching, 0, tonumber(size)} end
 watching = redis.call('HINCRBY', seats, 'watching', change)
 if redis.call('HINCRBY', seats, 'w:' .. ARGV[3], change) == 0 then redis.call('HDEL', seats, 'w:' .. ARGV[3]) end
 local seq = add(seats, events, -1, ARGV[2], 'watch', '{"watching":' .. watching .. '}', ARGV[4])
+if ARGV[6] ~= '' then redis.call('HSET', seats, 'v:' .. ARGV[6], watching .. ':' .. seq) end
 return {'ok', watching, seq, tonumber(size)}
 """
 
@@ -371,6 +393,11 @@ class RedisLedger(Ledger):
         """The keys a claim or a release may touch: the room's and, on one Redis, the lobby's."""
         return with_lobby(room)
 
+    def _call_id(self) -> str:
+        """The id of a claim or a watcher's change, by which one sent again is run once ("": none; one Redis never
+        sends one again: a connection that broke after sending refuses it as unavailable)."""
+        return ""
+
     async def _listed(self, member: str, open_: int, going: int) -> None:
         """A script changed whether the public room ``member`` is open or under way; on one Redis it listed it
         itself."""
@@ -413,7 +440,7 @@ class RedisLedger(Ledger):
                 result = await self._claim(self._lobby_keys(room), [
                     token_hash(token) if token is not None else "", token_hash(new_token), to_json(name),
                     "" if seats is None else seats, self.node, now_stamp(), public or "",
-                    lobby_key(int(time.time() * 1000), room)])
+                    lobby_key(int(time.time() * 1000), room), self._call_id()])
             except BaseException:
                 await self._let_go(room)
                 raise
@@ -430,8 +457,10 @@ class RedisLedger(Ledger):
             await self._listed(member, int(open_), int(going))
         return Claim(int(seat), token if token is not None else new_token, int(epoch), int(seq), int(size))
 
-    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None) -> int:
-        """Queued, and sent with the other appends of this moment in one pipeline (one round trip)."""
+    async def append(self, room: str, seat: int, epoch: int, body_json: str, post_id: str | None = None,
+                     party: Party | None = None) -> int:
+        """Queued, and sent with the other appends of this moment in one pipeline (one round trip). The posts are in
+        Redis, not in the relay's memory: ``party`` is not charged."""
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._appends.append((keys(room), [seat, epoch, self.node, body_json, now_stamp(), post_id or ""], done))
         if len(self._appends) == 1 and self._sending is None:
@@ -551,7 +580,7 @@ class RedisLedger(Ledger):
             self._holding[room] += 1
             try:
                 outcome, watching, seq, size = await self._watch(keys(room), [
-                    1, to_json(name), self.node, now_stamp(), limit])
+                    1, to_json(name), self.node, now_stamp(), limit, self._call_id()])
             except BaseException:
                 await self._let_go(room)
                 raise
@@ -562,7 +591,7 @@ class RedisLedger(Ledger):
 
     async def unwatch(self, room: str, name: str) -> None:
         async with self._talking():
-            await self._watch(keys(room), [-1, to_json(name), self.node, now_stamp(), 0])
+            await self._watch(keys(room), [-1, to_json(name), self.node, now_stamp(), 0, self._call_id()])
         await self._let_go(room)
 
     async def _let_go(self, room: str) -> None:
@@ -589,7 +618,8 @@ class RedisLedger(Ledger):
                         node, "", "", now_stamp(), self._retention_ms])
                     if member:
                         await self._listed(member, int(open_), int(going))
-                    await self._watch(keys(room), ["all", to_json(""), node, now_stamp(), 0])  # a dead node's watchers
+                    # a dead node's watchers (no call id: sent again, it finds none of the node's left to count out)
+                    await self._watch(keys(room), ["all", to_json(""), node, now_stamp(), 0, ""])
                     log.info("released the seats of dead node %s in room=%s", node, room)
                 await self._command("DEL", rooms)  # (one key a command: each has its own slot on a Cluster)
                 await self._command("DEL", f"discard:node:{node}:wake")

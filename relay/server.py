@@ -43,7 +43,9 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   it); their write buffers and unfinished messages together stay within
   ``address_buffers`` (a connection over its share of it is dropped first);
   and its lobby pages within ``address_list_rate`` a second. The /64s of one
-  IPv6 /48 share ``block_share`` times those budgets as well. With
+  IPv6 /48 share ``block_share`` times those budgets as well. A memory
+  ledger charges each post to its address and its /48 (``Address.party``)
+  and refuses one past their share of its store. With
   ``max_per_address`` 0 every connection is an address of its own (behind a
   reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
@@ -504,7 +506,8 @@ class Relay:
             raise Refused("bad_request", '"body" must be a JSON object')
         if post_id is not None and (not isinstance(post_id, str) or not POST_ID_PATTERN.fullmatch(post_id)):
             raise Refused("bad_request", '"id" must be 1 to 64 characters from A-Z a-z 0-9 _ -')
-        seq = await self.ledger.append(client.room, client.seat, client.epoch, to_json(body), post_id)
+        seq = await self.ledger.append(client.room, client.seat, client.epoch, to_json(body), post_id,
+                                       client.address.party)
         if post_id is not None:  # the first append's seq, for a post sent again: exactly once
             self._send(client, to_json({"type": "posted", "id": post_id, "seq": seq}))
 

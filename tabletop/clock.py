@@ -63,6 +63,13 @@ class ClockView:
     banks: tuple[int, ...]
     waits: tuple[Wait, ...]
     sitting_out: frozenset[int] = frozenset()
+    out_since: tuple[tuple[int, int], ...] = ()  # (seat, the number of the wait whose claim made it sit out)
+
+    def step(self, seat: int) -> int | None:
+        """The running wait of a seat sitting out, counted from the first it began after its time ran out (1, 2…):
+        each thing the game goes on owing it has a wait of its own. None if it does not sit out or owes nothing."""
+        wait, since = next((w for w in self.waits if w.seat == seat), None), dict(self.out_since).get(seat)
+        return None if wait is None or since is None else wait.number - since
 
     def left(self, seat: int, now: int) -> tuple[int, int] | None:
         """The move's time and the bank ``seat`` has left at ``now`` (the relay's time, ms; never below 0), or None
@@ -87,7 +94,8 @@ class Timers:
     banks: list[int] = field(init=False)
     waits: dict[int, Wait] = field(default_factory=dict)  # seat -> its running wait
     counts: dict[int, int] = field(default_factory=dict)  # seat -> waits begun
-    sitting_out: set[int] = field(default_factory=set)  # seats whose time ran out and that have not acted since
+    sitting_out: dict[int, int] = field(default_factory=dict)  # seats whose time ran out and that have not acted
+    # since: the number of the wait whose claim held first
 
     def __post_init__(self) -> None:
         self.banks = [self.clock.bank_ms] * self.seats
@@ -99,7 +107,7 @@ class Timers:
         for seat in [s for s in self.waits if s not in now or s == acted]:
             self._end(seat, stamp)
         if acted is not None:
-            self.sitting_out.discard(acted)
+            self.sitting_out.pop(acted, None)
         for seat in sorted(now - set(self.waits)):
             self.counts[seat] = self.counts.get(seat, 0) + 1
             self.waits[seat] = Wait(seat, self.counts[seat], stamp)
@@ -121,7 +129,7 @@ class Timers:
 
     def view(self) -> ClockView:
         return ClockView(self.clock, tuple(self.banks), tuple(self.waits[s] for s in sorted(self.waits)),
-                         frozenset(self.sitting_out))
+                         frozenset(self.sitting_out), tuple(sorted(self.sitting_out.items())))
 
     def running(self, seat: int, number: int) -> bool:
         """Is ``number`` the seat's running wait? (False for a wait that has ended: a claim about it came late.)"""
@@ -141,9 +149,9 @@ class Timers:
             free = f"{seconds(self.free(seat))} {'while sitting out' if seat in self.sitting_out else 'for the move'}"
             raise Early(f"{seconds(deadline - stamp)} early: {seconds(stamp - wait.since)} after the wait began, "
                         f"of {free} and {seconds(self.banks[seat])} of bank")
-        del self.waits[seat]
+        number = self.waits.pop(seat).number
         self.banks[seat] = 0
-        self.sitting_out.add(seat)
+        self.sitting_out.setdefault(seat, number)
 
 
 def seconds(ms: int) -> str:

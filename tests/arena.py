@@ -70,7 +70,8 @@ class Players:
             await seat.ledger.close()
 
     async def next_games(self, timeout: float = 30) -> list[int | None]:
-        return await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in self.seats)), timeout)
+        async with asyncio.timeout(timeout):
+            return await asyncio.gather(*(s.completed.get() for s in self.seats))
 
 
 Wrap = Callable[[RelayClient, Table], object]  # a ledger around the seat's relay client

@@ -46,6 +46,22 @@ async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the 
     raise AssertionError(f"never happened: {what}")
 
 
+def footer_cut(screen) -> list[str]:
+    """The keys of ``screen``'s footer that do not show whole (past its right edge): [] when every word is in sight."""
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    edge = screen.query_one(Footer).region.right
+    return [f"{key.key_display} {key.description}" for key in screen.query(FooterKey) if key.region.right > edge]
+
+
+def screen_rows(widget) -> list[str]:
+    """The rows ``widget`` shows on the screen, as drawn (a line Rich wrapped again shows here as two)."""
+    from textual.geometry import Region
+
+    return [strip.text for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))]
+
+
 def text_of(screen, selector: str) -> str:
     """The plain text a widget of ``screen`` renders."""
     return screen.query_one(selector).render().plain

@@ -128,7 +128,11 @@ class RedisCluster:
                           "--cluster-port", str(free_port()),  # the bus: not PORT + 10000, which may be taken
                           "--cluster-node-timeout", str(self.node_timeout_ms), "--appendonly", "no",
                           # a dead master stops its own slots only, not the whole cluster, until its replica takes over
-                          "--cluster-require-full-coverage", "no"]
+                          "--cluster-require-full-coverage", "no",
+                          # a replica's full sync starts at once, not after Redis's default 5 s wait for more
+                          # replicas: each cluster started, and each killed master back as a synced replica, 3-4 s
+                          # sooner (the cluster tests took 64 s, now 28 s)
+                          "--repl-diskless-sync-delay", "0"]
             node.start()
         subprocess.run([self.cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in self.nodes),
                         "--cluster-replicas", "1", "--cluster-yes"], check=True, capture_output=True, timeout=60)
@@ -209,6 +213,11 @@ class RedisCluster:
         killed = time.monotonic()
         victim.proc.send_signal(signal.SIGKILL)
         victim.proc.wait(WAIT)
+        return self.taken_over(victim, killed)
+
+    def taken_over(self, victim: RedisServer, killed: float) -> float:
+        """Return once a replica serves the slots of ``victim``, a master killed at ``killed`` (``time.monotonic``),
+        and it is back as a synced replica: the seconds from the kill to the promotion."""
         survivor = next(n for n in self.nodes if n is not victim and n.proc is not None and n.proc.poll() is None)
         wait_until(lambda: len(self.masters()) == 3 and victim not in self.masters()
                    and self.state(survivor.port).get("cluster_state") == "ok", "a replica promoted")

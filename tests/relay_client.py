@@ -137,7 +137,8 @@ class Client:
     # -- receiving ------------------------------------------------------
 
     async def recv_frame(self, timeout: float | None = None) -> dict:
-        raw = await asyncio.wait_for(self.ws.recv(), timeout or self.timeout)
+        async with asyncio.timeout(timeout or self.timeout):  # (not wait_for: a player task's cancel must stop it)
+            raw = await self.ws.recv()
         assert isinstance(raw, str), f"{self.label}: relay sent a binary frame: {raw!r:.200}"
         frame = strict_json(raw)
         assert isinstance(frame, dict), f"{self.label}: frame is not a JSON object: {raw:.200}"

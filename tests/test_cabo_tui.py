@@ -12,7 +12,7 @@ import pytest
 from discard_tui.app import DiscardApp, HelpScreen, PlayConfig, TableScreen
 from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.profile import terminal_profile
-from discard_tui.cabo_screen import HELP, CaboHand, CaboTable, refusal
+from discard_tui.cabo_screen import HELP, KEY_HELP, CaboHand, CaboTable, refusal
 from discard_tui.table_screen import help_page
 from tabletop.values import Phase
 from discard_tui.widgets import StatusBar
@@ -140,7 +140,7 @@ async def test_refused_keys_say_why_and_send_nothing():
 async def test_help_names_the_keys_and_every_hand_fits_its_box_at_every_size():
     app = TableHarness.of(at_my_turn(seed=3))
     async with app.run_test(size=SIZE) as pilot:
-        app.push_screen(HelpScreen(help_page(HELP, app.view.safety, 3)))  # what ? opens
+        app.push_screen(HelpScreen(help_page(HELP, KEY_HELP, app.view.safety, 3)))  # what ? opens
         await pilot.pause()
         text = str(app.screen.query_one("Static").content)
         assert "identical" in text and "Space mark" in text and f"Safety number  {app.view.safety}" in text

@@ -64,8 +64,33 @@ def test_a_seat_whose_time_ran_out_sits_out_with_five_seconds_a_wait_until_it_ac
         timers.judge(0, 94_900)
     timers.update({1}, 94_000, acted=0)  # it acted in time: it is back, with the move's whole time
     timers.update({0}, 95_000, acted=1)
-    assert timers.deadline(0) == 125_000 and timers.sitting_out == set()
+    assert timers.deadline(0) == 125_000 and timers.sitting_out == {}
     assert Timers(Clock(move_ms=3_000, bank_ms=0), seats=1).clock.allowance(sitting_out=True) == 3_000  # never more
+
+
+def test_the_clock_of_a_seat_sitting_out_says_which_step_it_runs_and_why_it_starts_again():
+    """bo's clock read "bo sitting out 0:05", then 0:02, then 0:05 again, with nothing to say why: each step the
+    game owes a seat sitting out has its own 5 s (docs/protocol.md, "Sitting out"). The clock counts the steps since
+    its time ran out, and the hint says the rule."""
+    import dataclasses
+
+    from discard_tui.table_screen import clock_text, sitting_out
+    from pilot import seat_view
+
+    timers = Timers(Clock(move_ms=30_000, bank_ms=60_000), seats=2)
+    timers.update({1}, 0)
+    timers.judge(1, 90_000)
+    timers.update({1}, 90_000)  # its key, say, after the default move
+    view = seat_view(clock=timers.view(), relay_offset=0.0)
+    assert clock_text(view, now=93.0) == ("bo sitting out: step 1, 0:02", False)
+    timers.judge(1, 95_000)  # that ran out too (a key a hand cannot do without voids it; a board move would not)
+    timers.update({1}, 96_000)  # the next step owed
+    view = dataclasses.replace(view, clock=timers.view())
+    assert clock_text(view, now=96.0) == ("bo sitting out: step 2, 0:05", False)
+    assert clock_text(view, now=96.0, named={1}) == ("sitting out: step 2, 0:05", False)  # beside "bo's turn"
+    assert sitting_out(view) == "bo's time ran out: 5 s for each step owed until bo acts"
+    timers.update({0}, 97_000, acted=1)  # bo acts: back, with the move's whole time
+    assert sitting_out(dataclasses.replace(view, clock=timers.view())) == ""
 
 
 def test_a_claim_before_the_time_and_bank_ran_out_is_named_on_every_seat_and_a_later_one_loses_the_throw():

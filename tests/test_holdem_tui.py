@@ -13,12 +13,13 @@ from textual.widgets import Static
 from discard_tui.app import PlayConfig
 from discard_tui.table_screen import PathCopied, SaveHistory, SaveTranscript
 from tabletop.values import Phase
-from discard_tui.holdem_screen import CardRow, HELP, HoldemScreenView, HoldemTable, info, plain_cards, seat_text
+from discard_tui.holdem_screen import (CardRow, HELP, KEY_HELP, HoldemScreenView, HoldemTable, info, plain_cards,
+                                       seat_text, short_action)
 from discard_tui.widgets import StatusBar
 from discard_tui.table_screen import READ_ONLY, WATCHING, link_text
 from games.holdem.about import Stage
-from pilot import (TableHarness, carry_out, offline_room, play_key, seat_view, settled, text_of, until, view_of, watcher_of,
-                   watcher_view)
+from pilot import (TableHarness, carry_out, footer_cut, offline_room, play_key, screen_rows, seat_view, settled, text_of,
+                   until, view_of, watcher_of, watcher_view)
 from room import Room
 from test_holdem_wire import station
 
@@ -44,6 +45,18 @@ def room_at(mine: bool, seed: int = 1) -> Room:
     if not mine:
         room.post(table.me, table.prepare(Call() if board.to_call else Check()))
     return room
+
+
+async def test_at_60_columns_the_footer_shows_every_key_whole_with_the_raise_open():
+    """The raise's keys at 60 columns: "q Quit" was cut to "q Q" (the footer's command palette key beside the
+    game's). The footer is compact there, and r (the raise, open already) gives its room to the editor's keys."""
+    app = TableHarness.of(room_at(mine=True))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("r")
+        await until(pilot, lambda: app.table.amount is not None, "the raise open")
+        keys = {key.key: key.description for key in app.table.query("FooterKey")}
+        assert keys.get("enter") == "Send" and "r" not in keys and keys.get("q") == "Quit", keys
+        assert footer_cut(app.table) == []
 
 
 async def test_the_raise_is_chosen_by_keys_and_a_raise_under_the_minimum_is_refused_with_the_rule():
@@ -206,7 +219,7 @@ async def test_every_seat_board_and_pot_are_readable_at_every_size():
 
 
 def test_the_help_names_every_raise_key():
-    assert "↑ ↓ ±10 big blinds" in HELP and "⌫ deletes" in HELP
+    assert "↑ ↓ ±10 big blinds" in KEY_HELP and "⌫ deletes" in KEY_HELP
 
 
 def test_the_cues_read_without_colour_and_the_help_says_that_a_folded_hand_is_never_shown():
@@ -215,7 +228,16 @@ def test_the_cues_read_without_colour_and_the_help_says_that_a_folded_hand_is_ne
     assert me.startswith("▶ You") and "to act" in me
     button = view.board.button
     assert " D" in seat_text(view, button, 30).plain.splitlines()[0]
-    assert "folded or mucked\nhand is never shown to anyone, not even after the game" in HELP
+    assert "folded or mucked hand is never shown to anyone, not even after the game" in HELP
+
+
+def test_a_narrow_seat_keeps_its_last_action_s_amount_in_a_poker_table_s_shorthand():
+    view = view_of(room_at(mine=True))
+    [big] = [p for p in view.board.players if p.action.startswith("Big blind")]
+    wide = seat_text(view, big.seat, 30).plain.splitlines()[1]
+    narrow = seat_text(view, big.seat, len(wide) - 1).plain.splitlines()[1]
+    assert wide.endswith(f"Big blind {big.bet:,}") and narrow.endswith(f"BB {big.bet:,}")
+    assert short_action("Raised to 1,050") == "Raise 1,050" and short_action("Bet 40") == "Bet 40"
 
 
 def at_my_showdown(seed: int) -> Room:
@@ -397,11 +419,37 @@ async def test_the_game_over_dialog_names_the_hand_history_and_h_asks_for_it(siz
         await pilot.pause()
         assert text_of(app.screen, "#history") == "Hand history: copied if the terminal allows OSC 52:"
         assert app.screen.query_one("#history").region.height == 1  # one line, beside the scrollbar too
-        shown = app.screen.query_one("#gameover").scrollable_content_region
+        shown = app.screen.query_one("#gameover-body").scrollable_content_region
         assert all(shown.contains_region(app.screen.query_one(part).region) for part in ("#history", "#history-path"))
         app.screen.update(dataclasses.replace(done, history=None))
         await pilot.press("h")
         assert app.saved == ["history", "transcript"] and not app.screen.query_one("#history").display
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_game_over_dialog_keeps_its_keys_in_sight_while_the_rest_scrolls(size):
+    """Three places, the transcript and the hand history: at 80x24 the dialog scrolled and "n plays again, q quits."
+    was below its fold. The offer stays under what scrolls, in sight at 80x24 and 60x20."""
+    from discard_tui.app import GameOverScreen
+    from tabletop.values import Result, Verdict
+
+    transcript = "/home/tester/.local/share/discard/transcripts/20261127-094721-computer-c7d6bdc0-seat2.json"
+    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 4, ("move", "moves")),
+                     transcript=transcript, history=transcript.removesuffix(".json") + "-game1.phhs",
+                     result=Result.WIN, wins=(1, 0, 0), me=2, names=("Computer", "Computer 2", "tester"),
+                     present=(True,) * 3, ending="1st 1,070 ██ you\n2nd   980 ██ Computer\n3rd   950 ██ Computer 2"
+                                                 "\n1 hand was played; the chip lead wins: you")
+    app = TableHarness(HoldemTable(30), done)
+    async with app.run_test(size=size) as pilot:
+        await app.push_screen(GameOverScreen(done, download=False))
+        await pilot.pause()
+        offer = app.screen.query_one("#offer")
+        assert offer.render().plain == "n plays again, q quits."
+        assert app.screen.query_one("#gameover").content_region.contains_region(offer.region), offer.region
+        body = app.screen.query_one("#gameover-body")
+        assert body.max_scroll_y > 0  # the case at hand: the rest does not fit
+        assert not body.region.overlaps(offer.region)
+        assert footer_cut(app.screen) == []  # "h History" was cut to "h Histo" at 60 columns
 
 
 def checked_down(state) -> None:
@@ -469,6 +517,8 @@ def test_the_chip_graph_of_the_ending_has_thousands_separators():
     checked_down(state)
     view = seat_view(HoldemScreenView, board=state.view(0), phase=Phase.OVER)
     assert info(view, 56).splitlines()[-2:] == ["You        █ 3,000", "bo         ▁ 0"]
+    long = dataclasses.replace(view, names=("ana", "Anastasia-Philippa_Łopez-Zavala"))  # cut, it says so
+    assert info(long, 56).splitlines()[-1] == "Anastasia… ▁ 0"  # not "Anastasia-", read as the whole name
 
 
 def test_the_status_bar_names_whom_the_game_waits_on_not_every_other_player():
@@ -478,13 +528,6 @@ def test_the_status_bar_names_whom_the_game_waits_on_not_every_other_player():
     [owing] = {due.seat for due in room.tables[-1].awaiting()}
     view = dataclasses.replace(view_of(room), waiting_since=0.0)
     assert link_text(view, now=42.0) == f"waiting for {view.names[owing]} for 42 s"
-
-
-def screen_rows(widget) -> list[str]:
-    """The rows ``widget`` shows on the screen, as drawn (a line Rich wrapped again shows here as two)."""
-    from textual.geometry import Region
-
-    return [strip.text for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))]
 
 
 def after_a_void() -> tuple[Room, int]:
@@ -512,7 +555,8 @@ def after_a_void() -> tuple[Room, int]:
 async def test_a_void_hand_is_in_the_last_hand_panel_and_short_on_the_status_line():
     """The last-hand panel says that the hand was void, who left and how their stack was shared, as the log does;
     the status line says it in a few words, whole at 80 columns ("cy's time ran out while the deal needed their
-    keys; hand 3 is void: every chip goes back …" was cut there), the log keeps every word."""
+    keys; hand 3 is void: every chip goes back …" was cut there), at 60 its first clause whole ("Hand 1 void: bo
+    left", where it read "Hand 1 void: bo left, 1,0…"); the log keeps every word."""
     room, gone = after_a_void()
     seat = (gone + 1) % 3
     left, other = room.names[gone], room.names[3 - gone - seat]
@@ -530,12 +574,20 @@ async def test_a_void_hand_is_in_the_last_hand_panel_and_short_on_the_status_lin
         assert turn.rstrip().endswith(status.event), turn
         assert any(line.startswith(f"{left}'s time ran out while the deal needed their keys; hand 1 is void: every "
                                    f"chip goes back to where it stood when it began") for line in app.table.view.log)
-        long = "Cyrano-de-Bergerac-Savinien"  # a long name is cut in it as in the rest of the status bar
-        app.show(names=tuple(long if k == gone else name for k, name in enumerate(app.table.view.names)),
+        long, names = "Cyrano-de-Bergerac-Savinien", app.table.view.names  # a long name is cut in it as elsewhere
+        app.show(names=tuple(long if k == gone else name for k, name in enumerate(names)),
                  last_move=app.table.view.last_move.replace(left, long), relay_offset=0.0)  # the clock shown too
         await pilot.pause()
         turn = screen_rows(status)[1].rstrip()
         assert "⏱" in turn and turn.endswith(" left, 1,000 shared") and "Hand 1 void: Cyrano-de" in turn, turn
+        await pilot.resize_terminal(60, 20)  # "Hand 1 void: Cyrano-de-Ber…": its first clause whole
+        await pilot.pause()
+        turn = screen_rows(status)[1].rstrip()
+        assert "⏱" in turn and turn.endswith("  Hand 1 void: Cyran… left"), turn
+        app.show(names=names, last_move=app.table.view.last_move.replace(long, left))
+        await pilot.pause()
+        turn = screen_rows(status)[1].rstrip()
+        assert "⏱" in turn and turn.endswith(f"  Hand 1 void: {left} left"), turn
 
 
 async def test_the_status_line_names_the_new_hand_not_the_showdown_that_ended_the_last():
@@ -626,9 +678,10 @@ async def test_the_help_keeps_each_key_line_on_one_row_at_80x24():
 
     app = TableHarness(HoldemTable(30), seat_view(HoldemScreenView))
     async with app.run_test(size=(80, 24)) as pilot:
-        app.push_screen(HelpScreen(help_page(HELP, "12345 67890 13579 24680 11223 34455", 3)))
+        app.push_screen(HelpScreen(help_page(HELP, KEY_HELP, "12345 67890 13579 24680 11223 34455", 3)))
         await pilot.pause()
         rows = [row.rstrip() for row in screen_rows(app.screen.query_one("#help Static"))]
-        keys = HELP[HELP.index("[b]Keys"):HELP.index("[b]Secrecy")].replace("[b]", "").replace("[/b]", "")
+        keys = (KEY_HELP + "\n" + HELP[HELP.index("[b]Cues"):HELP.index("[b]Secrecy")]).replace("[b]", "")
+        keys = keys.replace("[/b]", "")
         for line in filter(None, keys.splitlines()):
             assert line.rstrip() in rows, (line, rows)

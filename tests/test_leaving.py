@@ -378,7 +378,7 @@ def test_a_vanished_seat_whose_move_timed_out_sits_out_so_the_void_comes_five_se
     assert timers is not None and timers.deadline(gone) == timers.waits[gone].since + 5_000
     view = screen_view(room, live[0].me)
     assert clock_text(dataclasses.replace(view, relay_offset=0.0), now=room.ledger[-1].time)[0] == \
-        f"{room.names[gone]} sitting out 0:05"
+        f"{room.names[gone]} sitting out: step 1, 0:05"
     claim_after(room, 5.0, gone)
     room.run()
     assert room.violations == {}

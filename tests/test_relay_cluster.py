@@ -14,15 +14,18 @@ import asyncio
 import signal
 import time
 import uuid
-from typing import cast
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any, cast
 
 import pytest
-from redis.asyncio.cluster import RedisCluster as ClusterClient
+from redis.asyncio.cluster import ClusterNode, RedisCluster as ClusterClient
 from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
 from websockets.exceptions import ConnectionClosed
 
-from programs import RedisCluster, RedisServer, wait_until
+from programs import WAIT, RedisCluster, RedisServer, reply, wait_until
 from relay.redis_cluster_ledger import RedisClusterLedger, startup_nodes
+from relay.redis_ledger import keys
 from relay_client import Client, close_leftover_clients as close_leftover_clients  # autouse
 
 ROOMS = 6
@@ -39,6 +42,31 @@ def own_cluster(tmp_path_factory):
         yield cluster.start()
     finally:
         cluster.stop()
+
+
+class Background:
+    """A test's players and listeners, and the event that tells its players to stop."""
+
+    def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self.tasks: list[asyncio.Task[Any]] = []
+
+    def start(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        self.tasks.append(asyncio.create_task(coroutine))
+        return self.tasks[-1]
+
+
+@pytest.fixture
+async def background(spawn) -> AsyncIterator[Background]:
+    """Whatever the test raised, its players are told to stop and every task is cancelled and awaited before its
+    relays are killed (``spawn``'s teardown comes after this one's): a player left running when a test failed resumed
+    against the killed relays for ever, and pytest hung after the test's F."""
+    running = Background()
+    yield running
+    running.stop.set()
+    for task in running.tasks:
+        task.cancel()
+    await asyncio.gather(*running.tasks, return_exceptions=True)
 
 
 async def player(urls: list[str], room: str, name: str, acked: dict[str, int], stop: asyncio.Event,
@@ -68,14 +96,14 @@ async def player(urls: list[str], room: str, name: str, acked: dict[str, int], s
 
 @pytest.mark.long
 @pytest.mark.xdist_group("failover-cluster")  # one cluster of its own for the tests that kill its masters
-async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, spawn):
+async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, spawn, background):
     relays = [spawn("--store", own_cluster.url, "--max-per-address", "0", "--wait-replicas", "1",
                     "--wait-ms", "2000") for _ in range(2)]
     urls = [relay.url for relay in relays]
     rooms = [f"failover-{uuid.uuid4().hex[:8]}-{i}" for i in range(ROOMS)]
     acked: dict[str, dict[str, int]] = {room: {} for room in rooms}
-    stop = asyncio.Event()
-    players = [asyncio.create_task(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop))
+    stop = background.stop
+    players = [background.start(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop))
                for r, room in enumerate(rooms) for i, name in enumerate(("a", "b"))]
     gaps = []
     for _ in range(KILLS):
@@ -96,7 +124,8 @@ async def test_five_master_kills_in_a_row_lose_and_double_nothing(own_cluster, s
 
 
 @pytest.mark.xdist_group("failover-cluster")
-async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_its_replica(own_cluster, spawn):
+async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_its_replica(own_cluster, spawn,
+                                                                                          background):
     """One relay node, a room on each master with two players posting under ids without pause and a listening seat;
     one master SIGKILLed. No player is refused or dropped, on any shard: the rooms on the live masters have posts
     acknowledged all along the dead one's outage, and the dead master's room has its posts wait until its replica
@@ -113,9 +142,9 @@ async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_it
         client = await Client.open(relay.url, "c")
         await client.join(room, "c", seats=3)
         listeners.append(client)
-    reading = [asyncio.create_task(listener(client)) for client in listeners]
-    stop = asyncio.Event()
-    players = [asyncio.create_task(player([relay.url], room, f"{name}{r}", acked[room], stop, times[room]))
+    reading = [background.start(listener(client)) for client in listeners]
+    stop = background.stop
+    players = [background.start(player([relay.url], room, f"{name}{r}", acked[room], stop, times[room]))
                for r, room in enumerate(rooms) for name in ("a", "b")]
 
     def posts_flow(room: str, what: str) -> None:
@@ -145,6 +174,63 @@ async def test_a_dead_master_holds_up_only_its_own_rooms_whose_posts_wait_for_it
     print(f"\nthe replica promoted in {promoted - killed:.2f} s; the longest wait between two acknowledgements: "
           f"{gaps[0] * 1000:.0f} ms in the dead master's room, {', '.join(f'{g * 1000:.0f}' for g in gaps[1:])} ms in "
           f"the live masters'")
+
+
+@pytest.mark.xdist_group("failover-cluster")
+async def test_a_join_and_a_watch_whose_master_died_before_answering_are_answered_once_by_its_replica(own_cluster):
+    """A new seat's join and a watcher's arrival run on a master that is SIGKILLed before it answers them (their
+    replies lost, as when a connection breaks after sending; a replica has what they wrote): each is sent again
+    under its call id until the replica is promoted, and answered there with the first run's seat, epoch and seq.
+    One join event and one watch event, one seat taken, one watcher counted. (Before, both were refused as
+    unavailable at once: sending them again would have taken a second seat and counted the watcher twice.)"""
+    ledger = RedisClusterLedger(own_cluster.url)
+    await ledger.open()
+    victim = own_cluster.masters()[0]
+    room = room_on(victim, own_cluster, "rejoin")
+    try:
+        await ledger.claim(room, "ann", None, 3)
+        scripts, lost, both_ran = {ledger._claim.sha, ledger._watch.sha}, set(), asyncio.Event()
+        send = ledger._pipeline
+        killed = 0.0
+
+        async def reply_lost(node: ClusterNode, commands: list[tuple[tuple[str | int, ...], bool]],
+                             replicas: int) -> tuple[list[object], bool]:
+            """The first claim and watch after this: run, and on a replica (WAIT 1); then their master is killed
+            before it answers them."""
+            nonlocal killed
+            sha = str(commands[0][0][1]) if commands[0][0][0] == "EVALSHA" else ""
+            if sha not in scripts - lost:
+                return await send(node, commands, replicas)
+            replies, ran = await send(node, commands, 1)
+            if [r for r in replies if isinstance(r, BaseException)]:  # (NOSCRIPT: loaded, and sent here again)
+                return replies, ran
+            lost.add(sha)
+            if lost == scripts:
+                assert victim.proc is not None
+                killed = time.monotonic()
+                victim.proc.kill()
+                victim.proc.wait(WAIT)
+                both_ran.set()
+            await both_ran.wait()
+            return [RedisConnectionError("the master died before answering")] * len(commands), True
+
+        ledger._pipeline = reply_lost  # type: ignore[method-assign]
+        joining = asyncio.create_task(ledger.claim(room, "bob", None, 3))
+        watching = asyncio.create_task(ledger.watch(room, "wat", 8))
+        answered: list[float] = []
+        joining.add_done_callback(lambda _: answered.append(time.monotonic()))
+        async with asyncio.timeout(WAIT):
+            await both_ran.wait()
+        promoted = await asyncio.to_thread(own_cluster.taken_over, victim, killed)
+        bob, wat = await joining, await watching
+        entries = await ledger.read(room, 0)
+        (count, watchers), = await ledger._hmgets([keys(room)[0]], ["count", "watching"])
+    finally:
+        await ledger.close()
+    assert sorted((e.seat, e.kind) for e in entries) == [(-1, "watch"), (0, "join"), (1, "join")], entries
+    assert (bob.seat, wat.watching, count, watchers) == (1, 1, "2", "1")
+    assert [e.seq for e in entries if e.seat == 1] == [bob.seq] and [e.seq for e in entries if e.seat < 0] == [wat.seq]
+    print(f"\nthe replica promoted in {promoted:.2f} s; the join answered {answered[0] - killed:.2f} s after the kill")
 
 
 async def check_ledgers(cluster: RedisCluster, acked: dict[str, dict[str, int]]) -> dict[str, int]:
@@ -183,7 +269,7 @@ def room_on(master: RedisServer, cluster: RedisCluster, prefix: str) -> str:
 
 @pytest.mark.long
 @pytest.mark.xdist_group("redis-cluster")  # the conformance suite's cluster: started once per run
-async def test_a_room_resharded_under_live_posts_loses_doubles_and_stalls_nothing(redis_cluster, spawn):
+async def test_a_room_resharded_under_live_posts_loses_doubles_and_stalls_nothing(redis_cluster, spawn, background):
     """One room's slot is migrated to another master while its players post without pause, as ``redis-cli --cluster
     reshard`` does it: the relay nodes get ASK while its keys are on the target and the slot not yet, then MOVED, and
     the source drops their subscriptions to its bell (SUNSUBSCRIBE). A room left on the source plays on beside it.
@@ -203,9 +289,9 @@ async def test_a_room_resharded_under_live_posts_loses_doubles_and_stalls_nothin
             client = await Client.open(url, name)
             await client.join(room, name, seats=4)
             listeners.append(client)
-    reading = [asyncio.create_task(listener(client)) for client in listeners]
-    stop, times = asyncio.Event(), []
-    players = [asyncio.create_task(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop,
+    reading = [background.start(listener(client)) for client in listeners]
+    stop, times = background.stop, []
+    players = [background.start(player(urls[i:] + urls[:i], room, f"{name}{r}", acked[room], stop,
                                           times if room == moving else None))
                for r, room in enumerate(acked) for i, name in enumerate(("a", "b"))]
 
@@ -312,27 +398,44 @@ async def test_the_lobby_and_a_nodes_registry_are_served_while_their_slots_move(
 @pytest.mark.xdist_group("redis-cluster")  # the conformance suite's cluster (cluster-node-timeout 5 s): not failed over
 async def test_a_master_that_stops_answering_holds_up_no_other_shards_room(redis_cluster):
     """A master whose host stops answering (SIGSTOP: a machine cut off, no connection refused) while a post of its
-    room is in flight: a room on another master has its post answered and delivered at once, not after the stuck
-    master's socket timeout (10 s: the node's appends and its rooms' reads each waited for every master's pipeline,
-    in flight or in the same batch)."""
+    room is in flight, and another master whose scripts are gone (SCRIPT FLUSH, as on a promoted replica): the rooms
+    on the two others have their posts answered and delivered at once, not after the stuck master's socket timeout
+    (10 s: the node's appends and its rooms' reads each waited for every master's pipeline, in flight or in the same
+    batch; and the script a master lacked was loaded on every master). The script is loaded again on the master
+    that lacked it only; the stuck room's post is answered once its master answers again."""
     ledger = RedisClusterLedger(redis_cluster.url)
     await ledger.open()
-    stuck, live = redis_cluster.masters()[:2]
-    rooms = [room_on(stuck, redis_cluster, "stuck"), room_on(live, redis_cluster, "live")]
-    claims = [await ledger.claim(room, "ann", None, 2) for room in rooms]
-    for claim, room in zip(claims, rooms):  # (the scripts loaded, as on a node that has served a while)
-        await ledger.append(room, claim.seat, claim.epoch, '{"warm": 1}', "warm")
-    delivered: asyncio.Queue[int] = asyncio.Queue()
-    ledger.follow(rooms[1], claims[1].seq + 1, lambda entries: [delivered.put_nowait(e.seq) for e in entries])
-    assert stuck.proc is not None
-    stuck.proc.send_signal(signal.SIGSTOP)
     try:
-        ledger.follow(rooms[0], 0, lambda entries: None)  # its first read waits on the stuck master
-        held = asyncio.create_task(ledger.append(rooms[0], claims[0].seat, claims[0].epoch, '{"a": 1}', "held"))
-        async with asyncio.timeout(2):
-            seq = await ledger.append(rooms[1], claims[1].seat, claims[1].epoch, '{"b": 1}', "free")
-            assert await delivered.get() == seq
+        stuck, flushed, other = redis_cluster.masters()
+        rooms = [room_on(master, redis_cluster, "stuck") for master in (stuck, flushed, other)]
+        claims = [await ledger.claim(room, "ann", None, 2) for room in rooms]
+        for claim, room in zip(claims, rooms):  # (the scripts loaded, as on a node that has served a while)
+            await ledger.append(room, claim.seat, claim.epoch, '{"warm": 1}', "warm")
+        delivered: list[asyncio.Queue[int]] = [asyncio.Queue(), asyncio.Queue()]
+        for room, claim, queue in zip(rooms[1:], claims[1:], delivered):
+            ledger.follow(room, claim.seq + 1, lambda entries, queue=queue: [queue.put_nowait(e.seq) for e in entries])
+        loads = [script_loads(master) for master in (stuck, flushed, other)]
+        assert reply(flushed.port, "script", "flush") == "OK"
+        assert stuck.proc is not None
+        stuck.proc.send_signal(signal.SIGSTOP)
+        try:
+            ledger.follow(rooms[0], 0, lambda entries: None)  # its first read waits on the stuck master
+            held = asyncio.create_task(ledger.append(rooms[0], claims[0].seat, claims[0].epoch, '{"a": 1}', "held"))
+            async with asyncio.timeout(2):
+                seqs = await asyncio.gather(*(ledger.append(room, claim.seat, claim.epoch, '{"b": 1}', "free")
+                                              for room, claim in zip(rooms[1:], claims[1:])))
+                assert [await queue.get() for queue in delivered] == seqs
+        finally:
+            stuck.proc.send_signal(signal.SIGCONT)
+        assert await held == claims[0].seq + 2
+        assert [script_loads(master) - before for master, before in zip((stuck, flushed, other), loads)] == [0, 1, 0]
     finally:
-        stuck.proc.send_signal(signal.SIGCONT)
-    assert await held == claims[0].seq + 2
-    await ledger.close()
+        await ledger.close()
+
+
+def script_loads(master: RedisServer) -> int:
+    """How many SCRIPT LOAD ``master`` has run (INFO commandstats)."""
+    for line in reply(master.port, "info", "commandstats").splitlines():
+        if line.startswith("cmdstat_script|load:"):
+            return int(line.split("calls=")[1].split(",")[0])
+    return 0

@@ -34,7 +34,7 @@ from websockets.exceptions import InvalidStatus
 from relay import budgets
 from relay import memory_ledger as ledger_module
 from relay import server as relay_module
-from relay.ledger import SEAT_TAKEN_OVER, Refused
+from relay.ledger import SEAT_TAKEN_OVER, Claim, Party, Refused
 from relay.memory_ledger import MemoryLedger
 from relay.memory import MemoryReturn
 from relay.server import Limits, Relay
@@ -518,27 +518,130 @@ async def test_a_full_memory_store_drops_rooms_left_behind_then_refuses_the_room
     assert ledger.stored_bytes == sum(room.bytes for room in ledger.rooms.values()) <= 60_000
 
 
-async def test_one_client_posting_into_its_room_cannot_fill_the_memory_relay(in_process_relay):
-    """The attacker posts through the real wire as fast as its byte budget allows: once the memory store is full
-    its posts get store_full (and it is closed for its refusals), while the honest room goes on posting."""
-    running = await in_process_relay(max_store_bytes=200_000, max_refused=5)
+ELSEWHERE = "127.0.0.2"  # the attacker's address in these tests; the honest parties connect from 127.0.0.1
+SHARE = 10 << 10  # an address's share of the memory store in these tests (max_bytes // 16), a /48's twice that
+ONE, TWO, THREE = (Party(f"2001:db8:1:{n}::/64", "2001:db8:1::/48") for n in (2, 3, 4))  # three /64s of one /48
+
+
+class Poster:
+    """A seat in each of some rooms of a memory ledger, through which any party may post."""
+
+    def __init__(self, ledger: MemoryLedger) -> None:
+        self.ledger = ledger
+        self.seats: dict[str, Claim] = {}
+
+    async def seat(self, *rooms: str) -> Poster:
+        for room in rooms:
+            self.seats[room] = await self.ledger.claim(room, json.dumps(room), None, None)
+        return self
+
+    async def post(self, room: str, pad: int, party: Party, post_id: str | None = None) -> int:
+        claim = self.seats[room]
+        return await self.ledger.append(room, claim.seat, claim.epoch, json.dumps({"pad": "x" * pad}), post_id, party)
+
+    async def leave(self, room: str) -> None:
+        claim = self.seats[room]
+        await self.ledger.release(room, claim.seat, claim.epoch)
+
+    def check_charges(self) -> None:
+        """What the ledger holds charged to each party is what its rooms hold charged to it."""
+        rooms: dict[str, int] = {}
+        for held in self.ledger.rooms.values():
+            for key, size in held.charged.items():
+                rooms[key] = rooms.get(key, 0) + size
+        assert self.ledger.charged == rooms
+
+
+async def test_a_memory_store_charges_each_post_to_its_address_and_its_48_and_refuses_past_their_share():
+    """Each post kept in memory is charged to its address and its /48: one that would take the address past
+    max_bytes // 16, or the /48 past twice that while another of its /64s holds posts, is refused with store_full
+    naming whose share is full; a post sent again under its id costs nothing again; a room nobody is in that holds
+    the party's posts is dropped before its post is refused; an IPv4 address has no /48."""
+    ledger = MemoryLedger(max_bytes=16 * SHARE)
+    rooms = await Poster(ledger).seat("a", "b", "c", "d")
+    first = await rooms.post("a", 6_000, ONE, "p1")
+    charged = ledger.charged[ONE.address]
+    assert 6_000 < charged == ledger.charged[ONE.block] < 6_200  # the event's frame: the body and a little more
+    assert await rooms.post("a", 6_000, ONE, "p1") == first and ledger.charged[ONE.address] == charged  # again: free
+    with pytest.raises(Refused) as refused:
+        await rooms.post("b", 5_000, ONE)  # in another room: the address's rooms together
+    assert refused.value.code == "store_full"
+    assert refused.value.message == "the relay's memory for your address's rooms is full (10 KiB)"
+    await rooms.post("b", 8_000, TWO)  # another /64 of the /48: its own address's share; the /48 holds 14 kB of 20
+    with pytest.raises(Refused) as refused:
+        await rooms.post("c", 7_000, THREE)  # within its address's share, past its /48's
+    assert refused.value.message == "the relay's memory for your /48's rooms is full (20 KiB)"
+    await rooms.post("c", 9_000, Party("203.0.113.7"))  # IPv4: an address, no /48
+    await rooms.post("d", 100, Party("connection 7"))  # behind a proxy (--max-per-address 0): a connection
+    assert set(ledger.charged) == {ONE.address, TWO.address, ONE.block, "203.0.113.7", "connection 7"}
+    rooms.check_charges()
+
+    await rooms.leave("b")  # TWO's room and the IPv4 address's: nobody is in them now
+    await rooms.leave("c")
+    await rooms.post("d", 7_000, THREE)  # TWO's room is dropped for the /48's share; the IPv4 address's stays
+    assert set(ledger.rooms) == {"a", "c", "d"} and TWO.address not in ledger.charged
+    rooms.check_charges()
+
+
+async def test_a_partys_charge_is_freed_when_its_room_is_dropped_trimmed_or_expired(clock):
+    """A post's charge lasts as long as its room: ``drop``, the trim of rooms left behind past ``max_idle_bytes``
+    and the end of a room's retention each give it back; rooms without a party's post are charged to nobody."""
+    ledger = MemoryLedger(retention=60, max_bytes=16 * SHARE, max_idle_bytes=6_000)
+    rooms = await Poster(ledger).seat("dropped", "trimmed", "expired", "free")
+    for room in "dropped", "trimmed", "expired":
+        await rooms.post(room, 3_000, ONE)
+    await rooms.post("free", 3_000, None)
+    assert ledger.charged[ONE.block] > 9_000 and "free" not in {k for r in ledger.rooms.values() for k in r.charged}
+    ledger.drop("dropped")
+    await rooms.leave("expired")  # within max_idle_bytes: kept for its retention
+    assert set(ledger.rooms) == {"trimmed", "expired", "free"}
+    await rooms.leave("trimmed")  # two rooms left behind hold more than max_idle_bytes: the larger goes
+    assert len(ledger.rooms) == 2 and 3_000 < ledger.charged[ONE.address] < 3_200
+    clock.advance(61)
+    await ledger.expire()
+    assert set(ledger.rooms) == {"free"} and ledger.charged == {}
+
+
+async def test_one_party_posting_through_the_wire_gets_its_share_of_the_memory_relay_and_no_more(in_process_relay):
+    """The attacker, from an address of its own, posts into two rooms through the real wire: once its rooms hold
+    its share of the store (max_bytes // 16) its next post gets store_full naming its address, while a post sent
+    again under its id is still acknowledged and the honest room, from another address, goes on posting; once the
+    attacker has left one of its rooms, that room goes to make room for its next post."""
+    running = await in_process_relay(max_store_bytes=16 * SHARE)
     honest = await seated(running.url, "game", "ann")
-    hog = await seated(running.url, "hog", "mallory")
-    for n in range(12):
-        await hog.send_post({"n": n, "pad": "x" * 20_000})
-    await hog.expect_error("store_full")
-    assert running.relay.ledger.stored_bytes <= 200_000
-    for n in range(10):
-        await hog.send_post({"n": n, "pad": "x" * 20_000})
-    assert await hog.expect_closed() == 1008
+    others = running.handler_tasks()
+    hog = await seated(running.url, "hog", "mallory", source=ELSEWHERE)
+    left = running.handler_tasks() - others
+    other_hog = await seated(running.url, "hog2", "mallory", source=ELSEWHERE)
+    pad = {"pad": "x" * 6_000}
+    assert await hog.post_with_id(pad, "a") == 2
+    await other_hog.send({"type": "post", "body": pad, "id": "b"})
+    refused = await other_hog.expect_error("store_full")
+    assert refused["message"] == "the relay's memory for your address's rooms is full (10 KiB)"
+    assert await hog.post_with_id(pad, "a") == 2  # sent again: acknowledged, and it costs nothing again
     for n in range(5):
         assert (await honest.post({"n": n, "pad": "y" * 1_000}))["body"]["n"] == n
+    await hog.close()
+    await running.settled(left)
+    assert await other_hog.post_with_id(pad, "b") == 2  # its room left behind was dropped for it
+    assert running.relay.ledger.charged[ELSEWHERE] < SHARE
     await honest.close()
+
+
+async def test_behind_a_proxy_each_connection_is_a_party_of_its_own_in_the_memory_store(in_process_relay):
+    """With --max-per-address 0 every connection comes from the proxy's address: each is charged on its own, so
+    one that has used its share does not hold back the next."""
+    running = await in_process_relay(max_store_bytes=16 * SHARE, max_per_address=0)
+    hog, honest = await seated(running.url, "hog", "mallory"), await seated(running.url, "game", "ann")
+    pad = {"pad": "x" * 6_000}
+    await hog.post_with_id(pad, "a")
+    await hog.send({"type": "post", "body": pad, "id": "b"})
+    assert "your address's rooms is full" in (await hog.expect_error("store_full"))["message"]
+    assert await honest.post_with_id(pad, "a") == 2
 
 
 # -- one address, many connections ------------------------------------------------------------------------------
 
-ELSEWHERE = "127.0.0.2"  # the attacker's address in these tests; the honest parties connect from 127.0.0.1
 
 
 def test_an_address_is_an_ipv4_address_or_an_ipv6_64():

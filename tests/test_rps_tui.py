@@ -13,7 +13,7 @@ from __future__ import annotations
 from discard_tui.app import DiscardApp, HelpScreen, PlayConfig, TableScreen
 from discard_tui.game_over_screen import GameOverScreen
 from discard_tui.profile import terminal_profile
-from discard_tui.rps_screen import HELP, KEYS, ThrowButton, ThrowCard
+from discard_tui.rps_screen import HELP, KEY_HELP, KEYS, ThrowButton, ThrowCard
 from discard_tui.table_screen import help_page
 from tabletop.values import Phase
 from discard_tui.widgets import StatusBar
@@ -169,7 +169,7 @@ async def test_a_second_key_on_one_throw_is_refused_and_a_click_chooses(players,
 async def test_help_gives_the_rules_and_fits_at_80x24():
     app = rps_table()
     async with app.run_test(size=(80, 24)) as pilot:
-        app.push_screen(HelpScreen(help_page(HELP, app.view.safety, 2)))  # what ? opens
+        app.push_screen(HelpScreen(help_page(HELP, KEY_HELP, app.view.safety, 2)))  # what ? opens
         await pilot.pause()
         text = str(app.screen.query_one("Static").content)
         assert "the first to win 3 throws wins" in text and "Equal throws are thrown again" in text

@@ -10,7 +10,7 @@ import dataclasses
 
 from discard_tui.app import HelpScreen, PlayConfig
 from discard_tui.game_over_screen import GameOverScreen
-from discard_tui.discard_screen import HELP
+from discard_tui.discard_screen import HELP, KEY_HELP
 from discard_tui.table_screen import help_page
 from games.cards import FULL_DECK
 from games.discard.moves import DiscardCard, Draw
@@ -56,7 +56,7 @@ def test_table(snap_compare):
 def test_help(snap_compare):
     async def open_help(pilot):
         await settled(pilot)
-        pilot.app.push_screen(HelpScreen(help_page(HELP, pilot.app.view.safety, 2)))  # what ? opens
+        pilot.app.push_screen(HelpScreen(help_page(HELP, KEY_HELP, pilot.app.view.safety, 2)))  # what ? opens
 
     assert snap_compare(at_my_first_turn(), terminal_size=SIZE, run_before=open_help)
 

@@ -139,6 +139,36 @@ async def test_whole_game_by_keys_to_game_over_then_the_rematch_resumed_alone(mo
     assert "GameOverScreen" not in pushed
 
 
+async def test_back_at_a_saved_game_the_table_is_uncovered_with_its_log_written(monkeypatch):
+    """The same command after a game was left: for a frame the table showed "▶ Your turn" over an empty log (the
+    log follows the board by a moment, the footer too), then the log. The connecting screen ("Catching up…") stays
+    until the table under it shows the game replayed, its log and its keys."""
+    from discard_tui.connecting_screen import ConnectingScreen
+    from discard_tui.table_screen import MoveLog
+
+    app = computer_game(seeds=fixed(3))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app) and app.view.playing, "my turn")
+    uncovered = []
+    pop = DiscardApp.pop_screen
+
+    def recording_pop(self, *args, **kwargs):
+        if isinstance(self.screen, ConnectingScreen) and self.table is not None:
+            table = self.table
+            uncovered.append((table.view, table.query_one(MoveLog).lines_shown, table.footer_keys()))
+        return pop(self, *args, **kwargs)
+
+    monkeypatch.setattr(DiscardApp, "pop_screen", recording_pop)
+    again = computer_game(seeds=fixed(3))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, TableScreen) and again.view is not None
+                    and not again.view.replaying and again.view.playing, "back at the table")
+    [(view, lines, keys)] = uncovered
+    assert view is not None and not view.replaying and view.my_turn
+    assert lines == view.log and "— game 1 —" in lines
+    assert any(word == "Draw" for _, word, _ in keys), keys  # and its keys
+
+
 async def test_leaving_a_finished_game_cleans_the_data_directory(data_dir):
     import sqlite3
 
@@ -189,13 +219,46 @@ async def test_illegal_discard_is_refused_with_the_reason():
         assert app.view.my_turn and len(app.seat.events) == posted_before
 
 
+@pytest.mark.parametrize("game", ["cabo", "discard", "holdem", "rps", "war"])
+async def test_the_help_wraps_its_paragraphs_to_the_screen_and_a_watcher_s_names_only_a_watcher_s_keys(game):
+    """The rules were broken by hand near 66 columns: at 60x20 (52 columns inside) each line broke again, a long row
+    then a short one. A paragraph wraps to the screen, and each row of keys and cues stays one row. A watcher's help
+    listed the player's keys (f fold, d draw…), which do nothing for a watcher: it names a watcher's keys."""
+    import re
+    from pathlib import Path
+
+    import discard_tui
+    from discard_tui.config import SCREENS
+    from discard_tui.table_screen import WATCHER_KEYS, help_page
+    from pilot import screen_rows
+
+    ui = SCREENS[game].ui()
+    plain = lambda markup: markup.replace("[b]", "").replace("[/b]", "")  # noqa: E731
+    app: App[None] = App(css_path=str(Path(discard_tui.__file__).parent / "app.tcss"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        for watcher in (False, True):
+            page = help_page(ui.rules, ui.keys, SAFETY, 3, watcher=watcher)
+            await app.push_screen(HelpScreen(page))
+            await pilot.pause()
+            help = app.screen.query_one("#help Static")
+            rows = [row.rstrip() for row in screen_rows(help)]
+            rules = rows[:rows.index("")]  # the first paragraph
+            assert len(rules) > 1 and all(len(row) >= help.size.width - 14 for row in rules[:-1]), rows  # 14: a word
+            table = [line.rstrip() for line in str(page).splitlines()  # rows of keys or cues: a heading ("Keys",
+                     if re.match(r"(\s|\S+( \S+)?\s\s)", line) and len(line) < 80]  # "Log") or indented, not prose
+            assert all(line in rows for line in table), [line for line in table if line not in rows]  # each one row
+            app.pop_screen()
+    watching = str(help_page(ui.rules, ui.keys, SAFETY, 3, watcher=True))
+    assert plain(WATCHER_KEYS) in watching and not any(line in watching for line in plain(ui.keys).splitlines())
+
+
 async def test_help_screen_fits_and_closes():
     """The help page over the table (what ? opens in the app: see the safety-number test, through a relay)."""
     from discard_tui.table_screen import help_page
 
     app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
-        app.push_screen(HelpScreen(help_page(discard_screen.HELP, SAFETY, 2)))
+        app.push_screen(HelpScreen(help_page(discard_screen.HELP, discard_screen.KEY_HELP, SAFETY, 2)))
         await pilot.pause()
         text = str(app.screen.query_one("Static").content)
         assert "matching the suit" in text and f"Safety number  {SAFETY}" in text
@@ -1229,7 +1292,8 @@ async def test_long_names_leave_the_score_and_the_game_number_in_the_status_bar_
         await pilot.pause()
         first, second = app.table.query_one(StatusBar).render().plain.splitlines()[:2]
         assert first.split("  ") == [" Ana-M… 1 – 0 Barth… · game 3", " waiting for Barth… for 30 s "], first
-        assert second.startswith(" Bartholom…'s turn  ⏱ Bartholom… 0:10 · bank 0:45  "), second
+        assert second.startswith(" Barth…'s turn  ⏱ 0:10 · bank 0:45  Computer discarded 10♥"), second  # named
+        # once: "Bartholom…'s turn  ⏱ Bartholom… 0:10" said it twice, and left no room for the last move
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         first = app.table.query_one(StatusBar).render().plain.splitlines()[0]
@@ -1246,12 +1310,16 @@ async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_th
         status = app.screen.query_one(StatusBar)
         app.table.update(app.view, now=107.0)
         await pilot.pause()
-        assert status.clock == "Computer 0:13 · bank 0:45" and not status.hurry
-        assert "⏱ Computer 0:13 · bank 0:45" in status.render().plain.splitlines()[1]
+        assert status.clock == "0:13 · bank 0:45" and not status.hurry  # the headline names whose clock it is
+        assert status.render().plain.splitlines()[1].startswith(" Computer's turn  ⏱ 0:13 · bank 0:45  ")
         app.table.update(dataclasses.replace(app.view, my_turn=True, clock=dataclasses.replace(
             clock, waits=(Wait(0, 4, since),))), now=100.0 + 75.5)  # 20 s of the move, then 55.5 of 60 s of bank
         await pilot.pause()
-        assert status.clock == "you 0:00 · bank 0:05" and status.hurry
+        assert status.clock == "0:00 · bank 0:05" and status.hurry  # beside "▶ Your turn"
+        app.table.update(dataclasses.replace(app.view, my_turn=False, clock=dataclasses.replace(
+            clock, waits=(Wait(0, 4, since), Wait(1, 3, since)))), now=100.0 + 75.5)  # both owe (keys, say)
+        await pilot.pause()
+        assert status.clock == "you 0:00 · bank 0:05"  # mine, named: the headline names nobody alone
         app.table.update(dataclasses.replace(app.view, phase=Phase.OVER))
         await pilot.pause()
         assert status.clock == ""
@@ -1325,9 +1393,9 @@ async def test_the_game_over_dialog_with_a_two_line_ending_and_path_fits_60x20_w
     async with app.run_test(size=(60, 20)) as pilot:
         await app.push_screen(GameOverScreen(done, download=False))
         await pilot.pause()
-        dialog = app.screen.query_one("#gameover")
-        assert dialog.max_scroll_y == 0, dialog.max_scroll_y
-        assert dialog.scrollable_content_region.contains_region(app.screen.query_one("#offer").region)
+        body = app.screen.query_one("#gameover-body")
+        assert body.max_scroll_y == 0, body.max_scroll_y
+        assert app.screen.query_one("#gameover").content_region.contains_region(app.screen.query_one("#offer").region)
 
 
 async def test_back_at_a_finished_rematch_nobody_is_said_to_want_another():
@@ -1368,7 +1436,7 @@ async def test_at_60x20_the_help_covers_the_table_so_no_stray_characters_show_be
 
     app = discard_table()
     async with app.run_test(size=(60, 20)) as pilot:
-        app.push_screen(HelpScreen(help_page(discard_screen.HELP, SAFETY, 2)))
+        app.push_screen(HelpScreen(help_page(discard_screen.HELP, discard_screen.KEY_HELP, SAFETY, 2)))
         await pilot.pause()
         shown = app.screen.query_one("#help").region
         assert (shown.x, shown.width, shown.y, shown.bottom) == (0, 60, 0, 19), shown  # the footer below
