@@ -4,7 +4,9 @@ One file per (relay, room, player name) in a directory the caller names
 (the profile's ``games_dir``, discard_tui/profile.py), mode 0600,
 written atomically: first the seed every secret key of every game in that
 room derives from (before the seat is taken, so a data directory that cannot
-be written costs no seat), then the relay's seat token (before the session
+be written costs no seat) and the secret id of its join (relay 1.4: a process
+that dies before the relay's answer takes back, next time, the seat its join
+may have taken), then the relay's seat token (before the session
 posts anything). It also records the room's game and number of players
 (``game``, ``seats``: going back needs no flags, and starts as many computer
 players as before), how far the room got (``stage``), who sits there, the
@@ -67,6 +69,7 @@ class SavedSeat:
     number: int = 0  # the game under way (or the last one)
     wins: list[int] = dataclasses.field(default_factory=list)  # fair games won per seat, as ``names``
     played_at: float = 0.0  # when the room last moved on with this seat there (0: not recorded; see saved_at)
+    join_id: str = ""  # the secret id our join is sent under (relay 1.4), on disk before it is sent ("": none yet)
 
     @property
     def seed_bytes(self) -> bytes:
@@ -320,7 +323,7 @@ async def resume_or_join(directory: Path, url: str, room: str, wish: Wish, *, re
     """Take back the seat saved in ``directory`` for (relay, room, name), or take a new one and save it.
 
     Returns the seat and whether it resumed. The seed is on disk before the
-    seat is taken and the token before the seat can post anything.
+    seat is taken (with the id its join is sent under, relay 1.4) and the token before the seat can post anything.
     """
     from games import GAMES
     from tabletop.ledger import SeatLost
@@ -338,8 +341,10 @@ async def resume_or_join(directory: Path, url: str, room: str, wish: Wish, *, re
             saved = None
     seat = saved or new_seat(claim.relay, room, wish.name, "", seed or secrets.token_bytes(32), wish.game,
                              wish.seats)
+    # a process that died before the welcome sends the same id again, and gets the seat its join may have taken
+    seat = dataclasses.replace(seat, join_id=seat.join_id or secrets.token_urlsafe(24))
     save(directory, seat, claim.key)
-    session = await join(url, room, wish, GAMES, seed=seat.seed_bytes, **options)
+    session = await join(url, room, wish, GAMES, seed=seat.seed_bytes, join_id=seat.join_id, **options)
     try:
         save(directory, dataclasses.replace(seat, token=session.ledger.token or ""), claim.key)
     except OSError:

@@ -19,7 +19,10 @@ Guarantees every backend gives:
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -31,6 +34,7 @@ TRY_AGAIN_LATER = 1013  # close code when the ledger cannot serve the connection
 POLICY = 1008  # close code after room_full and bad_token
 DEFAULT_SEATS = 2
 MAX_SEATS = 6
+JOIN_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{22,64}")  # a join's id (protocol 1.4): at least 132 bits if drawn at random
 BLOCK_SHARE = 2  # an IPv6 /48 gets this many times an address's budgets (relay/budgets.py) and memory store share
 
 
@@ -102,6 +106,14 @@ def now_stamp(now: float | None = None) -> str:
     return repr(round(time.time() if now is None else now, 3))
 
 
+def join_token(room: str, join_id: str) -> str:
+    """The token of the seat a join of id ``join_id`` (protocol 1.4) takes in ``room``: derived from the id, so that
+    the join sent again, through any node, finds the seat by its token (the store keeps no id, and, on Redis, only the
+    token's hash). Knowing the id is knowing the token, as the protocol says: a join under it is a resume."""
+    digest = hashlib.sha256(f"discard-relay join {room} {join_id}".encode()).digest()
+    return base64.urlsafe_b64encode(digest[:24]).decode()
+
+
 def check_seats(room: str, seats: int, wanted: int | None) -> None:
     if wanted is not None and wanted != seats:
         raise Refused("bad_request", f"room {room} has {seats} seats, not {wanted}; join without \"seats\" "
@@ -162,8 +174,12 @@ class Ledger(ABC):
 
     @abstractmethod
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None) -> Claim:
+                    public: str | None = None, join_id: str | None = None) -> Claim:
         """Take a free seat (``token`` None) or take back the seat of ``token``, appending its ``join``.
+
+        With ``join_id`` (protocol 1.4; ``token`` is then None), exactly once: the seat whose token is
+        :func:`join_token` of it, taken back if the room has it (a join sent again after its answer was lost), else a
+        new seat given that token, in the one atomic step that takes the seat.
 
         A seat still held by a connection gets a ``leave`` first. ``seats`` is the room's size when
         this creates it; a different size for an existing room is refused with ``bad_request``.

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .ledger import (BLOCK_SHARE, DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim, Deliver, Entry, Follower, Ledger,
-                     Listing, Party, Refused, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp,
-                     room_full, to_json, watch_body, watchers_full)
+                     Listing, Party, Refused, Watch, bad_token, check_seats, event_frame, join_token, lobby_key, no_room,
+                     now_stamp, room_full, to_json, watch_body, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -136,13 +136,16 @@ class MemoryLedger(Ledger):
         self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None) -> Claim:
+                    public: str | None = None, join_id: str | None = None) -> Claim:
         held = self.rooms.get(room)
-        if token is not None:
-            number = held.seat_for_token(token) if held else None
-            if held is None or number is None:
-                raise bad_token(room)
+        if join_id is not None:
+            token = join_token(room, join_id)
+        number = held.seat_for_token(token) if held and token is not None else None
+        if number is not None:
+            assert held is not None
             check_seats(room, held.size, seats)
+        elif token is not None and join_id is None:
+            raise bad_token(room)
         else:
             if held is None:
                 held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
@@ -153,7 +156,7 @@ class MemoryLedger(Ledger):
             if len(held.seats) >= held.size:
                 raise room_full(room, held.size)
             number = len(held.seats)
-            held.seats[number] = SeatRecord(secrets.token_urlsafe(24), "")
+            held.seats[number] = SeatRecord(token or secrets.token_urlsafe(24), "")
         record = held.seats[number]
         record.epoch += 1
         if record.present:

@@ -7,9 +7,11 @@ Layout, per room (one Redis Cluster hash slot per room, thanks to the ``{room}``
   ``b`` body (JSON text), ``t`` time.
 * ``discard:{ROOM}:seats``, a hash: ``size``, ``count`` (seats given out), ``head`` (last
   seq) and per seat ``e:S`` epoch, ``h:S`` the node holding it (absent when nobody does),
-  ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored); ``i:S:ID`` the seq of seat
-  S's post of id ID, and, on a Cluster, ``c:ID`` (``SEAT:EPOCH:SEQ``) and ``v:ID`` (``WATCHING:SEQ``) what a claim
-  or a watcher's arrival or departure of call id ID did, so that one sent again gets the first run's answer.
+  ``n:S`` name, and ``t:SHA256(TOKEN)`` -> seat (tokens themselves are never stored; a join with an id, protocol
+  1.4, derives its token from the id, so the join sent again finds its seat by that hash); ``i:S:ID`` the seq of seat
+  S's post of id ID; ``c:ID`` (``SEAT:EPOCH:SEQ``) what the claim of call id ID did, so that one sent again (on a
+  Cluster) gets the first run's answer, and one whose answer was lost is undone; and, on a Cluster, ``v:ID``
+  (``WATCHING:SEQ``) what a watcher's arrival or departure of call id ID did.
 
 Every change of a room is one Lua script over those two keys, so seq is gapless and
 one order holds for all nodes. A public room (protocol 1.2) also has ``pub`` (what it
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import hashlib
 import json
 import logging
@@ -39,8 +42,8 @@ import redis.asyncio as redis
 from redis.exceptions import NoScriptError, RedisClusterException, RedisError
 
 from .ledger import (MAX_SEATS, SEAT_TAKEN_OVER, Claim, Deliver, Entry, Follower, Ledger, Listing, Party, Refused,
-                     Unavailable, Watch, bad_token, check_seats, event_frame, lobby_key, no_room, now_stamp, room_full,
-                     to_json, watchers_full)
+                     Unavailable, Watch, bad_token, check_seats, event_frame, join_token, lobby_key, no_room, now_stamp,
+                     room_full, to_json, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -51,6 +54,7 @@ LOBBY = "discard:lobby"  # the open public rooms, members "MS:ROOM" at score 0 (
 UNDER_WAY = "discard:lobby:under-way"  # the public rooms whose every seat is taken and one held (1.3), the same way
 STORE_ERRORS = (RedisError, RedisClusterException)  # what redis-py raises when the store (or a Cluster) fails
 COMMAND_CONNECTIONS = 32  # connections for claims, appends and reads (followers have their own)
+UNDO_FIRST_DELAY, UNDO_LAST_DELAY = 0.5, 10.0  # seconds between tries to let go of a claim's seat, doubling
 
 ADD = """
 local function add(seats, events, seat, name, kind, body, stamp, id)
@@ -90,7 +94,8 @@ end
 
 # ARGV: token hash ('' for a new seat), new token's hash, name (JSON), seats wanted ('' any), node, time,
 # public (JSON, '' for a private room), its lobby member, call id ('' for none: a claim sent again under the same id
-# takes nothing more and returns the first run's seat, epoch and seq)
+# takes nothing more and returns the first run's seat, epoch and seq), and '1' for a join with an id (protocol 1.4:
+# the token's hash given in both first arguments; a seat of that token is taken back, else a new one gets it)
 CLAIM = ADD + RELIST + """
 local seats, events = KEYS[1], KEYS[2]
 if ARGV[9] ~= '' then
@@ -103,12 +108,12 @@ if ARGV[9] ~= '' then
   end
 end
 local size = tonumber(redis.call('HGET', seats, 'size'))
-local seat
-if ARGV[1] ~= '' then
-  if not size then return {'bad_token', 0} end
-  seat = redis.call('HGET', seats, 't:' .. ARGV[1])
-  if not seat then return {'bad_token', size} end
+local seat = false
+if ARGV[1] ~= '' and size then seat = redis.call('HGET', seats, 't:' .. ARGV[1]) end
+if seat then
   if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= size then return {'seats', size} end
+elseif ARGV[1] ~= '' and ARGV[10] == '' then
+  return {'bad_token', size or 0}
 else
   if not size then
     size = tonumber(ARGV[4] ~= '' and ARGV[4] or '2')
@@ -394,8 +399,8 @@ class RedisLedger(Ledger):
         return with_lobby(room)
 
     def _call_id(self) -> str:
-        """The id of a claim or a watcher's change, by which one sent again is run once ("": none; one Redis never
-        sends one again: a connection that broke after sending refuses it as unavailable)."""
+        """The id of a watcher's change, by which one sent again is run once ("": none; one Redis never sends one
+        again: a connection that broke after sending refuses it as unavailable)."""
         return ""
 
     async def _listed(self, member: str, open_: int, going: int) -> None:
@@ -430,8 +435,12 @@ class RedisLedger(Ledger):
         await self.client.ping()
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None) -> Claim:
-        new_token = secrets.token_urlsafe(24) if token is None else ""
+                    public: str | None = None, join_id: str | None = None) -> Claim:
+        if join_id is not None:
+            token = new_token = join_token(room, join_id)
+        else:
+            new_token = secrets.token_urlsafe(24) if token is None else ""
+        call = secrets.token_hex(8)  # the script keeps what this claim did under it: to answer or undo it by
         async with self._talking():
             if not self._holding[room]:  # before the claim: a reaper must find the room if this node dies
                 await self._command("SADD", f"discard:node:{self.node}:rooms", room)
@@ -440,9 +449,9 @@ class RedisLedger(Ledger):
                 result = await self._claim(self._lobby_keys(room), [
                     token_hash(token) if token is not None else "", token_hash(new_token), to_json(name),
                     "" if seats is None else seats, self.node, now_stamp(), public or "",
-                    lobby_key(int(time.time() * 1000), room), self._call_id()])
+                    lobby_key(int(time.time() * 1000), room), call, "" if join_id is None else "1"])
             except BaseException:
-                await self._let_go(room)
+                self._spawn(self._undo(room, call))  # it may have run, unanswered: let its seat go
                 raise
         outcome = result[0]
         if outcome != "ok":
@@ -565,13 +574,38 @@ class RedisLedger(Ledger):
             return cast(list[list[str | None]], await pipe.execute())
 
     async def release(self, room: str, seat: int, epoch: int) -> bool:
+        left = await self._release_seat(room, seat, epoch)
+        await self._let_go(room)
+        return left
+
+    async def _release_seat(self, room: str, seat: int, epoch: int) -> bool:
         async with self._talking():
             left, member, open_, going = await self._release(self._lobby_keys(room), [
                 self.node, seat, epoch, now_stamp(), self._retention_ms])
             if member:
                 await self._listed(member, int(open_), int(going))
-        await self._let_go(room)
         return bool(left)
+
+    async def _undo(self, room: str, call: str) -> None:
+        """A claim that failed unanswered may have run (its reply lost with a connection, a failover outwaited): once
+        the store answers, release the seat it took (``c:CALL``: seat and epoch), unless a newer claim took the seat
+        since (the client sending its join again under its id, protocol 1.4). So a client that gives up leaves no seat
+        held by nobody, and the room expires as any room. The node keeps the room in its list meanwhile: if it dies
+        first, the reaper lets the seat go."""
+        delay = UNDO_FIRST_DELAY
+        while True:
+            try:
+                took = await self._command("HGET", keys(room)[0], f"c:{call}")
+                if took:
+                    seat, epoch, _ = str(took).split(":")
+                    if await self._release_seat(room, int(seat), int(epoch)):
+                        log.info("let go of seat %s in room=%s: its claim ran unanswered", seat, room)
+                break
+            except (*STORE_ERRORS, Unavailable):
+                await asyncio.sleep(delay)
+                delay = min(UNDO_LAST_DELAY, delay * 2)
+        with contextlib.suppress(Unavailable):  # (else the room stays in the node's list, which costs a reaper nothing)
+            await self._let_go(room)
 
     async def watch(self, room: str, name: str, limit: int) -> Watch:
         async with self._talking():

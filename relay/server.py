@@ -50,6 +50,8 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
   closed with code 4000 as soon as this node sees the newer ``join``.
+* A join with an ``id`` (protocol 1.4) is taken exactly once: sent again under it, through any node, it takes back
+  the seat the first one took (the ledger finds it by the token derived from the id) instead of a second one.
 * A watcher's join (``"watch": true``, protocol 1.3) takes no seat: the connection reads the room like a player's
   and its posts are refused with ``read_only``; its arrival and departure are ``watch`` events counting the room's
   watchers, within ``room_watchers`` a room and ``address_watch_rate`` joins a second per address.
@@ -79,7 +81,8 @@ from websockets.http11 import Request, Response
 from . import lobby
 from .budgets import (SAMPLED, Address, Flow, Holding, Limits, ReadBudget, Strangers, address_of, block_of,
                       catch_up_pause, held_bytes, to_drop)
-from .ledger import MAX_SEATS, POLICY, SEAT_TAKEN_OVER, WATCHER, Entry, Follower, Ledger, Refused, to_json
+from .ledger import (JOIN_ID_PATTERN, MAX_SEATS, POLICY, SEAT_TAKEN_OVER, WATCHER, Entry, Follower, Ledger, Refused,
+                     to_json)
 from .memory import MemoryReturn
 from .memory_ledger import MemoryLedger
 
@@ -399,23 +402,28 @@ class Relay:
         if seats is not None and (type(seats) is not int or not 2 <= seats <= MAX_SEATS):
             raise Refused("bad_request", f'"seats" must be a whole number from 2 to {MAX_SEATS}')
         public = None if request.get("public") is None else lobby.public_json(request["public"])
-        watch = request.get("watch")
+        watch, join_id = request.get("watch"), request.get("id")
+        if join_id is not None and (not isinstance(join_id, str) or not JOIN_ID_PATTERN.fullmatch(join_id)):
+            raise Refused("bad_request", '"id" must be 22 to 64 characters from A-Z a-z 0-9 _ -, drawn at random')
+        if join_id is not None and token is not None:
+            raise Refused("bad_request", 'a join has a "token" or an "id", not both: resume with the token')
         if watch not in (None, False, True):
             raise Refused("bad_request", '"watch" must be true (a watcher\'s join), false or null')
-        if watch and (token is not None or seats is not None or public is not None):
-            raise Refused("bad_request", 'a watcher\'s join has no "token", "seats" or "public": it takes no seat')
+        if watch and (token is not None or seats is not None or public is not None or join_id is not None):
+            raise Refused("bad_request", 'a watcher\'s join has no "token", "seats", "public" or "id": it takes no seat')
         if room not in self.channels and len(self.channels) >= self.limits.max_rooms:
             raise Refused("relay_full", "the relay holds its maximum number of rooms; try again later")
         if watch:
             await self._watch(client, room, name, after)
             return
 
-        claim = await self.ledger.claim(room, name, token, seats, public)
+        claim = await self.ledger.claim(room, name, token, seats, public, join_id)
         client.room, client.seat, client.epoch, client.joined_at = room, claim.seat, claim.epoch, claim.seq
         client.cursor = min(after, claim.seq)
         channel = self._enter(client, room, claim.seq)
+        echo = {} if join_id is None else {"id": join_id}  # 1.4: this relay took the id into account
         self._send(client, to_json({"type": "welcome", "room": room, "seat": claim.seat, "token": claim.token,
-                                    "head": claim.seq, "seats": claim.seats, **self._stated()}))
+                                    "head": claim.seq, "seats": claim.seats, **self._stated(), **echo}))
         log.info("join room=%s seat=%d name=%r resumed=%s", room, claim.seat, name, token is not None)
         await self._catch_up(client, channel)
 

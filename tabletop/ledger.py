@@ -18,6 +18,7 @@ import json
 import logging
 import math
 import re
+import secrets
 import ssl
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ log = logging.getLogger("discard.net")
 SEAT_TAKEN_OVER = 4000
 WELCOME_TIMEOUT = 10.0  # seconds a relay has to answer a join
 FIRST_DELAY = 0.1  # seconds before the first reconnect; doubles up to max_backoff
+JOIN_ATTEMPTS = 4  # joins sent under one id, before the first welcome, before giving up (their answers were lost)
 RELAY_RATE, RELAY_BURST = 100.0, 400  # a relay's frame limits when its welcome does not state them
 RELAY_BYTE_RATE, RELAY_BYTE_BURST = float(1 << 20), float(8 << 20)  # its byte limits, the same (protocol 1.2)
 MIN_RATE = 1.0  # frames a second we keep to at the least, whatever a relay states
@@ -187,8 +189,13 @@ class RelayClient:
 
     def __init__(self, url: str, room: str, name: str, token: str | None = None, after: int = 0,
                  on_link: Callable[[Link], None] | None = None, max_backoff: float = 5.0, seats: int = 2,
-                 public: dict[str, str | int | bool] | None = None, watch: bool = False) -> None:
+                 public: dict[str, str | int | bool] | None = None, watch: bool = False,
+                 join_id: str | None = None) -> None:
         self.address, self.room, self.name, self.seats, self.watch = url, room, name, seats, watch
+        # the secret id of our first join (relay 1.4), sent again until a welcome gives us a token: a join whose answer
+        # was lost is then answered with the seat it took, never a second one
+        self.join_id = None if watch or token is not None else join_id or secrets.token_urlsafe(24)
+        self._joins_sent = 0  # joins sent before the first welcome
         self.public = public  # what the room shows in the relay's lobby, if this join creates it listed
         self.urls = [url]
         self._current = 0  # index in urls of the node in use (or tried next)
@@ -284,7 +291,7 @@ class RelayClient:
                 self._current = (self._current + 1) % len(self.urls)
                 if len(self._unreachable) < len(self.urls):
                     continue  # the next node at once
-                if not self._joined.done():
+                if not self._joined.done() and not self._may_join_again():
                     self._fail(RelayError(unreachable(self._unreachable)))
                     return
                 self._unreachable = []  # a full round failed: wait, then go round again
@@ -296,8 +303,10 @@ class RelayClient:
                     self._fail(RelayError("this seat was taken over by another window with the same token"))
                     return
                 if not self._joined.done():
-                    self._fail(RelayError(f"the relay at {url} closed the connection before seating us"))
-                    return
+                    if not self._may_join_again():
+                        self._fail(RelayError(f"the relay at {url} closed the connection before seating us"))
+                        return
+                    self._current = (self._current + 1) % len(self.urls)  # the next node, under the same id
             finally:
                 self._connection = None
             self._set_link(Link.RECONNECTING)
@@ -305,8 +314,15 @@ class RelayClient:
             await asyncio.sleep(self._delay)
             self._delay = min(self.max_backoff, self._delay * 2)
 
+    def _may_join_again(self) -> bool:
+        """Whether to send our join again after its answer was lost (``unavailable``, or the connection broke, before
+        any welcome): under its id, which takes back the seat it may have taken, a few times at most."""
+        return self.token is None and self.join_id is not None and 0 < self._joins_sent < JOIN_ATTEMPTS
+
     async def _session(self, connection: ClientConnection) -> None:
         join: dict[str, object] = {"type": "join", "room": self.room, "name": self.name, "token": self.token, "after": self.last_seq}
+        if self.token is None and self.join_id is not None:
+            join["id"] = self.join_id  # relay 1.4: the same seat for the same id, however often it is sent
         if self.watch:
             join = {"type": "join", "room": self.room, "name": self.name, "watch": True, "after": self.last_seq}
         elif self.seats != 2:
@@ -315,6 +331,8 @@ class RelayClient:
             join["public"] = self.public  # listed in the lobby, when this join creates the room (protocol 1.2)
         join_frame = json.dumps(join)
         await connection.send(join_frame)
+        if self.seat is None:
+            self._joins_sent += 1
         try:  # not wait_for: on Python 3.11 it drops a cancel (close()) that comes as the welcome does, and the
             async with asyncio.timeout(WELCOME_TIMEOUT):  # client would go on reconnecting for ever
                 welcome = self._frame(await connection.recv())

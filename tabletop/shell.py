@@ -413,10 +413,13 @@ def prune(directory: Path, keep: int) -> None:
 
 async def join(url: str, room: str, wish: Wish, catalog: Mapping[str, Game], *, seed: bytes, token: str | None = None,
                follow: bool = False, autoplay: Strategy | None = None, think_time: float = 0.0,
-               transcript_dir: Path | None = None, public: dict[str, str | int | bool] | None = None) -> Seat:
+               transcript_dir: Path | None = None, public: dict[str, str | int | bool] | None = None,
+               join_id: str | None = None) -> Seat:
     """Take a seat (or take it back with ``token``) in ``room``; raises RelayError with a one-line reason.
-    ``public``: what the room shows in the relay's lobby, if this seat creates it (none: it is not listed)."""
-    client, seated = linked(RelayClient(url, room, wish.name, token=token, seats=wish.seats, public=public))
+    ``public``: what the room shows in the relay's lobby, if this seat creates it (none: it is not listed);
+    ``join_id``: the secret id of the join (relay 1.4; none: the client draws one)."""
+    client, seated = linked(RelayClient(url, room, wish.name, token=token, seats=wish.seats, public=public,
+                                        join_id=join_id))
     await client.open()
     assert client.seat is not None
     table = Table(room, client.seat, seed, catalog, wish, follow=follow)

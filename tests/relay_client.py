@@ -237,9 +237,13 @@ class Client:
         send_after: bool = True,
         seats: int | None = None,
         public: Any = None,
+        join_id: str | None = None,
     ) -> dict:
-        """Send a join (with ``"seats"`` and ``"public"`` if given); return the welcome or error frame."""
+        """Send a join (with ``"seats"``, ``"public"`` and its ``"id"`` (1.4) if given); return the welcome or error
+        frame."""
         frame: dict[str, Any] = {"type": "join", "room": room, "name": name, "token": token}
+        if join_id is not None:
+            frame["id"] = join_id
         if send_after:
             frame["after"] = after
         if seats is not None:

@@ -178,6 +178,38 @@ async def test_a_close_as_the_welcome_arrives_ends_the_client(monkeypatch):
     assert client.link is Link.CLOSED
 
 
+async def test_a_join_whose_answer_was_lost_is_sent_again_under_its_id_until_we_have_a_token():
+    """Relay 1.4: the first join's connection breaks unanswered, the second is refused ``unavailable`` (each may have
+    taken a seat): both are sent again under the same secret id, so the relay answers with the seat they took; once a
+    welcome has given us a token, we resume with it and send no id."""
+    joins: list[dict] = []
+    fourth = asyncio.Event()
+
+    async def handler(connection):
+        joins.append(json.loads(await connection.recv()))
+        if len(joins) == 2:
+            await connection.send(json.dumps({"type": "error", "code": "unavailable", "message": "store away"}))
+        elif len(joins) >= 3:
+            await connection.send(WELCOME)
+        if len(joins) == 4:
+            fourth.set()
+            await connection.wait_closed()
+        connection.transport.close()  # the first: its answer lost; the third: a lost link after the welcome
+
+    server = await serve(handler, "127.0.0.1", 0)
+    client = RelayClient(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", "r", "a")
+    try:
+        await client.open()
+        await asyncio.wait_for(fourth.wait(), 10)
+    finally:
+        await client.close()
+        server.close()
+    first_id = joins[0]["id"]
+    assert len(first_id) >= 22 and all((j["token"], j["id"]) == (None, first_id) for j in joins[:3]), joins
+    assert joins[3]["token"] == "t" * 32 and "id" not in joins[3], joins[3]
+    assert RelayClient("ws://relay.test", "r", "a").join_id != first_id  # drawn afresh for every client
+
+
 async def test_a_relay_without_its_store_sends_us_to_the_next(relay_url):
     unserved = await scripted_server([json.dumps({"type": "error", "code": "unavailable",
                                                   "message": "the relay's store is unavailable"})])

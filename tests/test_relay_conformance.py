@@ -987,6 +987,86 @@ async def test_resume_token_of_seat0_after_both_left(relay):
     await a2.close()
 
 
+# -- exactly-once joins (1.4): a join sent again under its id takes its seat back --------------------------------
+
+
+def join_id() -> str:
+    """A join's id as a client must draw it: a secret (whoever sends it again takes the seat)."""
+    return secrets.token_urlsafe(24)
+
+
+def seats_and_kinds(events: list[dict]) -> list[tuple[str, int]]:
+    return [(e["kind"], e["seat"]) for e in events]
+
+
+async def test_a_join_whose_answer_was_lost_is_taken_back_under_its_id_and_the_room_still_seats_a_second(relay):
+    """The orphan seat: a join ran but its answer never served the client (its connection dropped: the relay cannot
+    tell that from a welcome never read). Sent again under its id, on this node or the other, it gets the first one's
+    seat and token and a new epoch, appending what a resume does; the two-seat room still seats its second player,
+    then nobody."""
+    room, secret = new_room(), join_id()
+    lost = await Client.open(relay.url, "lost")
+    first = await lost.join(room, "Ann", join_id=secret)
+    lost.ws.transport.abort()
+    a = await Client.open(relay.url, "A")
+    again = await a.join(room, "Ann", join_id=secret)
+    assert (again["seat"], again["token"], again["id"]) == (0, first["token"], secret), again
+    assert first["id"] == secret  # 1.4: the welcome says the relay took the id into account
+    assert seats_and_kinds(await a.events_until(lambda e: e["seq"] >= 3)) == [("join", 0), ("leave", 0), ("join", 0)]
+    b = await Client.open(relay.url, "B")
+    assert (await b.join(room, "Bob", after=3))["seat"] == 1
+    for seated in (a, b):
+        await seated.events_until(lambda e: is_event(e, "join", 1))
+    late = await Client.open(relay.url, "late")
+    assert (await late.try_join(room, "Cy", join_id=join_id()))["code"] == "room_full"
+    await strict_marker(a, b)  # nothing else was appended: one seat each
+    await close_all(a, b, late)
+
+
+async def test_a_join_sent_again_under_its_id_is_a_resume_of_that_seat(relay):
+    """Twice under one id, the first connection still open: the second takes the seat over (the first is closed, 4000),
+    with the same token, which resumes it as any token does; an id with a token, or in a watcher's join, is refused."""
+    room, secret = new_room(), join_id()
+    a = await Client.open(relay.url, "A")
+    first = await a.join(room, "Ann", join_id=secret)
+    a2 = await Client.open(relay.url, "A2")
+    second = await a2.join(room, "Ann", join_id=secret, after=1)
+    assert (second["seat"], second["token"]) == (0, first["token"])
+    assert await a.expect_closed() == 4000
+    assert seats_and_kinds(await a2.events_until(lambda e: e["kind"] == "join")) == [("leave", 0), ("join", 0)]
+    for frame in ({"token": first["token"], "id": secret}, {"watch": True, "id": secret}):
+        odd = await Client.open(relay.url, "odd")
+        await odd.send({"type": "join", "room": room, "name": "Ann", **frame})
+        await odd.expect_error("bad_request")
+        await odd.close()
+    a3 = await Client.open(relay.url, "A3")
+    assert (await a3.join(room, "Ann", token=first["token"], after=3))["seat"] == 0
+    await a2.expect_closed()
+    assert seats_and_kinds(await a3.events_until(lambda e: e["kind"] == "join")) == [("leave", 0), ("join", 0)]
+    await strict_marker(a3)
+    await a3.close()
+
+
+async def test_a_join_id_of_another_room_is_unrelated(relay):
+    secret = join_id()
+    a, c = await Client.open(relay.url, "A"), await Client.open(relay.url, "C")
+    here, there = await a.join(new_room(), "Ann", join_id=secret), await c.join(new_room(), "Ann", join_id=secret)
+    assert (here["seat"], there["seat"]) == (0, 0) and here["token"] != there["token"]
+    b = await Client.open(relay.url, "B")
+    assert (await b.join(a.room, "Bob", join_id=join_id()))["seat"] == 1  # a's room still had its second seat
+    await close_all(a, b, c)
+
+
+@pytest.mark.parametrize("bad", ["x" * 21, "x" * 65, "a b" * 8, "é" * 22, "", 7, ["x" * 22]], ids=repr)
+async def test_a_bad_join_id_is_refused_and_takes_nothing(relay, bad):
+    room = new_room()
+    c = await Client.open(relay.url, "C")
+    await c.send({"type": "join", "room": room, "name": "Zed", "id": bad})
+    assert "\n" not in (await c.expect_error("bad_request"))["message"]
+    assert (await c.join(room, "Zed"))["seat"] == 0 and (await c.next_event())["seq"] == 1  # nothing was created
+    await c.close()
+
+
 # --------------------------------------------------------------------------
 # membership
 # --------------------------------------------------------------------------

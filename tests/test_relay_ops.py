@@ -1150,6 +1150,42 @@ async def test_redis_restarted_mid_room_loses_nothing(spawn, redis_server):
     assert b.raw == a2.raw + [b.raw[-1]] and b.events[-1]["body"] == {"after": "restart"}
 
 
+async def test_a_claim_whose_reply_was_lost_lets_its_seat_go_and_its_join_id_takes_it_back(shared_redis):
+    """One Redis: a new seat's claim runs, and its reply is lost with the connection: refused as unavailable (the node
+    cannot know it ran). The node lets the seat it took go once Redis answers (a ``leave``), so a client that gives up
+    leaves no seat held by nobody and the room expires; one that sends its join again under its id (1.4) gets that
+    seat back, and the two-seat room takes nobody else."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from relay.ledger import Unavailable, join_token
+    from relay.redis_ledger import RedisLedger, keys
+
+    ledger, room, secret = RedisLedger(shared_redis.url), unique("orphan"), "j" * 22
+    await ledger.open()
+    claim = ledger._claim
+    try:
+        ann = await ledger.claim(room, "ann", None, 2)
+
+        async def reply_lost(room_keys: list[str], args: list[str | int]) -> Any:
+            await claim(room_keys, args)
+            raise RedisConnectionError("the connection broke before the reply")
+
+        ledger._claim = reply_lost  # type: ignore[method-assign]
+        with pytest.raises(Unavailable):
+            await ledger.claim(room, "bob", None, None, join_id=secret)
+        ledger._claim = claim  # type: ignore[method-assign]
+        await asyncio.gather(*ledger._background)  # the node's undo of the unanswered claim
+        assert [(e.seat, e.kind) for e in await ledger.read(room, 0)] == [(0, "join"), (1, "join"), (1, "leave")]
+        await ledger.release(room, ann.seat, ann.epoch)  # the last seat held let go: the room expires
+        assert await ledger.client.pttl(keys(room)[0]) > 0
+        bob = await ledger.claim(room, "bob", None, None, join_id=secret)
+        assert (bob.seat, bob.token, bob.epoch) == (1, join_token(room, secret), 2)
+        with pytest.raises(Refused, match="already has 2 players"):
+            await ledger.claim(room, "cy", None, None, join_id="k" * 22)
+    finally:
+        await ledger.close()
+
+
 # -- 10. TLS ------------------------------------------------------------------------------------
 
 

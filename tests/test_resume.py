@@ -5,6 +5,7 @@ import collections
 import dataclasses
 import json
 import os
+import secrets
 import signal
 import sqlite3
 import stat
@@ -16,6 +17,7 @@ import redis
 
 from conftest import alive, descendants, seat_dir
 from programs import free_port
+from relay_client import Client
 from discard_tui import saves
 from games.discard.game import Draw
 from games.discard.strategy import simple
@@ -176,6 +178,25 @@ async def test_saved_seat_is_private(relay_url, data_dir):
         assert saved.token == session.ledger.token and saved.seed_bytes == session.table.seed
     finally:
         await session.ledger.close()
+
+
+async def test_a_process_that_died_before_the_welcome_takes_back_the_seat_its_join_took(relay_url, data_dir):
+    """The seat file holds the join's secret id before the join is sent (relay 1.4): the process died with the relay's
+    answer unread, so the file has no token; started again, it sends the join under the same id and gets the seat that
+    join took, and the two-seat room still seats its second player."""
+    seat = dataclasses.replace(saves.new_seat(relay_url, "crashed", "x", "", os.urandom(32), "discard", 2),
+                               join_id=secrets.token_urlsafe(24))
+    saves.save(seat_dir(), seat)
+    lost = await Client.open(relay_url, "lost")
+    first = await lost.join("crashed", "x", join_id=seat.join_id)
+    lost.ws.transport.abort()  # its welcome never reached the process
+    players = [await saves.resume_or_join(seat_dir(), relay_url, "crashed", wish(name)) for name in ("x", "y")]
+    try:
+        assert [p.ledger.seat for p, _ in players] == [0, 1]
+        assert saves.load(seat_dir(), relay_url, "crashed", "x").token == first["token"]
+    finally:
+        for session, _ in players:
+            await session.ledger.close()
 
 
 async def test_resume_in_process_rebuilds_the_same_state(relay_url, eventually):
