@@ -94,11 +94,11 @@ OPEN_EARLY = 0.25  # share of hands it opens with from a seat that more players 
 LIMP = 0.8  # share of hands the small blind completes with when it does not raise
 WILD = 0.5  # the chance (maniac) from which a seat is played as one who raises every time
 MANIAC_PRIOR = 0.15  # the chance that a seat not yet seen raises every time
-POT_ODDS = 9.0  # how much likelier a raise of the pot or more (all in included) is from such a player than from a
-# sound one (nine in ten of its moves against one in ten)
-SMALL_ODDS = 0.3  # a smaller bet or raise
-PASSIVE_ODDS = 0.1  # a check or call when it might have raised
-FOLD_ODDS = 0.1  # a fold to a bet
+POT_RAISE_RATIO = 9.0  # how much likelier a raise of the pot or more (all in included) is from such a player than
+# from a sound one (nine in ten of its moves against one in ten); the likelihood ratios of the other moves:
+SMALL_RAISE_RATIO = 0.3  # a smaller bet or raise
+PASSIVE_RATIO = 0.1  # a check or call when it might have raised
+FOLD_RATIO = 0.1  # a fold to a bet
 DEFEND = 0.05  # equity it gives up against a raiser's range in the big blind, for its position and the raise it faces
 LOOK = 0.1  # equity beyond the push/fold reasoning a shove before the flop needs against a player who raises every
 # pot, but not all in: its raises let a fair hand see a flop, which tells more than two cards
@@ -189,11 +189,12 @@ def aggression(habits: Habits) -> float:
 def maniac(habits: Habits) -> float:
     """The chance that a seat raises every time it may, the pot or all in, with any two cards, rather than plays a
     sound range: Bayes' rule from :data:`MANIAC_PRIOR`, each of its moves so far weighing by how much likelier it is
-    from such a player (a raise of the pot, :data:`POT_ODDS`) or from a sound one (a smaller raise, a check or call
+    from such a player (a raise of the pot, :data:`POT_RAISE_RATIO`) or from a sound one (a smaller raise, a check or call
     when it might have raised, a fold). Two pot-sized raises and nothing else make it likely (93 %); one check
     after them brings it back near even."""
-    odds = (MANIAC_PRIOR / (1 - MANIAC_PRIOR) * POT_ODDS ** habits.pots * SMALL_ODDS ** (habits.raises - habits.pots)
-            * PASSIVE_ODDS ** habits.passive * FOLD_ODDS ** habits.folded)
+    odds = (MANIAC_PRIOR / (1 - MANIAC_PRIOR) * POT_RAISE_RATIO ** habits.pots
+            * SMALL_RAISE_RATIO ** (habits.raises - habits.pots) * PASSIVE_RATIO ** habits.passive
+            * FOLD_RATIO ** habits.folded)
     return odds / (1 + odds)
 
 
