@@ -192,10 +192,10 @@ def maniac(habits: Habits) -> float:
     from such a player (a raise of the pot, :data:`POT_RAISE_RATIO`) or from a sound one (a smaller raise, a check or call
     when it might have raised, a fold). Two pot-sized raises and nothing else make it likely (93 %); one check
     after them brings it back near even."""
-    odds = (MANIAC_PRIOR / (1 - MANIAC_PRIOR) * POT_RAISE_RATIO ** habits.pots
-            * SMALL_RAISE_RATIO ** (habits.raises - habits.pots) * PASSIVE_RATIO ** habits.passive
-            * FOLD_RATIO ** habits.folded)
-    return odds / (1 + odds)
+    weight = (math.log(MANIAC_PRIOR / (1 - MANIAC_PRIOR)) + habits.pots * math.log(POT_RAISE_RATIO)
+              + (habits.raises - habits.pots) * math.log(SMALL_RAISE_RATIO) + habits.passive * math.log(PASSIVE_RATIO)
+              + habits.folded * math.log(FOLD_RATIO))  # the log of the odds: no overflow however long the game
+    return 1 / (1 + math.exp(-weight)) if weight >= 0 else math.exp(weight) / (1 + math.exp(weight))
 
 
 def wild(player: Player) -> bool:
