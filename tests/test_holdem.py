@@ -923,6 +923,7 @@ def test_the_habits_count_each_seats_moves_and_the_read_of_a_maniac_moves_with_e
     play(state, 0, Check())
     assert maniac(state.habits[0]) == pytest.approx(0.589, abs=1e-3)  # one check undoes one pot raise and more
     assert maniac(Habits(moves=2, raises=2)) < maniac(Habits()) < maniac(Habits(moves=1, raises=1, pots=1))
+    assert (maniac(Habits(moves=999, raises=999, pots=999)), maniac(Habits(moves=999, passive=999))) == (1.0, 0.0)
     board(state)
     play(state, 1, Raise(to=100))
     play(state, 0, Fold())
