@@ -140,7 +140,7 @@ def against(names: list[str], sizes: list[int], games: int, options: HoldemOptio
         print("the best any strategy can do against always-all-in here (a model: best_against_all_in): " + ", ".join(
             f"{best_against_all_in(options, seats):.0%} at {seats} seats" for seats in sizes if seats in (2, 3)))
     if "always-pot" in names:
-        print("no strategy does better against always-pot than a player told the board once it sees the flop "
+        print("no strategy does better against always-pot than a player told the turn and river once it calls the flop "
               "(best_against_pot): " + ", ".join(
                   f"{best_against_pot(options, seats):.0%} at {seats} seats" for seats in sizes if seats in (2, 3)))
 
@@ -192,31 +192,36 @@ def best_against_all_in(options: HoldemOptions, seats: int = 2) -> float:
 
 
 def best_against_pot(options: HoldemOptions, seats: int = 2) -> float:
-    """A bound on the win rate of any strategy against always-pot: the best strategy of a player told the whole
-    board as soon as it has called to see the flop, and for whom every tie is a win, solved by dynamic programming.
+    """A bound on the win rate of any strategy against always-pot: the best strategy of a player told the turn and
+    the river as soon as it has called the bet on the flop, and for whom every tie is a win, solved by dynamic
+    programming.
 
     Always pot never folds and holds any two cards; it raises the pot on every street, so a hand that goes on costs
     3 big blinds to the flop, 9 to the turn, 27 to the river, and every showdown is for the effective stack (at most
     50 big blinds here). Knowing the board, going on and folding later only loses more, so the player's choices are:
-    fold its blind knowing its two cards; or see the flop, then fold there (3 big blinds) or go to the showdown,
-    won with its equity against every hand always-pot can hold on that board (:func:`pot_equities`). A real player
-    knows less, so it wins no more (given that more chips never lower the chance to win). Heads-up: averaged over
-    who has the first button. ``seats=3``: always-pot's two copies re-raise each other all in before the first
-    flop, so the player folds its blind knowing its two cards (a tie between the copies counted as its win, then
-    heads-up against the survivor, the better button) or puts in its whole stack against both."""
-    boards = pot_equities()
+    fold its blind knowing its two cards; or see the flop, then, knowing the flop, fold there (3 big blinds) or call
+    its bet; told the turn and the river, fold on the turn (9 big blinds) or go to the showdown, won with its equity
+    against every hand always-pot can hold on that board (:func:`flop_equities`). A real player knows less, so it
+    wins no more (given that more chips never lower the chance to win). Heads-up: averaged over who has the first
+    button. ``seats=3``: always-pot's two copies re-raise each other all in before the first flop, so the player
+    folds its blind knowing its two cards (a tie between the copies counted as its win, then heads-up against the
+    survivor, the better button) or puts in its whole stack against both."""
+    flops = flop_equities()
 
     def hand(after: Callable[[int], float], blind: int, big: int, stake: int) -> float:
         fold, won, lost = after(-blind), after(stake), after(-stake)
         flop = after(-3 * big) if 3 * big < stake else None
-        total = 0.0
-        for combos, shares, sums in boards.values():
-            if flop is None:  # all in before the flop
-                value = lost + sums[-1] / len(shares) * (won - lost)
+        turn = after(-9 * big) if 9 * big < stake and won > lost else None
+        total, gain = 0.0, won - lost
+        for name, rows in flops.items():
+            if turn is None:  # all in by the flop's call, or before
+                goes = [lost + sums[-1] / len(shares) * gain for shares, sums in rows]
             else:
-                k = bisect.bisect_left(shares, (flop - lost) / (won - lost)) if won > lost else len(shares)
-                value = (k * flop + (len(shares) - k) * lost + (sums[-1] - sums[k]) * (won - lost)) / len(shares)
-            total += combos * max(fold, value)
+                at, cut = turn - lost, (turn - lost) / gain
+                goes = [lost + (k * at + (sums[-1] - sums[k]) * gain) / len(shares)
+                        for shares, sums in rows for k in (bisect.bisect_left(shares, cut),)]
+            value = sum(goes) if flop is None else sum(flop if flop > x else x for x in goes)
+            total += COMBOS[name] * max(fold, value / len(rows))
         return total / 1326
 
     best = solve(options, seats, hand)
@@ -232,30 +237,44 @@ def best_against_pot(options: HoldemOptions, seats: int = 2) -> float:
 
 
 @functools.cache
-def pot_equities(boards: int = 600) -> dict[str, tuple[int, list[float], list[float]]]:
-    """For each kind of starting hand: its combinations, and for every deal of ``boards`` seeded boards of five
-    cards that holds a hand of that kind, the share of the other hands it beats or ties on that board (every one of
-    them), sorted, with their prefix sums."""
-    rng = random.Random("boards")
+def flop_equities(flops: int = 24) -> dict[str, list[tuple[list[float], list[float]]]]:
+    """For each of ``flops`` seeded flops and each kind of starting hand, one hand of that kind the flop leaves
+    possible (seeded), and on each turn and river the share of the other hands it beats or ties there (every one of
+    them): per kind, a row per flop of those shares, sorted, with their prefix sums."""
+    rng = random.Random("flops")
     deck = [eval7.Card(card) for card in DECK]
-    found: dict[str, list[float]] = {kind: [] for kind in RANKING}
-    for _ in range(boards):
-        board = rng.sample(range(52), 5)
-        rest = [i for i in range(52) if i not in board]
-        shared = [deck[i] for i in board]
-        pairs = list(itertools.combinations(rest, 2))
-        scores = {pair: eval7.evaluate([deck[pair[0]], deck[pair[1]], *shared]) for pair in pairs}
-        ordered = sorted(scores.values())
-        by_card = {i: sorted(score for pair, score in scores.items() if i in pair) for i in rest}
-        for pair, score in scores.items():  # the pairs at or below mine, less those that share a card with mine
-            at_most = (bisect.bisect_right(ordered, score) - bisect.bisect_right(by_card[pair[0]], score)
-                       - bisect.bisect_right(by_card[pair[1]], score) + 1)
-            found[kind((DECK[pair[0]], DECK[pair[1]]))].append(at_most / 990)
-    out = {}
-    for name, shares in found.items():
-        shares.sort()
-        out[name] = (COMBOS[name], shares, list(itertools.accumulate(shares, initial=0.0)))
-    return out
+    pairs_of: dict[str, list[tuple[int, int]]] = {name: [] for name in RANKING}
+    for pair in itertools.combinations(range(52), 2):
+        pairs_of[kind((DECK[pair[0]], DECK[pair[1]]))].append(pair)
+    rows: dict[str, list[tuple[list[float], list[float]]]] = {name: [] for name in RANKING}
+    for _ in range(flops):
+        flop = rng.sample(range(52), 3)
+        left = [i for i in range(52) if i not in flop]
+        holes = {name: rng.choice([p for p in pairs if not set(p) & set(flop)]) for name, pairs in pairs_of.items()}
+        found: dict[str, list[float]] = {name: [] for name in RANKING}
+        for turn, river in itertools.combinations(left, 2):
+            shared = [deck[i] for i in (*flop, turn, river)]
+            rest = [i for i in left if i != turn and i != river]
+            scores = {pair: eval7.evaluate([deck[pair[0]], deck[pair[1]], *shared])
+                      for pair in itertools.combinations(rest, 2)}
+            ordered = sorted(scores.values())
+            by_card: dict[int, list[int]] = {i: [] for i in rest}
+            for (first, second), score in scores.items():
+                by_card[first].append(score)
+                by_card[second].append(score)
+            for listed in by_card.values():
+                listed.sort()
+            for name, pair in holes.items():  # the pairs at or below mine, less those that share a card with mine
+                if pair[0] in (turn, river) or pair[1] in (turn, river):
+                    continue
+                score = scores[pair]
+                at_most = (bisect.bisect_right(ordered, score) - bisect.bisect_right(by_card[pair[0]], score)
+                           - bisect.bisect_right(by_card[pair[1]], score) + 1)
+                found[name].append(at_most / 990)
+        for name, shares in found.items():
+            shares.sort()
+            rows[name].append((shares, list(itertools.accumulate(shares, initial=0.0))))
+    return rows
 
 
 @functools.cache

@@ -17,7 +17,7 @@ from games.holdem.game import HoldemOptions, HoldemState
 from games.holdem.moves import Board, Call, Check, Fold, Habits, Muck, Raise, Show, Shown
 from games.holdem.rules import DECK, Hand, Stage, best_hand, blinds_at, first_places, hand_name, next_places
 from games.holdem import sitngo
-from games.holdem.strategy import WILD, aggression, decide, equity, player, top
+from games.holdem.strategy import WILD, decide, equity, maniac, player, top
 from tabletop.deck import Show as Reveal
 from tabletop.game import RuleViolation, Setup
 from tabletop.wire import Message
@@ -634,19 +634,23 @@ def shoved_at(chips: int, hole: str, shover: Habits | None = None) -> Message | 
     return decide(state.view(1), 1)
 
 
-SHOVER = Habits(moves=20, raises=20, shoves=20)  # moved all in every time so far
+SHOVER = Habits(moves=20, raises=20, shoves=20, pots=20)  # moved all in every time so far
 FOLDER = Habits(moves=10, faced=8, folded=8)  # folded to every bet it faced but none
 STATION = Habits(moves=10, faced=10)  # called every bet
+SOUND = Habits(moves=10, raises=2, faced=4, folded=1, passive=6)  # two small raises, six checks or calls, a fold
+TWICE = Habits(moves=2, raises=2, faced=1, pots=2)  # raised the pot both times it moved, and nothing else
 
 
 def test_the_computer_calls_a_shove_by_its_hand_the_stack_in_big_blinds_and_the_shover():
     """At 10 big blinds it calls a shove with A-K and A-8 and folds 7-2; deeper it keeps A-8 for a better spot (the
-    stack's premium); against a player who has shoved every hand it calls wider (K-7 at 8 big blinds)."""
+    stack's premium); the shove of a player who has played soundly so far it calls narrower (A-8 folds at 20 big
+    blinds, K-7 at 8), that of one who has raised the pot every time wider (Q-J at 20 big blinds: the shove itself,
+    a first move seen, is a raise of the pot, so the read is then a maniac more likely than not)."""
     assert [shoved_at(200, hole) for hole in ("AsKd", "Ad8c", "7c2d")] == [Call(), Call(), Fold()]
-    assert [shoved_at(chips, "Ad8c") for chips in (400, 1000)] == [Fold(), Fold()]
-    assert shoved_at(1000, "9s9d") == Call()
-    assert (shoved_at(160, "Kd7c"), shoved_at(160, "Kd7c", SHOVER)) == (Fold(), Call())
-    assert (shoved_at(400, "QcJd"), shoved_at(400, "QcJd", SHOVER)) == (Fold(), Call())
+    assert (shoved_at(1000, "Ad8c"), shoved_at(1000, "9s9d")) == (Fold(), Call())
+    assert (shoved_at(400, "Ad8c", SOUND), shoved_at(400, "Ad8c")) == (Fold(), Call())
+    assert (shoved_at(160, "Kd7c", SOUND), shoved_at(160, "Kd7c", SHOVER)) == (Fold(), Call())
+    assert [shoved_at(400, "QcJd", habits) for habits in (None, TWICE, SHOVER)] == [Fold(), Call(), Call()]
 
 
 def first_in(seats: int, hole: str, others: Habits | None = None) -> Message | None:
@@ -683,12 +687,12 @@ def test_the_computer_bets_a_calling_station_by_how_far_ahead_it_is_and_never_bl
     assert flop("7c3h", FOLDER) == Raise(to=100)  # a bluff against a player who folds
 
 
-@pytest.mark.parametrize("policy, won", [(sitngo.always_all_in, 4), (sitngo.always_pot, 5)],
+@pytest.mark.parametrize("policy, won", [(sitngo.always_all_in, 4), (sitngo.always_pot, 6)],
                          ids=["always-all-in-half-or-more", "always-pot-mostly"])
 def test_seeded_sit_and_gos_against_a_fixed_policy_are_won(policy, won):
     """Heads-up, 1,000 chips and blinds 10/20: eight of the benchmark's games (benchmarks/holdem.py --against, which
     measures the rate over hundreds); each ends with every chip accounted for. Against always all-in, 4 of 8 today
-    (seeds 1, 3, 7 and 8)."""
+    (seeds 1, 3, 4 and 8); against always pot 7 (all but seed 1)."""
     results = []
     for seed in range(1, 9):
         state = sitngo.play([sitngo.computer(seed), policy], seed, button=seed % 2)
@@ -894,32 +898,47 @@ def test_a_game_of_one_hand_says_one_hand_was_played():
     assert outcome is not None and outcome.reason.endswith("\n1 hand was played; the chip lead wins: {1}")
 
 
-MANIAC = Habits(moves=30, raises=30)  # bet or raised at every chance so far
+MANIAC = Habits(moves=30, raises=30, pots=30)  # bet or raised the pot at every chance so far
 
 
-def test_the_habits_count_each_seats_moves_bets_and_raises_and_a_few_raises_make_no_maniac():
+def test_the_habits_count_each_seats_moves_and_the_read_of_a_maniac_moves_with_each():
+    """A raise of the pot makes a maniac likelier (one: 61 %, two: 93 %), a check or call with a raise open, a
+    smaller raise or a fold less likely (a check after two pot raises: 59 %); a sound seat is read as none."""
     state = new(seats=2, starter=0)
-    play(state, 0, Raise(to=60))
-    play(state, 1, Call())
+    assert maniac(state.view(1).players[0].habits) == pytest.approx(0.15)  # the prior: nothing seen yet
+    play(state, 0, Raise(to=60))  # the pot: 40 after the call of 10, raised by 40
+    play(state, 1, Call())  # it might have raised
+    assert maniac(state.habits[0]) == pytest.approx(0.614, abs=1e-3) and maniac(state.habits[0]) >= WILD
     stack(state, {-1: "Kc8d4s2h7c"})
     board(state)
     play(state, 1, Check())
     play(state, 0, Raise(to=120))
-    assert state.habits == {0: Habits(moves=2, raises=2, faced=1), 1: Habits(moves=2, faced=1)}
+    assert state.habits == {0: Habits(moves=2, raises=2, faced=1, pots=2), 1: Habits(moves=2, faced=1, passive=2)}
     assert state.view(1).players[0].habits == state.habits[0]
-    assert aggression(state.habits[0]) < WILD  # two raises in two moves: not yet a player who raises every pot
-    assert aggression(Habits(moves=4, raises=4)) >= WILD > aggression(Habits(moves=8, raises=4))
-    play(state, 1, Fold())
-    assert state.habits[1] == Habits(moves=3, faced=2, folded=1)
+    assert maniac(state.habits[0]) == pytest.approx(0.935, abs=1e-3)
+    assert maniac(state.habits[1]) < 0.01
+    play(state, 1, Call())
+    board(state)
+    play(state, 1, Check())
+    play(state, 0, Check())
+    assert maniac(state.habits[0]) == pytest.approx(0.589, abs=1e-3)  # one check undoes one pot raise and more
+    assert maniac(Habits(moves=2, raises=2)) < maniac(Habits()) < maniac(Habits(moves=1, raises=1, pots=1))
+    assert (maniac(Habits(moves=999, raises=999, pots=999)), maniac(Habits(moves=999, passive=999))) == (1.0, 0.0)
+    board(state)
+    play(state, 1, Raise(to=100))
+    play(state, 0, Fold())
+    assert state.habits[0] == Habits(moves=4, raises=2, faced=2, folded=1, pots=2, passive=1)
+    assert maniac(state.habits[0]) < 0.2
     state.chips = [1000, 1000]
     state.hand = state._new_hand(0, 0)
     play(state, 0, Raise(to=1000))
-    assert state.habits[0] == Habits(moves=3, raises=3, faced=2, shoves=1)
+    assert state.habits[0] == Habits(moves=5, raises=3, faced=3, folded=1, shoves=1, pots=3, passive=1)
 
 
-def river_bet(bettor: Habits) -> Message | None:
+def river_bet(bettor: Habits | None) -> Message | None:
     """Heads-up, 1,000 chips each, every street bet the pot and called; on the river K♣ 8♦ 4♠ 2♥ 7♣ the button moves
-    all in (460 into 1,540) and the computer, with ace high, answers (``bettor``: the button's habits)."""
+    all in (460 into 1,540) and the computer, with ace high, answers (``bettor``: the button's habits; None: those
+    of this hand, four raises of the pot)."""
     state = new(seats=2, starter=0)
     play(state, 0, Raise(to=60))
     play(state, 1, Call())
@@ -932,15 +951,17 @@ def river_bet(bettor: Habits) -> Message | None:
     board(state)
     play(state, 1, Check())
     play(state, 0, Raise(to=460))
-    state.habits[0] = bettor
+    if bettor is not None:
+        state.habits[0] = bettor
     return decide(state.view(1), 1)
 
 
 def test_the_computer_calls_wider_against_a_player_who_has_raised_every_time():
     """Ace high has about a third of the pot against any two cards: against a player not yet read, the river shove
-    of a player who bet every street is folded; against one who has raised every time so far it is called (its
-    range is every hand)."""
-    assert (river_bet(Habits()), river_bet(MANIAC)) == (Fold(), Call())
+    of a player who bet every street is folded; against one who has raised the pot every time so far it is called
+    (its range is every hand), and so it is when those raises are this hand's alone: read as the hand goes."""
+    assert (river_bet(Habits()), river_bet(MANIAC), river_bet(None)) == (Fold(), Call(), Call())
+    assert river_bet(SOUND) == Fold()
 
 
 def test_against_a_player_who_raises_every_pot_the_button_sees_the_flop_with_fair_hands_and_shoves_the_best():

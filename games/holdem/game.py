@@ -30,6 +30,7 @@ from .strategy import player
 VERBS = {Fold: "fold", Check: "check", Call: "call", Raise: "raise"}
 DECISIONS = (*VERBS, Show, Muck)  # a player's own choices (the board is the dealer's forced move)
 RECENT = 3  # the most finished hands a seat's view keeps for it to read
+POT_SIZED = 1.1  # a raise counts as of the pot when it adds at least 1/1.1 of the pot after the call (habits)
 
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -282,8 +283,12 @@ class HoldemState(GameState[str]):
             was, faced = self.habits.get(seat, Habits()), h.to_call() > 0
             bounds = h.raise_bounds()  # the most a raise may be: all in, or all the others can call
             shoves = isinstance(move, Raise) and bounds is not None and move.to >= bounds[1]
+            pot = isinstance(move, Raise) and (shoves or POT_SIZED * (move.to - h.bet(seat) - h.to_call())
+                                               >= h.total() + h.to_call())
+            passive = isinstance(move, (Check, Call)) and bounds is not None
             self.habits[seat] = Habits(was.moves + 1, was.raises + isinstance(move, Raise), was.faced + faced,
-                                       was.folded + (faced and isinstance(move, Fold)), was.shoves + shoves)
+                                       was.folded + (faced and isinstance(move, Fold)), was.shoves + shoves,
+                                       was.pots + pot, was.passive + passive)
         if isinstance(move, Fold):
             h.fold()
         elif isinstance(move, (Check, Call)):

@@ -72,6 +72,8 @@ class Habits:
     faced: int = 0  # times it had a bet to call
     folded: int = 0  # of those, the times it folded
     shoves: int = 0  # of its bets and raises, those all in (or of all the others can call)
+    pots: int = 0  # of its bets and raises, those of the pot or more (after its call), all in included
+    passive: int = 0  # its checks and calls when it might have raised
 
 
 @dataclass(frozen=True)

@@ -28,14 +28,18 @@ hands for value (against a calling station thinner, by how far ahead it is,
 and never bluffs one), bluffs a player who folds too often, and calls a bettor by how
 often that bettor bets: a player who bets every street holds any two cards.
 
-Against a player who bets or raises far more often than a sound range would
-(:data:`WILD`, read from its habits with a prior of :data:`PRIOR` average
-moves, so that a few raises do not make a maniac), every pot it plays goes to
-the stacks: before the flop it shoves only hands that beat that player's range
-by the push/fold reasoning and :data:`LOOK` more, and sees the flop with the
-rest of what does well against a random hand; after the flop it goes on only
-with the equity that wins the stacks (:func:`against_wild`), letting that
-player do the betting.
+Whether a seat is a maniac, one who raises the pot or all in every time it may
+with any two cards, it reads by Bayes' rule (:func:`maniac`): from a prior of
+:data:`MANIAC_PRIOR`, each raise of the pot makes it likelier, each smaller
+raise, check, call with a raise open, or fold less likely, so that a seat that
+has raised the pot once or twice and done nothing else is read as one, and
+its first check undoes much of that. Its range is then any two cards with
+that chance (:func:`read_equity`). Against a seat more likely a maniac than
+not (:data:`WILD`) every pot it plays goes to the stacks: before the flop it
+shoves only hands that beat that player's range by the push/fold reasoning and
+:data:`LOOK` more, and sees the flop with the rest of what does well against a
+random hand (:data:`SEE`); after the flop it goes on only with the equity that
+wins the stacks (:func:`against_wild`), letting that player do the betting.
 
 At showdown it mucks only a hand beaten, in every pot it could win, by a hand
 already shown. Every random draw comes from a generator seeded by the
@@ -88,14 +92,22 @@ BLUFF = 0.2  # how often it bets when checked to with a weak hand
 OPEN = 0.55  # share of hands it opens with from the button or the small blind, when nobody has raised
 OPEN_EARLY = 0.25  # share of hands it opens with from a seat that more players act after
 LIMP = 0.8  # share of hands the small blind completes with when it does not raise
-WILD = 0.6  # betting or raising this often makes a player who re-raises every pot
+WILD = 0.5  # the chance (maniac) from which a seat is played as one who raises every time
+MANIAC_PRIOR = 0.15  # the chance that a seat not yet seen raises every time
+POT_RAISE_RATIO = 9.0  # how much likelier a raise of the pot or more (all in included) is from such a player than
+# from a sound one (nine in ten of its moves against one in ten); the likelihood ratios of the other moves:
+SMALL_RAISE_RATIO = 0.3  # a smaller bet or raise
+PASSIVE_RATIO = 0.1  # a check or call when it might have raised
+FOLD_RATIO = 0.1  # a fold to a bet
 DEFEND = 0.05  # equity it gives up against a raiser's range in the big blind, for its position and the raise it faces
 LOOK = 0.1  # equity beyond the push/fold reasoning a shove before the flop needs against a player who raises every
 # pot, but not all in: its raises let a fair hand see a flop, which tells more than two cards
-SEE = 0.5  # equity against such a player's range from which the small blind completes to see that flop (unless
-# that player's raises are mostly all in)
-TURN_TO_COME = 0.06  # on the flop, equity a hand may lack of the stack's odds against such a player: it may still
-# fold on the turn
+SEE = 0.45  # equity against such a player's range from which a hand sees that flop, completing the small blind or
+# calling its raise (unless that player's raises are mostly all in)
+STREETS = {3: 0.06, 4: -0.05, 5: -0.05}  # after the flop, against such a player, the equity a hand needs beyond the
+# stack's odds and premium, by the cards on the board: a flop hand needs more (two cards to come, and every card the
+# rest of its range improves with), a turn or river hand less (fitted on seeds 1-800 against always-pot; at 50 big
+# blinds about 63, 46 and 25 % against any two cards, near what a fixed player told whom it faces won with)
 PRIOR = 4  # moves of an average player assumed before a seat's own habits are seen
 PRIOR_RAISES = 0.2  # an average player bets or raises one move in five
 PRIOR_FOLDS = 0.4  # and folds to two bets in five
@@ -130,18 +142,23 @@ def hands_in(share: float) -> tuple[tuple[str, str], ...]:
 
 
 def range_equity(hole: Sequence[str], board: Sequence[str], shares: Sequence[float], rng: random.Random,
-                 samples: int = SAMPLES) -> float:
+                 samples: int = SAMPLES, wild: Sequence[float] = ()) -> float:
     """My share of the pot against one opponent per entry of ``shares``, each holding a hand from the best that
-    share of starting hands (1.0: any two cards), by ``samples`` random deals."""
+    share of starting hands (1.0: any two cards), by ``samples`` random deals; ``wild``, if given, the chance of each
+    that it holds any two cards instead (a deal draws which)."""
     known = {*hole, *board}
     mine = [eval7.Card(card) for card in hole]
     shared = [eval7.Card(card) for card in board]
     ranges = [hands_in(round(max(share, NARROWEST), 2)) for share in shares]
+    anything = hands_in(1.0)
+    chances = list(wild) or [0.0] * len(shares)
     total = 0.0
     for _ in range(samples):
         used = set(known)
         others = []
-        for hands in ranges:
+        for hands, chance in zip(ranges, chances):
+            if chance and rng.random() < chance:
+                hands = anything
             pair = rng.choice(hands)
             while pair[0] in used or pair[1] in used:
                 pair = rng.choice(hands)
@@ -167,6 +184,30 @@ def equity(hole: Sequence[str], board: Sequence[str], opponents: int, rng: rando
 def aggression(habits: Habits) -> float:
     """How often a seat bets or raises, its habits weighed with an average player's."""
     return (habits.raises + PRIOR * PRIOR_RAISES) / (habits.moves + PRIOR)
+
+
+def maniac(habits: Habits) -> float:
+    """The chance that a seat raises every time it may, the pot or all in, with any two cards, rather than plays a
+    sound range: Bayes' rule from :data:`MANIAC_PRIOR`, each of its moves so far weighing by how much likelier it is
+    from such a player (a raise of the pot, :data:`POT_RAISE_RATIO`) or from a sound one (a smaller raise, a check or call
+    when it might have raised, a fold). Two pot-sized raises and nothing else make it likely (93 %); one check
+    after them brings it back near even."""
+    weight = (math.log(MANIAC_PRIOR / (1 - MANIAC_PRIOR)) + habits.pots * math.log(POT_RAISE_RATIO)
+              + (habits.raises - habits.pots) * math.log(SMALL_RAISE_RATIO) + habits.passive * math.log(PASSIVE_RATIO)
+              + habits.folded * math.log(FOLD_RATIO))  # the log of the odds: no overflow however long the game
+    return 1 / (1 + math.exp(-weight)) if weight >= 0 else math.exp(weight) / (1 + math.exp(weight))
+
+
+def wild(player: Player) -> bool:
+    """A seat to play as one who raises every time: more likely so than not (:func:`maniac`)."""
+    return maniac(player.habits) >= WILD
+
+
+def read_equity(hole: Sequence[str], board: Sequence[str], players: Sequence[Player], rng: random.Random) -> float:
+    """My share of the pot against these players' ranges as read: each a raiser of every pot with the chance
+    :func:`maniac` gives, else holding the best share of hands it bets or raises with (:func:`aggression`)."""
+    return range_equity(hole, board, [aggression(p.habits) for p in players], rng,
+                        wild=[maniac(p.habits) for p in players])
 
 
 def folding(habits: Habits) -> float:
@@ -232,11 +273,12 @@ def preflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messag
         return stack_off(view, hole, raisers, rng)
     if not raisers:
         return unraised(view, hole, others, rng)
-    share = range_equity(hole, (), [aggression(p.habits) for p in raisers], rng)
-    if any(aggression(p.habits) >= WILD for p in raisers):  # a re-raise would be re-raised: all in, or see a flop
+    share = read_equity(hole, (), raisers, rng)
+    if any(wild(p) for p in raisers):  # a re-raise would be re-raised: all in, or see a flop
         if share >= 0.5 + premium(depth(view)) + LOOK:
             return shove(view)
-    elif share >= 1.2 / (1 + len(raisers)) and view.raise_bounds is not None:
+        return Call() if share >= SEE else Fold()
+    if share >= 1.2 / (1 + len(raisers)) and view.raise_bounds is not None:
         return raise_to(view, 1.0)
     return Call() if share >= pot_odds(view) - DEFEND else Fold()
 
@@ -244,7 +286,7 @@ def preflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messag
 def stack_off(view: HoldemView, hole: Sequence[str], raisers: Sequence[Player], rng: random.Random) -> Message:
     """Facing a shove, or a bet of a third of my stack or more: call (all in, when the betting is open to it and my
     equity is high) when my equity against the raisers' ranges beats the pot odds and the stack's premium."""
-    share = range_equity(hole, (), [aggression(p.habits) for p in raisers], rng)
+    share = read_equity(hole, (), raisers, rng)
     if share < pot_odds(view) + premium(depth(view)):
         return Fold()
     return shove(view) if share >= 0.6 and not any(p.all_in for p in raisers) else Call()
@@ -262,10 +304,10 @@ def unraised(view: HoldemView, hole: Sequence[str], others: Sequence[Player], rn
         return Check() if not owe else Call() if owe * 2 <= big else Fold()
     if stack <= SHORT:
         return shove(view) if shove_gains(view, hole, others, rng) else Check() if not owe else Fold()
-    wild = [p for p in others if aggression(p.habits) >= WILD]
-    if wild:  # a raise would be re-raised: shove the best hands, see the flop with fair ones
-        share = range_equity(hole, (), [aggression(p.habits) for p in wild], rng)
-        sees = all(p.habits.shoves * 2 < p.habits.raises for p in wild)  # a shove leaves no flop to see
+    maniacs = [p for p in others if wild(p)]
+    if maniacs:  # a raise would be re-raised: shove the best hands, see the flop with fair ones
+        share = read_equity(hole, (), maniacs, rng)
+        sees = all(p.habits.shoves * 2 < p.habits.raises for p in maniacs)  # a shove leaves no flop to see
         if share >= 0.5 + premium(stack) + (LOOK if sees else 0.0):
             return shove(view)
         if not owe:
@@ -306,7 +348,7 @@ def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messa
     hand bets half the pot half the time, and a weak one bluffs now and then (always against a player who folds too
     much); facing a bet it calls when the odds allow, by how often the bettor bets, and folds otherwise."""
     others = rivals(view)
-    if all(aggression(p.habits) >= WILD for p in others):
+    if all(wild(p) for p in others):
         return against_wild(view, hole, others, rng)
     share = equity(hole, view.board, len(others), rng)
     owe = view.to_call
@@ -340,10 +382,11 @@ def against_wild(view: HoldemView, hole: Sequence[str], others: Sequence[Player]
     """After the flop against players who bet or raise far more often than a sound range allows (every street, for
     always-pot): each bet now will be followed by another until the stacks are in, so a hand goes on only if its
     equity against their ranges (any two cards, for a player who raises every time) wins the stacks, by the odds of
-    the whole stack (:func:`commit_odds`) and the stack's premium, a little less on the flop; a very strong hand
-    raises, a fair one lets them bet (pot control: its raise would only be re-raised); the rest give up."""
-    share = range_equity(hole, view.board, [aggression(p.habits) for p in others], rng)
-    need = commit_odds(view, others) + premium(depth(view)) - (TURN_TO_COME if len(view.board) == 3 else 0.0)
+    the whole stack (:func:`commit_odds`) and the stack's premium, more on the flop and less on the turn and the
+    river (:data:`STREETS`); a very strong hand raises, a fair one lets them bet (pot control: its raise would only
+    be re-raised); the rest give up."""
+    share = read_equity(hole, view.board, others, rng)
+    need = commit_odds(view, others) + premium(depth(view)) + STREETS[len(view.board)]
     if share < need:
         return Fold() if view.to_call else Check()
     if share >= RERAISE:
