@@ -95,7 +95,9 @@ class Session:
         if c.host is not None and not self.profile.resumes:
             raise RelayError("a browser visitor cannot host a relay on the server: play the computer, "
                              "or meet in a room on the relay the server offers")
-        self._store = self._durable_store() if self.profile.resumes else MemoryLedger()
+        # (a visitor's store in memory: its every seat, the computers' too, comes from 127.0.0.1, one party, which
+        # may hold all of it, not an address's sixteenth)
+        self._store = self._durable_store() if self.profile.resumes else MemoryLedger(address_parts=1)
         self._relay = relay = Relay(self._store)
         host = c.host or "127.0.0.1"
         try:

@@ -174,7 +174,7 @@ class Ledger(ABC):
 
     @abstractmethod
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None, join_id: str | None = None) -> Claim:
+                    public: str | None = None, join_id: str | None = None, party: Party | None = None) -> Claim:
         """Take a free seat (``token`` None) or take back the seat of ``token``, appending its ``join``.
 
         With ``join_id`` (protocol 1.4; ``token`` is then None), exactly once: the seat whose token is
@@ -184,7 +184,8 @@ class Ledger(ABC):
         A seat still held by a connection gets a ``leave`` first. ``seats`` is the room's size when
         this creates it; a different size for an existing room is refused with ``bad_request``.
         ``public`` (JSON, checked by relay/lobby.py) lists the room in the lobby when this claim creates it;
-        a later claim's is ignored.
+        a later claim's is ignored. ``party``: whom its ``join`` and the ``leave`` after it are charged to, as a
+        post is (:meth:`append`).
         """
 
     @abstractmethod
@@ -214,10 +215,10 @@ class Ledger(ABC):
         """The holder of (seat, epoch) has gone: append its ``leave``; False (and nothing) if the epoch is stale."""
 
     @abstractmethod
-    async def watch(self, room: str, name: str, limit: int) -> Watch:
+    async def watch(self, room: str, name: str, limit: int, party: Party | None = None) -> Watch:
         """A watcher arrives (protocol 1.3): append a ``watch`` event (seat -1, ``name``, body ``{"watching": N}``,
         the new count); refused with ``not_found`` if the room does not exist, with ``room_full`` if it has
-        ``limit`` watchers already."""
+        ``limit`` watchers already. ``party``: whom it and its departure's are charged to, as a join's are."""
 
     @abstractmethod
     async def unwatch(self, room: str, name: str) -> None:

@@ -6,6 +6,7 @@ import bisect
 import json
 import logging
 import secrets
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,18 @@ from .ledger import (BLOCK_SHARE, DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim
 log = logging.getLogger("discard.relay")
 
 ADDRESS_PARTS = 16  # one address's rooms may hold max_bytes // ADDRESS_PARTS of posts; its /48's, BLOCK_SHARE times that
+EVENT_SLOTS = 16  # bytes: an event's places in its room's lists (frames, marks)
+ID_ENTRY = 120  # bytes beside the id itself: a post id's entry in its room's ids (its key's tuple, its seq, its slot)
+ROOM_COST = 1_400  # bytes a room takes beside its events: its MemoryRoom, lists, dicts, first seat (tracemalloc)
+SEAT_COST = 300  # bytes each further seat given out takes: its SeatRecord, its token, its slot (tracemalloc)
+
+
+def footprint(frame: str, post_id: str | None = None) -> int:
+    """The bytes an event takes in a memory ledger, as the store counts them: its frame as Python holds it (1, 2
+    or 4 bytes a character by its widest one: a single emoji makes each character of a frame take 4), its places
+    in its room's lists and its post id's entry. (Counted as characters, one emoji's frames took four times what
+    was counted, and small posts under an id nearly three times.)"""
+    return sys.getsizeof(frame) + EVENT_SLOTS + (sys.getsizeof(post_id) + ID_ENTRY if post_id else 0)
 
 
 def amount(size: int) -> str:
@@ -70,7 +83,7 @@ class MemoryRoom:
     size: int
     keep_frames: bool = True
     frames: list[str] = field(default_factory=list)
-    bytes: int = 0  # of the frames kept in memory
+    bytes: int = 0  # its events kept in memory take (footprint)
     marks: list[int] = field(default_factory=list)  # seat * 4 + index in KINDS
     seats: dict[int, SeatRecord] = field(default_factory=dict)
     ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, post id) -> seq
@@ -95,10 +108,11 @@ class MemoryRoom:
         return [Entry(seq, mark >> 2, KINDS[mark & 3], frame)
                 for seq, mark, frame in zip(range(after + 1, self.head + 1), self.marks[after:], self.frames[after:])]
 
-    def store(self, entry: Entry) -> None:
+    def store(self, entry: Entry, size: int = 0) -> None:
+        """Keep ``entry``, which takes ``size`` bytes (:func:`footprint`) if its frame is kept here."""
         if self.keep_frames:
             self.frames.append(entry.frame)
-            self.bytes += len(entry.frame)
+            self.bytes += size
         self.marks.append(entry.seat * 4 + KINDS.index(entry.kind))
 
     def seat_for_token(self, token: str) -> int | None:
@@ -121,49 +135,65 @@ class MemoryLedger(Ledger):
     """Rooms in this process's memory; nothing survives it. Every method completes without suspending,
     so an append reaches every follower in the same step of the event loop."""
 
+    keeps_frames = True  # its rooms keep their events' frames in memory (charged to their parties)
+
     def __init__(self, retention: float = 600.0, max_bytes: int = 256 << 20, max_idle_bytes: int = 16 << 20,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, address_parts: int = ADDRESS_PARTS) -> None:
         self.clock = clock  # the Unix time each event is stamped with (a test's clock, which it advances)
         self.retention = retention
         self.interval = min(60.0, max(retention / 4, 0.05))
         self.max_bytes = max_bytes  # of every room's frames together (a game's ledger: 40 KiB to a few MiB)
         self.max_idle_bytes = max_idle_bytes  # of rooms nobody is in, kept for their retention while below it
-        self.stored_bytes = 0  # of every room's frames kept in memory
-        self.address_bytes = max_bytes // ADDRESS_PARTS  # of posts one address's rooms may hold (a /48's: BLOCK_SHARE x)
+        self.stored_bytes = 0  # every room's events kept in memory take (footprint)
+        # what one address's rooms may hold (a /48's: BLOCK_SHARE times it); address_parts 1: a relay of one party
+        self.address_bytes = max_bytes // address_parts
         self.charged: dict[str, int] = {}  # bytes of posts kept in memory, per party (an address's key, a /48's)
+        self.holdings: dict[str, set[str]] = {}  # the rooms holding each party's posts (a key of ``charged``)
         self.rooms: dict[str, MemoryRoom] = {}
+        self.idle: set[str] = set()  # the rooms nobody is in (not occupied), which alone may be dropped early
         self.lobby = Lobby()
         self.under_way = Lobby()  # the public rooms whose every seat is taken and one held (1.3)
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None, join_id: str | None = None) -> Claim:
+                    public: str | None = None, join_id: str | None = None, party: Party | None = None) -> Claim:
+        """As :meth:`Ledger.claim`; its ``join``, and the ``leave`` that will follow it, are charged to ``party`` as
+        a post is (:meth:`append`), and a claim past the party's share is refused with ``store_full``."""
         held = self.rooms.get(room)
         if join_id is not None:
             token = join_token(room, join_id)
-        number = held.seat_for_token(token) if held and token is not None else None
-        if number is not None:
+        taken_back = held.seat_for_token(token) if held and token is not None else None
+        if taken_back is not None:
             assert held is not None
             check_seats(room, held.size, seats)
         elif token is not None and join_id is None:
             raise bad_token(room)
-        else:
-            if held is None:
-                held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
-                if public is not None:
-                    held.public, held.listed = public, lobby_key(int(time.time() * 1000), room)
-                self._created(room, held)
+        elif held is not None:
             check_seats(room, held.size, seats)
             if len(held.seats) >= held.size:
                 raise room_full(room, held.size)
+        made = 0 if not self.keeps_frames else ROOM_COST if held is None else SEAT_COST if taken_back is None else 0
+        charge = self._seat_events(room, held, party, 0, to_json(name), "leave", "null", made)
+        if held is None:
+            held = self.rooms[room] = self._room(seats or DEFAULT_SEATS)
+            if public is not None:
+                held.public, held.listed = public, lobby_key(int(time.time() * 1000), room)
+            self._created(room, held)
+        held.bytes += made
+        self.stored_bytes += made
+        if taken_back is None:
             number = len(held.seats)
             held.seats[number] = SeatRecord(token or secrets.token_urlsafe(24), "")
+        else:
+            number = taken_back
         record = held.seats[number]
         record.epoch += 1
         if record.present:
             self._add(room, held, number, "leave", "null")
         record.name_json, record.present = to_json(name), True
+        self.idle.discard(room)
         self._seated(room, number, record.token, name)
         seq = self._add(room, held, number, "join", "null")
+        self._charge(room, held, *charge)
         self._relist(held)
         return Claim(number, record.token, record.epoch, seq, held.size)
 
@@ -178,18 +208,37 @@ class MemoryLedger(Ledger):
         if post_id is not None and (seat, post_id) in held.ids:
             return held.ids[seat, post_id]
         entry = self._entry(held, seat, "post", body_json, post_id)
-        size = len(entry.frame)
+        size = footprint(entry.frame, post_id)
         charged = party if held.keep_frames else None  # a post kept on disk costs no memory: nobody's share
         if charged is not None:
             self._within_share(charged, size)
         if held.keep_frames and self.stored_bytes + size > self.max_bytes:
             self._make_room(held, size)
         seq = self._put(room, held, entry, post_id)
-        for key in charged or ():
+        self._charge(room, held, charged, size)
+        return seq
+
+    def _seat_events(self, room: str, held: MemoryRoom | None, party: Party | None, seat: int, name_json: str,
+                     kind: str, body_json: str, made: int = 0) -> tuple[Party | None, int]:
+        """Before a join (or a watcher's arrival) by ``party``: whom to charge, and what for, its event and the one
+        that will end it (a ``kind`` event with ``body_json``, at most as long), which is charged now as it cannot
+        be refused then, and ``made``, what the room or seat it makes takes; refused with ``store_full`` past the
+        party's share, as a post is. (Charged to nobody, a party's connections joining and leaving again and again
+        grew a room without end, past ``max_bytes``, and rooms made and left took 1,776 bytes each.)"""
+        if party is None or not self.keeps_frames:
+            return None, 0
+        seq = (held.head if held else 0) + 3  # (the leave of a seat taken over, then the join, then the last one)
+        size = 2 * footprint(event_frame(seq, seat, name_json, kind, body_json, now_stamp(self.clock()))) + made
+        self._within_share(party, size, room)
+        return party, size
+
+    def _charge(self, room: str, held: MemoryRoom, party: Party | None, size: int) -> None:
+        """Charge ``size`` bytes of ``room``'s events to ``party`` (its address and its /48) until the room goes."""
+        for key in party or ():
             if key is not None:
                 held.charged[key] = held.charged.get(key, 0) + size
                 self.charged[key] = self.charged.get(key, 0) + size
-        return seq
+                self.holdings.setdefault(key, set()).add(room)
 
     async def read(self, room: str, after: int) -> list[Entry]:
         held = self.rooms.get(room)
@@ -211,18 +260,23 @@ class MemoryLedger(Ledger):
         self._add(room, held, seat, "leave", "null")
         if not held.occupied:
             held.idle_since = time.monotonic()
+            self.idle.add(room)
             self._trim_idle()
         self._relist(held)
         return True
 
-    async def watch(self, room: str, name: str, limit: int) -> Watch:
+    async def watch(self, room: str, name: str, limit: int, party: Party | None = None) -> Watch:
+        """As :meth:`Ledger.watch`; its ``watch`` event, and the one of its departure, are charged to ``party`` as
+        a join's are."""
         held = self.rooms.get(room)
         if held is None:
             raise no_room(room)
         if held.watching >= limit:
             raise watchers_full(room, limit)
+        charge = self._seat_events(room, held, party, WATCHER, to_json(name), "watch", watch_body(limit))
         held.watching += 1
         seq = self._add(room, held, WATCHER, "watch", watch_body(held.watching), name_json=to_json(name))
+        self._charge(room, held, *charge)
         return Watch(held.watching, held.size, seq)
 
     async def unwatch(self, room: str, name: str) -> None:
@@ -236,18 +290,19 @@ class MemoryLedger(Ledger):
         them at once instead of at the end of their retention: what clients post and leave behind is bounded
         (the relay's sweep hands the freed memory back: relay/memory.py)."""
         if self.stored_bytes > self.max_idle_bytes:  # else every room together is within it: nothing to count
-            self._drop_idle(sum(r.bytes for r in self.rooms.values() if not r.occupied) - self.max_idle_bytes)
+            self._drop_idle(sum(self.rooms[name].bytes for name in self.idle) - self.max_idle_bytes)
 
-    def _within_share(self, party: Party, size: int) -> None:
+    def _within_share(self, party: Party, size: int, room: str | None = None) -> None:
         """Before a post of ``size`` bytes would take its party's rooms past their share of the store (its
         address's ``address_bytes``, its /48's BLOCK_SHARE times that): drop the party's rooms nobody is in, those
         holding most of its posts first; if that is not enough, refuse the post, naming whose share is full. So
-        that one party, however many connections and rooms it holds, cannot take the memory others' games need."""
+        that one party, however many connections and rooms it holds, cannot take the memory others' games need.
+        (``room``: the room the bytes go to, which is kept.)"""
         for key, share, whose in ((party.address, self.address_bytes, "address's"),
                                   (party.block, BLOCK_SHARE * self.address_bytes, "/48's")):
             if key is None:
                 continue
-            self._drop_idle(self.charged.get(key, 0) + size - share, key)
+            self._drop_idle(self.charged.get(key, 0) + size - share, key, room)
             if self.charged.get(key, 0) + size > share:
                 raise Refused("store_full", f"the relay's memory for your {whose} rooms is full ({amount(share)})")
 
@@ -261,13 +316,16 @@ class MemoryLedger(Ledger):
             raise Refused("store_full", f"the relay's memory for rooms is full ({self.max_bytes >> 20} MiB) and "
                           f"this room holds more than its share ({held.bytes >> 10} KiB)")
 
-    def _drop_idle(self, excess: int, party: str | None = None) -> None:
+    def _drop_idle(self, excess: int, party: str | None = None, keep: str | None = None) -> None:
         """Drop rooms nobody is in, largest first, until ``excess`` bytes of frames are gone (or no such room is
-        left); with ``party`` (a key of ``charged``), only rooms holding its posts, counting those bytes."""
+        left); with ``party`` (a key of ``charged``), only rooms holding its posts, counting those bytes: only those
+        rooms are looked at, so that a party past its share costs the relay its own rooms a post, not every room.
+        The room ``keep`` is not dropped (one being joined)."""
         if excess <= 0:
             return
-        idle = sorted(((r.charged.get(party, 0) if party else r.bytes, name) for name, r in self.rooms.items()
-                       if not r.occupied), reverse=True)
+        names = self.idle if party is None else self.holdings.get(party, ())
+        idle = sorted(((r.charged.get(party, 0) if party else r.bytes, name) for name in names
+                       if not (r := self.rooms[name]).occupied and name != keep), reverse=True)
         for size, name in idle:
             if excess <= 0 or not size:
                 break
@@ -297,19 +355,20 @@ class MemoryLedger(Ledger):
 
     async def expire(self) -> None:
         deadline = time.monotonic() - self.retention
-        for name in [n for n, r in self.rooms.items()
-                     if r.idle_since < deadline and not r.occupied]:
+        for name in [n for n in self.idle if self.rooms[n].idle_since < deadline]:
             self.drop(name)
 
     def drop(self, room: str) -> None:
         """Forget a room at once (the TUI's embedded relay drops finished games)."""
         held = self.rooms.pop(room, None)
+        self.idle.discard(room)
         if held is not None:
             self.stored_bytes -= held.bytes
             for key, size in held.charged.items():  # its posts are no longer its parties' to hold
                 self.charged[key] -= size
+                self.holdings[key].discard(room)
                 if not self.charged[key]:
-                    del self.charged[key]
+                    del self.charged[key], self.holdings[key]
         if held is not None and held.public is not None:
             self.lobby.show(held.listed, False)
             self.under_way.show(held.listed, False)
@@ -331,9 +390,9 @@ class MemoryLedger(Ledger):
         """Store, then hand to every follower: the one way an event enters a memory ledger."""
         seq = entry.seq
         self._stored(room, entry)
-        held.store(entry)
-        if held.keep_frames:
-            self.stored_bytes += len(entry.frame)
+        size = footprint(entry.frame, post_id) if held.keep_frames else 0
+        held.store(entry, size)
+        self.stored_bytes += size
         if post_id is not None:
             held.ids[entry.seat, post_id] = seq
         for deliver in list(held.followers):
@@ -342,7 +401,7 @@ class MemoryLedger(Ledger):
 
     # Hooks for a durable subclass; in memory there is nothing to do.
     def _room(self, seats: int) -> MemoryRoom:
-        return MemoryRoom(seats)
+        return MemoryRoom(seats, self.keeps_frames)
 
     def _entries(self, room: str, held: MemoryRoom, after: int) -> list[Entry]:
         return held.entries(after)

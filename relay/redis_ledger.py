@@ -435,7 +435,8 @@ class RedisLedger(Ledger):
         await self.client.ping()
 
     async def claim(self, room: str, name: str, token: str | None, seats: int | None,
-                    public: str | None = None, join_id: str | None = None) -> Claim:
+                    public: str | None = None, join_id: str | None = None, party: Party | None = None) -> Claim:
+        """As :meth:`Ledger.claim`; its events are in Redis: ``party`` is not charged."""
         if join_id is not None:
             token = new_token = join_token(room, join_id)
         else:
@@ -607,7 +608,7 @@ class RedisLedger(Ledger):
         with contextlib.suppress(Unavailable):  # (else the room stays in the node's list, which costs a reaper nothing)
             await self._let_go(room)
 
-    async def watch(self, room: str, name: str, limit: int) -> Watch:
+    async def watch(self, room: str, name: str, limit: int, party: Party | None = None) -> Watch:
         async with self._talking():
             if not self._holding[room]:  # as for a seat: a reaper finds the room's watchers if this node dies
                 await self._command("SADD", f"discard:node:{self.node}:rooms", room)

@@ -44,8 +44,9 @@ Guarantees (see ``docs/relay-protocol.md`` and ``docs/relay.md``):
   ``address_buffers`` (a connection over its share of it is dropped first);
   and its lobby pages within ``address_list_rate`` a second. The /64s of one
   IPv6 /48 share ``block_share`` times those budgets as well. A memory
-  ledger charges each post to its address and its /48 (``Address.party``)
-  and refuses one past their share of its store. With
+  ledger charges each post, join and watcher's arrival to its address and
+  its /48 (``Address.party``) and refuses one past their share of its
+  store. With
   ``max_per_address`` 0 every connection is an address of its own (behind a
   reverse proxy).
 * A connection whose seat is claimed again, on this node or another, is
@@ -417,7 +418,7 @@ class Relay:
             await self._watch(client, room, name, after)
             return
 
-        claim = await self.ledger.claim(room, name, token, seats, public, join_id)
+        claim = await self.ledger.claim(room, name, token, seats, public, join_id, party=client.address.party)
         client.room, client.seat, client.epoch, client.joined_at = room, claim.seat, claim.epoch, claim.seq
         client.cursor = min(after, claim.seq)
         channel = self._enter(client, room, claim.seq)
@@ -434,7 +435,7 @@ class Relay:
         if not address.watches.take(now) or (address.block is not None and not address.block.watches.take(now)):
             raise Refused("rate_limited", f"more than {self.limits.address_watch_rate:g} watcher joins a second "
                                           "from your address; slow down and send this one again")
-        watch = await self.ledger.watch(room, name, self.limits.room_watchers)
+        watch = await self.ledger.watch(room, name, self.limits.room_watchers, client.address.party)
         client.room, client.seat, client.joined_at, client.watcher = room, WATCHER, watch.seq, name
         client.cursor = min(after, watch.seq)
         channel = self._enter(client, room, watch.seq)

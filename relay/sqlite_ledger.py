@@ -16,6 +16,8 @@ class SQLiteLedger(MemoryLedger):
     that any client received. Seats connected when it died get a ``leave`` at the next start. Posted
     frames are read back from the file (catch-ups), never kept in memory: what is posted costs disk."""
 
+    keeps_frames = False  # the frames are in the file: memory holds no posted data
+
     def __init__(self, path: str | Path, retention: float = 600.0) -> None:
         super().__init__(retention)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -70,14 +72,12 @@ class SQLiteLedger(MemoryLedger):
         for room, (watching, name_json) in watched.items():  # and so did its watchers: the count says so
             if watching:
                 self._add(room, self.rooms[room], WATCHER, "watch", watch_body(0), name_json=name_json)
+        self.idle.update(self.rooms)  # nobody is in any room yet
 
     def drop(self, room: str) -> None:
         super().drop(room)
         for table in ("events", "seats", "rooms"):
             self.db.execute(f"DELETE FROM {table} WHERE room = ?", (room,))
-
-    def _room(self, seats: int) -> MemoryRoom:
-        return MemoryRoom(seats, keep_frames=False)  # the frames are in the file: memory holds no posted data
 
     def _entries(self, room: str, held: MemoryRoom, after: int) -> list[Entry]:
         rows = self.db.execute("SELECT seq, frame FROM events WHERE room = ? AND seq > ? ORDER BY seq", (room, after))

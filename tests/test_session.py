@@ -8,7 +8,7 @@ import pytest
 
 from discard_tui import saves
 from discard_tui.config import PlayConfig
-from discard_tui.profile import terminal_profile
+from discard_tui.profile import terminal_profile, visitor_profile
 from discard_tui.session import Session, hold_lock
 from tabletop.ledger import RelayError
 
@@ -48,6 +48,20 @@ async def test_auto_play_ends_with_its_game_and_a_finished_room_leaves_nothing_b
     from relay.sqlite_ledger import SQLiteLedger
 
     assert SQLiteLedger(data_dir / "computer-relay.sqlite3").rooms == {}  # nobody comes back to it
+
+
+async def test_a_visitors_embedded_relay_lets_its_one_address_hold_the_whole_store(tmp_path):
+    """A browser visitor's relay keeps its games in memory (nothing resumes), and every seat, the visitor's and the
+    computers', comes from 127.0.0.1: that one address may hold the whole store. (At an address's sixteenth, 16 MiB,
+    a six-seat Hold'em against five computers in MODP-2048, 1.2 MiB a hand, was refused store_full after some
+    thirteen hands, and in ed25519 after some 120.)"""
+    from relay.memory_ledger import MemoryLedger
+
+    session = Session(PlayConfig(room="r6"), visitor_profile(tmp_path))
+    await session.open_relay()
+    store = session._store
+    assert isinstance(store, MemoryLedger) and store.address_bytes == store.max_bytes
+    await session.close()
 
 
 async def test_a_second_session_cannot_run_the_same_embedded_relay(data_dir):
