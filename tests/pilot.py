@@ -38,9 +38,7 @@ async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the 
     for _ in range(limit):
         if condition():
             await pilot.pause()
-            for screen in pilot.app.screen_stack:
-                if isinstance(screen, TableScreen):
-                    screen.settle()
+            settle_tables(pilot.app)
             await pilot.pause()
             return
         await pilot.pause(0.01)
@@ -54,12 +52,17 @@ async def until_busy(pilot: Pilot, condition: Callable[[], object], what: str = 
     checks (bounded by rounds) and shows the table screen whole, as :func:`until` does."""
     for _ in range(limit):
         if condition():
-            for screen in pilot.app.screen_stack:
-                if isinstance(screen, TableScreen):
-                    screen.settle()
+            settle_tables(pilot.app)
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"never happened: {what}")
+
+
+def settle_tables(app: App) -> None:
+    """Have each table screen on ``app``'s stack show all of its last view now (:meth:`TableScreen.settle`)."""
+    for screen in app.screen_stack:
+        if isinstance(screen, TableScreen):
+            screen.settle()
 
 
 def footer_cut(screen) -> list[str]:
