@@ -212,9 +212,7 @@ def test_a_visitor_plays_the_computer_to_the_end_and_leaves_nothing_behind(web, 
 def test_a_visitor_plays_a_bot_over_a_relay_fairly_while_the_only_table_is_taken(web, browser, spawn):
     relay = spawn()
     server = web("--relay", relay.url, "--max-sessions", "1")
-    # The bot opens the room (its process is up long before the page has been typed into) with the short deck: the
-    # visitor's table follows the room's first hello, and a game of 24 cards crosses the relay as one of 52 does.
-    bot = run_bot(relay.url, "web-vs-bot", "--json", "--name", "bot", "--deck", "short")
+    bot = run_bot(relay.url, "web-vs-bot", "--json", "--name", "bot")
     try:
         start_playing(browser, server.url, "ana", room="web-vs-bot")
         browser.wait_for_text("Your hand", "ana 0 – 0 bot", timeout=60)
