@@ -8,6 +8,7 @@ waits for each move.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
@@ -37,13 +38,31 @@ async def until(pilot: Pilot, condition: Callable[[], object], what: str = "the 
     for _ in range(limit):
         if condition():
             await pilot.pause()
-            for screen in pilot.app.screen_stack:
-                if isinstance(screen, TableScreen):
-                    screen.settle()
+            settle_tables(pilot.app)
             await pilot.pause()
             return
         await pilot.pause(0.01)
     raise AssertionError(f"never happened: {what}")
+
+
+async def until_busy(pilot: Pilot, condition: Callable[[], object], what: str = "the expected state",
+                     limit: int = 3000) -> None:
+    """:func:`until` for an app that is never idle (auto-play): Pilot's pauses wait up to a second each for an idle
+    app, and auto-play went on meanwhile (some 185 turns past the state waited for). This yields to the app between
+    checks (bounded by rounds) and shows the table screen whole, as :func:`until` does."""
+    for _ in range(limit):
+        if condition():
+            settle_tables(pilot.app)
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def settle_tables(app: App) -> None:
+    """Have each table screen on ``app``'s stack show all of its last view now (:meth:`TableScreen.settle`)."""
+    for screen in app.screen_stack:
+        if isinstance(screen, TableScreen):
+            screen.settle()
 
 
 def footer_cut(screen) -> list[str]:

@@ -18,7 +18,7 @@ from discard_tui.widgets import DrawPile, StatusBar
 from games.war.strategy import turn
 from tabletop import wire
 from tabletop.words import verdict_words
-from pilot import TableHarness, offline_room, settled, until
+from pilot import TableHarness, offline_room, settled, until, until_busy
 
 SIZE = (80, 24)
 SEEDS = (bytes([13]) * 32, bytes([240]) * 32)  # mine, the computer's: the computer starts; turns 9 and 10 tie
@@ -94,9 +94,10 @@ async def test_a_again_stops_auto_play_mid_game():
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: my_turn(app), "my turn")
         app.simulate_key("a")
-        await until(pilot, lambda: board(app).auto and board(app).moves >= 6, "three turns of each by auto-play")
+        await until_busy(pilot, lambda: board(app).auto and board(app).moves >= 6, "three turns of each by auto-play")
         assert "Auto-playing to the end of the game: a stops" in status(app)
         app.simulate_key("a")  # stop: my seat turns no more; the computer finishes its own turn
+        # (until_busy above: until's pauses for an idle app let auto-play run some 185 turns before this key)
         await until(pilot, lambda: not board(app).auto, "auto-play to stop")
         assert app.view.playing and board(app).moves < 515  # long before the end
         # My turn, by the table itself, with no turn of mine on its way (auto-play may have sent one just before

@@ -208,6 +208,7 @@ def test_a_visitor_plays_the_computer_to_the_end_and_leaves_nothing_behind(web, 
     close_tab_and_wait_until_gone(browser, processes, home)
 
 
+@pytest.mark.long  # 8-15 s: handed out last, it ran on alone at the end of the run for 10 s
 def test_a_visitor_plays_a_bot_over_a_relay_fairly_while_the_only_table_is_taken(web, browser, spawn):
     relay = spawn()
     server = web("--relay", relay.url, "--max-sessions", "1")
@@ -235,6 +236,7 @@ def test_a_visitor_plays_a_bot_over_a_relay_fairly_while_the_only_table_is_taken
         assert page.status == 200
 
 
+@pytest.mark.long
 def test_the_page_says_at_once_that_the_game_starts_and_keys_typed_before_it_is_up_do_nothing(web, browser,
                                                                                               tmp_path):
     """The page was blank for seconds and keys typed then were acted on when the app came up, some of them: the
