@@ -29,6 +29,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, ProgressBar, Select, Static
+from textual.widgets._footer import FooterKey
 
 from games.cards import Card
 
@@ -576,6 +577,30 @@ class KeysFooter(Footer):
     fit 60 columns where they fit 80 with the palette's. ``always_compact``: compact at every width (the replay's)."""
 
     always_compact = False
+    _composed: tuple[object, ...] | None = None  # what the keys shown were composed from (recompose)
+
+    def compose(self) -> ComposeResult:
+        """Textual's keys, each born as compact as it is going to be: a key is compact by default and follows the
+        footer once mounted (the palette's stays compact), and each change restyles it (a CSS update of its own),
+        twice per key on every rebuild."""
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                compact = self.compact or widget.has_class("-command-palette")
+                widget.set_reactive(FooterKey.compact, compact)
+                widget.set_class(compact, "-compact", update=False)
+            yield widget
+
+    async def recompose(self) -> None:
+        """Rebuilt only when what it shows changed: Textual rebuilds a footer (every key unmounted, mounted and
+        styled again, and a new layout) whenever a screen's bindings are refreshed, also when no key changed."""
+        if not self.is_attached:
+            return
+        shows = (self._bindings_ready, self.compact, self.show_command_palette,
+                 tuple((key, active.binding, active.enabled, active.tooltip)
+                       for key, active in self.screen.active_bindings.items()))
+        if shows != self._composed:
+            self._composed = shows
+            await super().recompose()
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size.width)
@@ -584,7 +609,10 @@ class KeysFooter(Footer):
         """Compact, without the palette's key, if ``width`` is narrow (or always_compact): rebuilt if that changes."""
         compact = self.always_compact or width < NARROW
         if (self.compact, self.show_command_palette) != (compact, not compact):
-            self.compact, self.show_command_palette = compact, not compact
+            # not through the reactives: the keys bound to ``compact`` would each restyle, only to be rebuilt
+            self.set_reactive(Footer.compact, compact)
+            self.set_reactive(Footer.show_command_palette, not compact)
+            self.set_class(compact, "-compact")
             self.refresh(recompose=True)
 
 
