@@ -559,13 +559,24 @@ def counted(words: str, who: str, count: str, width: int) -> str:
     return words.format(cell(who, room).plain) + tail if who and room >= 2 else count
 
 
-def show_text(widget: Static, text: str) -> None:
+def show_text(widget: Static, text: str | Text) -> None:
     """``text`` in ``widget``, only if it changed, and without a new layout if the widget's size does not depend on
     its text: laying the screen out again costs a frame tens of milliseconds (benchmarks/draw.py)."""
-    if widget.content != text:
+    if not same_text(widget.content, text):
         width, height = widget.styles.width, widget.styles.height
         fixed = width is not None and height is not None and not (width.is_auto or height.is_auto)
         widget.update(text, layout=not fixed)
+
+
+def same_text(shown: object, text: str | Text) -> bool:
+    """``text`` would show what ``shown`` does: the same string, or the same Rich text in the same styles (a Rich
+    text's ``==`` leaves out its own style)."""
+    if isinstance(text, Text):
+        return isinstance(shown, Text) and (shown.plain, shown.spans, shown.style, shown.justify, shown.overflow,
+                                            shown.no_wrap, shown.end) == (text.plain, text.spans, text.style,
+                                                                          text.justify, text.overflow, text.no_wrap,
+                                                                          text.end)
+    return isinstance(shown, str) and shown == text
 
 
 NARROW = 80  # columns below which a footer is compact, without the command palette's key (KeysFooter)
