@@ -10,7 +10,7 @@ from textual.widgets import Label, LoadingIndicator
 
 from .view import SeatView
 from tabletop.values import Phase
-from .widgets import CommandLines, KeysFooter
+from .widgets import CommandLines, KeysFooter, show_text
 
 
 class ConnectingScreen(Screen[None]):
@@ -46,7 +46,7 @@ class ConnectingScreen(Screen[None]):
         self.call_after_refresh(self.refresh_bindings)  # the footer's keys: no widget here takes focus to show them
 
     def waiting(self, text: str) -> None:
-        self.query_one("#waiting", Label).update(text)
+        show_text(self.query_one("#waiting", Label), text)
 
     def show_room(self, view: SeatView) -> None:
         """Who sits where and how many more players the room waits for."""
@@ -54,7 +54,7 @@ class ConnectingScreen(Screen[None]):
         if not self.is_mounted or not self.query("#seats"):
             return  # composing: on_mount shows it
         seats = self.query_one("#seats", Label)
-        seats.update(seat_lines(view))
+        show_text(seats, seat_lines(view))
         seats.display = view.phase is Phase.WAITING
         self.waiting(needed_words(view))
         self.query_one(LoadingIndicator).display = view.phase is not Phase.WAITING

@@ -14,7 +14,7 @@ from .table_screen import PathCopied, Rematch, SaveHistory, SaveTranscript, abse
 from .view import SeatView
 from tabletop.values import Phase
 from .violation_screen import COPIED_LINE, transcript_line
-from .widgets import KeysFooter, PathLines
+from .widgets import KeysFooter, PathLines, show_text
 from tabletop.values import Result
 from tabletop.words import result_words, verdict_words
 
@@ -59,20 +59,21 @@ class GameOverScreen(ModalScreen[None]):
         if not self.query("#result"):
             return  # not composed yet: on_mount shows it
         result = self.query_one("#result", Label)
-        result.update(result_words(view.result, cheer=True) if view.result else "")
-        self.query_one("#ending", Label).update(f"{capitalized(view.ending, view.names)}." if view.ending else "")
+        show_text(result, result_words(view.result, cheer=True) if view.result else "")
+        show_text(self.query_one("#ending", Label), f"{capitalized(view.ending, view.names)}." if view.ending else "")
         result.set_class(view.result is Result.WIN, "win")
-        self.query_one("#score", Label).update(score_line(view))
-        self.query_one("#verdict", Label).update(
-            verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…")
+        show_text(self.query_one("#score", Label), score_line(view))
+        show_text(self.query_one("#verdict", Label),
+                  verdict_words(view.verdict, view.names, view.me) if view.verdict else "Auditing…")
         shown = view.verdict is not None and view.transcript is not None
-        self.query_one("#transcript", Label).update(
-            transcript_line(self.download, str(view.transcript) in self.copied) if shown else "")
+        show_text(self.query_one("#transcript", Label),
+                  transcript_line(self.download, str(view.transcript) in self.copied) if shown else "")
         path = self.query_one("#path", PathLines)
         path.command = str(view.transcript) if shown and not self.download else ""
         path.display = bool(path.command)
         history = view.history if view.verdict is not None else None
-        self.query_one("#history", Label).update(history_line(self.download, history in self.copied) if history else "")
+        show_text(self.query_one("#history", Label),
+                  history_line(self.download, history in self.copied) if history else "")
         history_path = self.query_one("#history-path", PathLines)
         history_path.command = history if history and not self.download else ""
         history_path.display = bool(history_path.command)
@@ -83,7 +84,7 @@ class GameOverScreen(ModalScreen[None]):
             offer = f"Waiting for {name} to accept the rematch…" + (f" {gone}; q leaves." if gone else "")
         else:
             offer = "n plays again, q quits." + (f" {gone}." if gone else "")
-        self.query_one("#offer", Label).update(offer)
+        show_text(self.query_one("#offer", Label), offer)
         for label in self.query("#gameover Label").results(Label):
             label.display = bool(str(label.content))  # an empty line (no score yet) takes no room
         self.refresh_bindings()

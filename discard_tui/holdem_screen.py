@@ -383,8 +383,8 @@ class HoldemTable(TableScreen[HoldemScreenView]):
             order = (max(view.me, 0) + seat) % seats  # I sit first, the others round the table after me (a
             # watcher, of no seat, sees seat 1 first)
             widget.set_class(board is not None and order == board.to_move, "-acting")
-            widget.update(seat_text(view, order, widget.size.width or 20) if board is not None else
-                          Text(name(view, order), "bold"))
+            show_text(widget, seat_text(view, order, widget.size.width or 20) if board is not None else
+                      Text(name(view, order), "bold"))
         shown = self.query_one("#board-cards", CardRow)
         shown.shown, shown.slots = (tuple(board.board), 5) if board is not None else ((), 5)
         hole = board.players[view.near].hole if board is not None and board.players[view.near].dealt else ()
@@ -392,7 +392,7 @@ class HoldemTable(TableScreen[HoldemScreenView]):
         show_text(self.query_one("#hole-label", Static), f"{view.your} hand")  # a watcher's: "ana's hand"
         community = Text("Board  ")
         community.append_text(cards(board.board, 5) if board is not None else Text(""))
-        self.query_one("#board", Static).update(community)
+        show_text(self.query_one("#board", Static), community)
         show_text(self.query_one("#pots", Static), pots_line(view))
         panel = self.query_one("#info", Static)
         show_text(panel, info(view, panel.size.width or 40, self.info_rows(panel)))

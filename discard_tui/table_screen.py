@@ -220,9 +220,9 @@ class TableScreen(Screen[None], Generic[V]):
         if small != self.has_class("-too-small"):
             self.set_class(small, "-too-small")
             self.refresh_bindings()  # no key acts on a table the player cannot see
-        self.query_one("#too-small", Static).update(
-            f"Make the terminal at least {MIN_SCREEN[0]}×{MIN_SCREEN[1]} to see the table (it is {width}×{height})."
-            "\n\nq quits; the game waits for you.")
+        show_text(self.query_one("#too-small", Static),
+                  f"Make the terminal at least {MIN_SCREEN[0]}×{MIN_SCREEN[1]} to see the table (it is {width}×{height})."
+                  "\n\nq quits; the game waits for you.")
 
     def on_mount(self) -> None:
         if self.view is not None:

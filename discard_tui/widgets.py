@@ -29,6 +29,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, ProgressBar, Select, Static
+from textual.widgets._footer import FooterKey
 
 from games.cards import Card
 
@@ -558,13 +559,24 @@ def counted(words: str, who: str, count: str, width: int) -> str:
     return words.format(cell(who, room).plain) + tail if who and room >= 2 else count
 
 
-def show_text(widget: Static, text: str) -> None:
+def show_text(widget: Static, text: str | Text) -> None:
     """``text`` in ``widget``, only if it changed, and without a new layout if the widget's size does not depend on
     its text: laying the screen out again costs a frame tens of milliseconds (benchmarks/draw.py)."""
-    if widget.content != text:
+    if not same_text(widget.content, text):
         width, height = widget.styles.width, widget.styles.height
         fixed = width is not None and height is not None and not (width.is_auto or height.is_auto)
         widget.update(text, layout=not fixed)
+
+
+def same_text(shown: object, text: str | Text) -> bool:
+    """``text`` would show what ``shown`` does: the same string, or the same Rich text in the same styles (a Rich
+    text's ``==`` leaves out its own style)."""
+    if isinstance(text, Text):
+        return isinstance(shown, Text) and (shown.plain, shown.spans, shown.style, shown.justify, shown.overflow,
+                                            shown.no_wrap, shown.end) == (text.plain, text.spans, text.style,
+                                                                          text.justify, text.overflow, text.no_wrap,
+                                                                          text.end)
+    return isinstance(shown, str) and shown == text
 
 
 NARROW = 80  # columns below which a footer is compact, without the command palette's key (KeysFooter)
@@ -576,6 +588,30 @@ class KeysFooter(Footer):
     fit 60 columns where they fit 80 with the palette's. ``always_compact``: compact at every width (the replay's)."""
 
     always_compact = False
+    _composed: tuple[object, ...] | None = None  # what the keys shown were composed from (recompose)
+
+    def compose(self) -> ComposeResult:
+        """Textual's keys, each born as compact as it is going to be: a key is compact by default and follows the
+        footer once mounted (the palette's stays compact), and each change restyles it (a CSS update of its own),
+        twice per key on every rebuild."""
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                compact = self.compact or widget.has_class("-command-palette")
+                widget.set_reactive(FooterKey.compact, compact)
+                widget.set_class(compact, "-compact", update=False)
+            yield widget
+
+    async def recompose(self) -> None:
+        """Rebuilt only when what it shows changed: Textual rebuilds a footer (every key unmounted, mounted and
+        styled again, and a new layout) whenever a screen's bindings are refreshed, also when no key changed."""
+        if not self.is_attached:
+            return
+        shows = (self._bindings_ready, self.compact, self.show_command_palette,
+                 tuple((key, active.binding, active.enabled, active.tooltip)
+                       for key, active in self.screen.active_bindings.items()))
+        if shows != self._composed:
+            self._composed = shows
+            await super().recompose()
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size.width)
@@ -584,7 +620,10 @@ class KeysFooter(Footer):
         """Compact, without the palette's key, if ``width`` is narrow (or always_compact): rebuilt if that changes."""
         compact = self.always_compact or width < NARROW
         if (self.compact, self.show_command_palette) != (compact, not compact):
-            self.compact, self.show_command_palette = compact, not compact
+            # not through the reactives: the keys bound to ``compact`` would each restyle, only to be rebuilt
+            self.set_reactive(Footer.compact, compact)
+            self.set_reactive(Footer.show_command_palette, not compact)
+            self.set_class(compact, "-compact")
             self.refresh(recompose=True)
 
 

@@ -18,7 +18,7 @@ from tabletop.values import Phase
 from games.cards import FULL_DECK, Card
 from games.discard.moves import DiscardCard, Draw
 from games.discard.rules import matches, short_mismatch
-from discard_tui.widgets import HandView, Scale, StatusBar, card_size, counted
+from discard_tui.widgets import HandView, Scale, StatusBar, card_size, counted, same_text
 from pilot import TableHarness, offline_room, play_key, seat_view, text_of, until, view_of, watcher_view
 
 
@@ -1032,6 +1032,16 @@ def test_a_crash_in_a_browser_goes_to_the_servers_log(capfd):
         line = crash_report(error, None)
     assert line == "crashed (ValueError: boom)"
     assert "Traceback" in capfd.readouterr().err
+
+
+def test_a_text_is_shown_again_only_when_it_would_look_different():
+    """show_text skips an update (a new layout) only for what looks the same: a Rich text in another style does not."""
+    from rich.text import Text
+
+    assert same_text("Board", "Board") and not same_text("Board", "Board ")
+    assert same_text(Text("bo", "bold"), Text("bo", "bold"))
+    assert not same_text(Text("bo", "bold"), Text("bo")) and not same_text("bo", Text("bo"))
+    assert not same_text(Text.assemble(("b", "red"), "o"), Text("bo"))
 
 
 def test_leaving_is_offered_without_promising_a_way_back_when_nothing_resumes():
