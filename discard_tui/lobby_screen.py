@@ -252,8 +252,10 @@ class LobbyScreen(Screen[PlayConfig | None]):
 
     @property
     def highlighted(self) -> Waiting | None:
-        table = self.query_one("#rooms", DataTable)
-        if self.page is None or not self.page.rooms or table.row_count == 0:
+        """The waiting room the cursor is on (None before the list is mounted, or once it is gone: the footer asks
+        check_action after a refresh, which may come as the screen is removed)."""
+        table = next(iter(self.query("#rooms").results(DataTable)), None)
+        if table is None or self.page is None or not self.page.rooms or table.row_count == 0:
             return None
         return self.page.rooms[min(table.cursor_row, len(self.page.rooms) - 1)]
 

@@ -604,11 +604,12 @@ class KeysFooter(Footer):
     async def recompose(self) -> None:
         """Rebuilt only when what it shows changed: Textual rebuilds a footer (every key unmounted, mounted and
         styled again, and a new layout) whenever a screen's bindings are refreshed, also when no key changed."""
-        if not self.is_attached:
+        if not self.is_attached or self._pruning:  # as Widget.recompose: its screen may be going
             return
-        shows = (self._bindings_ready, self.compact, self.show_command_palette,
-                 tuple((key, active.binding, active.enabled, active.tooltip)
-                       for key, active in self.screen.active_bindings.items()))
+        keys = () if not self._bindings_ready else tuple(  # as Textual's compose: a screen's check_action may look
+            (key, active.binding, active.enabled, active.tooltip)  # for widgets not mounted before then
+            for key, active in self.screen.active_bindings.items())
+        shows = (self._bindings_ready, self.compact, self.show_command_palette, keys)
         if shows != self._composed:
             self._composed = shows
             await super().recompose()

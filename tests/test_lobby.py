@@ -104,6 +104,18 @@ async def test_enter_joins_the_highlighted_room_with_its_game_and_seats():
                                                                                      RELAY)
 
 
+async def test_the_lobby_s_keys_are_asked_for_safely_while_its_list_is_gone():
+    """The footer asks the screen's check_action after a refresh, which may come as the screen is removed (seen once
+    under load, after Enter watched a game): with its list of rooms gone, nothing is highlighted and join is not
+    offered, instead of the app failing on a missing widget."""
+    app = LobbyHarness({None: Page((waiting(1),), None)})
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = app.screen
+        await until(pilot, lambda: screen.highlighted is not None, "a room highlighted")
+        await screen.query_one("#rooms", DataTable).remove()
+        assert screen.highlighted is None and screen.check_action("join", ()) is False
+
+
 async def test_the_games_under_way_are_listed_literally_and_enter_watches_one():
     """Below the rooms waiting, the games under way (relay 1.3) with their watchers; Tab reaches them, the footer
     says Enter watches, and Enter opens a watcher's table of the room's game, no seat taken."""
