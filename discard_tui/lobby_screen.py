@@ -163,11 +163,16 @@ class LobbyScreen(Screen[PlayConfig | None]):
         elif self.focused is going and not going.row_count:
             rooms.focus()
 
+    def mounted_table(self, name: str) -> DataTable[object] | None:
+        """The list ``name``, or None before it is mounted or once it is gone: the footer asks check_action (which
+        asks for the room highlighted) after a refresh, which may come as the screen is removed."""
+        return next(iter(self.query(f"#{name}").results(DataTable)), None)
+
     @property
     def watched(self) -> Waiting | None:
         """The highlighted game under way, if any."""
-        table = self.query_one("#under-way", DataTable)
-        if self.going is None or not self.going.rooms or table.row_count == 0:
+        table = self.mounted_table("under-way")
+        if table is None or self.going is None or not self.going.rooms or table.row_count == 0:
             return None
         return self.going.rooms[min(table.cursor_row, len(self.going.rooms) - 1)]
 
@@ -252,9 +257,8 @@ class LobbyScreen(Screen[PlayConfig | None]):
 
     @property
     def highlighted(self) -> Waiting | None:
-        """The waiting room the cursor is on (None before the list is mounted, or once it is gone: the footer asks
-        check_action after a refresh, which may come as the screen is removed)."""
-        table = next(iter(self.query("#rooms").results(DataTable)), None)
+        """The waiting room the cursor is on, if any."""
+        table = self.mounted_table("rooms")
         if table is None or self.page is None or not self.page.rooms or table.row_count == 0:
             return None
         return self.page.rooms[min(table.cursor_row, len(self.page.rooms) - 1)]

@@ -112,8 +112,9 @@ async def test_the_lobby_s_keys_are_asked_for_safely_while_its_list_is_gone():
     async with app.run_test(size=(60, 20)) as pilot:
         screen = app.screen
         await until(pilot, lambda: screen.highlighted is not None, "a room highlighted")
-        await screen.query_one("#rooms", DataTable).remove()
+        await screen.query("DataTable").remove()
         assert screen.highlighted is None and screen.check_action("join", ()) is False
+        assert screen.watched is None and screen.check_action("watch", ()) is False
 
 
 async def test_the_games_under_way_are_listed_literally_and_enter_watches_one():
