@@ -62,8 +62,12 @@ class ClockView:
     clock: Clock
     banks: tuple[int, ...]
     waits: tuple[Wait, ...]
-    sitting_out: frozenset[int] = frozenset()
-    out_since: tuple[tuple[int, int], ...] = ()  # (seat, the number of the wait whose claim made it sit out)
+    out_since: tuple[tuple[int, int], ...] = ()  # the seats sitting out: (seat, the number of the wait whose claim
+    # made it sit out)
+
+    @property
+    def sitting_out(self) -> frozenset[int]:
+        return frozenset(seat for seat, _ in self.out_since)
 
     def step(self, seat: int) -> int | None:
         """The running wait of a seat sitting out, counted from the first it began after its time ran out (1, 2…):
@@ -129,7 +133,7 @@ class Timers:
 
     def view(self) -> ClockView:
         return ClockView(self.clock, tuple(self.banks), tuple(self.waits[s] for s in sorted(self.waits)),
-                         frozenset(self.sitting_out), tuple(sorted(self.sitting_out.items())))
+                         tuple(sorted(self.sitting_out.items())))
 
     def running(self, seat: int, number: int) -> bool:
         """Is ``number`` the seat's running wait? (False for a wait that has ended: a claim about it came late.)"""
