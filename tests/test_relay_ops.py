@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 import base64
 import json
 import logging
@@ -524,6 +525,21 @@ SHARE = 10 << 10  # an address's share of the memory store in these tests (max_b
 ONE, TWO, THREE = (Party(f"2001:db8:1:{n}::/64", "2001:db8:1::/48") for n in (2, 3, 4))  # three /64s of one /48
 
 
+def rooms_looked_at(monkeypatch: pytest.MonkeyPatch) -> Callable[[], int]:
+    """From now on, count the rooms the memory ledger looks at (each reading of a room's ``occupied``): how many
+    there have been so far."""
+    looked = 0
+    occupied = cast(property, vars(ledger_module.MemoryRoom)["occupied"])
+
+    def counted(room: ledger_module.MemoryRoom) -> bool:
+        nonlocal looked
+        looked += 1
+        return bool(occupied.__get__(room))
+
+    monkeypatch.setattr(ledger_module.MemoryRoom, "occupied", property(counted))
+    return lambda: looked
+
+
 class Poster:
     """A seat in each of some rooms of a memory ledger, through which any party may post."""
 
@@ -646,20 +662,12 @@ async def test_a_post_into_a_full_memory_store_costs_the_relay_the_rooms_nobody_
         with contextlib.suppress(Refused):
             for _ in range(20):
                 await rooms.post(f"room{n}", 1_000, party)
-    looked = 0
-    occupied = ledger_module.MemoryRoom.occupied
-
-    def counted(room: ledger_module.MemoryRoom) -> bool:
-        nonlocal looked
-        looked += 1
-        return occupied.fget(room)  # type: ignore[misc]
-
-    monkeypatch.setattr(ledger_module.MemoryRoom, "occupied", property(counted))
+    looked = rooms_looked_at(monkeypatch)
     assert ledger.stored_bytes + 200 > ledger.max_bytes
     await rooms.post("room39", 10, Party("198.51.100.1"))  # the honest post: the room left behind goes for it
-    assert "left" not in ledger.rooms and looked <= 1
+    assert "left" not in ledger.rooms and looked() <= 1
     await rooms.post("room39", 10, Party("198.51.100.1"))
-    assert looked <= 1
+    assert looked() <= 1
     rooms.check_charges()
 
 
@@ -789,19 +797,11 @@ async def test_a_post_past_its_partys_share_costs_the_relay_its_partys_rooms_not
         await others.post(room, 10, Party(f"203.0.113.{n % 10}"))
     hog = await seated(running.url, "hog", "mallory", source=ELSEWHERE)
     assert await hog.post_with_id({"pad": "x" * 7_500}, "a") == 2
-    looked = 0
-    occupied = ledger_module.MemoryRoom.occupied
-
-    def counted(room: ledger_module.MemoryRoom) -> bool:
-        nonlocal looked
-        looked += 1
-        return occupied.fget(room)  # type: ignore[misc]
-
-    monkeypatch.setattr(ledger_module.MemoryRoom, "occupied", property(counted))
+    looked = rooms_looked_at(monkeypatch)
     for n in range(5):
         await hog.send({"type": "post", "body": {"pad": "x" * 2_000}, "id": f"b{n}"})
         await hog.expect_error("store_full")
-    assert looked <= 5
+    assert looked() <= 5
 
 # -- one address, many connections ------------------------------------------------------------------------------
 
