@@ -226,7 +226,7 @@ class DiscardApp(App[None]):
         self.call_after_refresh(refreshed.set)
         await refreshed.wait()
         await asyncio.to_thread(load_engine, self.config.game)
-        from tabletop.ledger import RelayError, RoomFull
+        from tabletop.ledger import RelayError, RoomFull, StoreFull
 
         from .session import Session
 
@@ -247,6 +247,9 @@ class DiscardApp(App[None]):
                 self.switch_to_problem(str(error), f"The room is full: c creates a new room for {self.ui.title}, "
                                        "w watches its game (read-only), r tries this one again, q quits.",
                                        new_room=True, watch=True)
+            return
+        except StoreFull:  # the relay's own words name its memory, not what to do: r keeps every choice made
+            self.switch_to_problem(STORE_FULL, "r tries again, q quits.")
             return
         except (RelayError, OSError) as error:
             self.switch_to_problem(relay_problem(self.config.relay, str(error)))
@@ -534,6 +537,10 @@ class DiscardApp(App[None]):
             self._driver.write(RESTORE_TITLE)
         if self.session is not None:
             await self.session.close()
+
+
+STORE_FULL = "The relay is full for now (no memory left for your rooms): try again later, or play on another " \
+             "relay with --relay URL."
 
 
 def relay_problem(url: str | None, problem: str) -> str:
