@@ -482,8 +482,8 @@ async def test_the_lobby_title_shows_my_long_name_whole(size):
 async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_room_chosen(tmp_path):
     """A relay keeping rooms in memory refuses a join past the address's share with store_full (relay 1.4): the
     player read "the relay refused to seat us in room …: the relay's memory for your address's rooms is full
-    (16 MiB)", a plain relay error. One line says what happened and what to do, for a room created in the lobby as for --room, and r
-    tries the same room again with every choice made."""
+    (16 MiB)", a plain relay error. One line says what happened and what to do, for a room created in the lobby
+    as for --room, and r tries the same room again with every choice made."""
     from discard_tui.app import STORE_FULL
     from discard_tui.problem_screen import ProblemScreen
     from relay.memory_ledger import MemoryLedger
