@@ -450,6 +450,29 @@ async def test_the_game_over_dialog_keeps_its_keys_in_sight_while_the_rest_scrol
         assert body.max_scroll_y > 0  # the case at hand: the rest does not fit
         assert not body.region.overlaps(offer.region)
         assert footer_cut(app.screen) == []  # "h History" was cut to "h Histo" at 60 columns
+        assert app.screen.active_bindings["down"].binding.key_display == "↑↓"  # and the keys that scroll it:
+        assert app.screen.check_action("scroll", ("down",))  # shown while something is below the fold
+        app.set_focus(None)  # they scroll it whatever has the focus (only the mouse's wheel did)
+        for key, at in (("pagedown", body.max_scroll_y), ("up", body.max_scroll_y - 1), ("pageup", 0), ("down", 1)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert body.scroll_y == at, (key, body.scroll_y)
+        assert {key: app.screen.active_bindings[key].binding.action for key in "nqth"} == {  # its own keys stay
+            "n": "rematch", "q": "app.quit", "t": "download", "h": "history"}
+
+
+async def test_the_game_over_dialog_shows_no_scrolling_key_when_all_of_it_fits():
+    from discard_tui.app import GameOverScreen
+    from tabletop.values import Result, Verdict
+
+    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 4, ("move", "moves")),
+                     result=Result.WIN, wins=(1, 0))
+    app = TableHarness(HoldemTable(30), done)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(GameOverScreen(done, download=False))
+        await pilot.pause()
+        assert app.screen.query_one("#gameover-body").max_scroll_y == 0
+        assert not app.screen.check_action("scroll", ("down",))
 
 
 def checked_down(state) -> None:
