@@ -494,10 +494,11 @@ class StatusBar(Widget):
             turn = next((line for (_, _, h, c), event in zip(tries, events, strict=False)
                          for short in clauses(event, self.names) if (line := self.turn_line(h, c, short)).cell_len <= width),
                         None)
-        if turn is None:  # else the headline and the clock whole if they fit, the event's names cut as theirs
+        if turn is None:  # else the headline and the clock whole if they fit, the event's names cut as theirs and
             headline, time_left, event = next(((h, c, e) for (_, _, h, c), e in zip(tries, events, strict=False)
                                                if cell_len(f" ▶ {h}  ⏱ {c}") <= width), (*tries[-1][2:], events[-1]))
-            turn = self.turn_line(headline, time_left, event)
+            room = width - self.turn_line(headline, time_left, "").cell_len  # as many of its words as fit, whole
+            turn = self.turn_line(headline, time_left, whole_words(event, room))
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")
         else:
@@ -518,6 +519,16 @@ def clauses(text: str, names: Iterable[str] = ()) -> list[str]:
               for k in range(found.start(), found.end())}
     return [text[:found.start()] for found in reversed(list(re.finditer(r"[,;] ", text)))
             if found.start() > 0 and found.start() not in inside]
+
+
+def whole_words(text: str, cells: int) -> str:
+    """``text`` in ``cells`` columns: whole, or its first words with "…" ("Hand 2: the…"), never a word cut ("H…");
+    "" if not even its first word fits."""
+    if cell_len(text) <= cells:
+        return text
+    spaces = [found.start() for found in re.finditer(" ", text)]
+    starts = (text[:space].rstrip(",;:· ") for space in reversed(spaces))
+    return next((start + "…" for start in starts if start and cell_len(start) < cells), "")
 
 
 NAME_CUTS = (16, 10, 6)  # the names' widths the status bar tries, in turn, when a line does not fit them whole

@@ -627,8 +627,32 @@ async def test_the_status_line_names_the_new_hand_not_the_showdown_that_ended_th
     app = TableHarness.of(room, 0)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert app.table.query_one(StatusBar).event == "Hand 2: the button goes to bo, blinds 10/20"
+        assert app.table.query_one(StatusBar).event == "Hand 2: button to bo, blinds 10/20"
         assert app.table.query_one("#info").render().plain.splitlines()[1].startswith("Hand 1 on ")
+
+
+async def test_at_60_columns_the_new_hand_s_status_line_keeps_its_first_clause_whole_beside_a_long_clock():
+    """At 60 columns, beside the clock and its time bank, "Hand 2: the button goes to you, blinds 10/20" was cut to
+    "Hand 2: the button goes…": the status line says it short ("Hand 2: button to you", the blinds on the board
+    below), for the seat to act as for the other, whose long name is cut with an ellipsis, never a word."""
+    room = Room(game="holdem", seats=2, options={"hands": 2})
+    room.strategies = {seat: station for seat in range(2)}
+    table = room.tables[0]
+    room.run(until=lambda: (board := table.view().board) is not None and board.hand == 2 and
+             board.stage is Stage.BETTING)
+    long = "Anastasia-Philippa_Łopez-Zavala"
+    for seat, ends in ((1, "  Hand 2: button to you"), (0, "  Hand 2: button to Anast…")):
+        app = TableHarness.of(room, seat)
+        async with app.run_test(size=(60, 20)) as pilot:
+            view = app.table.view
+            app.show(names=(long if seat else "ana", "bo" if seat else long), relay_offset=0.0,
+                     last_move=view.last_move.replace("bo", long) if not seat else view.last_move)
+            await pilot.pause()
+            status = app.table.query_one(StatusBar)
+            assert status.event == ("Hand 2: button to you, blinds 10/20" if seat else
+                                    f"Hand 2: button to {long}, blinds 10/20")
+            turn = screen_rows(status)[1].rstrip()
+            assert "⏱" in turn and " · bank " in turn and turn.endswith(ends), turn
 
 
 async def test_a_separator_in_the_last_hand_panel_stays_with_its_words_at_80_columns():

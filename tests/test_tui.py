@@ -1310,6 +1310,17 @@ async def test_long_names_leave_the_score_and_the_game_number_in_the_status_bar_
         assert first.startswith(" Ana-Maria… 1 – 0 Bartholom… · game 3 "), first
 
 
+def test_an_event_with_no_room_for_a_clause_keeps_its_first_words_whole_or_none():
+    """The status line's last resort beside the headline and the clock: an event that no clause of fits showed
+    a letter of it ("…sitting out: step 1, 0:01  H…"); it shows its first words whole, or nothing."""
+    from discard_tui.widgets import whole_words
+
+    event = "Hand 2 void: Anastasia-Phili… left, 990 shared"
+    assert whole_words(event, 60) == event
+    assert whole_words(event, 12) == "Hand 2 void…" and whole_words(event, 11) == "Hand 2…"
+    assert whole_words(event, 6) == "Hand…" and whole_words(event, 4) == ""
+
+
 async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_the_relay_s_time():
     from tabletop.clock import Clock, ClockView, Wait
 
