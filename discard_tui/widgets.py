@@ -479,6 +479,8 @@ class StatusBar(Widget):
     hurry: reactive[bool] = reactive(False)  # ... mine, nearly out
     notice: reactive[str] = reactive("")  # a refusal: stands until something happens
     hint: reactive[str] = reactive("")  # what I can do now, or what is going on
+    shorter_hints: reactive[tuple[str, ...]] = reactive(())  # the hint in fewer words, in the order tried: the first
+    # that fits is shown, else the last, cut
 
     def render(self) -> Text:
         width = self.size.width
@@ -502,7 +504,8 @@ class StatusBar(Widget):
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")
         else:
-            message = Text(f" {self.hint}", "italic")
+            hints = (self.hint, *self.shorter_hints)
+            message = Text(" " + next((hint for hint in hints if cell_len(f" {hint}") <= width), hints[-1]), "italic")
         return Text("\n", no_wrap=True).join([header, fit(turn, Text(), width), fit(message, Text(), width)])
 
     def turn_line(self, headline: str, time_left: str, event: str) -> Text:
