@@ -471,10 +471,10 @@ def can_leave(view: SeatView, grace: float, now: float | None = None, wall: floa
 def troubles(view: SeatView, grace: float, now: float | None = None, wall: float | None = None,
              resumes: bool = True) -> tuple[str, ...]:
     """What is wrong, past the grace period, and the way out (it outranks the hint), and its shorter forms in the
-    order the status bar tries them (the first that fits; () when nothing is wrong): while a player who left sits
-    out, how long the table waits on them for each step, with their names cut, then without the way back. (Past
-    the grace period it said only "bo left 1 min ago: x leaves; …", where "bo's time ran out: 5 s for each step
-    owed until bo acts" had said why the clock beside it starts again from 0:05.)"""
+    order the status bar tries them (the first that fits; () when nothing is wrong): the names cut, then without
+    the way back; while a player who left sits out, how long the table waits on them for each step too. (Past the
+    grace period it said only "bo left 1 min ago: x leaves; …", where "bo's time ran out: 5 s for each step owed
+    until bo acts" had said why the clock beside it starts again from 0:05.)"""
     if not can_leave(view, grace, now, wall):
         return ()
     leave = "x leaves; the same command comes back to this game." if resumes else "x leaves."
@@ -482,16 +482,17 @@ def troubles(view: SeatView, grace: float, now: float | None = None, wall: float
     if gone is not None and gone >= grace:
         return (f"The relay has not answered for {int(gone)} s; if {view.opponent_name} hosted it, they have "
                 f"quit. {leave}",)
-    if not (rule := sitting_out(view)):
-        return (f"{absence(view, wall)}: {leave}",)
-    assert view.clock is not None
-    step, out = view.clock.clock.allowance(True) // 1000, out_seats(view)
-    cuts = [view, *(names_cut(view, cells) for cells in NAME_CUTS)]
-    forms = [f"{absence(view, wall)}; {rule}. {leave}"]
+    rule, out = sitting_out(view), out_seats(view)
+    forms = [f"{absence(view, wall)}; {rule}. {leave}"] if rule else []
     for ways in (leave, "x leaves."):
-        for cut in cuts:  # "bo left 1 min ago and sits out, …", or "bo left …; cy sits out, …"
-            who, left = " and ".join(cut.names[seat] for seat in out), absence(cut, wall)
-            sits = f"sit{'s' * (len(out) == 1)} out, {step} s a step"
+        for cut in (view, *(names_cut(view, cells) for cells in NAME_CUTS)):
+            left = absence(cut, wall)
+            if not out:
+                forms.append(f"{left}: {ways}")
+                continue
+            assert cut.clock is not None  # "bo left 1 min ago and sits out, …", or "bo left …; cy sits out, …"
+            who = " and ".join(cut.names[seat] for seat in out)
+            sits = f"sit{'s' * (len(out) == 1)} out, {cut.clock.clock.allowance(True) // 1000} s a step"
             forms.append(f"{left} and {sits}: {ways}" if cut.absent_name == who else f"{left}; {who} {sits}: {ways}")
     return tuple(dict.fromkeys(forms))
 

@@ -1052,9 +1052,10 @@ def test_leaving_is_offered_without_promising_a_way_back_when_nothing_resumes():
     from pilot import seat_view
 
     view = seat_view(present=(True, False), my_turn=True, left_at=(None, time.time() - 60))
-    [said] = troubles(view, 30)
-    assert said.endswith("x leaves; the same command comes back to this game.")
+    assert troubles(view, 30)[0].endswith("x leaves; the same command comes back to this game.")
     assert troubles(dataclasses.replace(view), 30, resumes=False) == ("bo left 1 min ago: x leaves.",)
+    long = dataclasses.replace(view, names=("ana", "Anastasia-Philippa_Łopez-Zavala"))  # at 60 columns: the name
+    assert troubles(long, 30)[-1] == "Anast… left 1 min ago: x leaves."  # cut; the way back is printed on leaving
 
 
 @pytest.mark.parametrize("name", ["bo", "Anastasia-Philippa_Łopez-Zavala"])
