@@ -39,7 +39,7 @@ from .quit_screen import ConfirmQuit
 from .connecting_screen import ConnectingScreen
 from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
-from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen
+from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen, WatchInstead
 from .profile import Profile
 from .table_screen import (LeaveTable, PathCopied, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
@@ -271,7 +271,8 @@ class DiscardApp(App[None]):
             ProblemScreen(problem, new_room=new_room, watch=watch)
         self.push_screen(screen)
 
-    def action_watch_instead(self) -> None:
+    @on(WatchInstead)
+    def watch_instead(self) -> None:
         """The room is full: watch its game from no seat instead (the problem screen's w)."""
         self.config = dataclasses.replace(self.config, watch=True, bell=False, public=False)
         self.action_retry()

@@ -505,6 +505,8 @@ async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
             assert text_of(app.screen, "#problem") == STORE_FULL and "--relay" in STORE_FULL
             assert text_of(app.screen, "#retry") == "r tries again, q quits."
+            shown = {key for key, active in app.screen.active_bindings.items() if active.binding.show}
+            assert shown & {"c", "w"} == set() and "r" in shown  # no new room, nothing to watch: "w Watch" showed
             await pilot.press("r")
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen again")
             assert (app.config.room, app.config.game, app.config.public) == ("my-table", "war", True)
