@@ -1078,10 +1078,11 @@ async def test_a_player_who_left_and_sits_out_is_still_explained_once_leaving_is
     whole = f"{name} left 1 min ago; {name}'s time ran out: 5 s for each step owed until {name} acts. x leaves; " \
             "the same command comes back to this game."
     assert troubles(discard_table(**fields).view, 30, now=83.0, wall=left + 90)[0] == whole
-    for size in ((200, 50), (120, 40), (80, 24), (60, 20)):
-        app = discard_table(**fields)
-        async with app.run_test(size=size) as pilot:
-            app.table.update(app.view, now=83.0, wall=left + 90)
+    app = discard_table(**fields)
+    async with app.run_test(size=(200, 50)) as pilot:
+        app.table.update(app.view, now=83.0, wall=left + 90)
+        for size in ((200, 50), (120, 40), (80, 24), (60, 20)):
+            await pilot.resize_terminal(*size)
             await pilot.pause()
             hint = app.table.query_one(StatusBar).render().plain.splitlines()[2].strip()
             assert " left 1 min ago" in hint and "5 s" in hint and "x leaves" in hint and not hint.endswith("…"), \
