@@ -113,24 +113,26 @@ def against(names: list[str], sizes: list[int], games: int, options: HoldemOptio
         sys.exit(f"no such policy: {', '.join(unknown)} (known: {', '.join(POLICIES)})")
     print(f"cores: {os.cpu_count()}, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {options.chips:,} "
           f"chips each, blinds {options.blinds} doubling every 10 hands, {options.hands} hands at most")
-    print(f"{'computer':<10} {'against':<24} {'seats':>5} {'won':>8} {'win rate':>8} {'95 % interval':>13} "
-          f"{'hands/game':>10}")
+    print(f"{'computer':<10} {'against':<24} {'seats':>5} {'computers':>9} {'won':>8} {'win rate':>8} "
+          f"{'95 % interval':>13} {'hands/game':>10}")
     times: dict[str, list[float]] = {label: [] for label in players}
     start = time.perf_counter()
     for name in names:
         for seats in sizes:
-            for label, player in players.items():
-                won, hands = 0, 0
-                for seed in range(1, games + 1):
-                    state = play([timed(player(seed), times[label]), *[POLICIES[name]] * (seats - 1)], seed, options,
-                                 button=seed % seats)
-                    outcome = state.outcome()
-                    assert outcome is not None
-                    won += outcome.winners == (0,)
-                    hands += state.hand.number + 1
-                low, high = wilson(won, games)
-                print(f"{label:<10} {name:<24} {seats:>5} {f'{won}/{games}':>8} {won / games:>8.0%} "
-                      f"{f'{low:.0%}–{high:.0%}':>13} {hands / games:>10.1f}", flush=True)
+            for computers in (1, seats - 1) if seats > 2 else (1,):
+                for label, player in players.items():
+                    won, hands = 0, 0
+                    for seed in range(1, games + 1):
+                        mine = [timed(player(seed + 1_000_000 * k), times[label]) for k in range(computers)]
+                        state = play([*mine, *[POLICIES[name]] * (seats - computers)], seed, options,
+                                     button=seed % seats)
+                        outcome = state.outcome()
+                        assert outcome is not None
+                        won += max(outcome.winners) < computers and (computers > 1 or len(outcome.winners) == 1)
+                        hands += state.hand.number + 1
+                    low, high = wilson(won, games)
+                    print(f"{label:<10} {name:<24} {seats:>5} {computers:>9} {f'{won}/{games}':>8} {won / games:>8.0%} "
+                          f"{f'{low:.0%}–{high:.0%}':>13} {hands / games:>10.1f}", flush=True)
     for label, taken in times.items():
         ms = sorted(t * 1000 for t in taken)
         print(f"{label}'s decisions: {len(ms):,}, median {statistics.median(ms):.2f} ms, "
@@ -143,6 +145,9 @@ def against(names: list[str], sizes: list[int], games: int, options: HoldemOptio
         print("no strategy does better against always-pot than a player told the turn and river once it calls the flop "
               "(best_against_pot): " + ", ".join(
                   f"{best_against_pot(options, seats):.0%} at {seats} seats" for seats in sizes if seats in (2, 3)))
+        if 2 in sizes:
+            print("a strategy that folds knowing only the cards dealt so far, never on the river (floor_against_pot), "
+                  f"wins {floor_against_pot(options):.0%} heads-up: the best does no worse")
 
 
 Best = Callable[[int, int, int], float]  # the best win rate from (hand, my chips, the button's parity)
@@ -206,25 +211,7 @@ def best_against_pot(options: HoldemOptions, seats: int = 2) -> float:
     button. ``seats=3``: always-pot's two copies re-raise each other all in before the first flop, so the player
     folds its blind knowing its two cards (a tie between the copies counted as its win, then heads-up against the
     survivor, the better button) or puts in its whole stack against both."""
-    flops = flop_equities()
-
-    def hand(after: Callable[[int], float], blind: int, big: int, stake: int) -> float:
-        fold, won, lost = after(-blind), after(stake), after(-stake)
-        flop = after(-3 * big) if 3 * big < stake else None
-        turn = after(-9 * big) if 9 * big < stake and won > lost else None
-        total, gain = 0.0, won - lost
-        for name, rows in flops.items():
-            if turn is None:  # all in by the flop's call, or before
-                goes = [lost + sums[-1] / len(shares) * gain for shares, sums in rows]
-            else:
-                at, cut = turn - lost, (turn - lost) / gain
-                goes = [lost + (k * at + (sums[-1] - sums[k]) * gain) / len(shares)
-                        for shares, sums in rows for k in (bisect.bisect_left(shares, cut),)]
-            value = sum(goes) if flop is None else sum(flop if flop > x else x for x in goes)
-            total += COMBOS[name] * max(fold, value / len(rows))
-        return total / 1326
-
-    best = solve(options, seats, hand)
+    best = solve(options, seats, against_pot(flop_equities()[0]))
     if seats == 2:
         return (best(0, options.chips, 0) + best(0, options.chips, 1)) / 2
     tie, three = three_way()
@@ -236,22 +223,66 @@ def best_against_pot(options: HoldemOptions, seats: int = 2) -> float:
     return sum(places) / 3
 
 
+def floor_against_pot(options: HoldemOptions) -> float:
+    """What a strategy a player can play wins heads-up against always-pot, in the model of
+    :func:`best_against_pot` but told nothing: it folds on the flop knowing the flop, on the turn knowing the turn,
+    never on the river, and splits ties. The best strategy wins at least this much, and at most
+    :func:`best_against_pot`."""
+    best = solve(options, 2, against_pot(flop_equities()[1]))
+    return (best(0, options.chips, 0) + best(0, options.chips, 1)) / 2
+
+
+def against_pot(flops: Rows) -> Hand:
+    """One hand's best value against always-pot (see :func:`best_against_pot`): fold the blind, or see the flop
+    and fold there, or call the flop's bet and fold on the turn, or go to the showdown, where ``flops`` gives per
+    kind of hand and flop the shares of the pot a hand that goes on wins, for each card the turn decision knows."""
+    def hand(after: Callable[[int], float], blind: int, big: int, stake: int) -> float:
+        fold, won, lost = after(-blind), after(stake), after(-stake)
+        flop = after(-3 * big) if 3 * big < stake else None
+        turn = after(-9 * big) if 9 * big < stake and won > lost else None
+        total, gain = 0.0, won - lost
+        for name, rows in flops.items():
+            if turn is None:  # all in by the flop's call, or before
+                goes = [lost + sums[-1] / len(shares) * gain for shares, sums, _ in rows]
+            else:
+                at, cut = turn - lost, (turn - lost) / gain
+                goes = [lost + (k * at + (sums[-1] - sums[k]) * gain) / len(shares)
+                        for shares, sums, _ in rows for k in (bisect.bisect_left(shares, cut),)]
+            value = sum(weight * (x if flop is None or x > flop else flop) for x, (_, _, weight) in zip(goes, rows))
+            total += COMBOS[name] * max(fold, value)
+        return total / 1326
+
+    return hand
+
+
+Rows = dict[str, list[tuple[list[float], list[float], float]]]  # per kind of starting hand, a row per flop: shares
+# of the pot, sorted, their prefix sums, and the flop's weight for that kind
+
+
 @functools.cache
-def flop_equities(flops: int = 24) -> dict[str, list[tuple[list[float], list[float]]]]:
+def flop_equities(flops: int = 24) -> tuple[Rows, Rows]:
     """For each of ``flops`` seeded flops and each kind of starting hand, one hand of that kind the flop leaves
-    possible (seeded), and on each turn and river the share of the other hands it beats or ties there (every one of
-    them): per kind, a row per flop of those shares, sorted, with their prefix sums."""
+    possible (seeded), and against every other hand: on each turn and river, the share of them it beats or ties
+    (ties counted as wins); and on each turn, its share of the pot over the rivers (ties split). Per kind, a row per
+    flop of those shares, sorted, with their prefix sums and the flop's weight: how many hands of that kind the flop
+    leaves possible, over the kind's rows. (A flop drawn first and a hand of the kind then, a hand that shares a rank
+    with the flop would come too often: aces on an ace-high flop, three of their six hands possible, as often as on
+    any other. The weight makes every hand of the kind, then the flop, equally likely.) The (turn, river) rows,
+    then the turn rows."""
     rng = random.Random("flops")
     deck = [eval7.Card(card) for card in DECK]
     pairs_of: dict[str, list[tuple[int, int]]] = {name: [] for name in RANKING}
     for pair in itertools.combinations(range(52), 2):
         pairs_of[kind((DECK[pair[0]], DECK[pair[1]]))].append(pair)
-    rows: dict[str, list[tuple[list[float], list[float]]]] = {name: [] for name in RANKING}
+    boards: Rows = {name: [] for name in RANKING}
+    turns: Rows = {name: [] for name in RANKING}
     for _ in range(flops):
         flop = rng.sample(range(52), 3)
         left = [i for i in range(52) if i not in flop]
-        holes = {name: rng.choice([p for p in pairs if not set(p) & set(flop)]) for name, pairs in pairs_of.items()}
+        possible = {name: [p for p in pairs if not set(p) & set(flop)] for name, pairs in pairs_of.items()}
+        holes = {name: rng.choice(pairs) for name, pairs in possible.items()}
         found: dict[str, list[float]] = {name: [] for name in RANKING}
+        by_turn: dict[str, dict[int, list[float]]] = {name: {} for name in RANKING}
         for turn, river in itertools.combinations(left, 2):
             shared = [deck[i] for i in (*flop, turn, river)]
             rest = [i for i in left if i != turn and i != river]
@@ -270,11 +301,22 @@ def flop_equities(flops: int = 24) -> dict[str, list[tuple[list[float], list[flo
                 score = scores[pair]
                 at_most = (bisect.bisect_right(ordered, score) - bisect.bisect_right(by_card[pair[0]], score)
                            - bisect.bisect_right(by_card[pair[1]], score) + 1)
+                below = (bisect.bisect_left(ordered, score) - bisect.bisect_left(by_card[pair[0]], score)
+                         - bisect.bisect_left(by_card[pair[1]], score))
                 found[name].append(at_most / 990)
+                for card in (turn, river):  # either can be the turn, the other the river
+                    by_turn[name].setdefault(card, []).append((at_most + below) / 2 / 990)
         for name, shares in found.items():
             shares.sort()
-            rows[name].append((shares, list(itertools.accumulate(shares, initial=0.0))))
-    return rows
+            weight = float(len(possible[name]))
+            boards[name].append((shares, list(itertools.accumulate(shares, initial=0.0)), weight))
+            means = sorted(sum(rivers) / len(rivers) for rivers in by_turn[name].values())
+            turns[name].append((means, list(itertools.accumulate(means, initial=0.0)), weight))
+    for rows in (boards, turns):
+        for name, kept in rows.items():
+            whole = sum(row[2] for row in kept)
+            rows[name] = [(row[0], row[1], row[2] / whole) for row in kept]
+    return boards, turns
 
 
 @functools.cache

@@ -108,6 +108,22 @@ STREETS = {3: 0.06, 4: -0.05, 5: -0.05}  # after the flop, against such a player
 # stack's odds and premium, by the cards on the board: a flop hand needs more (two cards to come, and every card the
 # rest of its range improves with), a turn or river hand less (fitted on seeds 1-800 against always-pot; at 50 big
 # blinds about 63, 46 and 25 % against any two cards, near what a fixed player told whom it faces won with)
+FOLD_VALUES: tuple[tuple[float, float | None, float | None, float | None, float | None], ...] = (  # heads-up against a player who raises the pot every time with any two cards (always-pot): by the
+    # effective stack in big blinds as the hand began, what folding is worth after putting in 1, 3, 9 and 27 big
+    # blinds (its blind; the flop seen; the flop's bet called; the turn's), on the scale where losing the stack is 0
+    # and winning it 1 (None: that much is the stack). Solved by dynamic programming over the sit-and-go, blinds
+    # doubling every ten hands, by benchmarks/holdem.py (floor_against_pot, the mean over chips and hands of each
+    # depth): a call goes on when what it wins is worth more.
+    (3, 0.376, 0.020, None, None), (5, 0.435, 0.204, None, None), (7.5, 0.472, 0.319, None, None),
+    (10, 0.494, 0.379, 0.055, None), (12.5, 0.511, 0.419, 0.158, None), (15, 0.529, 0.453, 0.235, None),
+    (17.5, 0.547, 0.482, 0.293, None), (20, 0.563, 0.506, 0.341, None), (25, 0.585, 0.540, 0.410, None),
+    (30, 0.602, 0.564, 0.457, 0.070), (35, 0.622, 0.591, 0.500, 0.173), (40, 0.642, 0.615, 0.538, 0.257),
+    (45, 0.661, 0.638, 0.571, 0.326), (50, 0.676, 0.655, 0.597, 0.380))
+INVESTED = (1, 3, 9, 27)  # the big blinds put in at which FOLD_VALUES gives what a fold is worth
+SEE_HEADS_UP = 0.45  # equity against any two cards from which a hand sees the flop heads-up against such a player
+# (the dynamic programming sees it with nearly every hand, from 36 %; on seeds 1-200 against always-pot the computer
+# won 137 seeing it from 45 % and 131 from 36 %)
+NEXT_CARDS = 40  # deals per card to come when weighing what a call is worth on the street after
 PRIOR = 4  # moves of an average player assumed before a seat's own habits are seen
 PRIOR_RAISES = 0.2  # an average player bets or raises one move in five
 PRIOR_FOLDS = 0.4  # and folds to two bets in five
@@ -269,6 +285,8 @@ def preflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messag
     others = rivals(view)
     raisers = [p for p in others if p.bet > big]
     stake = min(owe, mine.chips)
+    if raisers and pot_raiser(others):
+        return see_flop(view, hole, others[0], rng)
     if raisers and (stake * 3 >= mine.chips + mine.bet or any(p.all_in for p in raisers)):
         return stack_off(view, hole, raisers, rng)
     if not raisers:
@@ -302,6 +320,8 @@ def unraised(view: HoldemView, hole: Sequence[str], others: Sequence[Player], rn
     stack = depth(view)
     if view.raise_bounds is None:
         return Check() if not owe else Call() if owe * 2 <= big else Fold()
+    if pot_raiser(others):
+        return see_flop(view, hole, others[0], rng) if owe else Check()
     if stack <= SHORT:
         return shove(view) if shove_gains(view, hole, others, rng) else Check() if not owe else Fold()
     maniacs = [p for p in others if wild(p)]
@@ -348,6 +368,8 @@ def postflop(view: HoldemView, hole: Sequence[str], rng: random.Random) -> Messa
     hand bets half the pot half the time, and a weak one bluffs now and then (always against a player who folds too
     much); facing a bet it calls when the odds allow, by how often the bettor bets, and folds otherwise."""
     others = rivals(view)
+    if pot_raiser(others):
+        return against_pot_raiser(view, hole, others[0], rng)
     if all(wild(p) for p in others):
         return against_wild(view, hole, others, rng)
     share = equity(hole, view.board, len(others), rng)
@@ -392,6 +414,84 @@ def against_wild(view: HoldemView, hole: Sequence[str], others: Sequence[Player]
     if share >= RERAISE:
         return shove(view)
     return Call() if view.to_call else Check()
+
+
+def pot_raiser(others: Sequence[Player]) -> bool:
+    """Heads-up against a seat read as one who raises every time (:func:`wild`), mostly by the pot rather than all
+    in: the game :data:`FOLD_VALUES` was solved for."""
+    return len(others) == 1 and wild(others[0]) and others[0].habits.shoves * 2 < others[0].habits.raises
+
+
+def fold_value(depth: float, invested: float) -> float:
+    """What folding is worth heads-up against a player who raises the pot every time, on the scale where losing my
+    stack is 0 and winning it 1: :data:`FOLD_VALUES` at an effective stack of ``depth`` big blinds as the hand
+    began, having put in ``invested`` big blinds, interpolated in both."""
+    below = [row for row in FOLD_VALUES if row[0] <= depth] or [FOLD_VALUES[0]]
+    above = [row for row in FOLD_VALUES if row[0] >= depth] or [FOLD_VALUES[-1]]
+    low, high = below[-1], above[0]
+    weight = (depth - low[0]) / (high[0] - low[0]) if high[0] > low[0] else 0.0
+    return (1 - weight) * spent_value(low, depth, invested) + weight * spent_value(high, depth, invested)
+
+
+def spent_value(row: tuple[float | None, ...], depth: float, invested: float) -> float:
+    """One row of :data:`FOLD_VALUES` at ``invested`` big blinds put in: between its points, linearly, down to 0 with
+    the whole stack (``depth``) in."""
+    points: list[tuple[float, float]] = [(spent, value) for spent, value in zip(INVESTED, row[1:])
+                                         if value is not None and spent < depth]
+    points.append((depth, 0.0))
+    if invested <= points[0][0]:
+        return points[0][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if invested <= x1:
+            return y0 + (y1 - y0) * (invested - x0) / (x1 - x0)
+    return 0.0
+
+
+def starts(view: HoldemView) -> list[int]:
+    """Every seat's chips as this hand began (the first hand: an equal share of every chip)."""
+    if view.history:
+        return list(view.history[-1])
+    share = (sum(p.chips for p in view.players) + view.total) // len(view.players)
+    return [share] * len(view.players)
+
+
+def stakes(view: HoldemView, rival: Player) -> tuple[float, float]:
+    """Heads-up: the effective stack as this hand began, and what I have put in it so far, in big blinds."""
+    began = starts(view)
+    big = view.blinds[1]
+    return min(began[view.me], began[rival.seat]) / big, (began[view.me] - view.mine.chips) / big
+
+
+def see_flop(view: HoldemView, hole: Sequence[str], rival: Player, rng: random.Random) -> Message:
+    """Before the flop, heads-up against a player who raises the pot every time: a call that puts my stack in goes
+    on when my equity against its range beats folding (:func:`fold_value`); else a hand sees the flop (completing
+    the small blind, calling the raise) from :data:`SEE_HEADS_UP`, and is never raised: that player puts the chips
+    in."""
+    if min(view.to_call, view.mine.chips) == view.mine.chips or rival.all_in:  # the stack, so a closer count
+        share = range_equity(hole, (), [aggression(rival.habits)], rng, 4 * SAMPLES, [maniac(rival.habits)])
+        return Call() if share >= fold_value(*stakes(view, rival)) else Fold()
+    return Call() if read_equity(hole, (), [rival], rng) >= SEE_HEADS_UP else Fold()
+
+
+def against_pot_raiser(view: HoldemView, hole: Sequence[str], rival: Player, rng: random.Random) -> Message:
+    """After the flop, heads-up against a player who raises the pot every time: check to it, and call its bet when
+    what the call is worth beats folding (:func:`fold_value`, by what I have put in): a showdown (the call is all in,
+    or the river's) is worth my equity against its range; else, for each card to come, the better of my equity then
+    and folding then, after the call."""
+    if not view.to_call:
+        return Check()
+    depth, invested = stakes(view, rival)
+    call = min(view.to_call, view.mine.chips)
+    shares, wild_chances = [aggression(rival.habits)], [maniac(rival.habits)]
+    if call == view.mine.chips or rival.all_in or len(view.board) == 5:
+        going = range_equity(hole, view.board, shares, rng, wild=wild_chances)
+    else:
+        later = fold_value(depth, invested + call / view.blinds[1])
+        known = {*hole, *view.board}
+        cards = [card for card in DECK if card not in known]
+        going = sum(max(later, range_equity(hole, (*view.board, card), shares, rng, NEXT_CARDS, wild_chances))
+                    for card in cards) / len(cards)
+    return Call() if going >= fold_value(depth, invested) else Fold()
 
 
 def decide(view: HoldemView, seed: int | None) -> Message | None:
