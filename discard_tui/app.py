@@ -39,7 +39,7 @@ from .quit_screen import ConfirmQuit
 from .connecting_screen import ConnectingScreen
 from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
-from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen
+from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen, WatchInstead
 from .profile import Profile
 from .table_screen import (LeaveTable, PathCopied, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
@@ -226,7 +226,7 @@ class DiscardApp(App[None]):
         self.call_after_refresh(refreshed.set)
         await refreshed.wait()
         await asyncio.to_thread(load_engine, self.config.game)
-        from tabletop.ledger import RelayError, RoomFull
+        from tabletop.ledger import RelayError, RoomFull, StoreFull
 
         from .session import Session
 
@@ -248,6 +248,9 @@ class DiscardApp(App[None]):
                                        "w watches its game (read-only), r tries this one again, q quits.",
                                        new_room=True, watch=True)
             return
+        except StoreFull:  # the relay's own words name its memory, not what to do: r keeps every choice made
+            self.switch_to_problem(STORE_FULL, "r tries again, q quits.")
+            return
         except (RelayError, OSError) as error:
             self.switch_to_problem(relay_problem(self.config.relay, str(error)))
             return
@@ -268,7 +271,8 @@ class DiscardApp(App[None]):
             ProblemScreen(problem, new_room=new_room, watch=watch)
         self.push_screen(screen)
 
-    def action_watch_instead(self) -> None:
+    @on(WatchInstead)
+    def watch_instead(self) -> None:
         """The room is full: watch its game from no seat instead (the problem screen's w)."""
         self.config = dataclasses.replace(self.config, watch=True, bell=False, public=False)
         self.action_retry()
@@ -534,6 +538,10 @@ class DiscardApp(App[None]):
             self._driver.write(RESTORE_TITLE)
         if self.session is not None:
             await self.session.close()
+
+
+STORE_FULL = "The relay is full for now (no memory left for your rooms): try again later, or play on another " \
+             "relay with --relay URL."
 
 
 def relay_problem(url: str | None, problem: str) -> str:

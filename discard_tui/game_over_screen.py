@@ -29,8 +29,13 @@ def history_line(download: bool, copied: bool = False) -> str:
 
 class GameOverScreen(ModalScreen[None]):
     BINDINGS = [Binding("n", "rematch", "Rematch"), Binding("q", "app.quit", "Quit"),
-                Binding("escape", "dismiss", "See the table"), Binding("t", "download", "Transcript"),
-                Binding("h", "history", "History")]
+                Binding("escape", "dismiss", "Table"), Binding("t", "download", "Transcript"),
+                Binding("h", "history", "History"),
+                # what is below the fold scrolls by the keys of a scrollable container, whatever has the focus; the
+                # footer names them while there is something to scroll ("See the table" left them no room at 60)
+                Binding("down", "scroll('down')", "Scroll", key_display="↑↓"),
+                Binding("up", "scroll('up')", show=False), Binding("pagedown", "scroll('page_down')", show=False),
+                Binding("pageup", "scroll('page_up')", show=False)]
 
     def __init__(self, view: SeatView, download: bool) -> None:
         super().__init__()
@@ -39,7 +44,8 @@ class GameOverScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover-room"), Vertical(id="gameover", classes="dialog"):
-            with VerticalScroll(id="gameover-body"):  # scrolls if cut, above the offer, which stays in sight
+            with VerticalScroll(id="gameover-body", can_focus=False):  # scrolls if cut, above the offer, which
+                # stays in sight; by the dialog's keys (focused, its own would hide them from the footer)
                 yield Label("", id="result", markup=False)
                 yield Label("", id="ending", markup=False)
                 yield Label("", id="score", markup=False)
@@ -88,6 +94,16 @@ class GameOverScreen(ModalScreen[None]):
         for label in self.query("#gameover Label").results(Label):
             label.display = bool(str(label.content))  # an empty line (no score yet) takes no room
         self.refresh_bindings()
+        self.call_after_refresh(self.refresh_bindings)  # laid out: whether the rest scrolls
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_bindings)
+
+    def action_scroll(self, way: str) -> None:
+        """Scroll what is below the fold: ``way`` is "up", "down", "page_up" or "page_down"."""
+        body = self.query_one("#gameover-body", VerticalScroll)
+        {"up": body.scroll_up, "down": body.scroll_down, "page_up": body.scroll_page_up,
+         "page_down": body.scroll_page_down}[way](animate=False)
 
     def action_rematch(self) -> None:
         self.post_message(Rematch())
@@ -115,4 +131,6 @@ class GameOverScreen(ModalScreen[None]):
             return True if self.view.verdict and self.view.transcript else None
         if action == "history":  # only a game that keeps a history has the key (False hides it)
             return bool(self.view.verdict and self.view.history)
+        if action == "scroll":  # only while something is below the fold (False hides the key)
+            return any(body.max_scroll_y > 0 for body in self.query("#gameover-body").results(VerticalScroll))
         return True

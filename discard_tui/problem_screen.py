@@ -18,12 +18,17 @@ class NewRoom(Message):
     """The player asks for another room than the full one (``c``)."""
 
 
+class WatchInstead(Message):
+    """The player asks to watch the full room's game instead of taking a seat (``w``)."""
+
+
 class ProblemScreen(Screen[None]):
     """The game cannot go on (relay unreachable, seat lost, room full); say why and what r does, with
     ``new_room`` that c creates another room, and with ``watch`` that w watches this room's game instead. Leaving
     from here exits with ``CANNOT_PLAY``, the problem left on the terminal (``DiscardApp.cannot_play``)."""
 
-    BINDINGS = [Binding("c", "new_room", "New room"), Binding("w", "app.watch_instead", "Watch"),
+    BINDINGS = [Binding("c", "new_room", "New room"), Binding("w", "watch_instead", "Watch"),  # the screen's own: an
+                # app action's key is checked by the app, and showed on every problem (a refused join's too)
                 Binding("r", "app.retry", "Retry"), Binding("q,escape", "app.quit", "Quit")]
 
     def __init__(self, problem: str, retry: str = "Press r to try again or q to quit.", new_room: bool = False,
@@ -41,6 +46,9 @@ class ProblemScreen(Screen[None]):
 
     def action_new_room(self) -> None:
         self.post_message(NewRoom())
+
+    def action_watch_instead(self) -> None:
+        self.post_message(WatchInstead())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "new_room":

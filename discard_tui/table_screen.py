@@ -247,8 +247,11 @@ class TableScreen(Screen[None], Generic[V]):
         status.headline, status.my_turn, status.names = self.headline(view), view.my_turn, view.names
         status.clock, status.hurry = clock_text(view, now, named_in(status.headline, view))
         status.event = capitalized(view.last_move or "", view.names)
-        status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else trouble(view, self.leave_grace, now, wall, self.resumes) or \
-            self.hint(view) or sitting_out(view) or (view.note if view.in_game else "")
+        wrong = () if view.replay is not None or view.watcher else troubles(view, self.leave_grace, now, wall,
+                                                                           self.resumes)
+        status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else \
+            wrong[0] if wrong else self.hint(view) or sitting_out(view) or (view.note if view.in_game else "")
+        status.shorter_hints = wrong[1:]
         groups = (view.safety or "").split()
         show_text(self.query_one("#safety", Static),
                   "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
@@ -465,17 +468,33 @@ def can_leave(view: SeatView, grace: float, now: float | None = None, wall: floa
     return any(gone is not None and gone >= grace for gone in (relay_gone_for(view, now), opponent_gone_for(view, wall)))
 
 
-def trouble(view: SeatView, grace: float, now: float | None = None, wall: float | None = None,
-            resumes: bool = True) -> str:
-    """What is wrong, past the grace period, and the way out: it outranks the hint."""
+def troubles(view: SeatView, grace: float, now: float | None = None, wall: float | None = None,
+             resumes: bool = True) -> tuple[str, ...]:
+    """What is wrong, past the grace period, and the way out (it outranks the hint), and its shorter forms in the
+    order the status bar tries them (the first that fits; () when nothing is wrong): the names cut, then without
+    the way back; while a player who left sits out, how long the table waits on them for each step too. (Past the
+    grace period it said only "bo left 1 min ago: x leaves; …", where "bo's time ran out: 5 s for each step owed
+    until bo acts" had said why the clock beside it starts again from 0:05.)"""
     if not can_leave(view, grace, now, wall):
-        return ""
+        return ()
     leave = "x leaves; the same command comes back to this game." if resumes else "x leaves."
     gone = relay_gone_for(view, now)
     if gone is not None and gone >= grace:
         return (f"The relay has not answered for {int(gone)} s; if {view.opponent_name} hosted it, they have "
-                f"quit. {leave}")
-    return f"{absence(view, wall)}: {leave}"
+                f"quit. {leave}",)
+    rule, out = sitting_out(view), out_seats(view)
+    forms = [f"{absence(view, wall)}; {rule}. {leave}"] if rule else []
+    for ways in (leave, "x leaves."):
+        for cut in (view, *(names_cut(view, cells) for cells in NAME_CUTS)):
+            left = absence(cut, wall)
+            if not out:
+                forms.append(f"{left}: {ways}")
+                continue
+            assert cut.clock is not None  # "bo left 1 min ago and sits out, …", or "bo left …; cy sits out, …"
+            who = " and ".join(cut.names[seat] for seat in out)
+            sits = f"sit{'s' * (len(out) == 1)} out, {cut.clock.clock.allowance(True) // 1000} s a step"
+            forms.append(f"{left} and {sits}: {ways}" if cut.absent_name == who else f"{left}; {who} {sits}: {ways}")
+    return tuple(dict.fromkeys(forms))
 
 
 HURRY = 10_000  # ms left (move and bank together) under which my own clock is shown in red
@@ -515,15 +534,21 @@ def clock_text(view: SeatView, now: float | None = None, named: Collection[int] 
 def sitting_out(view: SeatView) -> str:
     """Why the clock of a seat that sits out starts again: "bo's time ran out: 5 s for each step owed until bo acts"
     ("" when the clock waits on no seat sitting out, or on mine)."""
-    clock = view.clock
-    if clock is None or not view.in_game or view.me in {wait.seat for wait in clock.waits}:
-        return ""
-    out = [wait.seat for wait in clock.waits if clock.step(wait.seat) is not None]
+    out = out_seats(view)
     if not out:
         return ""
-    who = " and ".join(view.names[seat] for seat in out)
-    return f"{who}'s time ran out: {clock.clock.allowance(True) // 1000} s for each step owed until {who} acts" \
-        if len(out) == 1 else f"{who} sit out: {clock.clock.allowance(True) // 1000} s a step each until they act"
+    assert view.clock is not None
+    who, step = " and ".join(view.names[seat] for seat in out), view.clock.clock.allowance(True) // 1000
+    return f"{who}'s time ran out: {step} s for each step owed until {who} acts" if len(out) == 1 \
+        else f"{who} sit out: {step} s a step each until they act"
+
+
+def out_seats(view: SeatView) -> list[int]:
+    """The seats sitting out that the clock waits on, unless it waits on mine too: [] when none."""
+    clock = view.clock
+    if clock is None or not view.in_game or view.me in {wait.seat for wait in clock.waits}:
+        return []
+    return [wait.seat for wait in clock.waits if clock.step(wait.seat) is not None]
 
 
 def minutes(ms: int) -> str:

@@ -479,6 +479,8 @@ class StatusBar(Widget):
     hurry: reactive[bool] = reactive(False)  # ... mine, nearly out
     notice: reactive[str] = reactive("")  # a refusal: stands until something happens
     hint: reactive[str] = reactive("")  # what I can do now, or what is going on
+    shorter_hints: reactive[tuple[str, ...]] = reactive(())  # the hint in fewer words, in the order tried: the first
+    # that fits is shown, else the last, cut
 
     def render(self) -> Text:
         width = self.size.width
@@ -494,14 +496,16 @@ class StatusBar(Widget):
             turn = next((line for (_, _, h, c), event in zip(tries, events, strict=False)
                          for short in clauses(event, self.names) if (line := self.turn_line(h, c, short)).cell_len <= width),
                         None)
-        if turn is None:  # else the headline and the clock whole if they fit, the event's names cut as theirs
+        if turn is None:  # else the headline and the clock whole if they fit, the event's names cut as theirs and
             headline, time_left, event = next(((h, c, e) for (_, _, h, c), e in zip(tries, events, strict=False)
                                                if cell_len(f" ▶ {h}  ⏱ {c}") <= width), (*tries[-1][2:], events[-1]))
-            turn = self.turn_line(headline, time_left, event)
+            room = width - self.turn_line(headline, time_left, "").cell_len  # as many of its words as fit, whole
+            turn = self.turn_line(headline, time_left, whole_words(event, room))
         if self.notice:
             message = Text(f" {self.notice}", "bold yellow")
         else:
-            message = Text(f" {self.hint}", "italic")
+            hints = (self.hint, *self.shorter_hints)
+            message = Text(" " + next((hint for hint in hints if cell_len(f" {hint}") <= width), hints[-1]), "italic")
         return Text("\n", no_wrap=True).join([header, fit(turn, Text(), width), fit(message, Text(), width)])
 
     def turn_line(self, headline: str, time_left: str, event: str) -> Text:
@@ -518,6 +522,16 @@ def clauses(text: str, names: Iterable[str] = ()) -> list[str]:
               for k in range(found.start(), found.end())}
     return [text[:found.start()] for found in reversed(list(re.finditer(r"[,;] ", text)))
             if found.start() > 0 and found.start() not in inside]
+
+
+def whole_words(text: str, cells: int) -> str:
+    """``text`` in ``cells`` columns: whole, or its first words with "…" ("Hand 2: the…"), never a word cut ("H…");
+    "" if not even its first word fits."""
+    if cell_len(text) <= cells:
+        return text
+    spaces = [found.start() for found in re.finditer(" ", text)]
+    starts = (text[:space].rstrip(",;:· ") for space in reversed(spaces))
+    return next((start + "…" for start in starts if start and cell_len(start) < cells), "")
 
 
 NAME_CUTS = (16, 10, 6)  # the names' widths the status bar tries, in turn, when a line does not fit them whole

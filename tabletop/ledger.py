@@ -176,6 +176,11 @@ class RoomFull(RelayError):
     under way: it may be watched instead, relay 1.3)."""
 
 
+class StoreFull(RelayError):
+    """The relay keeps rooms in memory and has none left for ours (relay 1.4's ``store_full``: the memory for this
+    address's rooms, or for every room, is full): the join is refused until rooms expire there."""
+
+
 class Unserved(Exception):
     """This relay node cannot serve us now (its store is unavailable): try the next one."""
 
@@ -342,7 +347,8 @@ class RelayClient:
         if welcome.get("type") == "error":
             if welcome.get("code") == "unavailable":
                 raise Unserved(clip(welcome.get("message"), 200))
-            error = {"bad_token": SeatLost, "room_full": RoomFull}.get(str(welcome.get("code")), RelayError)
+            error = {"bad_token": SeatLost, "room_full": RoomFull, "store_full": StoreFull}.get(
+                str(welcome.get("code")), RelayError)
             refused = "let us watch" if self.watch else "seat us"
             raise error(f"the relay refused to {refused} in room {self.room}: {clip(welcome.get('message'), 200)}")
         try:

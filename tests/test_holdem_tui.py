@@ -450,6 +450,29 @@ async def test_the_game_over_dialog_keeps_its_keys_in_sight_while_the_rest_scrol
         assert body.max_scroll_y > 0  # the case at hand: the rest does not fit
         assert not body.region.overlaps(offer.region)
         assert footer_cut(app.screen) == []  # "h History" was cut to "h Histo" at 60 columns
+        assert app.screen.active_bindings["down"].binding.key_display == "↑↓"  # and the keys that scroll it:
+        assert app.screen.check_action("scroll", ("down",))  # shown while something is below the fold
+        app.set_focus(None)  # they scroll it whatever has the focus (only the mouse's wheel did)
+        for key, at in (("pagedown", body.max_scroll_y), ("up", body.max_scroll_y - 1), ("pageup", 0), ("down", 1)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert body.scroll_y == at, (key, body.scroll_y)
+        assert {key: app.screen.active_bindings[key].binding.action for key in "nqth"} == {  # its own keys stay
+            "n": "rematch", "q": "app.quit", "t": "download", "h": "history"}
+
+
+async def test_the_game_over_dialog_shows_no_scrolling_key_when_all_of_it_fits():
+    from discard_tui.app import GameOverScreen
+    from tabletop.values import Result, Verdict
+
+    done = seat_view(HoldemScreenView, phase=Phase.OVER, verdict=Verdict((), 1, 52, 4, ("move", "moves")),
+                     result=Result.WIN, wins=(1, 0))
+    app = TableHarness(HoldemTable(30), done)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(GameOverScreen(done, download=False))
+        await pilot.pause()
+        assert app.screen.query_one("#gameover-body").max_scroll_y == 0
+        assert not app.screen.check_action("scroll", ("down",))
 
 
 def checked_down(state) -> None:
@@ -604,8 +627,32 @@ async def test_the_status_line_names_the_new_hand_not_the_showdown_that_ended_th
     app = TableHarness.of(room, 0)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert app.table.query_one(StatusBar).event == "Hand 2: the button goes to bo, blinds 10/20"
+        assert app.table.query_one(StatusBar).event == "Hand 2: button to bo, blinds 10/20"
         assert app.table.query_one("#info").render().plain.splitlines()[1].startswith("Hand 1 on ")
+
+
+async def test_at_60_columns_the_new_hand_s_status_line_keeps_its_first_clause_whole_beside_a_long_clock():
+    """At 60 columns, beside the clock and its time bank, "Hand 2: the button goes to you, blinds 10/20" was cut to
+    "Hand 2: the button goes…": the status line says it short ("Hand 2: button to you", the blinds on the board
+    below), for the seat to act as for the other, whose long name is cut with an ellipsis, never a word."""
+    room = Room(game="holdem", seats=2, options={"hands": 2})
+    room.strategies = {seat: station for seat in range(2)}
+    table = room.tables[0]
+    room.run(until=lambda: (board := table.view().board) is not None and board.hand == 2 and
+             board.stage is Stage.BETTING)
+    long = "Anastasia-Philippa_Łopez-Zavala"
+    for seat, ends in ((1, "  Hand 2: button to you"), (0, "  Hand 2: button to Anast…")):
+        app = TableHarness.of(room, seat)
+        async with app.run_test(size=(60, 20)) as pilot:
+            view = app.table.view
+            app.show(names=(long if seat else "ana", "bo" if seat else long), relay_offset=0.0,
+                     last_move=view.last_move.replace("bo", long) if not seat else view.last_move)
+            await pilot.pause()
+            status = app.table.query_one(StatusBar)
+            assert status.event == ("Hand 2: button to you, blinds 10/20" if seat else
+                                    f"Hand 2: button to {long}, blinds 10/20")
+            turn = screen_rows(status)[1].rstrip()
+            assert "⏱" in turn and " · bank " in turn and turn.endswith(ends), turn
 
 
 async def test_a_separator_in_the_last_hand_panel_stays_with_its_words_at_80_columns():

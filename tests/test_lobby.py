@@ -477,3 +477,44 @@ async def test_the_lobby_title_shows_my_long_name_whole(size):
         where = app.screen.query_one("#where")
         shown = [strip.text.strip() for strip in where.render_lines(Region(0, 0, where.size.width, where.size.height))]
         assert shown[-1] == name and "…" not in " ".join(shown), shown
+
+
+async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_room_chosen(tmp_path):
+    """A relay keeping rooms in memory refuses a join past the address's share with store_full (relay 1.4): the
+    player read "the relay refused to seat us in room …: the relay's memory for your address's rooms is full
+    (16 MiB)", a plain relay error. One line says what happened and what to do, for a room created in the lobby
+    as for --room, and r tries the same room again with every choice made."""
+    from discard_tui.app import STORE_FULL
+    from discard_tui.problem_screen import ProblemScreen
+    from relay.memory_ledger import MemoryLedger
+    from relay.server import Limits, Relay
+
+    relay = Relay(MemoryLedger(max_bytes=16 * 64), Limits())  # an address's share (64 bytes) holds no join
+    server = await relay.serve("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    try:
+        app = DiscardApp(PlayConfig(relay=url, room="", name="ana", game="discard"), Profile(tmp_path / "a", "ana"))
+        async with app.run_test(size=(60, 20)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                        and "No room is waiting" in text_of(app.screen, "#status"), "the empty lobby")
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
+            app.screen.query_one("#room", Input).value = "my-table"
+            app.screen.query_one("#game", Select).value = "war"
+            await pilot.click("#create-room")
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+            assert text_of(app.screen, "#problem") == STORE_FULL and "--relay" in STORE_FULL
+            assert text_of(app.screen, "#retry") == "r tries again, q quits."
+            shown = {key for key, active in app.screen.active_bindings.items() if active.binding.show}
+            assert shown & {"c", "w"} == set() and "r" in shown  # no new room, nothing to watch: "w Watch" showed
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen again")
+            assert (app.config.room, app.config.game, app.config.public) == ("my-table", "war", True)
+        app = DiscardApp(PlayConfig(relay=url, room="named", name="bo"), Profile(tmp_path / "b", "bo"))
+        async with app.run_test(size=(60, 20)) as pilot:  # --room
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+            assert text_of(app.screen, "#problem") == STORE_FULL
+    finally:
+        server.close()
+        await server.wait_closed()
+        await relay.close()

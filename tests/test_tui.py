@@ -1048,12 +1048,47 @@ def test_leaving_is_offered_without_promising_a_way_back_when_nothing_resumes():
     import dataclasses
     import time
 
-    from discard_tui.table_screen import trouble
+    from discard_tui.table_screen import troubles
     from pilot import seat_view
 
     view = seat_view(present=(True, False), my_turn=True, left_at=(None, time.time() - 60))
-    assert trouble(view, 30).endswith("x leaves; the same command comes back to this game.")
-    assert trouble(dataclasses.replace(view), 30, resumes=False) == "bo left 1 min ago: x leaves."
+    assert troubles(view, 30)[0].endswith("x leaves; the same command comes back to this game.")
+    assert troubles(dataclasses.replace(view), 30, resumes=False) == ("bo left 1 min ago: x leaves.",)
+    long = dataclasses.replace(view, names=("ana", "Anastasia-Philippa_Łopez-Zavala"))  # at 60 columns: the name
+    assert troubles(long, 30)[-1] == "Anast… left 1 min ago: x leaves."  # cut; the way back is printed on leaving
+
+
+@pytest.mark.parametrize("name", ["bo", "Anastasia-Philippa_Łopez-Zavala"])
+async def test_a_player_who_left_and_sits_out_is_still_explained_once_leaving_is_offered(name):
+    """Past the grace period the hint said "bo left 1 min ago: x leaves; the same command comes back to this game."
+    and no more "bo's time ran out: 5 s for each step owed until bo acts", while the clock beside bo's turn started
+    again from 0:05: at every width, with a long name cut, the line says both that bo left and the 5 s a step."""
+    import time
+
+    from tabletop.clock import Clock, Timers
+    from discard_tui.table_screen import troubles
+
+    timers = Timers(Clock(move_ms=20_000, bank_ms=60_000), seats=2)
+    timers.update({1}, 0)
+    timers.judge(1, 80_000)  # bo's time ran out: its default move was made for it
+    timers.update({1}, 81_000)  # its next turn: it sits out
+    left = time.time() - 90
+    fields = dict(names=("ana", name), present=(True, False), left_at=(None, left), my_turn=False,
+                  clock=timers.view(), relay_offset=0.0)
+    whole = f"{name} left 1 min ago; {name}'s time ran out: 5 s for each step owed until {name} acts. x leaves; " \
+            "the same command comes back to this game."
+    assert troubles(discard_table(**fields).view, 30, now=83.0, wall=left + 90)[0] == whole
+    app = discard_table(**fields)
+    async with app.run_test(size=(200, 50)) as pilot:
+        app.table.update(app.view, now=83.0, wall=left + 90)
+        for size in ((200, 50), (120, 40), (80, 24), (60, 20)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            hint = app.table.query_one(StatusBar).render().plain.splitlines()[2].strip()
+            assert " left 1 min ago" in hint and "5 s" in hint and "x leaves" in hint and not hint.endswith("…"), \
+                (size, hint)
+            turn = app.table.query_one(StatusBar).render().plain.splitlines()[1]
+            assert "sitting out: step 1, 0:03" in turn, turn
 
 
 async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
@@ -1308,6 +1343,17 @@ async def test_long_names_leave_the_score_and_the_game_number_in_the_status_bar_
         await pilot.pause()
         first = app.table.query_one(StatusBar).render().plain.splitlines()[0]
         assert first.startswith(" Ana-Maria… 1 – 0 Bartholom… · game 3 "), first
+
+
+def test_an_event_with_no_room_for_a_clause_keeps_its_first_words_whole_or_none():
+    """The status line's last resort beside the headline and the clock: an event that no clause of fits showed
+    a letter of it ("…sitting out: step 1, 0:01  H…"); it shows its first words whole, or nothing."""
+    from discard_tui.widgets import whole_words
+
+    event = "Hand 2 void: Anastasia-Phili… left, 990 shared"
+    assert whole_words(event, 60) == event
+    assert whole_words(event, 12) == "Hand 2 void…" and whole_words(event, 11) == "Hand 2…"
+    assert whole_words(event, 6) == "Hand…" and whole_words(event, 4) == ""
 
 
 async def test_the_status_bar_shows_the_clock_of_whoever_the_game_waits_on_by_the_relay_s_time():

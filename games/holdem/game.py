@@ -366,14 +366,17 @@ class HoldemState(GameState[str]):
             self.hand = self._deal_hand(h.number + 1, places)
             button, small_seat, _ = self.hand.places or h.places
             small, big = self.hand.blinds
-            begun = f"Hand {h.number + 2}: the button goes to {{{button}}}"
-            if button not in self.hand.players:
+            begun = f"Hand {h.number + 2}: the button goes to {{{button}}}"  # the log's; the status line's, short
+            self.short = f"Hand {h.number + 2}: button to {{{button}}}"  # enough to keep its first clause whole
+            if button not in self.hand.players:  # at 60 columns beside a clock and a long name (brief)
                 begun += ", who is out: a dead button (TDA rule 34)"
+                self.short += " (a dead button)"
             begun += f", blinds {small}/{big}"
+            self.short += f", blinds {small}/{big}"
             if self.hand.small_blind is None:
                 begun += f"; no small blind, {{{small_seat}}} being out (TDA rule 34)"
+                self.short += "; no small blind"
             self.said += f". {begun}"
-            self.short = begun
 
     def describe(self, seat: int, move: Message) -> str:
         return self.said
@@ -413,8 +416,9 @@ class HoldemState(GameState[str]):
 
     def brief(self) -> str | None:
         """A void hand, and a move that ends a hand and deals the next, in a few words for the status line: the
-        void's gist ("hand 3 void: cy left, 1,000 shared"), or the new hand ("Hand 4: the button goes to
-        cy, blinds 10/20"), not the start of a showdown that the last-hand panel shows whole."""
+        void's gist ("hand 3 void: cy left, 1,000 shared"), or the new hand ("Hand 4: button to cy, blinds
+        10/20": a narrow status line keeps its first clause whole), not the start of a showdown that the last-hand
+        panel shows whole; the log says each in full ("Hand 4: the button goes to cy, blinds 10/20")."""
         return self.short
 
     def ran_out(self, seat: int) -> None:
