@@ -197,6 +197,13 @@ class GameState(ABC, Generic[Face]):
         says what became of it, as a log line with seats as ``{0}``, ``{1}``…"""
         raise NotImplementedError
 
+    def forfeit(self, seat: int) -> Outcome:
+        """The game ends without ``seat``: its time ran out while the game needed its shuffle step or its keys, in a
+        game that does not void deals (:attr:`Game.voids_deals`), which cannot go on without them (every card still
+        hidden is locked by its key). ``seat`` forfeits: the outcome names the others as winners, with the scores
+        as they stand, and says so in its reason (seats as ``{0}``, ``{1}``…)."""
+        raise NotImplementedError
+
     def brief(self) -> str | None:
         """The change just made (the move pushed last, or the deal made void) in a few words for the status line,
         seats as ``{0}``, ``{1}``…, when its log line says more than one line holds: the log keeps every word. None
@@ -242,8 +249,9 @@ class Game(ABC, Generic[Face]):
     Options: ClassVar[type[BaseModel]] = NoOptions
     tally: ClassVar[tuple[str, str]] = ("move", "moves")  # what the audit counts (moves and choices), for people
     has_starter: ClassVar[bool] = True  # one seat moves first (False: every seat moves at once, as rps's throws)
-    voids_deals: ClassVar[bool] = False  # a seat whose keys a deal needs runs on the clock, and the deal is void when
-    # its time runs out (GameState.void); otherwise the table waits on keys as long as its players do
+    voids_deals: ClassVar[bool] = False  # when the time of a seat whose shuffle step or keys a deal needs runs out,
+    # the deal is void and the game goes on without it (GameState.void); otherwise the game ends: it forfeits
+    # (GameState.forfeit)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A game that declares its ``about`` takes its names and seats from it, and its Options must agree."""

@@ -45,7 +45,7 @@ class Needs:
 
 
 CLOCKED = (Owed.MOVE, Owed.CHOICE_COMMITMENT, Owed.CHOICE_REVEAL)  # what a seat owes on the clock
-DEAL_WORK = (Owed.SHUFFLE_STEP, Owed.HAND_KEYS, Owed.CARD_KEY)  # on the clock too in a game that voids deals
+DEAL_WORK = (Owed.SHUFFLE_STEP, Owed.HAND_KEYS, Owed.CARD_KEY)  # on the clock too, at any phase of a deal
 
 
 class Intents(TableState):
@@ -258,11 +258,11 @@ class Intents(TableState):
 
     def clocked(self) -> list[int]:
         """The seats the clock runs for now: those that owe a move, a choice or its reveal while the game is played
-        (none while a move's cards are being shown); in a game that voids deals (``Game.voids_deals``), also those
-        that owe a shuffle step or keys."""
+        (none while a move's cards are being shown), and those that owe a shuffle step or keys, at any phase of a
+        deal: a seat whose program is gone would otherwise hold the game up for good."""
         p, phase = self.play, self.phase
         what: tuple[Owed, ...] = CLOCKED if phase is Phase.PLAYING and p.pending is None else ()
-        if p.game is not None and p.game.voids_deals and phase in (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING):
+        if p.game is not None and phase in (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING):
             what += DEAL_WORK
         return [due.seat for due in self.owing() if due.what in what] if what else []
 

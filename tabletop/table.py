@@ -430,10 +430,27 @@ class Table(Viewable):
             timers.judge(late, self.stamp)
         except Early as error:
             raise Violation(f"{who} claimed that {self.whose(late)} time ran out {error}") from None
-        if deal_work:
+        if deal_work and p.game is not None and p.game.voids_deals:
             self._void(p, late)
+        elif deal_work:
+            self._forfeit(p, late)
         else:
             self._time_out(p, late)
+
+    def _forfeit(self, p: Play, seat: int) -> None:
+        """``seat``'s time ran out while the game needed its shuffle step or keys, in a game that cannot go on
+        without them: the game ends (a move waiting for its cards is given up), ``seat`` forfeits, and the game
+        names the winners (``GameState.forfeit``)."""
+        assert p.state is not None and p.deck is not None
+        p.deck.shows.clear()
+        p.pending, p.timed_out = None, False
+        p.out.add(seat)
+        p.late.discard(seat)
+        p.outcome = p.state.forfeit(seat)
+        names = tuple(self.who(s) for s in range(p.seats))
+        p.last_move = (f"{self.whose(seat)} time ran out while the game needed "
+                       f"{'your' if seat == self.me else 'their'} keys; {p.outcome.reason.format(*names)}")
+        self._say(p.last_move)
 
     def _void(self, p: Play, seat: int) -> None:
         """``seat``'s time ran out while the deal needed its shuffle step or keys: the deal is given up (a move

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import re
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pexpect
@@ -54,16 +56,35 @@ def seat_dir() -> Path:
 # -- relays ---------------------------------------------------------------------------
 
 
+@contextlib.asynccontextmanager
+async def serving(ledger: MemoryLedger) -> AsyncIterator[tuple[Relay, str]]:
+    """A running in-process relay on ``ledger``: (relay, url); closed on the way out."""
+    relay = Relay(ledger, Limits())
+    server = await relay.serve("127.0.0.1", 0)
+    try:
+        yield relay, f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    finally:
+        server.close()
+        await server.wait_closed()
+        await relay.close()
+
+
 @pytest.fixture
 async def relay_server():
     """A running in-process relay (memory ledger); yields (relay, url)."""
-    relay = Relay(MemoryLedger(), Limits())
-    server = await relay.serve("127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    yield relay, f"ws://127.0.0.1:{port}"
-    server.close()
-    await server.wait_closed()
-    await relay.close()
+    async with serving(MemoryLedger()) as served:
+        yield served
+
+
+@pytest.fixture
+async def timed_relay():
+    """A running in-process relay whose clock the test moves (``clock.now``; give it to the seats too): yields
+    (url, clock)."""
+    from test_clock import FakeTime
+
+    clock = FakeTime()
+    async with serving(MemoryLedger(clock=clock)) as (_, url):
+        yield url, clock
 
 
 @pytest.fixture

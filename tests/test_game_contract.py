@@ -74,7 +74,7 @@ class Dealer:
     (a state that knows every card, as the audit's replay)."""
 
     def __init__(self, name: str, seats: int, seed: int) -> None:
-        game = GAMES[name]
+        game = self.game = GAMES[name]
         options = game.Options(**QUICK.get(name, {}))
         self.faces = tuple(game.faces(options, seats))
         setup = Setup(seats, seed % seats, options, self.faces, proven=True)
@@ -133,6 +133,11 @@ class Dealer:
             return None
         legal = self.seats[mover].legal_moves(mover)
         assert legal or self.seats[mover].owed(mover) is not None, f"seat {mover} is to move but has no move"
+        if self.faces and not self.game.voids_deals:  # a seat whose keys never come forfeits the game
+            for seat in seats:
+                ended = self.agreed(lambda state: state.forfeit(seat))
+                assert set(ended.winners) == set(seats) - {seat} and len(ended.scores) == len(seats), ended
+                assert ended.reason.format(*(f"seat {each}" for each in seats))
         default = self.agreed(lambda state: state.time_out(mover))  # the move made for a seat out of time
         assert default is not None, f"no move for seat {mover} once its time runs out"
         for move in [*legal, default]:

@@ -17,8 +17,6 @@ from arena import start_players
 from discard_tui import verify
 from games import GAMES
 from processes import run_bot
-from relay.memory_ledger import MemoryLedger
-from relay.server import Limits, Relay
 from room import Room
 from tabletop import deck as mental
 from tabletop import transcript, wire
@@ -87,7 +85,7 @@ def readable(room: Room, seat: int | None) -> set[int]:
         for pos in deck.positions():
             keys = opened.get(pos, set()) | ({seat} if seat is not None else set())
             shown_to = state.seen.get(pos, set())
-            if keys >= set(deck.order) and (seat not in shown_to if seat is not None else shown_to != set(range(3))):
+            if keys >= set(deck.order) and (seat not in shown_to if seat is not None else shown_to != set(range(room.seats))):
                 found.add(pos)
     return found
 
@@ -361,6 +359,51 @@ def test_a_seat_that_vanishes_while_the_board_needs_its_key_voids_the_hand_and_f
            "hand 1 is void" in text and "[game1-hand2]" in text
 
 
+UNVOIDED = [("discard", 2), ("war", 2), ("cabo", 3)]  # the games with cards that cannot go on without a seat's keys
+
+
+def keyless_room(game: str, seats: int) -> tuple[Room, int, list[Table]]:
+    """``game`` between its computers, 30 s a move and 60 s of bank, until one seat's program stops while the game
+    waits on its key to a card: the room, that seat, and the others' tables, all waiting on it on the clock."""
+    room = Room(game=game, seats=seats, options={"clock": 30, "bank": 60})
+    room.strategies = {seat: GAMES[game].computer(seat + 1) for seat in range(seats)}
+    room.run(until=lambda: room.tables[0].play.state is not None and room.tables[0].play.moves != [])
+    gone = vanish_when(room, Owed.CARD_KEY)
+    live = [t for t in room.tables if t.me != gone]
+    assert all(Awaiting(gone, Owed.CARD_KEY) in t.awaiting() and gone in t.clocked() for t in live)
+    return room, gone, live
+
+
+@pytest.mark.parametrize("game, seats", UNVOIDED, ids=[game for game, _ in UNVOIDED])
+def test_a_seat_that_vanishes_while_a_game_that_cannot_void_needs_its_key_forfeits_the_game(game, seats):
+    """discard, War and cabo cannot go on without a seat's keys (every card still hidden is locked by them): the
+    seat's key is on the clock as its moves are, and once its time runs out a claim ends the game: it forfeits and
+    the others win, every seat and a stranger reading the ledger (discard-verify) agreeing. The table waited on it
+    for good before."""
+    room, gone, live = keyless_room(game, seats)
+    claim_after(room, 90.0, gone)  # 30 s for the move and 60 s of bank
+    room.run()
+    assert room.violations == {}
+    outcome = live[0].play.outcome
+    assert outcome is not None and all(t.play.outcome == outcome for t in live)
+    assert set(outcome.winners) == set(range(seats)) - {gone}
+    said = f"{room.names[gone]}'s time ran out while the game needed their keys; {room.names[gone]} forfeited: "
+    assert all(any(line.startswith(said) for line in t.log) for t in live), live[0].log[-3:]
+    assert all(t.play.verdict == [] for t in live)
+    checks = transcript.check(room.as_transcript(), room.catalog)
+    assert [check.winners for check in checks] == [outcome.winners]
+    assert readable(room, None) == set() and room.read_as_a_stranger()
+
+
+def test_a_claim_that_a_key_ran_out_before_its_time_names_its_sender_in_a_game_that_cannot_void():
+    """The claim on a key is judged as one on a move: a second early, it is its sender's violation."""
+    room, gone, _ = keyless_room("discard", 2)
+    by = claim_after(room, 89.0, gone)
+    assert room.violations.keys() == {by}
+    assert f"claimed that {room.names[gone]}'s time ran out 1 s early: 89 s after the wait began, of 30 s for the " \
+        "move and 60 s of bank" in room.violations[by]
+
+
 def test_a_vanished_seat_whose_move_timed_out_sits_out_so_the_void_comes_five_seconds_later_not_thirty():
     """cy's program stops at its turn: after its 30 s and 60 s of bank the clock moves for it, and what the hand
     then owes it (its keys) has the 5 s of a seat sitting out, not another move's 30 s, and the clock says so."""
@@ -520,33 +563,38 @@ async def test_a_fold_opening_its_own_hole_card_through_the_relay_is_named(playe
                         " that nobody asked to see"}, problems
 
 
-async def test_a_seat_killed_while_its_keys_are_needed_voids_the_hand_and_the_table_plays_on(eventually):
+async def stops_at_its_move(players, gone: int, said: str, clock, eventually) -> None:
+    """Seat ``gone``'s program stops once the game waits on its move alone; then move the relay's clock past each
+    of its deadlines and let seat 0 claim it, until seat 0's log has a line that starts with ``said``: one whole
+    clock, then 5 s a wait while it sits out."""
+    claimant = players.seats[0]
+    table = claimant.table
+    await eventually(lambda: table.owing() == [Awaiting(gone, Owed.MOVE)], "the seat to owe a move")
+    await stop(players, gone)
+    for advance in (90.6, 5.6, 5.6, 5.6):
+        await eventually(lambda: any(line.startswith(said) for line in table.log) or table.clocked() == [gone],
+                         "the vanished seat waited on alone")  # the clock jumps: nobody else may be owing then
+        if any(line.startswith(said) for line in table.log):
+            return
+        timers = table.play.timers
+        assert timers is not None
+        number = timers.waits[gone].number
+        clock.now += advance
+        await claimant.pump()  # as its timer would, once the time is out
+        await eventually(lambda: gone not in timers.waits or timers.waits[gone].number != number, "the claim")
+    raise AssertionError(f"no {said!r} after four claims")
+
+
+async def test_a_seat_killed_while_its_keys_are_needed_voids_the_hand_and_the_table_plays_on(eventually, timed_relay):
     """cy makes no move and its program is killed: the clock folds (or checks) for it, then the board needs its key
     and never gets it: the hand is void, cy is out with no chips, and ana and bo play the next hand between them."""
-    from test_clock import FakeTime
-
-    clock = FakeTime()
-    relay = Relay(MemoryLedger(clock=clock), Limits())
-    server = await relay.serve("127.0.0.1", 0)
-    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    url, clock = timed_relay
     trio = await start_players(url, "leave-void", [station, station, None], game="holdem", options=CLOCKED,
                                clock=clock)
     ana = trio.seats[0].table
     try:
-        await eventually(lambda: ana.owing() == [Awaiting(2, Owed.MOVE)], "cy to owe a move")
-        await stop(trio, 2)
         void = "cy's time ran out while the deal needed their keys; hand 1 is void"
-        for advance in (90.6, 5.6, 5.6, 5.6):  # sitting out after its first time out: 5 s a wait
-            await eventually(lambda: any(line.startswith(void) for line in ana.log) or ana.clocked() == [2],
-                             "cy waited on alone")  # the clock jumps: nobody else may be owing then
-            if any(line.startswith(void) for line in ana.log):
-                break
-            timers = ana.play.timers
-            assert timers is not None
-            number = timers.waits[2].number
-            clock.now += advance
-            await trio.seats[0].pump()  # as its timer would, once the time is out
-            await eventually(lambda: 2 not in timers.waits or timers.waits[2].number != number, "ana's claim")
+        await stops_at_its_move(trio, 2, void, clock, eventually)
         live = trio.seats[:2]
         assert await asyncio.wait_for(asyncio.gather(*(s.completed.get() for s in live)), 60) == [1, 1]
         assert all(s.table.play.verdict == [] and s.table.play.outcome == ana.play.outcome for s in live)
@@ -554,22 +602,32 @@ async def test_a_seat_killed_while_its_keys_are_needed_voids_the_hand_and_the_ta
         assert all(any(line.startswith(void) for line in s.table.log) for s in live)
     finally:
         await trio.stop()
-        server.close()
-        await server.wait_closed()
-        await relay.close()
+
+
+async def test_a_discard_player_whose_program_stops_forfeits_once_the_game_needs_its_keys(eventually, timed_relay):
+    """Through a real relay: bo's program stops at its turn. The clock draws for it; then ana's move needs bo's key
+    to a card, which never comes: bo, sitting out, has 5 s for it, and ana's claim ends the game, bo forfeiting.
+    Before, ana waited on that key for good."""
+    url, clock = timed_relay
+    pair = await start_players(url, "leave-forfeit", [GAMES["discard"].computer(1), None],
+                               options={"clock": 30, "bank": 60}, clock=clock)
+    ana = pair.seats[0].table
+    try:
+        forfeit = "bo's time ran out while the game needed their keys; bo forfeited: you won"
+        await stops_at_its_move(pair, 1, forfeit, clock, eventually)
+        assert await pair.seats[0].completed.get() == 1
+        assert ana.play.verdict == [] and ana.play.outcome is not None and ana.play.outcome.winners == (0,)
+        assert any(line.startswith("bo's time ran out: drew") for line in ana.log), ana.log
+    finally:
+        await pair.stop()
 
 
 async def test_a_bot_process_killed_while_its_keys_are_needed_leaves_two_that_finish_alike_and_verified(
-        eventually, tmp_path, capsys):
+        eventually, tmp_path, capsys, timed_relay):
     """A real ``discard-bot`` takes the third seat and is SIGKILLed at its first turn (it thinks for a minute, so
     it is the only seat owed anything): the clock moves for it, then the flop needs its key, the hand is void, and
     ana and bo play the last hand between them, end with the same chips, and their transcripts verify."""
-    from test_clock import FakeTime
-
-    clock = FakeTime()
-    relay = Relay(MemoryLedger(clock=clock), Limits())
-    server = await relay.serve("127.0.0.1", 0)
-    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    url, clock = timed_relay
     pair = await start_players(url, "leave-kill", [station, station], game="holdem", options=CLOCKED, clock=clock,
                                seats=3, transcript_dir=tmp_path)
     bot = run_bot(url, "leave-kill", "--name", "cy", "--think", "60")
@@ -603,9 +661,6 @@ async def test_a_bot_process_killed_while_its_keys_are_needed_leaves_two_that_fi
             bot.kill()
         bot.communicate()
         await pair.stop()
-        server.close()
-        await server.wait_closed()
-        await relay.close()
 
 
 async def test_a_busted_player_who_quits_is_told_the_game_goes_on_without_them_not_that_their_seat_is_kept():

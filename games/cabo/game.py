@@ -245,6 +245,10 @@ class CaboState(GameState[int]):
         reason = f"{why} after round {len(self.scores)}; the lowest total wins: {lowest} ({totals})"
         return Outcome(best, tuple(self.totals), reason)
 
+    def forfeit(self, seat: int) -> Outcome:
+        others = tuple(s for s in range(len(self.totals)) if s != seat)
+        return Outcome(others, tuple(self.totals), f"{{{seat}}} forfeited: {joined(others)} won")
+
     def view(self, seat: int) -> CaboView:
         r = self.round
         everyone = set(range(self.setup.seats))

@@ -111,6 +111,11 @@ class DiscardState(GameState[Card]):
             reason = f"{{{t.winner}}} discarded the last card and won"
         return Outcome((t.winner,), tuple(len(hand) for hand in t.hands), reason, next_starter=loser)
 
+    def forfeit(self, seat: int) -> Outcome:
+        winner = 1 - seat
+        return Outcome((winner,), tuple(len(hand) for hand in self.board.hands), f"{{{seat}}} forfeited: {{{winner}}} "
+                       "won", next_starter=seat)
+
     def describe(self, seat: int, move: Message) -> str:
         if isinstance(move, Draw):
             return f"drew {self.faces[move.pos]}" if move.pos in self.faces else "drew a card"

@@ -96,6 +96,10 @@ class WarState(GameState[Card]):
         winners = () if b.winner is None else (b.winner,)
         loser = None if b.winner is None else (b.winner + 1) % SEATS
         return Outcome(winners, tuple(len(pile) for pile in b.piles), b.ending, next_starter=loser)
+    def forfeit(self, seat: int) -> Outcome:
+        winner = (seat + 1) % SEATS
+        return Outcome((winner,), tuple(len(pile) for pile in self.board.piles), f"{{{seat}}} forfeited: {{{winner}}} "
+                       "won", next_starter=seat)
 
     def describe(self, seat: int, move: Message) -> str:
         """ "turned 7♠ against K♦: 2 cards to {1}", "… in the war: …": the mover's own card first, then who took
