@@ -395,6 +395,20 @@ def test_a_seat_that_vanishes_while_a_game_that_cannot_void_needs_its_key_forfei
     assert readable(room, None) == set() and room.read_as_a_stranger()
 
 
+def test_a_player_who_never_shuffles_the_first_deck_forfeits_the_game_before_it_begins():
+    """A discard player whose program stops before its shuffle step (it joined, then closed the program): after
+    its clock, the game ends with its forfeit, where the other player waited for good."""
+    room = Room(game="discard", seats=2, options={"clock": 30, "bank": 60})
+    room.strategies = {seat: GAMES["discard"].computer(seat + 1) for seat in range(2)}
+    gone = vanish_when(room, Owed.SHUFFLE_STEP)
+    live = room.tables[1 - gone]
+    assert live.phase is Phase.SHUFFLING and live.clocked() == [gone]
+    claim_after(room, 90.0, gone)
+    room.run()
+    assert room.violations == {} and live.play.moves == [] and live.play.verdict == []
+    assert live.play.outcome is not None and live.play.outcome.winners == (1 - gone,)
+
+
 def test_a_claim_that_a_key_ran_out_before_its_time_names_its_sender_in_a_game_that_cannot_void():
     """The claim on a key is judged as one on a move: a second early, it is its sender's violation."""
     room, gone, _ = keyless_room("discard", 2)
