@@ -1091,6 +1091,37 @@ async def test_a_player_who_left_and_sits_out_is_still_explained_once_leaving_is
             assert "sitting out: step 1, 0:03" in turn, turn
 
 
+
+async def test_a_refused_key_s_notice_gives_way_to_the_hint_of_a_stalled_table():
+    """A key refused on a table that waits on a player who left and sits out said "it is Anastasia…'s turn" on the
+    hint's line until something happened, which on a stalled table is never: the notice stands a few seconds by
+    the app's clock (its ticks update the table), then the hint is back."""
+    import time
+
+    from tabletop.clock import Clock, Timers
+    from discard_tui.table_screen import NOTICE_STANDS
+
+    name = "Anastasia-Philippa_Łopez-Zavala"
+    timers = Timers(Clock(move_ms=20_000, bank_ms=60_000), seats=2)
+    timers.update({1}, 0)
+    timers.judge(1, 80_000)
+    timers.update({1}, 81_000)  # bo sits out
+    left = time.time() - 90
+    app = discard_table(names=("ana", name), present=(True, False), left_at=(None, left), my_turn=False,
+                        clock=timers.view(), relay_offset=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.table.update(app.view, now=83.0, wall=left + 90)
+        await pilot.press("d")
+        assert app.table.query_one(StatusBar).notice == f"it is {name}'s turn"
+        for tick in (84.0, 83.0 + NOTICE_STANDS):  # the notice's time counts from the first tick that shows it
+            app.table.update(app.view, now=tick, wall=left + 90)
+            await pilot.pause()
+            assert app.table.query_one(StatusBar).notice == f"it is {name}'s turn", tick
+        app.table.update(app.view, now=84.0 + NOTICE_STANDS, wall=left + 90)
+        await pilot.pause()
+        hint = app.table.query_one(StatusBar).render().plain.splitlines()[2]
+        assert " left 1 min ago" in hint and "x leaves" in hint and "turn" not in hint, hint
+
 async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
     app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
