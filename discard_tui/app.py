@@ -263,13 +263,12 @@ class DiscardApp(App[None]):
         await session.run()
 
     def switch_to_problem(self, problem: str, retry: str | None = None, new_room: bool = False,
-                          watch: bool = False) -> None:
-        """``new_room``: c offers another room (a full one); ``watch``: w watches this room's game (relay 1.3)."""
+                          watch: bool = False, transcript: str | None = None) -> None:
+        """``new_room``: c offers another room (a full one); ``watch``: w watches this room's game (relay 1.3);
+        ``transcript``: the game so far is kept there."""
         while len(self.screen_stack) > 2:
             self.pop_screen()
-        screen = ProblemScreen(problem, retry, new_room, watch) if retry else \
-            ProblemScreen(problem, new_room=new_room, watch=watch)
-        self.push_screen(screen)
+        self.push_screen(ProblemScreen(problem, retry, new_room, watch, transcript, self.profile.browser))
 
     @on(WatchInstead)
     def watch_instead(self) -> None:
@@ -368,6 +367,8 @@ class DiscardApp(App[None]):
                 f"The relay lost this game: it no longer knows room {self.config.room} "
                 "(it was restarted without --store, or the room expired).",
                 "Press r to start a new game in the same room, or q to quit.")
+        elif view.store_full:  # the relay's own words name its memory, not what to do; the seat is still ours
+            self.switch_to_problem(STORE_FULL, "r tries again: your seat is kept. q quits.", transcript=view.transcript)
         else:
             self.switch_to_problem(view.failure or "the relay connection was lost")
 

@@ -886,6 +886,41 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
                     "a new seat in the room")
 
 
+
+async def test_a_resume_the_relay_refuses_for_its_memory_says_so_in_one_line_keeps_the_transcript_and_r_resumes(
+        relay_server, opponent):
+    """Mid-game the connection drops and the relay, its memory for our address's rooms full, refuses to seat us
+    again (store_full): the screen said "the relay refused to seat us in room …: the relay's memory for your
+    address's rooms is full (64 bytes)" and no transcript was written. Now it says it as a join refused so does,
+    the transcript of the game so far is written and shown (t copies its path), the seat is kept, and r, once the
+    relay has room again, takes it back."""
+    import json
+    from pathlib import Path
+
+    from discard_tui import saves
+    from discard_tui.app import STORE_FULL
+
+    relay, url = relay_server
+    await opponent.join(url, "crowded")
+    app = through(url, "crowded")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        share, relay.ledger.address_bytes = relay.ledger.address_bytes, 64  # no room left for our address's rooms
+        drop_connections(relay, "crowded")
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        assert text_of(app.screen, "#problem") == STORE_FULL
+        transcript = app.view.transcript
+        assert transcript is not None and json.loads(Path(transcript).read_text())["events"]
+        assert text_of(app.screen, "#path").replace("\n", "") == transcript
+        await pilot.press("t")
+        await until(pilot, lambda: text_of(app.screen, "#transcript").startswith("Transcript: copied"), "t copied")
+        assert text_of(app.screen, "#retry") == "r tries again: your seat is kept. q quits."
+        assert saves.load(seat_dir(), url, "crowded", "tester") is not None
+        relay.ledger.address_bytes = share
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view.failure is None
+                    and not app.view.replaying, "the table again")
+
 def drop_connections(relay, room):
     """Cut every connection to ``room`` at once, as a relay that stops does."""
     for client in list(relay.channels[room].members):
