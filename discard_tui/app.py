@@ -212,7 +212,8 @@ class DiscardApp(App[None]):
             self.session = None
         while len(self.screen_stack) > 1:  # the problem, and the table under it
             self.pop_screen()
-        self.show_lobby(self.lobby, tried=self.config)
+        tried, self.config = self.config, self.lobby  # no table now: leaving from the lobby names none
+        self.show_lobby(self.lobby, tried=tried)
 
     def keep(self, **changes: object) -> None:
         """Keep preferences for next time; one line if they cannot be written (the game goes on)."""

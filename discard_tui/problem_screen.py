@@ -37,8 +37,8 @@ class ProblemScreen(KeepsTranscript):
     BINDINGS = [Binding("c", "new_room", "New room"), Binding("w", "watch_instead", "Watch"),  # the screen's own: an
                 # app action's key is checked by the app, and showed on every problem (a refused join's too)
                 Binding("r", "app.retry", "Retry"), Binding("t", "download", "Transcript"),
-                Binding("b,escape", "lobby", "Lobby"),  # before q's: Escape goes back where there is a lobby
-                Binding("q,escape", "app.quit", "Quit")]
+                Binding("b", "lobby", "Lobby"), Binding("q", "app.quit", "Quit"),
+                Binding("escape", "leave", show=False)]  # one binding: two for one key put it first in the footer
 
     def __init__(self, problem: str, retry: str | None = None, new_room: bool = False, watch: bool = False,
                  transcript: str | None = None, download: bool = False, lobby: bool = False) -> None:
@@ -63,6 +63,13 @@ class ProblemScreen(KeepsTranscript):
 
     def action_lobby(self) -> None:
         self.post_message(BackToLobby())
+
+    async def action_leave(self) -> None:
+        """Escape: back to the lobby, where the table was chosen there; else as q."""
+        if self.lobby:
+            self.action_lobby()
+        else:
+            await self.app.run_action("app.quit")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "new_room":

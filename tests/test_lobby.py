@@ -486,7 +486,7 @@ async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_
     as for --room, and r tries the same room again with every choice made; from the lobby, b or Esc goes back
     there (only r and q were offered), where c offers the room chosen again."""
     from discard_tui.app import STORE_FULL
-    from discard_tui.problem_screen import ProblemScreen
+    from discard_tui.problem_screen import CANNOT_PLAY, ProblemScreen
     from relay.memory_ledger import MemoryLedger
     from relay.server import Limits, Relay
 
@@ -514,6 +514,7 @@ async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_
             for key in ("b", "escape"):  # back to the lobby, where c offers the room chosen again
                 await pilot.press(key)
                 await until(pilot, lambda: isinstance(app.screen, LobbyScreen), f"the lobby after {key}")
+                assert app.config.room == ""  # leaving from here names no table to come back to
                 await pilot.press("c")
                 await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
                 assert app.screen.query_one("#room", Input).value == "my-table"
@@ -526,6 +527,10 @@ async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_
             assert text_of(app.screen, "#problem") == STORE_FULL
             assert text_of(app.screen, "#retry") == "r tries again, q quits."
             assert not app.screen.check_action("lobby", ())
+            shown = {key for key, active in app.screen.active_bindings.items() if active.binding.show}
+            assert "q" in shown and "escape" not in shown  # "q Quit", as it says, where "esc Quit" showed
+            await pilot.press("escape")  # with no lobby to go back to, Escape quits as q does
+        assert app.return_code == CANNOT_PLAY
     finally:
         server.close()
         await server.wait_closed()
