@@ -511,16 +511,17 @@ async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_
             await pilot.press("r")
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen again")
             assert (app.config.room, app.config.game, app.config.public) == ("my-table", "war", True)
-            for key in ("b", "escape"):  # back to the lobby, where c offers the room chosen again
-                await pilot.press(key)
-                await until(pilot, lambda: isinstance(app.screen, LobbyScreen), f"the lobby after {key}")
-                assert app.config.room == ""  # leaving from here names no table to come back to
-                await pilot.press("c")
-                await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
-                assert app.screen.query_one("#room", Input).value == "my-table"
-                assert app.screen.query_one("#game", Select).value == "war"
-                await pilot.click("#create-room")
-                await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+            await pilot.press("escape")  # back to the lobby, where c offers the room chosen again
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after Esc")
+            assert app.config.room == ""  # leaving from here names no table to come back to
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
+            assert app.screen.query_one("#room", Input).value == "my-table"
+            assert app.screen.query_one("#game", Select).value == "war"
+            await pilot.click("#create-room")
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+            await pilot.press("b")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after b")
         app = DiscardApp(PlayConfig(relay=url, room="named", name="bo"), Profile(tmp_path / "b", "bo"))
         async with app.run_test(size=(60, 20)) as pilot:  # --room: no lobby to go back to
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
