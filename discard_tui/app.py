@@ -230,6 +230,9 @@ class DiscardApp(App[None]):
         return f"{'Watching, on relay' if c.watch else 'Relay'} {c.relay or 'hosted here'} · room {c.room}"
 
     def action_retry(self) -> None:
+        """Try again (r on a problem): the last attempt's view goes with it, else the clock's next tick, seeing it
+        under the connecting screen, showed its failure again over the table the new attempt opens."""
+        self.view = None
         self.pop_screen()
         self.push_screen(ConnectingScreen(self.where()))
         self.play()

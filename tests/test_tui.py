@@ -893,7 +893,8 @@ async def test_a_resume_the_relay_refuses_for_its_memory_says_so_in_one_line_kee
     again (store_full): the screen said "the relay refused to seat us in room …: the relay's memory for your
     address's rooms is full (64 bytes)" and no transcript was written. Now it says it as a join refused so does,
     the transcript of the game so far is written and shown (t copies its path), the seat is kept, and r, once the
-    relay has room again, takes it back."""
+    relay has room again, takes it back (where a tick of the clock before the new attempt's first view showed the
+    failure again, for good)."""
     import json
     from pathlib import Path
 
@@ -917,9 +918,11 @@ async def test_a_resume_the_relay_refuses_for_its_memory_says_so_in_one_line_kee
         assert text_of(app.screen, "#retry") == "r tries again: your seat is kept. q quits."
         assert saves.load(seat_dir(), url, "crowded", "tester") is not None
         relay.ledger.address_bytes = share
-        await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view.failure is None
-                    and not app.view.replaying, "the table again")
+        app.action_retry()  # r, and at once the clock's tick, before the new attempt's first view: it showed the
+        app._tick()  # last attempt's failure again
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view is not None
+                    and app.view.failure is None and not app.view.replaying, "the table again")
+
 
 def drop_connections(relay, room):
     """Cut every connection to ``room`` at once, as a relay that stops does."""
