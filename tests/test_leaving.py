@@ -418,6 +418,31 @@ def test_a_claim_that_a_key_ran_out_before_its_time_names_its_sender_in_a_game_t
         "move and 60 s of bank" in room.violations[by]
 
 
+def test_a_key_that_crossed_the_forfeit_and_the_rematch_is_no_news_and_a_forged_one_is_named():
+    """bo's link stalls while discard waits on its key: ana's claim makes bo forfeit and ana opens the rematch at once
+    (a bot does). The key bo sent before it saw the claim lands after ana's hello (its program sent it again on
+    reconnecting, or the relay held it): it was a violation naming bo, which stopped the room; it is no news. Its
+    signature is still checked: a post for game 1 that bo did not sign is the forgery it always was."""
+    room, gone, live = keyless_room("discard", 2)
+    late = room.tables[gone].owed()
+    assert isinstance(late, Post) and late.shares is not None
+    written = room.write(gone, late)
+    claim_after(room, 90.0, gone)
+    live[0].want = 2  # the winner asks for a rematch
+    room.run()
+    assert live[0].play.number == 2 and live[0].play.hellos.keys() == {live[0].me}
+    for event in room.ledger[room.vanished_at:]:  # type: ignore[attr-defined]  # it was only slow: it reads on
+        room.tables[gone].apply(event)
+    room.gone.discard(gone)
+    for body in written:
+        room.append(gone, "post", body)
+    assert room.violations == {}
+    assert all(t.play.number == 2 and t.plays[0].outcome == live[0].plays[0].outcome for t in room.tables)
+    room.append(gone, "post", {**written[0], "n": written[0]["n"] + 1})
+    assert "has a bad signature: it was forged or altered" in room.violations[live[0].me]
+    assert "the relay forged a message in your seat" in room.violations[gone]
+
+
 def test_a_vanished_seat_whose_move_timed_out_sits_out_so_the_void_comes_five_seconds_later_not_thirty():
     """cy's program stops at its turn: after its 30 s and 60 s of bank the clock moves for it, and what the hand
     then owes it (its keys) has the 5 s of a seat sitting out, not another move's 30 s, and the clock says so."""
