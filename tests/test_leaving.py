@@ -395,6 +395,26 @@ def test_a_seat_that_vanishes_while_a_game_that_cannot_void_needs_its_key_forfei
     assert readable(room, None) == set() and room.read_as_a_stranger()
 
 
+def test_a_cabo_player_who_forfeits_crowns_the_lowest_total_of_the_others_not_every_other_seat():
+    """Three at cabo after a round scored: one vanishes owing its shuffle step for the next. Everyone else winning
+    made the worst total a winner, so a player with two seats could turn one seat's loss into a win by stopping
+    the other's program; the lowest total among the others wins, as the scores stand (a watcher agrees)."""
+    room = Room(game="cabo", seats=3, options={"clock": 30, "bank": 60})
+    room.strategies = {seat: GAMES["cabo"].computer(seat + 1) for seat in range(3)}
+    room.run(until=lambda: len(room.tables[0].play.decks) == 2)
+    totals = list(room.tables[0].play.state.totals)
+    gone = vanish_when(room, Owed.SHUFFLE_STEP)
+    claim_after(room, 90.0, gone)
+    room.run()
+    live = [t for t in room.tables if t.me != gone]
+    others = [s for s in range(3) if s != gone]
+    best = tuple(s for s in others if totals[s] == min(totals[o] for o in others))
+    assert room.violations == {} and len(set(totals)) > 1  # the seed gives a round whose totals differ
+    assert all(t.play.outcome is not None and t.play.outcome.winners == best for t in live)
+    assert [check.winners for check in transcript.check(room.as_transcript(), room.catalog)] == [best]
+    assert "the lowest total of the others wins: " in live[0].log[-2], live[0].log[-3:]
+
+
 def test_a_player_who_never_shuffles_the_first_deck_forfeits_the_game_before_it_begins():
     """A discard player whose program stops before its shuffle step (it joined, then closed the program): after
     its clock, the game ends with its forfeit, where the other player waited for good."""
