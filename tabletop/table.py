@@ -449,10 +449,9 @@ class Table(Viewable):
         p.pending, p.timed_out = None, False
         p.out.add(seat)
         p.late.discard(seat)
-        p.outcome = p.state.forfeit(seat)
+        p.outcome, p.forfeited = p.state.forfeit(seat), seat
         names = tuple(self.who(s) for s in range(p.seats))
-        p.last_move = (f"{self.whose(seat)} time ran out while the game needed "
-                       f"{'your' if seat == self.me else 'their'} keys; {p.outcome.reason.format(*names)}")
+        p.last_move = f"{self.forfeit_words(seat)}; {p.outcome.reason.format(*names)}"
         self._say(p.last_move)
 
     def _void(self, p: Play, seat: int) -> None:

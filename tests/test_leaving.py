@@ -415,6 +415,26 @@ def test_a_cabo_player_who_forfeits_crowns_the_lowest_total_of_the_others_not_ev
     assert "the lowest total of the others wins: " in live[0].log[-2], live[0].log[-3:]
 
 
+async def test_the_game_over_dialog_says_why_the_other_player_forfeited_and_who_won():
+    """The dialog said only "bo forfeited: you won.": why the game ended there (bo's keys never came; their program
+    had stopped) was in a status line cut at 60 columns. Its ending now says it, whole, at 60x20."""
+    from discard_tui.discard_screen import DiscardTable
+    from discard_tui.game_over_screen import GameOverScreen
+    from pilot import TableHarness, text_of
+    from pilot import view_of as screen_view
+
+    room, gone, live = keyless_room("discard", 2)
+    claim_after(room, 90.0, gone)
+    room.run()
+    view = screen_view(room, live[0].me)
+    app = TableHarness(DiscardTable(30), view)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await app.push_screen(GameOverScreen(view, download=False))
+        await pilot.pause()
+        assert " ".join(text_of(app.screen, "#ending").split()) == f"{room.names[gone]}'s time ran out " \
+            f"while the game needed their keys; {room.names[gone]} forfeited: you won."
+
+
 def test_a_player_who_never_shuffles_the_first_deck_forfeits_the_game_before_it_begins():
     """A discard player whose program stops before its shuffle step (it joined, then closed the program): after
     its clock, the game ends with its forfeit, where the other player waited for good."""
