@@ -19,15 +19,18 @@ the same chips, and that they add up.
 With ``--against``, no relay and no cryptography: the computer
 (games/holdem/strategy.py) plays sit-and-gos on the pure rules
 (games/holdem/sitngo.py) against each named fixed policy, heads-up and at
-three seats (the computer against two copies of the policy), ``--games``
-games per policy and table size (default 100), game k seeded k (its decks and
-the computer's choices) with the first button on seat k mod the seats. Prints
-the computer's games won / played (a game shared at the last hand is not
-won), its win rate with a 95 % Wilson interval, the hands per game, and the
-time of each of its decisions. Against always-all-in it also prints the best
-win rate any strategy can reach there, by a model solved exactly
+three seats both ways (the computer against two copies of the policy, and
+one copy against two computers: the "computers" column), ``--games`` games
+per policy and table size (default 100), game k seeded k (its decks and the
+computer's choices) with the first button on seat k mod the seats. Prints
+the computers' games won / played (a game shared at the last hand is not
+won, unless the computers share it), the win rate with a 95 % Wilson
+interval, the hands per game, and the time of each of the computer's
+decisions. Against always-all-in it also prints the best win rate any
+strategy can reach there, by a model solved exactly
 (:func:`best_against_all_in`), and against always-pot a bound on it
-(:func:`best_against_pot`). ``--compare REV`` also plays the computer of git
+(:func:`best_against_pot`) and what a playable strategy wins
+(:func:`floor_against_pot`). ``--compare REV`` also plays the computer of git
 revision REV (its games/holdem/strategy.py, on today's rules) on the same
 seeds, line by line.
 
