@@ -514,7 +514,7 @@ class Table(Viewable):
         """Complete what the last post completed, then let the clock read the new state."""
         self._complete(p)
         if p.timers is not None and p is self.play:
-            p.timers.update(self.clocked(), self.stamp, self._acted)
+            p.timers.update(self.clocked(), self.stamp, self._acted, self.shuffling())
         self._acted = None
 
     def _complete(self, p: Play) -> None:

@@ -435,6 +435,26 @@ async def test_the_game_over_dialog_says_why_the_other_player_forfeited_and_who_
             f"while the game needed their keys; {room.names[gone]} forfeited: you won."
 
 
+def test_a_shuffle_step_that_takes_six_seconds_on_a_five_second_clock_does_not_forfeit_the_game():
+    """A room on the shortest clock (5 s a move, no bank), in a MODP group, where a shuffle step takes seconds (its
+    proof, and the check of the step before it: 3 to 5 s on a loaded machine in modp3072): the other player claimed
+    6 s into bo's step, and bo, whose program was there and shuffling, forfeited the game. A shuffle step's wait
+    has 30 s at the least; the claim is its sender's violation, with the arithmetic."""
+    room = Room(game="discard", seats=2, options={"clock": 5, "bank": 0})
+    live = room.tables[0]
+    room.run(until=lambda: live.play.deck is not None and len(live.play.deck.steps) == 1)
+    [due] = live.owing()
+    timers = live.play.timers
+    assert due.what is Owed.SHUFFLE_STEP and timers is not None and timers.deadline(due.seat) == \
+        timers.waits[due.seat].since + 30_000
+    room.now = timers.waits[due.seat].since / 1000 + 6.0  # its program is still shuffling
+    room.post(1 - due.seat, Post(1, wire.TimeOut(seat=due.seat, wait=timers.waits[due.seat].number)))
+    assert live.play.outcome is None and set(room.violations) == {0, 1}
+    claimant = room.violations[due.seat]
+    assert "claimed that your time ran out 24 s early: 6 s after the wait began, of 30 s for a shuffle step and " \
+        "0 s of bank" in claimant, claimant
+
+
 def test_a_player_who_never_shuffles_the_first_deck_forfeits_the_game_before_it_begins():
     """A discard player whose program stops before its shuffle step (it joined, then closed the program): after
     its clock, the game ends with its forfeit, where the other player waited for good."""
