@@ -87,8 +87,13 @@ class ClockView:
         wait = next((w for w in self.waits if w.seat == seat), None)
         if wait is None:
             return None
-        spent, free = max(0, now - wait.since), max(wait.least, self.clock.allowance(seat in self.sitting_out))
+        spent, free = max(0, now - wait.since), self.free(seat)
         return max(0, free - spent), max(0, self.banks[seat] - max(0, spent - free))
+
+    def free(self, seat: int) -> int:
+        """The free time of ``seat``'s running wait (as :meth:`Timers.free`; the move's if it has none)."""
+        wait = next((w for w in self.waits if w.seat == seat), None)
+        return max(wait.least if wait else 0, self.clock.allowance(seat in self.sitting_out))
 
 
 class Early(Exception):

@@ -103,7 +103,12 @@ def test_the_clock_of_a_seat_sitting_out_says_which_step_it_runs_and_why_it_star
     assert clock_text(view, now=96.0) == ("bo sitting out: step 2, 0:05", False)
     assert clock_text(view, now=96.0, named={1}) == ("sitting out: step 2, 0:05", False)  # beside "bo's turn"
     assert sitting_out(view) == "bo's time ran out: 5 s for each step owed until bo acts"
-    timers.update({0}, 97_000, acted=1)  # bo acts: back, with the move's whole time
+    timers.judge(1, 101_000)
+    timers.update({1}, 101_000, shuffling={1})  # the next deal's shuffle step: 30 s, which the clock shows
+    view = dataclasses.replace(view, clock=timers.view())
+    assert clock_text(view, now=101.0) == ("bo sitting out: step 3, 0:30", False)
+    assert sitting_out(view) == "bo's time ran out: 5 s for each step owed (30 s for a shuffle step) until bo acts"
+    timers.update({0}, 102_000, acted=1)  # bo acts: back, with the move's whole time
     assert sitting_out(dataclasses.replace(view, clock=timers.view())) == ""
 
 
