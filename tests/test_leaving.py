@@ -436,8 +436,8 @@ async def test_the_game_over_dialog_says_why_the_other_player_forfeited_and_who_
 
 
 def test_a_shuffle_step_that_takes_six_seconds_on_a_five_second_clock_does_not_forfeit_the_game():
-    """A room on the shortest clock (5 s a move, no bank), in a MODP group, where a shuffle step takes seconds (its
-    proof, and the check of the step before it: 3 to 5 s on a loaded machine in modp3072): the other player claimed
+    """A room on the shortest clock (5 s a move, no bank), in a MODP group, where a shuffle step takes seconds (the
+    shuffle and its proof: 3 to 5 s on a loaded machine in modp3072): the other player claimed
     6 s into bo's step, and bo, whose program was there and shuffling, forfeited the game. A shuffle step's wait
     has 30 s at the least; the claim is its sender's violation, with the arithmetic."""
     room = Room(game="discard", seats=2, options={"clock": 5, "bank": 0})
