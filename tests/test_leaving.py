@@ -493,11 +493,16 @@ def test_a_key_that_crossed_the_forfeit_and_the_rematch_is_no_news_and_a_forged_
     assert live[0].play.number == 2 and live[0].play.hellos.keys() == {live[0].me}
     for event in room.ledger[room.vanished_at:]:  # type: ignore[attr-defined]  # it was only slow: it reads on
         room.tables[gone].apply(event)
+    watcher = transcript.observer(room.name, room.catalog)  # discard-verify's reading, and a watcher's
+    for event in room.ledger:
+        watcher.apply(event)
+        transcript.check_proofs(watcher)
+    room.watchers.append(watcher)
     room.gone.discard(gone)
     for body in written:
         room.append(gone, "post", body)
     assert room.violations == {}
-    assert all(t.play.number == 2 and t.plays[0].outcome == live[0].plays[0].outcome for t in room.tables)
+    assert all(t.play.number == 2 and t.plays[0].outcome == live[0].plays[0].outcome for t in [*room.tables, watcher])
     room.append(gone, "post", {**written[0], "n": written[0]["n"] + 1})
     assert "has a bad signature: it was forged or altered" in room.violations[live[0].me]
     assert "the relay forged a message in your seat" in room.violations[gone]
