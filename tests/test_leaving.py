@@ -392,6 +392,8 @@ def test_a_seat_that_vanishes_while_a_game_that_cannot_void_needs_its_key_forfei
     assert all(t.play.verdict == [] for t in live)
     checks = transcript.check(room.as_transcript(), room.catalog)
     assert [check.winners for check in checks] == [outcome.winners]
+    assert f"won ({room.names[gone]} forfeited: their time ran out while the game needed their keys). Checked: " \
+        in checks[0].line()  # discard-verify's line: why the game ended there
     assert readable(room, None) == set() and room.read_as_a_stranger()
 
 
