@@ -527,7 +527,7 @@ class Table(Viewable):
                     p.state.faces[show.pos] = p.state.setup.faces[p.deck.faces[show.pos]]
         if p.state is None or self.phase is Phase.SHUFFLING:
             return
-        if not p.dealt and (p.deck is None or not p.deck.shows):
+        if not p.dealt and p.outcome is None and (p.deck is None or not p.deck.shows):  # (a forfeit leaves it so)
             p.dealt = True
             if p.deck is not None:
                 self._say("cards dealt")

@@ -457,6 +457,20 @@ def test_a_shuffle_step_that_takes_six_seconds_on_a_five_second_clock_does_not_f
         "0 s of bank" in claimant, claimant
 
 
+def test_a_forfeit_while_the_hands_are_dealt_does_not_say_the_cards_were_dealt():
+    """bo's program stops before it sends its keys to ana's hand: the forfeit dropped the deal's showings, and the
+    table then took the deal for complete: "cards dealt" after "bo forfeited", and a board whose hands were never
+    opened. The deal was not dealt; the game is over without a board."""
+    room = Room(game="discard", seats=2, options={"clock": 30, "bank": 60})
+    room.strategies = {seat: GAMES["discard"].computer(seat + 1) for seat in range(2)}
+    gone = vanish_when(room, Owed.HAND_KEYS)
+    live = room.tables[1 - gone]
+    claim_after(room, 90.0, gone)
+    room.run()
+    assert room.violations == {} and live.play.outcome is not None and live.play.verdict == []
+    assert "cards dealt" not in live.log and live.view().board is None, live.log[-3:]
+
+
 def test_a_player_who_never_shuffles_the_first_deck_forfeits_the_game_before_it_begins():
     """A discard player whose program stops before its shuffle step (it joined, then closed the program): after
     its clock, the game ends with its forfeit, where the other player waited for good."""
