@@ -266,6 +266,10 @@ class Intents(TableState):
             what += DEAL_WORK
         return [due.seat for due in self.owing() if due.what in what] if what else []
 
+    def shuffling(self) -> list[int]:
+        """The seats that owe a shuffle step (on the clock, its wait has SHUFFLE_STEP_MS at the least)."""
+        return [due.seat for due in self.owing() if due.what is Owed.SHUFFLE_STEP]
+
     def in_game(self, seat: int) -> bool:
         """The game under way may still need ``seat``: it is not out of it (a Hold'em seat with no chips deals no
         more, one whose deal was void is out), so its absence may hold the game up. Between games, every seat."""

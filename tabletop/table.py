@@ -132,6 +132,9 @@ class Table(Viewable):
         if envelope.game == p.number + 1 and isinstance(message, wire.Hello) and p.audited:
             self._open_next()
             p = self.play
+        if 1 <= envelope.game < p.number:  # sent before its sender saw that game end (a key crossing the claim
+            self._verify(seat, envelope, self.plays[envelope.game - 1])  # that made it forfeit): signed, no news
+            return
         if envelope.game != p.number:
             raise Violation(f"{sender} sent a message for game {envelope.game} during game {p.number}")
         self._verify(seat, envelope, p)
@@ -446,10 +449,9 @@ class Table(Viewable):
         p.pending, p.timed_out = None, False
         p.out.add(seat)
         p.late.discard(seat)
-        p.outcome = p.state.forfeit(seat)
+        p.outcome, p.forfeited = p.state.forfeit(seat), seat
         names = tuple(self.who(s) for s in range(p.seats))
-        p.last_move = (f"{self.whose(seat)} time ran out while the game needed "
-                       f"{'your' if seat == self.me else 'their'} keys; {p.outcome.reason.format(*names)}")
+        p.last_move = f"{self.forfeit_words(seat)}; {p.outcome.reason.format(*names)}"
         self._say(p.last_move)
 
     def _void(self, p: Play, seat: int) -> None:
@@ -512,7 +514,7 @@ class Table(Viewable):
         """Complete what the last post completed, then let the clock read the new state."""
         self._complete(p)
         if p.timers is not None and p is self.play:
-            p.timers.update(self.clocked(), self.stamp, self._acted)
+            p.timers.update(self.clocked(), self.stamp, self._acted, self.shuffling())
         self._acted = None
 
     def _complete(self, p: Play) -> None:
@@ -525,7 +527,7 @@ class Table(Viewable):
                     p.state.faces[show.pos] = p.state.setup.faces[p.deck.faces[show.pos]]
         if p.state is None or self.phase is Phase.SHUFFLING:
             return
-        if not p.dealt and (p.deck is None or not p.deck.shows):
+        if not p.dealt and p.outcome is None and (p.deck is None or not p.deck.shows):  # (a forfeit leaves it so)
             p.dealt = True
             if p.deck is not None:
                 self._say("cards dealt")
