@@ -284,6 +284,7 @@ class Table(Viewable):
                 self._start(p, p.next_starter)
             else:
                 p.draw = commit.Round(self.room, p.number, START, tuple(range(p.seats)), ("",))
+                self._clock(p)  # the draw is on the clock too: a seat that never draws would hold the game up
         elif seat != self.me and p.number > 1:
             self._say(f"{self.name(seat)} wants a rematch")
 
@@ -346,14 +347,20 @@ class Table(Viewable):
         p.starter = starter
         faces = tuple(p.game.faces(p.options, p.seats))
         p.state = p.game.new(Setup(p.seats, starter, p.options, faces, proven=p.proven))
-        clock = Clock.of(p.options)
-        p.timers = Timers(clock, p.seats) if clock is not None else None
+        if p.timers is None:
+            self._clock(p)
         if faces:
             self._deal(p)
         said = (["shuffling"] if faces else []) + \
             ([f"{self.who(starter)} start{'s' * (starter != self.me)}"] if p.game.has_starter else [])
         if said:  # a game where everyone moves at once has no starter to name (the game says: Game.has_starter)
             self._say("; ".join(said))
+
+    @staticmethod
+    def _clock(p: Play) -> None:
+        """The game's clock starts (its options say how long a move and the bank are)."""
+        clock = Clock.of(p.options)
+        p.timers = Timers(clock, p.seats) if clock is not None else None
 
     def _deal(self, p: Play) -> None:
         """A new deck for the next deal: shuffled by the seats the game names (every seat, unless some are out for
@@ -481,8 +488,12 @@ class Table(Viewable):
         self._say(line)
 
     def _time_out(self, p: Play, seat: int) -> None:
-        """What the game does for ``seat``, whose time ran out: it loses the choice under way, or the game's default
-        move is made for it (checked, shown and pushed as its own)."""
+        """What the game does for ``seat``, whose time ran out: in the draw for who starts, the next seat starts; it
+        loses the choice under way; or the game's default move is made for it (checked, shown and pushed as its
+        own)."""
+        if p.starter is None:
+            self._start_without(p, seat)
+            return
         assert p.state is not None and p.game is not None
         current, choice = p.choice, p.state.choice()
         if current is not None and choice is not None:
@@ -509,6 +520,17 @@ class Table(Viewable):
             p.deck.begin(shows)
         p.pending, p.timed_out = (seat, move), True
         p.late.add(seat)
+
+    def _start_without(self, p: Play, seat: int) -> None:
+        """``seat``'s time ran out in the draw for who starts: its nonce never came, so no seat's draw can be made;
+        the seat after it in the draw starts, and the game begins (a commitment or reveal of its that crossed the
+        claim is not played)."""
+        assert p.draw is not None
+        seats = p.draw.seats
+        p.late.add(seat)
+        p.last_move = f"{self.whose(seat)} time ran out in the draw for who starts"
+        self._say(p.last_move)
+        self._start(p, seats[(seats.index(seat) + 1) % len(seats)])
 
     def _settle(self, p: Play) -> None:
         """Complete what the last post completed, then let the clock read the new state."""

@@ -392,8 +392,8 @@ class EarlyClaim:
 
     def __call__(self, table, body):
         timers = table.play.timers
-        if self.done or body["msg"]["type"] != "commit" or timers is None:  # not the draw for who starts
-            return None
+        if self.done or body["msg"]["type"] != "commit" or body["msg"]["label"] == "start" or timers is None:
+            return None  # the draw for who starts is not a throw
         self.done = True
         return wire.seal(table.identity(1), table.room, table.me, body["game"], body["n"],
                          wire.TimeOut(seat=0, wait=timers.waits[0].number))

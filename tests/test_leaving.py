@@ -18,6 +18,7 @@ from discard_tui import verify
 from games import GAMES
 from processes import run_bot
 from room import Room
+from tabletop import commit
 from tabletop import deck as mental
 from tabletop import transcript, wire
 from tabletop.crypto import Group, derive_bytes
@@ -483,6 +484,48 @@ def test_a_player_who_never_shuffles_the_first_deck_forfeits_the_game_before_it_
     room.run()
     assert room.violations == {} and live.play.moves == [] and live.play.verdict == []
     assert live.play.outcome is not None and live.play.outcome.winners == (1 - gone,)
+
+
+@pytest.mark.parametrize("game, seats, after", [("discard", 2, "forfeited: "), ("holdem", 3, "hand 1 is void")],
+                         ids=["discard-forfeits", "holdem-voids"])
+def test_a_seat_that_never_draws_for_who_starts_is_timed_out_and_the_game_begins_without_it(game, seats, after):
+    """The draw for who starts is on the clock: a seat whose program stopped before its commitment holds the game
+    up one clock, then the seat after it starts; its first shuffle step then never comes either, and the game goes
+    as it goes when a seat's step is overdue (discard: it forfeits; Hold'em: hand 1 is void, the others play on).
+    Before, the others waited on the draw for good."""
+    room = Room(game=game, seats=seats, options={"clock": 30, "bank": 60, **({"hands": 2} if game == "holdem" else {})})
+    room.strategies = {seat: GAMES[game].computer(seat + 1) for seat in range(seats)}
+    gone = vanish_when(room, Owed.START_COMMITMENT)
+    live = [t for t in room.tables if t.me != gone]
+    assert all(t.phase is Phase.STARTING and t.clocked() == [gone] for t in live)
+    claim_after(room, 90.0, gone)
+    room.run()
+    name = room.names[gone]
+    assert all(f"{name}'s time ran out in the draw for who starts" in t.log for t in live)
+    assert all(t.play.starter == (gone + 1) % seats and t.clocked() == [gone] for t in live)  # its shuffle step
+    claim_after(room, 30.0, gone)  # a shuffle step has 30 s, sitting out or not
+    room.run()
+    assert room.violations == {} and all(any(after in line for line in t.log) for t in live)
+    assert all(t.play.outcome is not None and t.play.outcome == live[0].play.outcome for t in live)
+
+
+def test_a_commitment_to_the_draw_that_crossed_the_claim_is_not_played():
+    """bo's program was only slow: its commitment to the draw, written before ana's claim, lands after it, the game
+    begun without it. It is not played, nobody is blamed, and the game goes on with bo."""
+    room = Room(game="discard", seats=2, options={"clock": 30, "bank": 60})
+    room.strategies = {seat: GAMES["discard"].computer(seat + 1) for seat in range(2)}
+    room.run(until=lambda: room.tables[0].phase is Phase.STARTING)
+    owed = [room.owed(seat) for seat in range(2)]
+    assert all(post is not None and isinstance(post.msg, commit.Commit) for post in owed)
+    written = room.write(1, owed[1])  # bo's, held on its way
+    room.post(0, owed[0])
+    claim_after(room, 90.0, 1)
+    for event in written:
+        room.append(1, "post", event)
+    room.run()
+    assert room.violations == {} and room.tables[0].play.outcome is not None
+    assert "bo's commit came after bo's time ran out: not played" in room.tables[0].log
+    assert "bo's time ran out in the draw for who starts" in room.tables[0].log
 
 
 def test_a_claim_that_a_key_ran_out_before_its_time_names_its_sender_in_a_game_that_cannot_void():
