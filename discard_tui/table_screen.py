@@ -546,9 +546,12 @@ def sitting_out(view: SeatView) -> str:
     if not out:
         return ""
     assert view.clock is not None
-    who, step = " and ".join(view.names[seat] for seat in out), view.clock.clock.allowance(True) // 1000
-    return f"{who}'s time ran out: {step} s for each step owed until {who} acts" if len(out) == 1 \
-        else f"{who} sit out: {step} s a step each until they act"
+    allowance = view.clock.clock.allowance(True)
+    who, step = " and ".join(view.names[seat] for seat in out), allowance // 1000
+    shuffle = max(view.clock.free(seat) for seat in out)  # a shuffle step has more (its clock shows it: 0:30)
+    also = f" ({shuffle // 1000} s for a shuffle step)" if shuffle > allowance else ""
+    return f"{who}'s time ran out: {step} s for each step owed{also} until {who} acts" if len(out) == 1 \
+        else f"{who} sit out: {step} s a step each{also} until they act"
 
 
 def out_seats(view: SeatView) -> list[int]:

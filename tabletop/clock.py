@@ -12,12 +12,16 @@ A seat whose time ran out *sits out* until it acts again (a move, a choice, a sh
 each wait it begins meanwhile has ``SITTING_OUT_MS`` (or the move's time, if shorter) and no bank, so that a table
 whose player has vanished waits one full clock for it, not one for every step the game then owes it.
 
+A wait for a shuffle step has ``SHUFFLE_STEP_MS`` free at the least, sitting out or not: a step is the program's work,
+but its proof takes seconds in a MODP group, more than the shortest clock.
+
 The table decides what a seat owes (tabletop/intents.py, ``owing``); the shell decides when to claim (a timer of
 its own); this module only keeps the arithmetic.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +29,7 @@ from typing import Any
 from .about import BANK, CLOCK
 
 SITTING_OUT_MS = 5_000  # the time a seat sitting out has for each wait (docs/protocol.md, "The clock")
+SHUFFLE_STEP_MS = 30_000  # the least free time of a shuffle step's wait: its proof takes seconds in a MODP group
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,7 @@ class Wait:
     seat: int
     number: int
     since: int
+    least: int = 0  # its free time at the least (SHUFFLE_STEP_MS for a shuffle step), whatever the clock says
 
 
 @dataclass(frozen=True)
@@ -81,8 +87,13 @@ class ClockView:
         wait = next((w for w in self.waits if w.seat == seat), None)
         if wait is None:
             return None
-        spent, free = max(0, now - wait.since), self.clock.allowance(seat in self.sitting_out)
+        spent, free = max(0, now - wait.since), self.free(seat)
         return max(0, free - spent), max(0, self.banks[seat] - max(0, spent - free))
+
+    def free(self, seat: int) -> int:
+        """The free time of ``seat``'s running wait (as :meth:`Timers.free`; the move's if it has none)."""
+        wait = next((w for w in self.waits if w.seat == seat), None)
+        return max(wait.least if wait else 0, self.clock.allowance(seat in self.sitting_out))
 
 
 class Early(Exception):
@@ -104,9 +115,11 @@ class Timers:
     def __post_init__(self) -> None:
         self.banks = [self.clock.bank_ms] * self.seats
 
-    def update(self, owing: Iterable[int], stamp: int, acted: int | None = None) -> None:
-        """After an event stamped ``stamp``: ``owing`` are the seats the game waits on now; ``acted``, the seat whose
-        own move or choice the event was (its wait ends even if it owes again at once)."""
+    def update(self, owing: Iterable[int], stamp: int, acted: int | None = None, shuffling: Iterable[int] = ()
+               ) -> None:
+        """After an event stamped ``stamp``: ``owing`` are the seats the game waits on now (``shuffling``, those of
+        them that owe a shuffle step: their wait has SHUFFLE_STEP_MS at the least); ``acted``, the seat whose own
+        move or choice the event was (its wait ends even if it owes again at once)."""
         now = set(owing)
         for seat in [s for s in self.waits if s not in now or s == acted]:
             self._end(seat, stamp)
@@ -115,10 +128,12 @@ class Timers:
         for seat in sorted(now - set(self.waits)):
             self.counts[seat] = self.counts.get(seat, 0) + 1
             self.waits[seat] = Wait(seat, self.counts[seat], stamp)
+        for seat in set(shuffling) & set(self.waits):  # a wait that goes on into a shuffle step has its time too
+            self.waits[seat] = dataclasses.replace(self.waits[seat], least=SHUFFLE_STEP_MS)
 
     def _end(self, seat: int, stamp: int) -> None:
-        wait = self.waits.pop(seat)
-        over = stamp - wait.since - self.free(seat)
+        over = stamp - self.waits[seat].since - self.free(seat)
+        self.waits.pop(seat)
         if over > 0:
             self.banks[seat] = max(0, self.banks[seat] - over)
 
@@ -128,8 +143,10 @@ class Timers:
         return None if wait is None else wait.since + self.free(seat) + self.banks[seat]
 
     def free(self, seat: int) -> int:
-        """The free time of ``seat``'s waits now: the move's, or less while it sits out."""
-        return self.clock.allowance(seat in self.sitting_out)
+        """The free time of ``seat``'s running wait: the move's, or less while it sits out, and a shuffle step's
+        SHUFFLE_STEP_MS at the least."""
+        wait = self.waits.get(seat)
+        return max(wait.least if wait else 0, self.clock.allowance(seat in self.sitting_out))
 
     def view(self) -> ClockView:
         return ClockView(self.clock, tuple(self.banks), tuple(self.waits[s] for s in sorted(self.waits)),
@@ -150,7 +167,9 @@ class Timers:
         assert deadline is not None
         if stamp < deadline:
             wait = self.waits[seat]
-            free = f"{seconds(self.free(seat))} {'while sitting out' if seat in self.sitting_out else 'for the move'}"
+            why = "for a shuffle step" if wait.least > self.clock.allowance(seat in self.sitting_out) else \
+                "while sitting out" if seat in self.sitting_out else "for the move"
+            free = f"{seconds(self.free(seat))} {why}"
             raise Early(f"{seconds(deadline - stamp)} early: {seconds(stamp - wait.since)} after the wait began, "
                         f"of {free} and {seconds(self.banks[seat])} of bank")
         number = self.waits.pop(seat).number

@@ -200,8 +200,9 @@ class GameState(ABC, Generic[Face]):
     def forfeit(self, seat: int) -> Outcome:
         """The game ends without ``seat``: its time ran out while the game needed its shuffle step or its keys, in a
         game that does not void deals (:attr:`Game.voids_deals`), which cannot go on without them (every card still
-        hidden is locked by its key). ``seat`` forfeits: the outcome names the others as winners, with the scores
-        as they stand, and says so in its reason (seats as ``{0}``, ``{1}``…)."""
+        hidden is locked by its key). ``seat`` forfeits: the outcome names winners among the others, by the scores
+        as they stand (with two seats, the other; cabo, the lowest total of the others), and says so in its reason
+        (seats as ``{0}``, ``{1}``…)."""
         raise NotImplementedError
 
     def brief(self) -> str | None:

@@ -60,6 +60,7 @@ class Play:
     timers: Timers | None = None  # the clock: each seat's wait and bank, once the game has begun
     late: set[int] = field(default_factory=set)  # seats timed out whose next move or choice may have crossed the claim
     out: set[int] = field(default_factory=set)  # seats whose time ran out while a deal needed them: out of this game
+    forfeited: int | None = None  # the seat whose time ran out while the game needed its keys, ending it
     outcome: Outcome | None = None
     audits: dict[int, wire.Audit] = field(default_factory=dict)
     verdict: list[Problem] | None = None  # [] means fair
@@ -176,6 +177,11 @@ class TableState:
     def whose(self, seat: int) -> str:
         """A seat as a possessive: "your", "bo's"."""
         return "your" if seat == self.me else f"{self.name(seat)}'s"
+
+    def forfeit_words(self, seat: int) -> str:
+        """Why ``seat`` forfeited, before the game's words for the end: "bo's time ran out while the game needed
+        their keys"."""
+        return f"{self.whose(seat)} time ran out while the game needed {'your' if seat == self.me else 'their'} keys"
 
     def seat_names(self) -> tuple[str, ...]:
         """Every seat's :meth:`name`, in seat order: what tabletop/words.py names seats from."""

@@ -132,6 +132,9 @@ class Table(Viewable):
         if envelope.game == p.number + 1 and isinstance(message, wire.Hello) and p.audited:
             self._open_next()
             p = self.play
+        if 1 <= envelope.game < p.number:  # sent before its sender saw that game end (a key crossing the claim
+            self._verify(seat, envelope, self.plays[envelope.game - 1])  # that made it forfeit): signed, no news
+            return
         if envelope.game != p.number:
             raise Violation(f"{sender} sent a message for game {envelope.game} during game {p.number}")
         self._verify(seat, envelope, p)
@@ -281,6 +284,7 @@ class Table(Viewable):
                 self._start(p, p.next_starter)
             else:
                 p.draw = commit.Round(self.room, p.number, START, tuple(range(p.seats)), ("",))
+                self._clock(p)  # the draw is on the clock too: a seat that never draws would hold the game up
         elif seat != self.me and p.number > 1:
             self._say(f"{self.name(seat)} wants a rematch")
 
@@ -343,14 +347,20 @@ class Table(Viewable):
         p.starter = starter
         faces = tuple(p.game.faces(p.options, p.seats))
         p.state = p.game.new(Setup(p.seats, starter, p.options, faces, proven=p.proven))
-        clock = Clock.of(p.options)
-        p.timers = Timers(clock, p.seats) if clock is not None else None
+        if p.timers is None:
+            self._clock(p)
         if faces:
             self._deal(p)
         said = (["shuffling"] if faces else []) + \
             ([f"{self.who(starter)} start{'s' * (starter != self.me)}"] if p.game.has_starter else [])
         if said:  # a game where everyone moves at once has no starter to name (the game says: Game.has_starter)
             self._say("; ".join(said))
+
+    @staticmethod
+    def _clock(p: Play) -> None:
+        """The game's clock starts (its options say how long a move and the bank are)."""
+        clock = Clock.of(p.options)
+        p.timers = Timers(clock, p.seats) if clock is not None else None
 
     def _deal(self, p: Play) -> None:
         """A new deck for the next deal: shuffled by the seats the game names (every seat, unless some are out for
@@ -446,10 +456,9 @@ class Table(Viewable):
         p.pending, p.timed_out = None, False
         p.out.add(seat)
         p.late.discard(seat)
-        p.outcome = p.state.forfeit(seat)
+        p.outcome, p.forfeited = p.state.forfeit(seat), seat
         names = tuple(self.who(s) for s in range(p.seats))
-        p.last_move = (f"{self.whose(seat)} time ran out while the game needed "
-                       f"{'your' if seat == self.me else 'their'} keys; {p.outcome.reason.format(*names)}")
+        p.last_move = f"{self.forfeit_words(seat)}; {p.outcome.reason.format(*names)}"
         self._say(p.last_move)
 
     def _void(self, p: Play, seat: int) -> None:
@@ -479,8 +488,12 @@ class Table(Viewable):
         self._say(line)
 
     def _time_out(self, p: Play, seat: int) -> None:
-        """What the game does for ``seat``, whose time ran out: it loses the choice under way, or the game's default
-        move is made for it (checked, shown and pushed as its own)."""
+        """What the game does for ``seat``, whose time ran out: in the draw for who starts, the next seat starts; it
+        loses the choice under way; or the game's default move is made for it (checked, shown and pushed as its
+        own)."""
+        if p.starter is None:
+            self._start_without(p, seat)
+            return
         assert p.state is not None and p.game is not None
         current, choice = p.choice, p.state.choice()
         if current is not None and choice is not None:
@@ -508,11 +521,22 @@ class Table(Viewable):
         p.pending, p.timed_out = (seat, move), True
         p.late.add(seat)
 
+    def _start_without(self, p: Play, seat: int) -> None:
+        """``seat``'s time ran out in the draw for who starts: its nonce never came, so no seat's draw can be made;
+        the seat after it in the draw starts, and the game begins (a commitment or reveal of its that crossed the
+        claim is not played)."""
+        assert p.draw is not None
+        seats = p.draw.seats
+        p.late.add(seat)
+        p.last_move = f"{self.whose(seat)} time ran out in the draw for who starts"
+        self._say(p.last_move)
+        self._start(p, seats[(seats.index(seat) + 1) % len(seats)])
+
     def _settle(self, p: Play) -> None:
         """Complete what the last post completed, then let the clock read the new state."""
         self._complete(p)
         if p.timers is not None and p is self.play:
-            p.timers.update(self.clocked(), self.stamp, self._acted)
+            p.timers.update(self.clocked(), self.stamp, self._acted, self.shuffling())
         self._acted = None
 
     def _complete(self, p: Play) -> None:
@@ -525,7 +549,7 @@ class Table(Viewable):
                     p.state.faces[show.pos] = p.state.setup.faces[p.deck.faces[show.pos]]
         if p.state is None or self.phase is Phase.SHUFFLING:
             return
-        if not p.dealt and (p.deck is None or not p.deck.shows):
+        if not p.dealt and p.outcome is None and (p.deck is None or not p.deck.shows):  # (a forfeit leaves it so)
             p.dealt = True
             if p.deck is not None:
                 self._say("cards dealt")

@@ -76,6 +76,8 @@ class GameCheck:
             return f"{head}: UNFINISHED: {self.unfinished}; everything up to there checked out"
         assert self.winners is not None and self.verdict is not None
         won = "a draw" if not self.winners else " and ".join(self.names[s] for s in self.winners) + " won"
+        if (gone := self.play.forfeited) is not None:  # "ana won": the game ended without bo, whom it waited on
+            won += f" ({self.names[gone]} forfeited: their time ran out while the game needed their keys)"
         return f"{head}: {won}. {verdict_words(self.verdict, self.names)}"
 
 

@@ -58,6 +58,9 @@ class Viewable(Intents, Audit):
         outcome = p.outcome
         watcher = self.me == OBSERVER  # neither wins nor loses
         result = Result.of(outcome.winners, self.me) if outcome is not None and not watcher else None
+        ending = outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None
+        if ending is not None and p.forfeited is not None:  # the game's words say who won, not why it ended there
+            ending = f"{self.forfeit_words(p.forfeited)}; {ending}"
         return TableView(
             phase=self.phase, number=p.number, me=self.me, seats=seats,
             names=self.seat_names(),
@@ -65,7 +68,7 @@ class Viewable(Intents, Audit):
             my_turn=bool(state is not None and self.phase is Phase.PLAYING and p.pending is None
                          and state.to_move() == self.me and p.choice is None),
             log=tuple(self.log), progress=self._progress(), result=result,
-            ending=outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None,
+            ending=ending,
             verdict=self.verdict(p), problem=self.problem, rematch_offered=self.rematch_offered,
             awaiting=tuple(self.awaiting()), last_move=p.last_move, wins=self.wins(), safety=self.safety_number(),
             board=state.view(self.me) if state is not None else None, moves=len(p.moves), watching=self.watching,

@@ -68,6 +68,20 @@ def test_a_seat_whose_time_ran_out_sits_out_with_five_seconds_a_wait_until_it_ac
     assert Timers(Clock(move_ms=3_000, bank_ms=0), seats=1).clock.allowance(sitting_out=True) == 3_000  # never more
 
 
+def test_a_shuffle_step_has_thirty_seconds_at_the_least_even_sitting_out_or_when_a_wait_goes_on_into_it():
+    timers = Timers(Clock(move_ms=5_000, bank_ms=0), seats=2)
+    timers.update({0}, 0, shuffling={0})
+    assert timers.deadline(0) == 30_000 and timers.view().left(0, 10_000) == (20_000, 0)
+    timers.update({1}, 29_000, acted=0)  # 29 s of a 5 s clock: no bank to spend, none owed
+    timers.update({1}, 40_000)  # its keys to a hand made void, then the next deal's first step: the same wait
+    assert timers.deadline(1) == 34_000
+    timers.update({1}, 41_000, shuffling={1})
+    assert timers.deadline(1) == 29_000 + 30_000 and timers.waits[1].number == 1
+    timers.judge(1, 59_000)
+    timers.update({1}, 59_000, shuffling={1})  # sitting out: still 30 s for a step
+    assert timers.deadline(1) == 89_000
+
+
 def test_the_clock_of_a_seat_sitting_out_says_which_step_it_runs_and_why_it_starts_again():
     """bo's clock read "bo sitting out 0:05", then 0:02, then 0:05 again, with nothing to say why: each step the
     game owes a seat sitting out has its own 5 s (docs/protocol.md, "Sitting out"). The clock counts the steps since
@@ -89,7 +103,12 @@ def test_the_clock_of_a_seat_sitting_out_says_which_step_it_runs_and_why_it_star
     assert clock_text(view, now=96.0) == ("bo sitting out: step 2, 0:05", False)
     assert clock_text(view, now=96.0, named={1}) == ("sitting out: step 2, 0:05", False)  # beside "bo's turn"
     assert sitting_out(view) == "bo's time ran out: 5 s for each step owed until bo acts"
-    timers.update({0}, 97_000, acted=1)  # bo acts: back, with the move's whole time
+    timers.judge(1, 101_000)
+    timers.update({1}, 101_000, shuffling={1})  # the next deal's shuffle step: 30 s, which the clock shows
+    view = dataclasses.replace(view, clock=timers.view())
+    assert clock_text(view, now=101.0) == ("bo sitting out: step 3, 0:30", False)
+    assert sitting_out(view) == "bo's time ran out: 5 s for each step owed (30 s for a shuffle step) until bo acts"
+    timers.update({0}, 102_000, acted=1)  # bo acts: back, with the move's whole time
     assert sitting_out(dataclasses.replace(view, clock=timers.view())) == ""
 
 
@@ -373,8 +392,8 @@ class EarlyClaim:
 
     def __call__(self, table, body):
         timers = table.play.timers
-        if self.done or body["msg"]["type"] != "commit" or timers is None:  # not the draw for who starts
-            return None
+        if self.done or body["msg"]["type"] != "commit" or body["msg"]["label"] == "start" or timers is None:
+            return None  # the draw for who starts is not a throw
         self.done = True
         return wire.seal(table.identity(1), table.room, table.me, body["game"], body["n"],
                          wire.TimeOut(seat=0, wait=timers.waits[0].number))

@@ -18,6 +18,7 @@ from discard_tui import verify
 from games import GAMES
 from processes import run_bot
 from room import Room
+from tabletop import commit
 from tabletop import deck as mental
 from tabletop import transcript, wire
 from tabletop.crypto import Group, derive_bytes
@@ -392,7 +393,83 @@ def test_a_seat_that_vanishes_while_a_game_that_cannot_void_needs_its_key_forfei
     assert all(t.play.verdict == [] for t in live)
     checks = transcript.check(room.as_transcript(), room.catalog)
     assert [check.winners for check in checks] == [outcome.winners]
+    assert f"won ({room.names[gone]} forfeited: their time ran out while the game needed their keys). Checked: " \
+        in checks[0].line()  # discard-verify's line: why the game ended there
     assert readable(room, None) == set() and room.read_as_a_stranger()
+
+
+def test_a_cabo_player_who_forfeits_crowns_the_lowest_total_of_the_others_not_every_other_seat():
+    """Three at cabo after a round scored: one vanishes owing its shuffle step for the next. Everyone else winning
+    made the worst total a winner, so a player with two seats could turn one seat's loss into a win by stopping
+    the other's program; the lowest total among the others wins, as the scores stand (a watcher agrees)."""
+    room = Room(game="cabo", seats=3, options={"clock": 30, "bank": 60})
+    room.strategies = {seat: GAMES["cabo"].computer(seat + 1) for seat in range(3)}
+    room.run(until=lambda: len(room.tables[0].play.decks) == 2)
+    totals = list(room.tables[0].play.state.totals)
+    gone = vanish_when(room, Owed.SHUFFLE_STEP)
+    claim_after(room, 90.0, gone)
+    room.run()
+    live = [t for t in room.tables if t.me != gone]
+    others = [s for s in range(3) if s != gone]
+    best = tuple(s for s in others if totals[s] == min(totals[o] for o in others))
+    assert room.violations == {} and len(set(totals)) > 1  # the seed gives a round whose totals differ
+    assert all(t.play.outcome is not None and t.play.outcome.winners == best for t in live)
+    assert [check.winners for check in transcript.check(room.as_transcript(), room.catalog)] == [best]
+    assert "the lowest total of the others wins: " in live[0].log[-2], live[0].log[-3:]
+
+
+async def test_the_game_over_dialog_says_why_the_other_player_forfeited_and_who_won():
+    """The dialog said only "bo forfeited: you won.": why the game ended there (bo's keys never came; their program
+    had stopped) was in a status line cut at 60 columns. Its ending now says it, whole, at 60x20."""
+    from discard_tui.discard_screen import DiscardTable
+    from discard_tui.game_over_screen import GameOverScreen
+    from pilot import TableHarness, text_of
+    from pilot import view_of as screen_view
+
+    room, gone, live = keyless_room("discard", 2)
+    claim_after(room, 90.0, gone)
+    room.run()
+    view = screen_view(room, live[0].me)
+    app = TableHarness(DiscardTable(30), view)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await app.push_screen(GameOverScreen(view, download=False))
+        await pilot.pause()
+        assert " ".join(text_of(app.screen, "#ending").split()) == f"{room.names[gone]}'s time ran out " \
+            f"while the game needed their keys; {room.names[gone]} forfeited: you won."
+
+
+def test_a_shuffle_step_that_takes_six_seconds_on_a_five_second_clock_does_not_forfeit_the_game():
+    """A room on the shortest clock (5 s a move, no bank), in a MODP group, where a shuffle step takes seconds (the
+    shuffle and its proof: 3 to 5 s on a loaded machine in modp3072): the other player claimed
+    6 s into bo's step, and bo, whose program was there and shuffling, forfeited the game. A shuffle step's wait
+    has 30 s at the least; the claim is its sender's violation, with the arithmetic."""
+    room = Room(game="discard", seats=2, options={"clock": 5, "bank": 0})
+    live = room.tables[0]
+    room.run(until=lambda: live.play.deck is not None and len(live.play.deck.steps) == 1)
+    [due] = live.owing()
+    timers = live.play.timers
+    assert due.what is Owed.SHUFFLE_STEP and timers is not None and timers.deadline(due.seat) == \
+        timers.waits[due.seat].since + 30_000
+    room.now = timers.waits[due.seat].since / 1000 + 6.0  # its program is still shuffling
+    room.post(1 - due.seat, Post(1, wire.TimeOut(seat=due.seat, wait=timers.waits[due.seat].number)))
+    assert live.play.outcome is None and set(room.violations) == {0, 1}
+    claimant = room.violations[due.seat]
+    assert "claimed that your time ran out 24 s early: 6 s after the wait began, of 30 s for a shuffle step and " \
+        "0 s of bank" in claimant, claimant
+
+
+def test_a_forfeit_while_the_hands_are_dealt_does_not_say_the_cards_were_dealt():
+    """bo's program stops before it sends its keys to ana's hand: the forfeit dropped the deal's showings, and the
+    table then took the deal for complete: "cards dealt" after "bo forfeited", and a board whose hands were never
+    opened. The deal was not dealt; the game is over without a board."""
+    room = Room(game="discard", seats=2, options={"clock": 30, "bank": 60})
+    room.strategies = {seat: GAMES["discard"].computer(seat + 1) for seat in range(2)}
+    gone = vanish_when(room, Owed.HAND_KEYS)
+    live = room.tables[1 - gone]
+    claim_after(room, 90.0, gone)
+    room.run()
+    assert room.violations == {} and live.play.outcome is not None and live.play.verdict == []
+    assert "cards dealt" not in live.log and live.view().board is None, live.log[-3:]
 
 
 def test_a_player_who_never_shuffles_the_first_deck_forfeits_the_game_before_it_begins():
@@ -409,6 +486,48 @@ def test_a_player_who_never_shuffles_the_first_deck_forfeits_the_game_before_it_
     assert live.play.outcome is not None and live.play.outcome.winners == (1 - gone,)
 
 
+@pytest.mark.parametrize("game, seats, after", [("discard", 2, "forfeited: "), ("holdem", 3, "hand 1 is void")],
+                         ids=["discard-forfeits", "holdem-voids"])
+def test_a_seat_that_never_draws_for_who_starts_is_timed_out_and_the_game_begins_without_it(game, seats, after):
+    """The draw for who starts is on the clock: a seat whose program stopped before its commitment holds the game
+    up one clock, then the seat after it starts; its first shuffle step then never comes either, and the game goes
+    as it goes when a seat's step is overdue (discard: it forfeits; Hold'em: hand 1 is void, the others play on).
+    Before, the others waited on the draw for good."""
+    room = Room(game=game, seats=seats, options={"clock": 30, "bank": 60, **({"hands": 2} if game == "holdem" else {})})
+    room.strategies = {seat: GAMES[game].computer(seat + 1) for seat in range(seats)}
+    gone = vanish_when(room, Owed.START_COMMITMENT)
+    live = [t for t in room.tables if t.me != gone]
+    assert all(t.phase is Phase.STARTING and t.clocked() == [gone] for t in live)
+    claim_after(room, 90.0, gone)
+    room.run()
+    name = room.names[gone]
+    assert all(f"{name}'s time ran out in the draw for who starts" in t.log for t in live)
+    assert all(t.play.starter == (gone + 1) % seats and t.clocked() == [gone] for t in live)  # its shuffle step
+    claim_after(room, 30.0, gone)  # a shuffle step has 30 s, sitting out or not
+    room.run()
+    assert room.violations == {} and all(any(after in line for line in t.log) for t in live)
+    assert all(t.play.outcome is not None and t.play.outcome == live[0].play.outcome for t in live)
+
+
+def test_a_commitment_to_the_draw_that_crossed_the_claim_is_not_played():
+    """bo's program was only slow: its commitment to the draw, written before ana's claim, lands after it, the game
+    begun without it. It is not played, nobody is blamed, and the game goes on with bo."""
+    room = Room(game="discard", seats=2, options={"clock": 30, "bank": 60})
+    room.strategies = {seat: GAMES["discard"].computer(seat + 1) for seat in range(2)}
+    room.run(until=lambda: room.tables[0].phase is Phase.STARTING)
+    owed = [room.owed(seat) for seat in range(2)]
+    assert all(post is not None and isinstance(post.msg, commit.Commit) for post in owed)
+    written = room.write(1, owed[1])  # bo's, held on its way
+    room.post(0, owed[0])
+    claim_after(room, 90.0, 1)
+    for event in written:
+        room.append(1, "post", event)
+    room.run()
+    assert room.violations == {} and room.tables[0].play.outcome is not None
+    assert "bo's commit came after bo's time ran out: not played" in room.tables[0].log
+    assert "bo's time ran out in the draw for who starts" in room.tables[0].log
+
+
 def test_a_claim_that_a_key_ran_out_before_its_time_names_its_sender_in_a_game_that_cannot_void():
     """The claim on a key is judged as one on a move: a second early, it is its sender's violation."""
     room, gone, _ = keyless_room("discard", 2)
@@ -416,6 +535,36 @@ def test_a_claim_that_a_key_ran_out_before_its_time_names_its_sender_in_a_game_t
     assert room.violations.keys() == {by}
     assert f"claimed that {room.names[gone]}'s time ran out 1 s early: 89 s after the wait began, of 30 s for the " \
         "move and 60 s of bank" in room.violations[by]
+
+
+def test_a_key_that_crossed_the_forfeit_and_the_rematch_is_no_news_and_a_forged_one_is_named():
+    """bo's link stalls while discard waits on its key: ana's claim makes bo forfeit and ana opens the rematch at once
+    (a bot does). The key bo sent before it saw the claim lands after ana's hello (its program sent it again on
+    reconnecting, or the relay held it): it was a violation naming bo, which stopped the room; it is no news. Its
+    signature is still checked: a post for game 1 that bo did not sign is the forgery it always was."""
+    room, gone, live = keyless_room("discard", 2)
+    late = room.tables[gone].owed()
+    assert isinstance(late, Post) and late.shares is not None
+    written = room.write(gone, late)
+    claim_after(room, 90.0, gone)
+    live[0].want = 2  # the winner asks for a rematch
+    room.run()
+    assert live[0].play.number == 2 and live[0].play.hellos.keys() == {live[0].me}
+    for event in room.ledger[room.vanished_at:]:  # type: ignore[attr-defined]  # it was only slow: it reads on
+        room.tables[gone].apply(event)
+    watcher = transcript.observer(room.name, room.catalog)  # discard-verify's reading, and a watcher's
+    for event in room.ledger:
+        watcher.apply(event)
+        transcript.check_proofs(watcher)
+    room.watchers.append(watcher)
+    room.gone.discard(gone)
+    for body in written:
+        room.append(gone, "post", body)
+    assert room.violations == {}
+    assert all(t.play.number == 2 and t.plays[0].outcome == live[0].plays[0].outcome for t in [*room.tables, watcher])
+    room.append(gone, "post", {**written[0], "n": written[0]["n"] + 1})
+    assert "has a bad signature: it was forged or altered" in room.violations[live[0].me]
+    assert "the relay forged a message in your seat" in room.violations[gone]
 
 
 def test_a_vanished_seat_whose_move_timed_out_sits_out_so_the_void_comes_five_seconds_later_not_thirty():

@@ -246,8 +246,17 @@ class CaboState(GameState[int]):
         return Outcome(best, tuple(self.totals), reason)
 
     def forfeit(self, seat: int) -> Outcome:
-        others = tuple(s for s in range(len(self.totals)) if s != seat)
-        return Outcome(others, tuple(self.totals), f"{{{seat}}} forfeited: {joined(others)} won")
+        """The lowest total among the others wins, as the rounds scored stand (every other seat before any round
+        is): every other seat winning would crown the worst total, a win a player with two seats could take by
+        stopping one's program."""
+        others = [s for s in range(len(self.totals)) if s != seat]
+        low = min(self.totals[s] for s in others)
+        best = tuple(s for s in others if self.totals[s] == low)
+        if not self.scores:
+            return Outcome(best, tuple(self.totals), f"{{{seat}}} forfeited: {joined(best)} won")
+        totals = " · ".join(f"{{{s}}} {self.totals[s]}" for s in others)
+        return Outcome(best, tuple(self.totals), f"{{{seat}}} forfeited after round {len(self.scores)}; the lowest "
+                       f"total of the others wins: {joined(best)} ({totals})")
 
     def view(self, seat: int) -> CaboView:
         r = self.round
