@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import signal
 import sys
 import time
@@ -39,7 +40,7 @@ from .quit_screen import ConfirmQuit
 from .connecting_screen import ConnectingScreen
 from .game_over_screen import GameOverScreen
 from .prefs import Kept, load
-from .problem_screen import CANNOT_PLAY, NewRoom, ProblemScreen, WatchInstead
+from .problem_screen import CANNOT_PLAY, BackToLobby, NewRoom, ProblemScreen, WatchInstead
 from .profile import Profile
 from .table_screen import (LeaveTable, PathCopied, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
                            ToggleAutoplay, help_page)
@@ -93,6 +94,7 @@ class DiscardApp(App[None]):
         self.ui = SCREENS[config.game].ui()  # the game's screen, view and moves
         self.title = self.ui.title
         self.session: Session | None = None  # everything but the screen: relay, seats, saves
+        self.lobby: PlayConfig | None = None  # the lobby's settings, while the table was chosen in it
         self._over_shown = 0  # the game whose game-over dialog was shown
         self._view_due = False  # a SeatChanged message is on its way
         self.turn_bell = TurnBell()
@@ -168,28 +170,50 @@ class DiscardApp(App[None]):
         return self.ui.screen(self.config.leave_grace, resumes=self.profile.resumes,
                               computers=self.config.against_computer)
 
-    def begin(self, config: PlayConfig | None) -> None:
+    def begin(self, config: PlayConfig | None, lobby: PlayConfig | None = None) -> None:
         """Sit down at the table ``config`` describes; on a relay with no room named, pick one in its lobby first.
-        None: the player left the lobby (back to the start screen, if they came from it)."""
+        None: the player left the lobby (back to the start screen, if they came from it). ``lobby``: the lobby's
+        settings, when the table was chosen there."""
         if config is None:
             self.show_start() if self.pick else self.exit()
             return
-        self.config = config
+        self.config, self.lobby = config, lobby
         self.keep(name=config.name, game=config.game)  # the name and the game played last, for next time
         if config.relay and not config.room:
-            from . import saves
-            from .lobby_screen import LobbyScreen  # imported only when it is shown (start-up time)
-
-            games = self.profile.games_dir
-            saved = saves.returnable(games, config.relay) if self.profile.resumes else []
-            self.push_screen(LobbyScreen(config, saved=saved, games=games), self.begin)
-            self.call_after_refresh(self.preload)
+            self.show_lobby(config)
             return
         self.ui = SCREENS[config.game].ui()
         self.title = self.ui.title
         self.push_screen(self.new_table())
         self.push_screen(ConnectingScreen(self.where()))
         self.play()
+
+    def show_lobby(self, config: PlayConfig, tried: PlayConfig | None = None) -> None:
+        """The rooms on ``config.relay``, to choose a table in (``tried``: the one chosen last, which could not be
+        opened)."""
+        from . import saves
+        from .lobby_screen import LobbyScreen  # imported only when it is shown (start-up time)
+
+        games = self.profile.games_dir
+        saved = saves.returnable(games, config.relay) if config.relay and self.profile.resumes else []
+        self.push_screen(LobbyScreen(config, saved=saved, games=games, tried=tried),
+                         functools.partial(self.begin, lobby=config))
+        self.call_after_refresh(self.preload)
+
+    @on(BackToLobby)
+    @work(exclusive=True, group="game")
+    async def back_to_lobby(self) -> None:
+        """From a table chosen in the lobby that could not be opened: the lobby again, with what was chosen there
+        (a room created there is offered again by its c)."""
+        if self.lobby is None:
+            return
+        if self.session is not None:
+            await self.session.close()
+            self.session = None
+        while len(self.screen_stack) > 1:  # the problem, and the table under it
+            self.pop_screen()
+        tried, self.config = self.config, self.lobby  # no table now: leaving from the lobby names none
+        self.show_lobby(self.lobby, tried=tried)
 
     def keep(self, **changes: object) -> None:
         """Keep preferences for next time; one line if they cannot be written (the game goes on)."""
@@ -206,6 +230,9 @@ class DiscardApp(App[None]):
         return f"{'Watching, on relay' if c.watch else 'Relay'} {c.relay or 'hosted here'} · room {c.room}"
 
     def action_retry(self) -> None:
+        """Try again (r on a problem): the last attempt's view goes with it, else the clock's next tick, seeing it
+        under the connecting screen, showed its failure again over the table the new attempt opens."""
+        self.view = None
         self.pop_screen()
         self.push_screen(ConnectingScreen(self.where()))
         self.play()
@@ -233,6 +260,7 @@ class DiscardApp(App[None]):
         if self.session is not None:  # a retry: let go of the last attempt first
             await self.session.close()
         self.session = session = Session(self.config, self.profile)
+        back = ", b goes back to the lobby" if self.lobby is not None else ""  # if the table cannot be opened
         try:
             url = await session.open_relay()
             if session.invites and isinstance(self.screen, ConnectingScreen):
@@ -242,17 +270,18 @@ class DiscardApp(App[None]):
             resumed = await session.sit_down(url)
         except RoomFull as error:
             if self.config.watch:  # as many watchers as the room takes: only this room's game is to watch
-                self.switch_to_problem(str(error))
+                self.switch_to_problem(str(error), f"r tries again{back}, q quits." if back else None, lobby=True)
             else:  # every seat taken, the game under way: another room, or watch this one's game
                 self.switch_to_problem(str(error), f"The room is full: c creates a new room for {self.ui.title}, "
-                                       "w watches its game (read-only), r tries this one again, q quits.",
-                                       new_room=True, watch=True)
+                                       f"w watches its game (read-only), r tries this one again{back}, q quits.",
+                                       new_room=True, watch=True, lobby=True)
             return
         except StoreFull:  # the relay's own words name its memory, not what to do: r keeps every choice made
-            self.switch_to_problem(STORE_FULL, "r tries again, q quits.")
+            self.switch_to_problem(STORE_FULL, f"r tries again{back}, q quits.", lobby=True)
             return
         except (RelayError, OSError) as error:
-            self.switch_to_problem(relay_problem(self.config.relay, str(error)))
+            self.switch_to_problem(relay_problem(self.config.relay, str(error)),
+                                   f"r tries again{back}, q quits." if back else None, lobby=True)
             return
         if resumed:
             self.notify(f"Back in room {self.config.room}: your game goes on where it stopped.", title="Resumed",
@@ -263,13 +292,14 @@ class DiscardApp(App[None]):
         await session.run()
 
     def switch_to_problem(self, problem: str, retry: str | None = None, new_room: bool = False,
-                          watch: bool = False) -> None:
-        """``new_room``: c offers another room (a full one); ``watch``: w watches this room's game (relay 1.3)."""
+                          watch: bool = False, transcript: str | None = None, lobby: bool = False) -> None:
+        """``new_room``: c offers another room (a full one); ``watch``: w watches this room's game (relay 1.3);
+        ``transcript``: the game so far is kept there; ``lobby``: b goes back to the lobby, if the table was chosen
+        there."""
         while len(self.screen_stack) > 2:
             self.pop_screen()
-        screen = ProblemScreen(problem, retry, new_room, watch) if retry else \
-            ProblemScreen(problem, new_room=new_room, watch=watch)
-        self.push_screen(screen)
+        self.push_screen(ProblemScreen(problem, retry, new_room, watch, transcript, self.profile.browser,
+                                       lobby and self.lobby is not None))
 
     @on(WatchInstead)
     def watch_instead(self) -> None:
@@ -368,6 +398,8 @@ class DiscardApp(App[None]):
                 f"The relay lost this game: it no longer knows room {self.config.room} "
                 "(it was restarted without --store, or the room expired).",
                 "Press r to start a new game in the same room, or q to quit.")
+        elif view.store_full:  # the relay's own words name its memory, not what to do; the seat is still ours
+            self.switch_to_problem(STORE_FULL, "r tries again: your seat is kept. q quits.", transcript=view.transcript)
         else:
             self.switch_to_problem(view.failure or "the relay connection was lost")
 

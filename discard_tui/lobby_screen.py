@@ -80,13 +80,15 @@ class LobbyScreen(Screen[PlayConfig | None]):
     ]
 
     def __init__(self, config: PlayConfig, fetch: Fetch | None = None, refresh: float | None = REFRESH,
-                 saved: Sequence[saves.SavedSeat] = (), games: Path | None = None, under_way: Fetch | None = None
-                 ) -> None:
+                 saved: Sequence[saves.SavedSeat] = (), games: Path | None = None, under_way: Fetch | None = None,
+                 tried: PlayConfig | None = None) -> None:
         """``saved``: the player's unfinished games on this relay, newest first (saves.returnable), whose seat
         files are in ``games``; ``fetch`` and ``under_way`` read pages of the rooms waiting and under way (by
-        default from the relay; given ``fetch`` and no ``under_way``, no game under way is listed)."""
+        default from the relay; given ``fetch`` and no ``under_way``, no game under way is listed); ``tried``: the
+        table chosen here that could not be opened, back from its problem: a room created here, c offers it again."""
         super().__init__()
         self.config = config
+        self.tried = tried if tried is not None and tried.public else None
         self.saved, self.games = list(saved), games
         self.link = LobbyLink(config.relay or "") if fetch is None else None
         self.fetch: Fetch = fetch or self.link.page  # type: ignore[union-attr]
@@ -330,7 +332,7 @@ class LobbyScreen(Screen[PlayConfig | None]):
 
     @work(exclusive=True, group="create")
     async def action_create(self) -> None:
-        config = await self.app.push_screen_wait(CreateRoom(self.config))
+        config = await self.app.push_screen_wait(CreateRoom(self.tried or self.config))
         if config is not None:
             self.dismiss(config)
 
@@ -344,8 +346,9 @@ class LobbyScreen(Screen[PlayConfig | None]):
 
 class CreateRoom(ModalScreen[PlayConfig | None]):
     """A new public room: its name, game, players, the game's options and the cards' encryption (as the start
-    screen and the command line offer them). Create (Enter, in any field: a list opens with Space or the arrows)
-    dismisses with the room's table; Escape with None."""
+    screen and the command line offer them), each first as ``config`` has it (a room, a fresh name if it has none).
+    Create (Enter, in any field: a list opens with Space or the arrows) dismisses with the room's table; Escape
+    with None."""
 
     CSS_PATH = "lobby.tcss"
     BINDINGS = [Binding("enter", "create", "Create", priority=True),  # before a field's own (a list would open)
@@ -361,7 +364,7 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
             yield Label("[b]A new room, listed in the lobby[/b]")
             with Grid(id="create-form"):
                 yield Label("Room")
-                yield Input(fresh_room("table"), max_length=64, id="room", compact=True,
+                yield Input(c.room or fresh_room("table"), max_length=64, id="room", compact=True,
                             tooltip="1-64 of A-Z a-z 0-9 . _ -, shown in the lobby")
                 yield Label("Game")
                 yield Select([(entry.about.title, name) for name, entry in SCREENS.items()], value=c.game,
@@ -372,13 +375,14 @@ class CreateRoom(ModalScreen[PlayConfig | None]):
                 for name, entry in SCREENS.items():
                     for option in entry.about.options:
                         classes = f"option game-{name}"
+                        chosen = c.options.get(option.name, option.default) if name == c.game else option.default
                         yield Label(option.name.capitalize(), classes=classes)
                         if isinstance(option, OneOf):
-                            yield Select([(choice, choice) for choice in option.choices], value=option.default,
-                                         allow_blank=False, id=f"{name}-{option.name}", classes=classes,
-                                         compact=True)
+                            yield Select([(choice, choice) for choice in option.choices], allow_blank=False,
+                                         value=chosen if chosen in option.choices else option.default,
+                                         id=f"{name}-{option.name}", classes=classes, compact=True)
                         else:
-                            yield Input(str(option.default), type="integer", id=f"{name}-{option.name}",
+                            yield Input(str(chosen), type="integer", id=f"{name}-{option.name}",
                                         classes=classes, compact=True, tooltip=option.help)
                 yield Label("Encryption")
                 yield Select([(title, name) for name, title in GROUPS.items()], value=c.group, allow_blank=False,

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 LOG_AFTER = 0.05  # seconds the move log waits, so that a move's own frame goes out first
 FOOTER_SETTLES = 0.25  # seconds without a change before the footer shows which keys act
+NOTICE_STANDS = 5.0  # seconds a notice (a key refused) stands on the hint's line when nothing else happens
 
 
 class SeatChanged(Message):
@@ -186,6 +187,7 @@ class TableScreen(Screen[None], Generic[V]):
     view: V | None = None
     _footer_shows: tuple[tuple[str, str, bool], ...] = ()  # the footer's keys as last shown (footer_keys)
     _footer_timer: Timer | None = None
+    _notice_since: float | None = None  # the clock of the first update that showed the notice (None: not yet)
 
     def __init__(self, leave_grace: float, resumes: bool = True, computers: bool = False) -> None:
         super().__init__()
@@ -237,8 +239,12 @@ class TableScreen(Screen[None], Generic[V]):
         if not self.is_mounted or not self.query(StatusBar):
             return
         status = self.query_one(StatusBar)
-        if old is None or (old.moves, old.phase, old.number) != (view.moves, view.phase, view.number):
-            status.notice = ""  # a refusal stands until something happens
+        moment = now or time.monotonic()
+        if status.notice and self._notice_since is None:
+            self._notice_since = moment  # a notice counts its time from here: the tick after it, at most a second
+        if old is None or (old.moves, old.phase, old.number) != (view.moves, view.phase, view.number) or \
+                self._notice_since is not None and moment - self._notice_since >= NOTICE_STANDS:
+            status.notice = ""  # a notice stands until something happens, or a few seconds on a table that waits
         status.match = " · ".join(part for part in (score_line(view), f"game {view.number}") if part)
         status.link = link_text(view, now, wall)
         status.shorter = tuple((" · ".join(part for part in (score_line(cut), f"game {view.number}") if part),
@@ -304,8 +310,10 @@ class TableScreen(Screen[None], Generic[V]):
         return "the game is not under way" if not view.playing else None
 
     def notice(self, text: str) -> None:
+        """Say ``text`` on the hint's line (a key refused, and why), some ``NOTICE_STANDS`` seconds at most."""
         if self.is_mounted:
             self.query_one(StatusBar).notice = text
+            self._notice_since = None
 
     def action_rematch(self) -> None:
         self.post_message(Rematch())

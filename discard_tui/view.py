@@ -58,6 +58,7 @@ class SeatView(Generic[Board]):
     left_at: tuple[float | None, ...] = ()  # per seat: the relay's Unix time of its leave, while away
     link_since: float = 0.0  # time.monotonic() of the last change of ``link``
     seat_lost: bool = False  # the relay no longer knows our seat token
+    store_full: bool = False  # the relay has no memory left to seat us again (the seat is still ours)
     rematch_refusal: str | None = "a rematch can start once this game is over"
     named: tuple[bool, ...] = ()  # per seat: its player has said who they are (else the name is a stand-in)
     note: str = ""  # worth knowing when there is nothing to do ("bo chose the 24-card deck")

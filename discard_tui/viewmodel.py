@@ -49,6 +49,7 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         # absence of a seat out of the game (a Hold'em player with no chips) holds nothing up: no trouble, no offer
         link_since=seat.link_since,
         seat_lost=seat.seat_lost,
+        store_full=seat.store_full,
         rematch_refusal=table.rematch_refusal(),
         named=tuple(s in table.names for s in range(view.seats)),
         clock=view.clock,

@@ -6,31 +6,26 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Label
 
 from .table_screen import PathCopied, SaveTranscript
 from .widgets import KeysFooter, PathLines
 
 
-class ViolationScreen(ModalScreen[None]):
-    """The opponent broke the rules or the protocol: name it and point at the transcript."""
+class KeepsTranscript(Screen[None]):
+    """A screen where a game stopped, that says where its transcript is kept (``transcript``; None: nowhere): in a
+    terminal its path, which its ``t`` copies; in a browser (``download``) its ``t`` downloads the file."""
 
-    BINDINGS = [Binding("q,escape", "app.quit", "Quit"), Binding("t", "download", "Transcript")]
+    transcript: str | None = None
+    download: bool = False
 
-    def __init__(self, problem: str, transcript: str | None, download: bool) -> None:
-        super().__init__()
-        self.problem, self.transcript, self.download = problem, transcript, download
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog error"):
-            yield Label("[b]Game stopped: the rules were broken[/b]")
-            yield Label(self.problem, id="problem", markup=False)
-            if self.transcript:
-                yield Label(transcript_line(self.download), id="transcript", markup=False)
-                if not self.download:
-                    yield PathLines(self.transcript, id="path")
-        yield KeysFooter()
+    def transcript_lines(self) -> ComposeResult:
+        """The line that introduces the transcript, and in a terminal its path."""
+        if self.transcript:
+            yield Label(transcript_line(self.download), id="transcript", markup=False)
+            if not self.download:
+                yield PathLines(self.transcript, id="path")
 
     def action_download(self) -> None:
         self.post_message(SaveTranscript())
@@ -43,6 +38,23 @@ class ViolationScreen(ModalScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action != "download" or self.transcript is not None
+
+
+class ViolationScreen(ModalScreen[None], KeepsTranscript):
+    """The opponent broke the rules or the protocol: name it and point at the transcript."""
+
+    BINDINGS = [Binding("q,escape", "app.quit", "Quit"), Binding("t", "download", "Transcript")]
+
+    def __init__(self, problem: str, transcript: str | None, download: bool) -> None:
+        super().__init__()
+        self.problem, self.transcript, self.download = problem, transcript, download
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog error"):
+            yield Label("[b]Game stopped: the rules were broken[/b]")
+            yield Label(self.problem, id="problem", markup=False)
+            yield from self.transcript_lines()
+        yield KeysFooter()
 
 
 def transcript_line(download: bool, copied: bool = False) -> str:

@@ -477,7 +477,7 @@ class StatusBar(Widget):
     # line is too short for them whole ("Hand 2 void: Cyrano-de… left, 1,000 shared")
     clock: reactive[str] = reactive("")  # the clock of whoever the game waits on: "bo 0:23 · bank 1:00"
     hurry: reactive[bool] = reactive(False)  # ... mine, nearly out
-    notice: reactive[str] = reactive("")  # a refusal: stands until something happens
+    notice: reactive[str] = reactive("")  # a refusal: stands until something happens, a few seconds at most
     hint: reactive[str] = reactive("")  # what I can do now, or what is going on
     shorter_hints: reactive[tuple[str, ...]] = reactive(())  # the hint in fewer words, in the order tried: the first
     # that fits is shown, else the last, cut

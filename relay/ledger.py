@@ -38,6 +38,22 @@ JOIN_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{22,64}")  # a join's id (protocol 1
 BLOCK_SHARE = 2  # an IPv6 /48 gets this many times an address's budgets (relay/budgets.py) and memory store share
 
 
+SIZE_UNITS = ("KiB", "MiB", "GiB", "TiB")
+
+
+def amount(size: float) -> str:
+    """``size`` bytes as a person reads them, in the largest unit of which there is at least one, to a tenth:
+    "64 bytes", "1.5 KiB", "16 MiB". Every size the relay names goes through here (a share of 64 bytes read
+    "0.0625 KiB")."""
+    if round(size) < 1024:
+        return f"{round(size)} byte{'s' * (round(size) != 1)}"
+    for unit in SIZE_UNITS:
+        size /= 1024
+        if round(size, 1) < 1024 or unit == SIZE_UNITS[-1]:
+            break
+    return f"{round(size, 1):g} {unit}"
+
+
 class Refused(Exception):
     """A frame the relay will not act on; becomes an ``error`` frame (then a close, if ``close`` is a code)."""
 

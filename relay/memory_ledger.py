@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .ledger import (BLOCK_SHARE, DEFAULT_SEATS, SEAT_TAKEN_OVER, WATCHER, Claim, Deliver, Entry, Follower, Ledger,
-                     Listing, Party, Refused, Watch, bad_token, check_seats, event_frame, join_token, lobby_key, no_room,
-                     now_stamp, room_full, to_json, watch_body, watchers_full)
+                     Listing, Party, Refused, Watch, amount, bad_token, check_seats, event_frame, join_token, lobby_key,
+                     no_room, now_stamp, room_full, to_json, watch_body, watchers_full)
 
 log = logging.getLogger("discard.relay")
 
@@ -30,11 +30,6 @@ def footprint(frame: str, post_id: str | None = None) -> int:
     in its room's lists and its post id's entry. (Counted as characters, one emoji's frames took four times what
     was counted, and small posts under an id nearly three times.)"""
     return sys.getsizeof(frame) + EVENT_SLOTS + (sys.getsizeof(post_id) + ID_ENTRY if post_id else 0)
-
-
-def amount(size: int) -> str:
-    """``size`` bytes as a person reads them: MiB, or KiB below one MiB."""
-    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size / (1 << 10):g} KiB"
 
 
 class Lobby:
@@ -313,8 +308,8 @@ class MemoryLedger(Ledger):
         self._drop_idle(self.stored_bytes + size - self.max_bytes)
         share = self.max_bytes // max(len(self.rooms), 1)
         if self.stored_bytes + size > self.max_bytes and held.bytes + size > share:
-            raise Refused("store_full", f"the relay's memory for rooms is full ({self.max_bytes >> 20} MiB) and "
-                          f"this room holds more than its share ({held.bytes >> 10} KiB)")
+            raise Refused("store_full", f"the relay's memory for rooms is full ({amount(self.max_bytes)}) and "
+                          f"this room holds more than its share ({amount(held.bytes)})")
 
     def _drop_idle(self, excess: int, party: str | None = None, keep: str | None = None) -> None:
         """Drop rooms nobody is in, largest first, until ``excess`` bytes of frames are gone (or no such room is
@@ -329,7 +324,7 @@ class MemoryLedger(Ledger):
         for size, name in idle:
             if excess <= 0 or not size:
                 break
-            log.info("dropping room=%s before its retention: %d bytes left behind", name, size)
+            log.info("dropping room=%s before its retention: %s left behind", name, amount(size))
             self.drop(name)
             excess -= size
 

@@ -83,7 +83,7 @@ from . import lobby
 from .budgets import (SAMPLED, Address, Flow, Holding, Limits, ReadBudget, Strangers, address_of, block_of,
                       catch_up_pause, held_bytes, to_drop)
 from .ledger import (JOIN_ID_PATTERN, MAX_SEATS, POLICY, SEAT_TAKEN_OVER, WATCHER, Entry, Follower, Ledger, Refused,
-                     to_json)
+                     amount, to_json)
 from .memory import MemoryReturn
 from .memory_ledger import MemoryLedger
 
@@ -310,9 +310,9 @@ class Relay:
                 raise Refused("rate_limited", "too many frames; slow down and send this one again")
             size = len(message) if isinstance(message, bytes) or message.isascii() else len(message.encode())
             if size > self.limits.max_frame:
-                raise Refused("too_large", f"frame is over the {self.limits.max_frame}-byte limit")
+                raise Refused("too_large", f"frame is over the {amount(self.limits.max_frame)} limit")
             if not client.take_bytes(size):
-                raise Refused("rate_limited", f"more than {self.limits.byte_rate / (1 << 20):g} MiB a second; "
+                raise Refused("rate_limited", f"more than {amount(self.limits.byte_rate)} a second; "
                                               "slow down and send this one again")
             if not await self._address_bytes(client, size):
                 return  # the connection closed while its frame waited: dropped with it
@@ -609,8 +609,8 @@ class Relay:
     def _drop(self, connection: ServerConnection) -> None:
         """Abort a connection that holds too much memory (it stopped reading, or it holds an unfinished frame);
         its owner can resume with its token."""
-        SAMPLED.info("dropped clients", "dropping a client that holds %d bytes (queued to it, or unread from it)",
-                     held_bytes(connection))
+        SAMPLED.info("dropped clients", "dropping a client that holds %s (queued to it, or unread from it)",
+                     amount(held_bytes(connection)))
         connection.transport.abort()
 
     async def sweeper(self) -> None:

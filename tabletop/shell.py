@@ -26,7 +26,7 @@ from . import wire
 from .crypto import call, powers, prepare
 from .deck import Job, Task
 from .game import Game
-from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost
+from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost, StoreFull
 from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
 from . import transcript
 from .transcript import events_digest, seed_path, write_seed
@@ -84,6 +84,7 @@ class Seat:
     replaying: bool = True  # until the first catch-up: rebuilding what an earlier run played
     failure: str | None = None  # the relay cannot be used
     seat_lost: bool = False  # ...because it no longer knows our seat token
+    store_full: bool = False  # ...because it has no memory left to seat us again (the seat is still ours)
     link_since: float = field(default_factory=time.monotonic)  # when the link last changed
     transcript_path: Path | None = None
     histories: dict[int, Path] = field(default_factory=dict)  # game -> its history beside the transcript, if the game keeps one
@@ -116,7 +117,9 @@ class Seat:
                 await self.pump()
         except RelayError as error:
             self.failure = str(error)
-            self.seat_lost = isinstance(error, SeatLost)
+            self.seat_lost, self.store_full = isinstance(error, SeatLost), isinstance(error, StoreFull)
+            if self.store_full:  # the game stops here for now, maybe for good: what it was so far is kept
+                self.transcript_path = self.write_transcript(self.failure) or self.transcript_path
             self.completed.put_nowait(None)
             self._changed()
         finally:

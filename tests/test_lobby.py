@@ -483,9 +483,10 @@ async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_
     """A relay keeping rooms in memory refuses a join past the address's share with store_full (relay 1.4): the
     player read "the relay refused to seat us in room …: the relay's memory for your address's rooms is full
     (16 MiB)", a plain relay error. One line says what happened and what to do, for a room created in the lobby
-    as for --room, and r tries the same room again with every choice made."""
+    as for --room, and r tries the same room again with every choice made; from the lobby, b or Esc goes back
+    there (only r and q were offered), where c offers the room chosen again."""
     from discard_tui.app import STORE_FULL
-    from discard_tui.problem_screen import ProblemScreen
+    from discard_tui.problem_screen import CANNOT_PLAY, ProblemScreen
     from relay.memory_ledger import MemoryLedger
     from relay.server import Limits, Relay
 
@@ -504,16 +505,33 @@ async def test_a_relay_whose_memory_is_full_says_so_in_one_line_and_r_keeps_the_
             await pilot.click("#create-room")
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
             assert text_of(app.screen, "#problem") == STORE_FULL and "--relay" in STORE_FULL
-            assert text_of(app.screen, "#retry") == "r tries again, q quits."
+            assert text_of(app.screen, "#retry") == "r tries again, b goes back to the lobby, q quits."
             shown = {key for key, active in app.screen.active_bindings.items() if active.binding.show}
-            assert shown & {"c", "w"} == set() and "r" in shown  # no new room, nothing to watch: "w Watch" showed
+            assert shown & {"c", "w"} == set() and {"r", "b"} <= shown  # no new room, nothing to watch
             await pilot.press("r")
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen again")
             assert (app.config.room, app.config.game, app.config.public) == ("my-table", "war", True)
+            await pilot.press("escape")  # back to the lobby, where c offers the room chosen again
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after Esc")
+            assert app.config.room == ""  # leaving from here names no table to come back to
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, CreateRoom), "the dialog")
+            assert app.screen.query_one("#room", Input).value == "my-table"
+            assert app.screen.query_one("#game", Select).value == "war"
+            await pilot.click("#create-room")
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+            await pilot.press("b")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after b")
         app = DiscardApp(PlayConfig(relay=url, room="named", name="bo"), Profile(tmp_path / "b", "bo"))
-        async with app.run_test(size=(60, 20)) as pilot:  # --room
+        async with app.run_test(size=(60, 20)) as pilot:  # --room: no lobby to go back to
             await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
             assert text_of(app.screen, "#problem") == STORE_FULL
+            assert text_of(app.screen, "#retry") == "r tries again, q quits."
+            assert not app.screen.check_action("lobby", ())
+            shown = {key for key, active in app.screen.active_bindings.items() if active.binding.show}
+            assert "q" in shown and "escape" not in shown  # "q Quit", as it says, where "esc Quit" showed
+            await pilot.press("escape")  # with no lobby to go back to, Escape quits as q does
+        assert app.return_code == CANNOT_PLAY
     finally:
         server.close()
         await server.wait_closed()

@@ -36,7 +36,7 @@ from websockets.exceptions import InvalidStatus
 from relay import budgets
 from relay import memory_ledger as ledger_module
 from relay import server as relay_module
-from relay.ledger import SEAT_TAKEN_OVER, Claim, Party, Refused
+from relay.ledger import SEAT_TAKEN_OVER, Claim, Party, Refused, amount
 from relay.memory_ledger import MemoryLedger
 from relay.memory import MemoryReturn
 from relay.server import Limits, Relay
@@ -519,6 +519,23 @@ async def test_a_full_memory_store_drops_rooms_left_behind_then_refuses_the_room
     await ledger.append("game", game.seat, game.epoch, json.dumps({"pad": "x" * 5_000}))  # under its share of 33 kB
     assert ledger.stored_bytes == sum(room.bytes for room in ledger.rooms.values()) <= 66_000
 
+
+
+def test_every_size_the_relay_names_reads_as_people_read_it():
+    """One helper names every size in the relay's words, in the largest unit of which there is one, to a tenth: a
+    share of 64 bytes read "0.0625 KiB", a room's 1.5 KiB "1 KiB" (cut to whole KiB), 2 GiB of memory "2048 MiB"."""
+    assert [amount(size) for size in (0, 1, 64, 1023, 1024, 1536, 1500, (16 << 20) - 1, 16 << 20, 2 << 30,
+                                      1048524.8)] == [
+        "0 bytes", "1 byte", "64 bytes", "1023 bytes", "1 KiB", "1.5 KiB", "1.5 KiB", "16 MiB", "16 MiB", "2 GiB",
+        "1 MiB"]
+
+
+async def test_a_tiny_share_of_the_memory_store_is_named_in_bytes():
+    """A relay whose address share is 64 bytes (--max-memory's share, as a test gives it) names it so."""
+    ledger = MemoryLedger(max_bytes=16 * 64)
+    with pytest.raises(Refused) as refused:
+        await ledger.claim("r", json.dumps("ana"), None, None, party=Party("127.0.0.1"))
+    assert refused.value.message == "the relay's memory for your address's rooms is full (64 bytes)"
 
 ELSEWHERE = "127.0.0.2"  # the attacker's address in these tests; the honest parties connect from 127.0.0.1
 SHARE = 10 << 10  # an address's share of the memory store in these tests (max_bytes // 16), a /48's twice that

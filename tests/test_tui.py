@@ -886,6 +886,44 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
                     "a new seat in the room")
 
 
+
+async def test_a_resume_the_relay_refuses_for_its_memory_says_so_in_one_line_keeps_the_transcript_and_r_resumes(
+        relay_server, opponent):
+    """Mid-game the connection drops and the relay, its memory for our address's rooms full, refuses to seat us
+    again (store_full): the screen said "the relay refused to seat us in room …: the relay's memory for your
+    address's rooms is full (64 bytes)" and no transcript was written. Now it says it as a join refused so does,
+    the transcript of the game so far is written and shown (t copies its path), the seat is kept, and r, once the
+    relay has room again, takes it back (where a tick of the clock before the new attempt's first view showed the
+    failure again, for good)."""
+    import json
+    from pathlib import Path
+
+    from discard_tui import saves
+    from discard_tui.app import STORE_FULL
+
+    relay, url = relay_server
+    await opponent.join(url, "crowded")
+    app = through(url, "crowded")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        share, relay.ledger.address_bytes = relay.ledger.address_bytes, 64  # no room left for our address's rooms
+        drop_connections(relay, "crowded")
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        assert text_of(app.screen, "#problem") == STORE_FULL
+        transcript = app.view.transcript
+        assert transcript is not None and json.loads(Path(transcript).read_text())["events"]
+        assert text_of(app.screen, "#path").replace("\n", "") == transcript
+        await pilot.press("t")
+        await until(pilot, lambda: text_of(app.screen, "#transcript").startswith("Transcript: copied"), "t copied")
+        assert text_of(app.screen, "#retry") == "r tries again: your seat is kept. q quits."
+        assert saves.load(seat_dir(), url, "crowded", "tester") is not None
+        relay.ledger.address_bytes = share
+        app.action_retry()  # r, and at once the clock's tick, before the new attempt's first view: it showed the
+        app._tick()  # last attempt's failure again
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view is not None
+                    and app.view.failure is None and not app.view.replaying, "the table again")
+
+
 def drop_connections(relay, room):
     """Cut every connection to ``room`` at once, as a relay that stops does."""
     for client in list(relay.channels[room].members):
@@ -1090,6 +1128,37 @@ async def test_a_player_who_left_and_sits_out_is_still_explained_once_leaving_is
             turn = app.table.query_one(StatusBar).render().plain.splitlines()[1]
             assert "sitting out: step 1, 0:03" in turn, turn
 
+
+
+async def test_a_refused_key_s_notice_gives_way_to_the_hint_of_a_stalled_table():
+    """A key refused on a table that waits on a player who left and sits out said "it is Anastasia…'s turn" on the
+    hint's line until something happened, which on a stalled table is never: the notice stands a few seconds by
+    the app's clock (its ticks update the table), then the hint is back."""
+    import time
+
+    from tabletop.clock import Clock, Timers
+    from discard_tui.table_screen import NOTICE_STANDS
+
+    name = "Anastasia-Philippa_Łopez-Zavala"
+    timers = Timers(Clock(move_ms=20_000, bank_ms=60_000), seats=2)
+    timers.update({1}, 0)
+    timers.judge(1, 80_000)
+    timers.update({1}, 81_000)  # bo sits out
+    left = time.time() - 90
+    app = discard_table(names=("ana", name), present=(True, False), left_at=(None, left), my_turn=False,
+                        clock=timers.view(), relay_offset=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.table.update(app.view, now=83.0, wall=left + 90)
+        await pilot.press("d")
+        assert app.table.query_one(StatusBar).notice == f"it is {name}'s turn"
+        for tick in (84.0, 83.0 + NOTICE_STANDS):  # the notice's time counts from the first tick that shows it
+            app.table.update(app.view, now=tick, wall=left + 90)
+            await pilot.pause()
+            assert app.table.query_one(StatusBar).notice == f"it is {name}'s turn", tick
+        app.table.update(app.view, now=84.0 + NOTICE_STANDS, wall=left + 90)
+        await pilot.pause()
+        hint = app.table.query_one(StatusBar).render().plain.splitlines()[2]
+        assert " left 1 min ago" in hint and "x leaves" in hint and "turn" not in hint, hint
 
 async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
     app = discard_table()
