@@ -390,18 +390,20 @@ class DiscardApp(App[None]):
             self.push_screen(GameOverScreen(self.view, self.profile.browser))
 
     def show_failure(self, view: SeatView) -> None:
-        """The relay cannot be used; if it forgot our seat, the saved one is useless: say what r does."""
+        """The relay cannot be used; if it forgot our seat, the saved one is useless: say what r does. A game
+        under way stopped with it: its transcript so far is shown (the seat wrote it; for a lost room, the only
+        record of the game left)."""
         if view.seat_lost:
             if self.session is not None:
                 self.session.forget_room(drop=False)  # the relay lost the ledger; nothing of ours is left in it
             self.switch_to_problem(
                 f"The relay lost this game: it no longer knows room {self.config.room} "
                 "(it was restarted without --store, or the room expired).",
-                "Press r to start a new game in the same room, or q to quit.")
+                "Press r to start a new game in the same room, or q to quit.", transcript=view.transcript)
         elif view.store_full:  # the relay's own words name its memory, not what to do; the seat is still ours
             self.switch_to_problem(STORE_FULL, "r tries again: your seat is kept. q quits.", transcript=view.transcript)
         else:
-            self.switch_to_problem(view.failure or "the relay connection was lost")
+            self.switch_to_problem(view.failure or "the relay connection was lost", transcript=view.transcript)
 
     # -- attention: the terminal's title and bell (discard_tui/attention.py) --------------------------
 

@@ -67,6 +67,10 @@ class Timing:
     replayed: bool = False  # finished before this run caught up: its timings are not real
 
 
+UNDER_WAY = frozenset({Phase.STARTING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING})
+"""The phases of a game begun and not ended: a relay failure then stops it, and its transcript so far is kept."""
+
+
 @dataclass
 class Seat:
     """One seat in one room: a table, the ledger it folds, and the work and I/O around it."""
@@ -118,7 +122,8 @@ class Seat:
         except RelayError as error:
             self.failure = str(error)
             self.seat_lost, self.store_full = isinstance(error, SeatLost), isinstance(error, StoreFull)
-            if self.store_full:  # the game stops here for now, maybe for good: what it was so far is kept
+            if self.events and self.table.phase in UNDER_WAY:  # the game stops here, maybe for good (a relay that
+                # lost the room keeps nothing of it): what it was so far is kept, for discard-verify
                 self.transcript_path = self.write_transcript(self.failure) or self.transcript_path
             self.completed.put_nowait(None)
             self._changed()

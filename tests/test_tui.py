@@ -1,6 +1,7 @@
 """The Textual app, driven by key presses through Pilot, against the built-in computer."""
 
 import dataclasses
+import pathlib
 
 from textual.app import App
 
@@ -865,8 +866,11 @@ async def test_a_hosts_relay_that_is_gone_is_said_and_leaving_is_offered(opponen
         await relay.close()
 
 
-async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_server, opponent):
-    from discard_tui import saves
+async def test_a_relay_that_lost_the_game_says_so_keeps_the_transcript_and_r_starts_a_new_one(relay_server, opponent):
+    """The relay forgot the room mid-game (restarted without --store): the game so far was nowhere any more, and
+    the problem screen showed no transcript. Now it is written and shown (t copies its path), and discard-verify
+    calls it unfinished with everything up to there checked."""
+    from discard_tui import saves, verify
 
     relay, url = relay_server
     await opponent.join(url, "lost")
@@ -878,6 +882,12 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
         assert "The relay lost this game" in text_of(app.screen, "#problem")
         assert "r to start a new game in the same room" in text_of(app.screen, "#retry")
+        transcript = app.view.transcript
+        assert transcript is not None and text_of(app.screen, "#path").replace("\n", "") == transcript
+        status, [line] = verify.verify(pathlib.Path(transcript))
+        assert status == verify.UNFINISHED and "everything up to there checked out" in line, line
+        await pilot.press("t")
+        await until(pilot, lambda: text_of(app.screen, "#transcript").startswith("Transcript: copied"), "t copied")
         assert saves.load(seat_dir(), url, "lost", "tester") is None  # not in --games any more
         await opponent.leave()
         await pilot.press("r")
