@@ -31,7 +31,7 @@ from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
 from . import transcript
 from .transcript import events_digest, seed_path, write_seed
 from .values import Phase
-from .words import empty_room_words, silence_words
+from .words import empty_room_words, relay_silent_words, silence_words
 
 log = logging.getLogger("tabletop.shell")
 NOT_CONNECTED = "not connected to the relay: nothing was sent"
@@ -335,8 +335,14 @@ class Seat:
     # -- silence and evidence -----------------------------------------------------------------------------
 
     def give_up(self, waited: float) -> str:
-        """Stop waiting for silent seats: one line naming what they owe; the transcript is kept."""
+        """Stop waiting: one line naming what the silent seats owe (the transcript is kept), or that the relay
+        stayed out of reach (a game under way stops there: its transcript so far is kept)."""
         table = self.table
+        if self.ledger.link is not Link.CONNECTED:  # the relay, not the others, went silent
+            line = relay_silent_words(time.monotonic() - self.link_since)
+            if self.events and table.phase in UNDER_WAY:
+                self.transcript_path = self.write_transcript(line) or self.transcript_path
+            return line
         if not any(s != table.me for s in table.names):  # nobody else ever joined
             return empty_room_words(table.room, waited)
         line = silence_words(table.awaiting(), table.seat_names(), waited)

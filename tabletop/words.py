@@ -77,6 +77,11 @@ def silence_words(owed: Sequence[Awaiting], names: Sequence[str], waited: float)
     return f"{awaiting_words(owed, names) or 'nobody moved'} (silent for {waited:g} s)"
 
 
+def relay_silent_words(gone: float) -> str:
+    """Why a seat gave up waiting while the relay stayed out of reach: nobody else could have moved meanwhile."""
+    return f"the relay has not answered for {gone:.0f} s"
+
+
 def empty_room_words(room: str, waited: float) -> str:
     """Why a seat gave up waiting when nobody else ever joined its room."""
     return f"nobody came to play in room {room} (waited {waited:g} s)"

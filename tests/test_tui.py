@@ -7,7 +7,7 @@ from textual.app import App
 
 import pytest
 
-from conftest import seat_dir
+from conftest import drop_connections, seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
 from discard_tui.table_screen import WATCHING, MakeMove
@@ -932,12 +932,6 @@ async def test_a_resume_the_relay_refuses_for_its_memory_says_so_in_one_line_kee
         app._tick()  # last attempt's failure again
         await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view is not None
                     and app.view.failure is None and not app.view.replaying, "the table again")
-
-
-def drop_connections(relay, room):
-    """Cut every connection to ``room`` at once, as a relay that stops does."""
-    for client in list(relay.channels[room].members):
-        client.connection.transport.abort()
 
 
 async def test_wss_at_a_plain_relay_says_to_use_ws(relay_url):
