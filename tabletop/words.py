@@ -48,6 +48,15 @@ OWED = {  # each ends "bo never …"
     Owed.MOVE: "made their move",
 }
 
+SENT_BY_PROGRAM = {  # what a seat's program sends by itself, as "bo's …": the table waits on it only if it is gone
+    Owed.START_COMMITMENT: "draw for who starts",
+    Owed.START_REVEAL: "draw for who starts",
+    Owed.SHUFFLE_STEP: "shuffle step",
+    Owed.HAND_KEYS: "keys",
+    Owed.CARD_KEY: "key",
+    Owed.CHOICE_REVEAL: "reveal",
+}
+
 FAULTS = {
     Fault.BAD_SEED: "{who} published a deck seed that is not the one of their hello",
     Fault.UNCOMMITTED_KEY: "{who}'s key for card {card} is not the one they committed to",

@@ -1164,6 +1164,36 @@ async def test_a_refused_key_s_notice_gives_way_to_the_hint_of_a_stalled_table()
         hint = app.table.query_one(StatusBar).render().plain.splitlines()[2]
         assert " left 1 min ago" in hint and "x leaves" in hint and "turn" not in hint, hint
 
+async def test_a_key_awaited_from_a_program_that_left_is_said_with_its_clock_until_the_leave_grace():
+    """bo's program stopped while the game waits on its key, which is on the clock: the hint's line stayed blank
+    until the leave grace (30 s), only the top bar saying "left just now". It says what the table waits for and
+    that the clock runs, in the shorter forms at narrower widths (the names cut, then fewer words); past the grace,
+    the way out says more."""
+    import time
+
+    from tabletop.clock import Clock, Timers
+    from tabletop.values import Awaiting, Owed
+
+    name = "Anastasia-Philippa_Łopez-Zavala"
+    timers = Timers(Clock(move_ms=20_000, bank_ms=60_000), seats=2)
+    timers.update({1}, 0)  # the key is owed from the relay's time 0
+    left = time.time() - 5
+    for width, shown in ((120, f"waiting for {name}'s key: its program left; the clock runs, 1:15"),
+                         (80, "waiting for Anastasia-Phili…'s key: its program left; the clock runs, 1:15"),
+                         (60, f"waiting for {name}'s key, 1:15")):
+        app = discard_table(names=("ana", name), present=(True, False), left_at=(None, left), my_turn=False,
+                            clock=timers.view(), relay_offset=0.0, awaited=(1,), owed=(Awaiting(1, Owed.CARD_KEY),))
+        async with app.run_test(size=(width, 24)) as pilot:
+            app.table.update(app.view, now=5.0, wall=left + 5)  # 5 s of the move's 20 spent, the bank whole
+            await pilot.pause()
+            status = app.table.query_one(StatusBar)
+            assert status.hint == f"waiting for {name}'s key: its program left; the clock runs, 1:15"
+            assert status.render().plain.splitlines()[2].strip() == shown, width
+            app.table.update(app.view, now=31.0, wall=left + 31)  # past the grace: the way out
+            await pilot.pause()
+            assert status.hint.startswith(f"{name} left") and "x leaves" in status.hint, status.hint
+
+
 async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
     app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
