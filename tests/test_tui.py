@@ -843,7 +843,10 @@ async def test_an_opponent_who_left_is_shown_with_how_long_and_leaving_is_offere
     assert saves.load(seat_dir(), relay_url, "gone", "tester") is not None  # the game stays resumable
 
 
-async def test_a_hosts_relay_that_is_gone_is_said_and_leaving_is_offered(opponent):
+async def test_a_hosts_relay_that_is_gone_is_said_leaving_is_offered_and_keeps_the_game_so_far(opponent):
+    """Leaving (x) mid-game a relay out of reach, stopped for good maybe (and the game with it, without --store):
+    the transcript so far is written, and named on the way out."""
+    from discard_tui import cli, verify
     from relay.server import Limits, Relay
 
     relay = Relay(limits=Limits())
@@ -861,6 +864,12 @@ async def test_a_hosts_relay_that_is_gone_is_said_and_leaving_is_offered(opponen
             assert "The relay has not answered" in text_of(app.screen, StatusBar)
             assert "if bo hosted it, they have quit" in text_of(app.screen, StatusBar)
             assert app.screen.check_action("leave", ())
+            await pilot.press("x")  # gone for good, maybe, and the game so far with it: it is kept, and named
+        assert app.left_transcript is not None
+        status, [line] = verify.verify(pathlib.Path(app.left_transcript))
+        assert status == verify.UNFINISHED and "everything up to there checked out" in line, line
+        assert "The relay was out of reach: the game so far is kept, for discard-verify: " + app.left_transcript in \
+            cli.leaving_lines(None, None, app.config, app.left_transcript)
     finally:
         server.close()
         await relay.close()
@@ -895,6 +904,35 @@ async def test_a_relay_that_lost_the_game_says_so_keeps_the_transcript_and_r_sta
                     app.view.phase is Phase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
                     "a new seat in the room")
 
+
+
+async def test_a_relay_failure_mid_game_keeps_the_transcript_and_q_names_it_on_the_way_out(relay_url, opponent):
+    """Any other failure that ends the game (here the seat taken over by another window with its token) showed
+    the relay's words and no transcript: the game so far is now kept, shown (the path, t copies it), and named in
+    the line q leaves on the terminal."""
+    import json
+
+    from websockets.asyncio.client import connect
+
+    from discard_tui.problem_screen import CANNOT_PLAY
+
+    await opponent.join(relay_url, "taken")
+    app = through(relay_url, "taken")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        token = app.seat.ledger.token
+        other = await connect(relay_url)  # the same seat, from elsewhere: the relay closes ours
+        try:
+            await other.send(json.dumps({"type": "join", "room": "taken", "name": "tester", "token": token}))
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        finally:
+            other.transport.abort()  # a close handshake here waited 10 s for the relay (not looked into)
+        assert "taken over by another window" in text_of(app.screen, "#problem")
+        transcript = app.view.transcript
+        assert transcript is not None and text_of(app.screen, "#path").replace("\n", "") == transcript
+        assert app.screen.check_action("download", ())
+        await pilot.press("q")
+    assert app.return_code == CANNOT_PLAY and app.cannot_play.endswith(f" (transcript: {transcript})")
 
 
 async def test_a_resume_the_relay_refuses_for_its_memory_says_so_in_one_line_keeps_the_transcript_and_r_resumes(
