@@ -568,7 +568,7 @@ def sitting_out(view: SeatView) -> str:
 def program_gone(view: SeatView, now: float | None = None) -> tuple[str, ...]:
     """While the game waits on what a program sends by itself (a key, a shuffle step) from a player whose program
     has left: what it waits for and that the clock runs for it, "waiting for bo's key: its program left; the clock
-    runs, 0:25" (the time before it runs out: move and bank), then shorter forms, the names cut, then in fewer
+    runs out in 1:15" (the move's time and the bank), then shorter forms, the names cut, then in fewer
     words; () when it waits on no program that left. (Until the leave grace passed, only the top bar's "bo left
     just now" said anything.)"""
     if not view.in_game or view.watcher:
@@ -582,8 +582,8 @@ def program_gone(view: SeatView, now: float | None = None) -> tuple[str, ...]:
     cuts = [view, *(names_cut(view, cells) for cells in NAME_CUTS)]
     what = [" and ".join(dict.fromkeys(f"{cut.names[a.seat]}'s {SENT_BY_PROGRAM[a.what]}" for a in owed))
             for cut in cuts]
-    forms = [f"waiting for {each}: {left}" + (f"; the clock runs, {runs}" if runs else "") for each in what]
-    forms += [f"waiting for {each}" + (f", {runs}" if runs else "") for each in what]
+    forms = [f"waiting for {each}: {left}" + (f"; the clock runs out in {runs}" if runs else "") for each in what]
+    forms += [f"waiting for {each}" + (f", {runs} left" if runs else "") for each in what]
     return tuple(dict.fromkeys(forms))
 
 

@@ -1216,16 +1216,16 @@ async def test_a_key_awaited_from_a_program_that_left_is_said_with_its_clock_unt
     timers = Timers(Clock(move_ms=20_000, bank_ms=60_000), seats=2)
     timers.update({1}, 0)  # the key is owed from the relay's time 0
     left = time.time() - 5
-    for width, shown in ((120, f"waiting for {name}'s key: its program left; the clock runs, 1:15"),
-                         (80, "waiting for Anastasia-Phili…'s key: its program left; the clock runs, 1:15"),
-                         (60, f"waiting for {name}'s key, 1:15")):
+    for width, shown in ((120, f"waiting for {name}'s key: its program left; the clock runs out in 1:15"),
+                         (80, "waiting for Anastasia…'s key: its program left; the clock runs out in 1:15"),
+                         (60, "waiting for Anastasia-Phili…'s key, 1:15 left")):
         app = discard_table(names=("ana", name), present=(True, False), left_at=(None, left), my_turn=False,
                             clock=timers.view(), relay_offset=0.0, awaited=(1,), owed=(Awaiting(1, Owed.CARD_KEY),))
         async with app.run_test(size=(width, 24)) as pilot:
             app.table.update(app.view, now=5.0, wall=left + 5)  # 5 s of the move's 20 spent, the bank whole
             await pilot.pause()
             status = app.table.query_one(StatusBar)
-            assert status.hint == f"waiting for {name}'s key: its program left; the clock runs, 1:15"
+            assert status.hint == f"waiting for {name}'s key: its program left; the clock runs out in 1:15"
             assert status.render().plain.splitlines()[2].strip() == shown, width
             app.table.update(app.view, now=31.0, wall=left + 31)  # past the grace: the way out
             await pilot.pause()
