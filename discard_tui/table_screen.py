@@ -498,9 +498,12 @@ def troubles(view: SeatView, grace: float, now: float | None = None, wall: float
         return ()
     leave = "x leaves; the same command comes back to this game." if resumes else "x leaves."
     gone = relay_gone_for(view, now)
-    if gone is not None and gone >= grace:
-        return (f"The relay has not answered for {int(gone)} s; if {view.opponent_name} hosted it, they have "
-                f"quit. {leave}",)
+    if gone is not None and gone >= grace:  # the long name of a host cut the way out off the line
+        silent = f"The relay has not answered for {int(gone)} s"
+        cuts = (view, *(names_cut(view, cells) for cells in NAME_CUTS))
+        hosts = [f"{silent}; if {cut.opponent_name} hosted it, they have quit. {ways}"
+                 for ways in (leave, "x leaves.") for cut in cuts]
+        return tuple(dict.fromkeys([*hosts, f"{silent}. x leaves."]))
     rule, out = sitting_out(view), out_seats(view)
     forms = [f"{absence(view, wall)}; {rule}. {leave}"] if rule else []
     for ways in (leave, "x leaves."):

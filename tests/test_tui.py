@@ -1232,6 +1232,21 @@ async def test_a_key_awaited_from_a_program_that_left_is_said_with_its_clock_unt
             assert status.hint.startswith(f"{name} left") and "x leaves" in status.hint, status.hint
 
 
+async def test_a_relay_gone_past_the_grace_keeps_the_way_out_on_the_line_beside_a_long_name():
+    """The relay silent past the grace, its host (maybe) the other player, whose long name cut the line before
+    "x leaves" (at 80 columns, and at 120 with the way back): the line has shorter forms, down to the way out."""
+    from tabletop.ledger import Link
+
+    name = "Anastasia-Philippa_Łopez-Zavala"
+    for width, shown in ((120, f"The relay has not answered for 40 s; if {name} hosted it, they have quit. x leaves."),
+                         (80, "The relay has not answered for 40 s. x leaves.")):
+        app = discard_table(names=("ana", name), link=Link.RECONNECTING, link_since=0.0)
+        async with app.run_test(size=(width, 24)) as pilot:
+            app.table.update(app.view, now=40.0)
+            await pilot.pause()
+            assert app.table.query_one(StatusBar).render().plain.splitlines()[2].strip() == shown, width
+
+
 async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
     app = discard_table()
     async with app.run_test(size=(80, 24)) as pilot:
