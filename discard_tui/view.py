@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from tabletop.values import Phase
+from tabletop.values import IN_GAME, Phase
 
 if TYPE_CHECKING:
     from tabletop.clock import ClockView
@@ -24,9 +24,6 @@ if TYPE_CHECKING:
     from tabletop.values import Verdict
 
 Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)
-
-
-IN_GAME = (Phase.STARTING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)  # a game under way
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost, S
 from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
 from . import transcript
 from .transcript import events_digest, seed_path, write_seed
-from .values import Phase
+from .values import IN_GAME, Phase
 from .words import empty_room_words, relay_silent_words, silence_words
 
 log = logging.getLogger("tabletop.shell")
@@ -65,10 +65,6 @@ class Timing:
     started_cpu: float = 0.0
     dealt_cpu: float = 0.0
     replayed: bool = False  # finished before this run caught up: its timings are not real
-
-
-UNDER_WAY = frozenset({Phase.STARTING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING})
-"""The phases of a game begun and not ended: a relay failure then stops it, and its transcript so far is kept."""
 
 
 @dataclass
@@ -122,7 +118,7 @@ class Seat:
         except RelayError as error:
             self.failure = str(error)
             self.seat_lost, self.store_full = isinstance(error, SeatLost), isinstance(error, StoreFull)
-            if self.events and self.table.phase in UNDER_WAY:  # the game stops here, maybe for good (a relay that
+            if self.events and self.table.phase in IN_GAME:  # the game stops here, maybe for good (a relay that
                 # lost the room keeps nothing of it): what it was so far is kept, for discard-verify
                 self.transcript_path = self.write_transcript(self.failure) or self.transcript_path
             self.completed.put_nowait(None)
@@ -340,7 +336,7 @@ class Seat:
         table = self.table
         if self.ledger.link is not Link.CONNECTED:  # the relay, not the others, went silent
             line = relay_silent_words(time.monotonic() - self.link_since)
-            if self.events and table.phase in UNDER_WAY:
+            if self.events and table.phase in IN_GAME:
                 self.transcript_path = self.write_transcript(line) or self.transcript_path
             return line
         if not any(s != table.me for s in table.names):  # nobody else ever joined
