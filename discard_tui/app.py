@@ -43,7 +43,7 @@ from .prefs import Kept, load
 from .problem_screen import CANNOT_PLAY, BackToLobby, NewRoom, ProblemScreen, WatchInstead
 from .profile import Profile
 from .table_screen import (LeaveTable, PathCopied, SaveHistory, SaveTranscript, SeatChanged, SeatRequest, TableScreen,
-                           ToggleAutoplay, help_page)
+                           ToggleAutoplay, help_page, relay_gone_for)
 from .view import SeatView
 from tabletop.values import Phase
 from .violation_screen import ViolationScreen
@@ -113,6 +113,7 @@ class DiscardApp(App[None]):
 
     crash: str | None = None  # one line about an unexpected error; its traceback is in a file
     cannot_play: str | None = None  # why the player left from a "Cannot play" screen (status CANNOT_PLAY)
+    left_transcript: str | None = None  # the game so far, written as the player left a relay out of reach
 
     def _handle_exception(self, error: Exception) -> None:
         """Textual's hook for an unhandled error (private: it has no public one).
@@ -390,18 +391,20 @@ class DiscardApp(App[None]):
             self.push_screen(GameOverScreen(self.view, self.profile.browser))
 
     def show_failure(self, view: SeatView) -> None:
-        """The relay cannot be used; if it forgot our seat, the saved one is useless: say what r does."""
+        """The relay cannot be used; if it forgot our seat, the saved one is useless: say what r does. A game
+        under way stopped with it: its transcript so far is shown (the seat wrote it; for a lost room, the only
+        record of the game left)."""
         if view.seat_lost:
             if self.session is not None:
                 self.session.forget_room(drop=False)  # the relay lost the ledger; nothing of ours is left in it
             self.switch_to_problem(
                 f"The relay lost this game: it no longer knows room {self.config.room} "
                 "(it was restarted without --store, or the room expired).",
-                "Press r to start a new game in the same room, or q to quit.")
+                "Press r to start a new game in the same room, or q to quit.", transcript=view.transcript)
         elif view.store_full:  # the relay's own words name its memory, not what to do; the seat is still ours
             self.switch_to_problem(STORE_FULL, "r tries again: your seat is kept. q quits.", transcript=view.transcript)
         else:
-            self.switch_to_problem(view.failure or "the relay connection was lost")
+            self.switch_to_problem(view.failure or "the relay connection was lost", transcript=view.transcript)
 
     # -- attention: the terminal's title and bell (discard_tui/attention.py) --------------------------
 
@@ -436,7 +439,17 @@ class DiscardApp(App[None]):
 
     @on(LeaveTable)
     def leave(self) -> None:
+        self.keep_the_game_so_far()
         self.exit()  # mid-game the seat is kept: the same command comes back
+
+    def keep_the_game_so_far(self) -> None:
+        """Leaving a game under way while the relay is out of reach (stopped for good, maybe, and then the
+        transcript is the only record of the game): the seat writes the transcript so far, which the shell names
+        on the way out."""
+        view, seat = self.view, self.seat
+        if seat is not None and view is not None and view.in_game and relay_gone_for(view) is not None:
+            seat.give_up(0)  # the relay's silence, in words, is the transcript's reason
+            self.left_transcript = str(seat.transcript_path) if seat.transcript_path else None
 
     @on(ToggleAutoplay)
     def toggle_autoplay(self) -> None:
@@ -535,7 +548,8 @@ class DiscardApp(App[None]):
     async def quit_game(self) -> None:
         """Mid-game, ask first and keep the seat; a finished game, or a room where none started, is forgotten."""
         if isinstance(self.screen, ProblemScreen):  # no game could be played: a script must not read success
-            self.cannot_play = self.screen.problem
+            kept = self.screen.transcript  # the game so far, whose path goes with the screen
+            self.cannot_play = self.screen.problem + (f" (transcript: {kept})" if kept else "")
             self.exit(return_code=CANNOT_PLAY)
             return
         if self.config.watch:  # nothing to keep or lose
@@ -545,6 +559,7 @@ class DiscardApp(App[None]):
         if view is not None and view.in_game:
             if not await self.push_screen_wait(ConfirmQuit(self.profile.resumes, out=view.out)):
                 return
+            self.keep_the_game_so_far()
         elif self.seat is not None and not self.others_wait() and (view is None or view.failure is None and view.phase in (
                 Phase.OVER, Phase.VIOLATION, Phase.WAITING)):  # no view yet: still connecting
             assert self.session is not None

@@ -212,18 +212,22 @@ def run(config: PlayConfig, profile: Profile, pick: bool, kept: Kept | None = No
         return app.return_code or 0
     if app.cannot_play:
         print(f"discard-tui: cannot play: {app.cannot_play}", file=sys.stderr)
-    for line in leaving_lines(unfinished_seat(app, profile), app.waiting_invite, app.config):
+    for line in leaving_lines(unfinished_seat(app, profile), app.waiting_invite, app.config, app.left_transcript):
         print(line)
     return app.return_code or 0
 
 
-def leaving_lines(kept: saves.SavedSeat | None, invite: str | None, config: PlayConfig) -> list[str]:
+def leaving_lines(kept: saves.SavedSeat | None, invite: str | None, config: PlayConfig,
+                  transcript: str | None = None) -> list[str]:
     """What the shell is left with: the command that comes back to a kept seat, and, leaving a room that waits for
-    players, the one a friend types to join it (a hosted room's relay goes with its host: once they are back)."""
+    players, the one a friend types to join it (a hosted room's relay goes with its host: once they are back);
+    leaving a game under way while the relay was out of reach, where its ``transcript`` so far is kept."""
     lines = []
     if kept is not None:
         what = "seat" if kept.stage == "waiting" else "game"
         lines.append(f"Your {what} in room {kept.room} waits for you: {resume_command(kept)}")
+    if transcript is not None:
+        lines.append(f"The relay was out of reach: the game so far is kept, for discard-verify: {transcript}")
     if invite is not None and config.host is not None and kept is not None:
         lines.append(f"Once you are back, a friend joins with: {invite}")
     elif invite is not None and config.relay:

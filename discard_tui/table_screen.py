@@ -30,7 +30,7 @@ from textual.timer import Timer
 from textual.widgets import RichLog, Static
 
 from .view import SeatView
-from tabletop.words import ago, headline_words, wins_words
+from tabletop.words import SENT_BY_PROGRAM, ago, headline_words, wins_words
 from .widgets import (MIN_SCREEN, NAME_CUTS, CardWidget, KeysFooter, Scale, StatusBar, cell, scale_for, show_text,
                       word_lines)
 
@@ -253,11 +253,8 @@ class TableScreen(Screen[None], Generic[V]):
         status.headline, status.my_turn, status.names = self.headline(view), view.my_turn, view.names
         status.clock, status.hurry = clock_text(view, now, named_in(status.headline, view))
         status.event = capitalized(view.last_move or "", view.names)
-        wrong = () if view.replay is not None or view.watcher else troubles(view, self.leave_grace, now, wall,
-                                                                           self.resumes)
-        status.hint = replaying(view) if view.replay is not None else WATCHING if view.watcher else \
-            wrong[0] if wrong else self.hint(view) or sitting_out(view) or (view.note if view.in_game else "")
-        status.shorter_hints = wrong[1:]
+        hints = self.hints(view, now, wall)
+        status.hint, status.shorter_hints = hints[0], hints[1:]
         groups = (view.safety or "").split()
         show_text(self.query_one("#safety", Static),
                   "Safety number\n" + (" ".join(groups[:3]) + "\n" + " ".join(groups[3:]) if groups else "…"))
@@ -304,6 +301,20 @@ class TableScreen(Screen[None], Generic[V]):
     def hint(self, view: V) -> str:
         """What the player can do now, in one line ("" for nothing)."""
         return ""
+
+    def hints(self, view: V, now: float | None = None, wall: float | None = None) -> tuple[str, ...]:
+        """The hint's line and its shorter forms, in the order the status bar tries them: what is wrong past the
+        grace period, else what the player can do, else what the game waits for (a program gone, a seat sitting
+        out), else what is worth knowing."""
+        if view.replay is not None:
+            return (replaying(view),)
+        if view.watcher:
+            return (WATCHING,)
+        if wrong := troubles(view, self.leave_grace, now, wall, self.resumes):
+            return wrong
+        if hint := self.hint(view):
+            return (hint,)
+        return program_gone(view, now) or (sitting_out(view) or (view.note if view.in_game else ""),)
 
     def refusal(self, view: V, action: str, index: int | None = None) -> str | None:
         """Why the game's ``action`` (on the ``index``-th item) cannot be done now; None if it can."""
@@ -487,9 +498,12 @@ def troubles(view: SeatView, grace: float, now: float | None = None, wall: float
         return ()
     leave = "x leaves; the same command comes back to this game." if resumes else "x leaves."
     gone = relay_gone_for(view, now)
-    if gone is not None and gone >= grace:
-        return (f"The relay has not answered for {int(gone)} s; if {view.opponent_name} hosted it, they have "
-                f"quit. {leave}",)
+    if gone is not None and gone >= grace:  # the long name of a host cut the way out off the line
+        silent = f"The relay has not answered for {int(gone)} s"
+        cuts = (view, *(names_cut(view, cells) for cells in NAME_CUTS))
+        hosts = [f"{silent}; if {cut.opponent_name} hosted it, they have quit. {ways}"
+                 for ways in (leave, "x leaves.") for cut in cuts]
+        return tuple(dict.fromkeys([*hosts, f"{silent}. x leaves."]))
     rule, out = sitting_out(view), out_seats(view)
     forms = [f"{absence(view, wall)}; {rule}. {leave}"] if rule else []
     for ways in (leave, "x leaves."):
@@ -552,6 +566,38 @@ def sitting_out(view: SeatView) -> str:
     also = f" ({shuffle // 1000} s for a shuffle step)" if shuffle > allowance else ""
     return f"{who}'s time ran out: {step} s for each step owed{also} until {who} acts" if len(out) == 1 \
         else f"{who} sit out: {step} s a step each{also} until they act"
+
+
+def program_gone(view: SeatView, now: float | None = None) -> tuple[str, ...]:
+    """While the game waits on what a program sends by itself (a key, a shuffle step) from a player whose program
+    has left: what it waits for and that the clock runs for it, "waiting for bo's key: its program left; the clock
+    runs out in 1:15" (the move's time and the bank), then shorter forms, the names cut, then in fewer
+    words; () when it waits on no program that left. (Until the leave grace passed, only the top bar's "bo left
+    just now" said anything.)"""
+    if not view.in_game or view.watcher:
+        return ()
+    owed = [a for a in view.owed if a.what in SENT_BY_PROGRAM and not view.present[a.seat]]
+    if not owed:
+        return ()
+    seats = list(dict.fromkeys(a.seat for a in owed))
+    runs = clock_runs(view, seats, now)
+    left = "its program left" if len(seats) == 1 else "their programs left"
+    cuts = [view, *(names_cut(view, cells) for cells in NAME_CUTS)]
+    what = [" and ".join(dict.fromkeys(f"{cut.names[a.seat]}'s {SENT_BY_PROGRAM[a.what]}" for a in owed))
+            for cut in cuts]
+    forms = [f"waiting for {each}: {left}" + (f"; the clock runs out in {runs}" if runs else "") for each in what]
+    forms += [f"waiting for {each}" + (f", {runs} left" if runs else "") for each in what]
+    return tuple(dict.fromkeys(forms))
+
+
+def clock_runs(view: SeatView, seats: Sequence[int], now: float | None = None) -> str:
+    """The time left, move and bank, of the first of ``seats`` whose clock runs out ("0:25"); "" with no clock."""
+    clock = view.clock
+    if clock is None or view.relay_offset is None:
+        return ""
+    relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
+    left = [sum(each) for seat in seats if (each := clock.left(seat, relay)) is not None]
+    return minutes(min(left)) if left else ""
 
 
 def out_seats(view: SeatView) -> list[int]:

@@ -15,18 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from tabletop.values import Phase
+from tabletop.values import IN_GAME, Phase
 
 if TYPE_CHECKING:
     from tabletop.clock import ClockView
     from tabletop.ledger import Link
-    from tabletop.values import Progress, Result
+    from tabletop.values import Awaiting, Progress, Result
     from tabletop.values import Verdict
 
 Board = TypeVar("Board")  # a game's own view of the table for one seat (tabletop's GameState.view)
-
-
-IN_GAME = (Phase.STARTING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING)  # a game under way
 
 
 @dataclass(frozen=True)
@@ -69,6 +66,7 @@ class SeatView(Generic[Board]):
     failure: str | None = None  # the relay cannot be used: why (the game stops where it was)
     out: bool = False  # my seat is out of the game under way (a Hold'em player with no chips): it owes nothing more
     awaited: tuple[int, ...] = ()  # the other seats the game waits on now (who owes a move, a step, a key)
+    owed: tuple[Awaiting, ...] = ()  # what they owe it
     replay: str | None = None  # a step of ``--replay`` (read-only, no relay), where it is: "step 3 of 40 · game 1 of 2"
     unseen: str | None = None  # a replay's: why it shows no seat's own cards although its transcript's seat saw some
 

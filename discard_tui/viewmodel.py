@@ -58,6 +58,7 @@ def seat_view(seat: Seat, view: TableView | None = None) -> SeatView[Any]:
         watching=view.watching,
         out=table.me >= 0 and not table.in_game(table.me),
         awaited=tuple(dict.fromkeys(a.seat for a in view.awaiting if a.seat != table.me)),
+        owed=tuple(a for a in view.awaiting if a.seat != table.me),
     )
 
 

@@ -30,8 +30,8 @@ from .ledger import CAUGHT_UP, Event, Link, RelayClient, RelayError, SeatLost, S
 from .table import Needs, Post, Strategy, Table, Violation, Wish, Work
 from . import transcript
 from .transcript import events_digest, seed_path, write_seed
-from .values import Phase
-from .words import empty_room_words, silence_words
+from .values import IN_GAME, Phase
+from .words import empty_room_words, relay_silent_words, silence_words
 
 log = logging.getLogger("tabletop.shell")
 NOT_CONNECTED = "not connected to the relay: nothing was sent"
@@ -118,7 +118,8 @@ class Seat:
         except RelayError as error:
             self.failure = str(error)
             self.seat_lost, self.store_full = isinstance(error, SeatLost), isinstance(error, StoreFull)
-            if self.store_full:  # the game stops here for now, maybe for good: what it was so far is kept
+            if self.events and self.table.phase in IN_GAME:  # the game stops here, maybe for good (a relay that
+                # lost the room keeps nothing of it): what it was so far is kept, for discard-verify
                 self.transcript_path = self.write_transcript(self.failure) or self.transcript_path
             self.completed.put_nowait(None)
             self._changed()
@@ -330,8 +331,14 @@ class Seat:
     # -- silence and evidence -----------------------------------------------------------------------------
 
     def give_up(self, waited: float) -> str:
-        """Stop waiting for silent seats: one line naming what they owe; the transcript is kept."""
+        """Stop waiting: one line naming what the silent seats owe (the transcript is kept), or that the relay
+        stayed out of reach (a game under way stops there: its transcript so far is kept)."""
         table = self.table
+        if self.ledger.link is not Link.CONNECTED:  # the relay, not the others, went silent
+            line = relay_silent_words(time.monotonic() - self.link_since)
+            if self.events and table.phase in IN_GAME:
+                self.transcript_path = self.write_transcript(line) or self.transcript_path
+            return line
         if not any(s != table.me for s in table.names):  # nobody else ever joined
             return empty_room_words(table.room, waited)
         line = silence_words(table.awaiting(), table.seat_names(), waited)

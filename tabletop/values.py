@@ -24,6 +24,10 @@ class Phase(str, Enum):
     VIOLATION = "violation"
 
 
+IN_GAME = frozenset({Phase.STARTING, Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING, Phase.AUDITING})  # a game
+# under way: from the draw for who starts to its audit
+
+
 class Result(str, Enum):
     """How a game ended for one seat."""
 

@@ -48,6 +48,15 @@ OWED = {  # each ends "bo never …"
     Owed.MOVE: "made their move",
 }
 
+SENT_BY_PROGRAM = {  # what a seat's program sends by itself, as "bo's …": the table waits on it only if it is gone
+    Owed.START_COMMITMENT: "draw for who starts",
+    Owed.START_REVEAL: "draw for who starts",
+    Owed.SHUFFLE_STEP: "shuffle step",
+    Owed.HAND_KEYS: "keys",
+    Owed.CARD_KEY: "key",
+    Owed.CHOICE_REVEAL: "reveal",
+}
+
 FAULTS = {
     Fault.BAD_SEED: "{who} published a deck seed that is not the one of their hello",
     Fault.UNCOMMITTED_KEY: "{who}'s key for card {card} is not the one they committed to",
@@ -75,6 +84,11 @@ def awaiting_words(owed: Sequence[Awaiting], names: Sequence[str]) -> str:
 def silence_words(owed: Sequence[Awaiting], names: Sequence[str], waited: float) -> str:
     """Why a seat gave up waiting: "bo never made their move (silent for 60 s)"."""
     return f"{awaiting_words(owed, names) or 'nobody moved'} (silent for {waited:g} s)"
+
+
+def relay_silent_words(gone: float) -> str:
+    """Why a seat gave up waiting while the relay stayed out of reach: nobody else could have moved meanwhile."""
+    return f"the relay has not answered for {gone:.0f} s"
 
 
 def empty_room_words(room: str, waited: float) -> str:

@@ -69,6 +69,12 @@ async def serving(ledger: MemoryLedger) -> AsyncIterator[tuple[Relay, str]]:
         await relay.close()
 
 
+def drop_connections(relay: Relay, room: str) -> None:
+    """Cut every connection to ``room`` at once, as a relay that stops does."""
+    for client in list(relay.channels[room].members):
+        client.connection.transport.abort()
+
+
 @pytest.fixture
 async def relay_server():
     """A running in-process relay (memory ledger); yields (relay, url)."""

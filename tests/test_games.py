@@ -145,3 +145,62 @@ def test_a_bot_plays_the_game_of_the_room_it_joins_not_its_own_default():
     assert room.violations == {}
     assert all(table.play.outcome is not None for table in room.tables)
 
+
+
+async def test_a_bot_whose_relay_lost_the_room_mid_game_names_the_transcript_so_far(relay_server, data_dir,
+                                                                                     eventually):
+    """The relay forgot the room mid-game (restarted without --store): the bot's line said only that the relay
+    refused to seat it, and nothing kept the game so far, which was then nowhere. Now the transcript is written and
+    the line names it, as for a violation; discard-verify calls the game unfinished, everything up to there
+    checked."""
+    from arena import start_players
+    from conftest import drop_connections
+    from discard_tui import bot
+    from discard_tui.config import PlayConfig
+    from discard_tui.profile import terminal_profile
+
+    relay, url = relay_server
+    players = await start_players(url, "forgotten", [None], seats=2, options={"deck": "short"})  # bo never moves
+    bo = players.seats[0].table
+    args = bot.parser().parse_args(["--relay", url, "--room", "forgotten", "--deck", "short"])
+    config = PlayConfig(relay=url, room="forgotten", name="bot", options={"deck": "short"})
+    playing = asyncio.create_task(bot.play(args, config, bot.room_computer(1), terminal_profile()))
+    try:
+        await eventually(lambda: bo.phase is Phase.PLAYING and not bo.awaiting(), "bo's move to be awaited")
+        relay.ledger.rooms.clear()  # what a restart without --store leaves: no room, no token...
+        drop_connections(relay, "forgotten")  # ...and every connection cut
+        failure = await asyncio.wait_for(playing, 30)
+    finally:
+        await players.stop()
+    assert failure is not None and failure.startswith("the relay refused to seat us in room forgotten"), failure
+    path = failure.rpartition(" (transcript: ")[2].removesuffix(")")
+    status, [line] = verify.verify(Path(path))
+    assert status == verify.UNFINISHED and "everything up to there checked out" in line, line
+
+
+async def test_a_seat_giving_up_on_a_relay_out_of_reach_says_so_and_keeps_the_game_so_far(tmp_path, eventually):
+    """A relay stopped for good mid-game: discard-bot gave up after --timeout blaming the other player's silence
+    ("bo never made their move"), which the relay's own silence caused. It now says the relay has not answered,
+    and the transcript of the game so far is written for its line to name."""
+    from arena import start_players
+    from relay.server import Limits, Relay
+    from tabletop.ledger import Link
+
+    relay = Relay(limits=Limits())
+    server = await relay.serve("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    players = await start_players(url, "stopped", [simple(1), None], options={"deck": "short"},
+                                  transcript_dir=tmp_path)
+    ana = players.seats[0]
+    try:
+        await eventually(lambda: ana.table.phase is Phase.PLAYING and ana.table.awaiting(), "bo's move awaited")
+        server.close()
+        await relay.close()  # the relay stops for good: every connection cut, nothing listens
+        await eventually(lambda: ana.ledger.link is Link.RECONNECTING, "ana to lose the relay")
+        line = ana.give_up(120)
+    finally:
+        await players.stop()
+    assert line.startswith("the relay has not answered for "), line
+    assert ana.transcript_path is not None
+    status, [checked] = verify.verify(ana.transcript_path)
+    assert status == verify.UNFINISHED and "everything up to there checked out" in checked, checked

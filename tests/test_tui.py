@@ -1,12 +1,13 @@
 """The Textual app, driven by key presses through Pilot, against the built-in computer."""
 
 import dataclasses
+import pathlib
 
 from textual.app import App
 
 import pytest
 
-from conftest import seat_dir
+from conftest import drop_connections, seat_dir
 from discard_tui import discard_screen
 from discard_tui.discard_screen import DiscardScreenView, DiscardTable
 from discard_tui.table_screen import WATCHING, MakeMove
@@ -842,7 +843,10 @@ async def test_an_opponent_who_left_is_shown_with_how_long_and_leaving_is_offere
     assert saves.load(seat_dir(), relay_url, "gone", "tester") is not None  # the game stays resumable
 
 
-async def test_a_hosts_relay_that_is_gone_is_said_and_leaving_is_offered(opponent):
+async def test_a_hosts_relay_that_is_gone_is_said_leaving_is_offered_and_keeps_the_game_so_far(opponent):
+    """Leaving (x) mid-game a relay out of reach, stopped for good maybe (and the game with it, without --store):
+    the transcript so far is written, and named on the way out."""
+    from discard_tui import cli, verify
     from relay.server import Limits, Relay
 
     relay = Relay(limits=Limits())
@@ -860,13 +864,22 @@ async def test_a_hosts_relay_that_is_gone_is_said_and_leaving_is_offered(opponen
             assert "The relay has not answered" in text_of(app.screen, StatusBar)
             assert "if bo hosted it, they have quit" in text_of(app.screen, StatusBar)
             assert app.screen.check_action("leave", ())
+            await pilot.press("x")  # gone for good, maybe, and the game so far with it: it is kept, and named
+        assert app.left_transcript is not None
+        status, [line] = verify.verify(pathlib.Path(app.left_transcript))
+        assert status == verify.UNFINISHED and "everything up to there checked out" in line, line
+        assert "The relay was out of reach: the game so far is kept, for discard-verify: " + app.left_transcript in \
+            cli.leaving_lines(None, None, app.config, app.left_transcript)
     finally:
         server.close()
         await relay.close()
 
 
-async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_server, opponent):
-    from discard_tui import saves
+async def test_a_relay_that_lost_the_game_says_so_keeps_the_transcript_and_r_starts_a_new_one(relay_server, opponent):
+    """The relay forgot the room mid-game (restarted without --store): the game so far was nowhere any more, and
+    the problem screen showed no transcript. Now it is written and shown (t copies its path), and discard-verify
+    calls it unfinished with everything up to there checked."""
+    from discard_tui import saves, verify
 
     relay, url = relay_server
     await opponent.join(url, "lost")
@@ -878,6 +891,12 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
         await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
         assert "The relay lost this game" in text_of(app.screen, "#problem")
         assert "r to start a new game in the same room" in text_of(app.screen, "#retry")
+        transcript = app.view.transcript
+        assert transcript is not None and text_of(app.screen, "#path").replace("\n", "") == transcript
+        status, [line] = verify.verify(pathlib.Path(transcript))
+        assert status == verify.UNFINISHED and "everything up to there checked out" in line, line
+        await pilot.press("t")
+        await until(pilot, lambda: text_of(app.screen, "#transcript").startswith("Transcript: copied"), "t copied")
         assert saves.load(seat_dir(), url, "lost", "tester") is None  # not in --games any more
         await opponent.leave()
         await pilot.press("r")
@@ -885,6 +904,35 @@ async def test_a_relay_that_lost_the_game_says_so_and_r_starts_a_new_one(relay_s
                     app.view.phase is Phase.WAITING and saves.load(seat_dir(), url, "lost", "tester") is not None,
                     "a new seat in the room")
 
+
+
+async def test_a_relay_failure_mid_game_keeps_the_transcript_and_q_names_it_on_the_way_out(relay_url, opponent):
+    """Any other failure that ends the game (here the seat taken over by another window with its token) showed
+    the relay's words and no transcript: the game so far is now kept, shown (the path, t copies it), and named in
+    the line q leaves on the terminal."""
+    import json
+
+    from websockets.asyncio.client import connect
+
+    from discard_tui.problem_screen import CANNOT_PLAY
+
+    await opponent.join(relay_url, "taken")
+    app = through(relay_url, "taken")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn_or_over(app), "my turn")
+        token = app.seat.ledger.token
+        other = await connect(relay_url)  # the same seat, from elsewhere: the relay closes ours
+        try:
+            await other.send(json.dumps({"type": "join", "room": "taken", "name": "tester", "token": token}))
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem screen")
+        finally:
+            other.transport.abort()  # a close handshake here waited 10 s for the relay (not looked into)
+        assert "taken over by another window" in text_of(app.screen, "#problem")
+        transcript = app.view.transcript
+        assert transcript is not None and text_of(app.screen, "#path").replace("\n", "") == transcript
+        assert app.screen.check_action("download", ())
+        await pilot.press("q")
+    assert app.return_code == CANNOT_PLAY and app.cannot_play.endswith(f" (transcript: {transcript})")
 
 
 async def test_a_resume_the_relay_refuses_for_its_memory_says_so_in_one_line_keeps_the_transcript_and_r_resumes(
@@ -922,12 +970,6 @@ async def test_a_resume_the_relay_refuses_for_its_memory_says_so_in_one_line_kee
         app._tick()  # last attempt's failure again
         await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.view is not None
                     and app.view.failure is None and not app.view.replaying, "the table again")
-
-
-def drop_connections(relay, room):
-    """Cut every connection to ``room`` at once, as a relay that stops does."""
-    for client in list(relay.channels[room].members):
-        client.connection.transport.abort()
 
 
 async def test_wss_at_a_plain_relay_says_to_use_ws(relay_url):
@@ -1159,6 +1201,51 @@ async def test_a_refused_key_s_notice_gives_way_to_the_hint_of_a_stalled_table()
         await pilot.pause()
         hint = app.table.query_one(StatusBar).render().plain.splitlines()[2]
         assert " left 1 min ago" in hint and "x leaves" in hint and "turn" not in hint, hint
+
+async def test_a_key_awaited_from_a_program_that_left_is_said_with_its_clock_until_the_leave_grace():
+    """bo's program stopped while the game waits on its key, which is on the clock: the hint's line stayed blank
+    until the leave grace (30 s), only the top bar saying "left just now". It says what the table waits for and
+    that the clock runs, in the shorter forms at narrower widths (the names cut, then fewer words); past the grace,
+    the way out says more."""
+    import time
+
+    from tabletop.clock import Clock, Timers
+    from tabletop.values import Awaiting, Owed
+
+    name = "Anastasia-Philippa_Łopez-Zavala"
+    timers = Timers(Clock(move_ms=20_000, bank_ms=60_000), seats=2)
+    timers.update({1}, 0)  # the key is owed from the relay's time 0
+    left = time.time() - 5
+    for width, shown in ((120, f"waiting for {name}'s key: its program left; the clock runs out in 1:15"),
+                         (80, "waiting for Anastasia…'s key: its program left; the clock runs out in 1:15"),
+                         (60, "waiting for Anastasia-Phili…'s key, 1:15 left")):
+        app = discard_table(names=("ana", name), present=(True, False), left_at=(None, left), my_turn=False,
+                            clock=timers.view(), relay_offset=0.0, awaited=(1,), owed=(Awaiting(1, Owed.CARD_KEY),))
+        async with app.run_test(size=(width, 24)) as pilot:
+            app.table.update(app.view, now=5.0, wall=left + 5)  # 5 s of the move's 20 spent, the bank whole
+            await pilot.pause()
+            status = app.table.query_one(StatusBar)
+            assert status.hint == f"waiting for {name}'s key: its program left; the clock runs out in 1:15"
+            assert status.render().plain.splitlines()[2].strip() == shown, width
+            app.table.update(app.view, now=31.0, wall=left + 31)  # past the grace: the way out
+            await pilot.pause()
+            assert status.hint.startswith(f"{name} left") and "x leaves" in status.hint, status.hint
+
+
+async def test_a_relay_gone_past_the_grace_keeps_the_way_out_on_the_line_beside_a_long_name():
+    """The relay silent past the grace, its host (maybe) the other player, whose long name cut the line before
+    "x leaves" (at 80 columns, and at 120 with the way back): the line has shorter forms, down to the way out."""
+    from tabletop.ledger import Link
+
+    name = "Anastasia-Philippa_Łopez-Zavala"
+    for width, shown in ((120, f"The relay has not answered for 40 s; if {name} hosted it, they have quit. x leaves."),
+                         (80, "The relay has not answered for 40 s. x leaves.")):
+        app = discard_table(names=("ana", name), link=Link.RECONNECTING, link_since=0.0)
+        async with app.run_test(size=(width, 24)) as pilot:
+            app.table.update(app.view, now=40.0)
+            await pilot.pause()
+            assert app.table.query_one(StatusBar).render().plain.splitlines()[2].strip() == shown, width
+
 
 async def test_my_turn_lifts_a_playable_card_and_the_keys_jump_and_go_round():
     app = discard_table()
