@@ -43,6 +43,11 @@ class Clock:
         """The free time of a wait: the move's, or that of a seat sitting out."""
         return min(self.move_ms, SITTING_OUT_MS) if sitting_out else self.move_ms
 
+    def free(self, wait: Wait | None, sitting_out: bool) -> int:
+        """The free time of ``wait`` (None: a seat's next one): :meth:`allowance`, and its ``least`` at the least (a
+        shuffle step's SHUFFLE_STEP_MS)."""
+        return max(wait.least if wait else 0, self.allowance(sitting_out))
+
     @classmethod
     def of(cls, options: Any) -> Clock | None:
         """The clock a game's options set (tabletop.about.clock), or None for a game that declares none."""
@@ -92,8 +97,7 @@ class ClockView:
 
     def free(self, seat: int) -> int:
         """The free time of ``seat``'s running wait (as :meth:`Timers.free`; the move's if it has none)."""
-        wait = next((w for w in self.waits if w.seat == seat), None)
-        return max(wait.least if wait else 0, self.clock.allowance(seat in self.sitting_out))
+        return self.clock.free(next((w for w in self.waits if w.seat == seat), None), seat in self.sitting_out)
 
 
 class Early(Exception):
@@ -145,8 +149,7 @@ class Timers:
     def free(self, seat: int) -> int:
         """The free time of ``seat``'s running wait: the move's, or less while it sits out, and a shuffle step's
         SHUFFLE_STEP_MS at the least."""
-        wait = self.waits.get(seat)
-        return max(wait.least if wait else 0, self.clock.allowance(seat in self.sitting_out))
+        return self.clock.free(self.waits.get(seat), seat in self.sitting_out)
 
     def view(self) -> ClockView:
         return ClockView(self.clock, tuple(self.banks), tuple(self.waits[s] for s in sorted(self.waits)),

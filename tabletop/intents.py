@@ -257,21 +257,20 @@ class Intents(TableState):
         return [Awaiting(mover, Owed.MOVE)] if mover is not None else []
 
     def clocked(self) -> list[int]:
-        """The seats the clock runs for now: those that owe a move, a choice or its reveal while the game is played
-        (none while a move's cards are being shown), those that owe the draw for who starts its commitment or reveal,
-        and those that owe a shuffle step or keys, at any phase of a deal: a seat whose program is gone would
-        otherwise hold the game up for good."""
+        """The seats the clock runs for now (:meth:`clocked_dues`)."""
+        return [due.seat for due in self.clocked_dues()]
+
+    def clocked_dues(self) -> list[Awaiting]:
+        """What the clock runs for now: a move, a choice or its reveal while the game is played (none while a move's
+        cards are being shown), the draw for who starts its commitment or reveal, and a shuffle step or keys, at any
+        phase of a deal: a seat whose program is gone would otherwise hold the game up for good."""
         p, phase = self.play, self.phase
         what: tuple[Owed, ...] = CLOCKED if phase is Phase.PLAYING and p.pending is None else ()
         if phase is Phase.STARTING:
             what += (Owed.START_COMMITMENT, Owed.START_REVEAL)
         if p.game is not None and phase in (Phase.SHUFFLING, Phase.DEALING, Phase.PLAYING):
             what += DEAL_WORK
-        return [due.seat for due in self.owing() if due.what in what] if what else []
-
-    def shuffling(self) -> list[int]:
-        """The seats that owe a shuffle step (on the clock, its wait has SHUFFLE_STEP_MS at the least)."""
-        return [due.seat for due in self.owing() if due.what is Owed.SHUFFLE_STEP]
+        return [due for due in self.owing() if due.what in what] if what else []
 
     def in_game(self, seat: int) -> bool:
         """The game under way may still need ``seat``: it is not out of it (a Hold'em seat with no chips deals no

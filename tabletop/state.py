@@ -20,6 +20,7 @@ from .clock import Timers
 from .crypto import Group, derive_bytes
 from .game import Game, GameState, Outcome
 from .values import Phase, Problem
+from .words import overdue_words
 
 
 @dataclass(frozen=True)
@@ -178,10 +179,10 @@ class TableState:
         """A seat as a possessive: "your", "bo's"."""
         return "your" if seat == self.me else f"{self.name(seat)}'s"
 
-    def forfeit_words(self, seat: int) -> str:
-        """Why ``seat`` forfeited, before the game's words for the end: "bo's time ran out while the game needed
-        their keys"."""
-        return f"{self.whose(seat)} time ran out while the game needed {'your' if seat == self.me else 'their'} keys"
+    def overdue(self, seat: int, needed_by: str = "game") -> str:
+        """Why ``seat`` forfeited the game (or, ``needed_by`` "deal", why the deal is void), before the game's words
+        for it: "bo's time ran out while the game needed their keys"."""
+        return overdue_words(self.whose(seat), "your" if seat == self.me else "their", needed_by)
 
     def seat_names(self) -> tuple[str, ...]:
         """Every seat's :meth:`name`, in seat order: what tabletop/words.py names seats from."""

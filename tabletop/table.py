@@ -39,7 +39,7 @@ from .game import TIMED_OUT, RuleViolation, Setup
 from .intents import Needs, Post, Work
 from .state import MAX_WATCHING, OBSERVER, Play, Wish
 from .view import TableView, Viewable, safety_number
-from .values import Phase
+from .values import Owed, Phase
 from .words import clip
 
 __all__ = ["OBSERVER", "GameContractError", "LedgerEvent", "Needs", "Play", "Post", "Strategy", "Table", "TableView",
@@ -451,15 +451,22 @@ class Table(Viewable):
         """``seat``'s time ran out while the game needed its shuffle step or keys, in a game that cannot go on
         without them: the game ends (a move waiting for its cards is given up), ``seat`` forfeits, and the game
         names the winners (``GameState.forfeit``)."""
-        assert p.state is not None and p.deck is not None
+        assert p.state is not None
+        self._put_out(p, seat)
+        p.outcome, p.forfeited = p.state.forfeit(seat), seat
+        names = tuple(self.who(s) for s in range(p.seats))
+        p.last_move = f"{self.overdue(seat)}; {p.outcome.reason.format(*names)}"
+        self._say(p.last_move)
+
+    @staticmethod
+    def _put_out(p: Play, seat: int) -> None:
+        """The deal waits on ``seat`` no more, its time run out: its showings are dropped, a move waiting on them with
+        them, and the seat is out of the game (what it sends from now on crossed the claim)."""
+        assert p.deck is not None
         p.deck.shows.clear()
         p.pending, p.timed_out = None, False
         p.out.add(seat)
         p.late.discard(seat)
-        p.outcome, p.forfeited = p.state.forfeit(seat), seat
-        names = tuple(self.who(s) for s in range(p.seats))
-        p.last_move = f"{self.forfeit_words(seat)}; {p.outcome.reason.format(*names)}"
-        self._say(p.last_move)
 
     def _void(self, p: Play, seat: int) -> None:
         """``seat``'s time ran out while the deal needed its shuffle step or keys: the deal is given up (a move
@@ -467,14 +474,10 @@ class Table(Viewable):
         (``GameState.void``) and asks for the next one."""
         assert p.state is not None and p.deck is not None
         p.deck.void = True
-        p.deck.shows.clear()
-        p.pending, p.timed_out, p.dealt = None, False, True
-        p.out.add(seat)
-        p.late.discard(seat)
+        self._put_out(p, seat)
+        p.dealt = True
         names = tuple(self.who(s) for s in range(p.seats))
-        said = p.state.void(seat).format(*names)
-        self._said(p, f"{self.whose(seat)} time ran out while the deal needed {'your' if seat == self.me else 'their'} "
-                      f"keys; {said}", names)
+        self._said(p, f"{self.overdue(seat, 'deal')}; {p.state.void(seat).format(*names)}", names)
         if p.state.deals() > len(p.decks):
             self._deal(p)
             self._say(f"shuffling for deal {len(p.decks)}")
@@ -536,7 +539,9 @@ class Table(Viewable):
         """Complete what the last post completed, then let the clock read the new state."""
         self._complete(p)
         if p.timers is not None and p is self.play:
-            p.timers.update(self.clocked(), self.stamp, self._acted, self.shuffling())
+            dues = self.clocked_dues()
+            p.timers.update([due.seat for due in dues], self.stamp, self._acted,
+                            [due.seat for due in dues if due.what is Owed.SHUFFLE_STEP])
         self._acted = None
 
     def _complete(self, p: Play) -> None:

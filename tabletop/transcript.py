@@ -27,7 +27,7 @@ from . import wire
 from .table import OBSERVER, Play, Table, Violation, Wish
 from .values import Phase
 from .values import Verdict
-from .words import first_problem, unaudited_words, unfinished_words, verdict_words
+from .words import first_problem, overdue_words, unaudited_words, unfinished_words, verdict_words
 
 
 class NotATranscript(Exception):
@@ -77,7 +77,7 @@ class GameCheck:
         assert self.winners is not None and self.verdict is not None
         won = "a draw" if not self.winners else " and ".join(self.names[s] for s in self.winners) + " won"
         if (gone := self.play.forfeited) is not None:  # "ana won": the game ended without bo, whom it waited on
-            won += f" ({self.names[gone]} forfeited: their time ran out while the game needed their keys)"
+            won += f" ({self.names[gone]} forfeited: {overdue_words('their', 'their', 'game')})"
         return f"{head}: {won}. {verdict_words(self.verdict, self.names)}"
 
 

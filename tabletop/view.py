@@ -60,7 +60,7 @@ class Viewable(Intents, Audit):
         result = Result.of(outcome.winners, self.me) if outcome is not None and not watcher else None
         ending = outcome.reason.format(*(self.who(s) for s in range(seats))) if outcome else None
         if ending is not None and p.forfeited is not None:  # the game's words say who won, not why it ended there
-            ending = f"{self.forfeit_words(p.forfeited)}; {ending}"
+            ending = f"{self.overdue(p.forfeited)}; {ending}"
         return TableView(
             phase=self.phase, number=p.number, me=self.me, seats=seats,
             names=self.seat_names(),

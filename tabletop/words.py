@@ -86,6 +86,12 @@ def silence_words(owed: Sequence[Awaiting], names: Sequence[str], waited: float)
     return f"{awaiting_words(owed, names) or 'nobody moved'} (silent for {waited:g} s)"
 
 
+def overdue_words(whose: str, their: str, needed_by: str) -> str:
+    """Why a seat left the game or the deal: "bo's time ran out while the deal needed their keys" (``needed_by``:
+    "game" for a forfeit, "deal" for a void)."""
+    return f"{whose} time ran out while the {needed_by} needed {their} keys"
+
+
 def relay_silent_words(gone: float) -> str:
     """Why a seat gave up waiting while the relay stayed out of reach: nobody else could have moved meanwhile."""
     return f"the relay has not answered for {gone:.0f} s"
