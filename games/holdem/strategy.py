@@ -219,11 +219,12 @@ def wild(player: Player) -> bool:
     return maniac(player.habits) >= WILD
 
 
-def read_equity(hole: Sequence[str], board: Sequence[str], players: Sequence[Player], rng: random.Random) -> float:
+def read_equity(hole: Sequence[str], board: Sequence[str], players: Sequence[Player], rng: random.Random,
+                samples: int = SAMPLES) -> float:
     """My share of the pot against these players' ranges as read: each a raiser of every pot with the chance
     :func:`maniac` gives, else holding the best share of hands it bets or raises with (:func:`aggression`)."""
-    return range_equity(hole, board, [aggression(p.habits) for p in players], rng,
-                        wild=[maniac(p.habits) for p in players])
+    return range_equity(hole, board, [aggression(p.habits) for p in players], rng, samples,
+                        [maniac(p.habits) for p in players])
 
 
 def folding(habits: Habits) -> float:
@@ -468,7 +469,7 @@ def see_flop(view: HoldemView, hole: Sequence[str], rival: Player, rng: random.R
     the small blind, calling the raise) from :data:`SEE_HEADS_UP`, and is never raised: that player puts the chips
     in."""
     if min(view.to_call, view.mine.chips) == view.mine.chips or rival.all_in:  # the stack, so a closer count
-        share = range_equity(hole, (), [aggression(rival.habits)], rng, 4 * SAMPLES, [maniac(rival.habits)])
+        share = read_equity(hole, (), [rival], rng, 4 * SAMPLES)
         return Call() if share >= fold_value(*stakes(view, rival)) else Fold()
     return Call() if read_equity(hole, (), [rival], rng) >= SEE_HEADS_UP else Fold()
 
@@ -482,14 +483,13 @@ def against_pot_raiser(view: HoldemView, hole: Sequence[str], rival: Player, rng
         return Check()
     depth, invested = stakes(view, rival)
     call = min(view.to_call, view.mine.chips)
-    shares, wild_chances = [aggression(rival.habits)], [maniac(rival.habits)]
     if call == view.mine.chips or rival.all_in or len(view.board) == 5:
-        going = range_equity(hole, view.board, shares, rng, wild=wild_chances)
+        going = read_equity(hole, view.board, [rival], rng)
     else:
         later = fold_value(depth, invested + call / view.blinds[1])
         known = {*hole, *view.board}
         cards = [card for card in DECK if card not in known]
-        going = sum(max(later, range_equity(hole, (*view.board, card), shares, rng, NEXT_CARDS, wild_chances))
+        going = sum(max(later, read_equity(hole, (*view.board, card), [rival], rng, NEXT_CARDS))
                     for card in cards) / len(cards)
     return Call() if going >= fold_value(depth, invested) else Fold()
 
