@@ -49,9 +49,7 @@ class ProblemScreen(KeepsTranscript):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
-            yield Label("[b]Cannot play[/b]")
-            yield Label(self.problem, id="problem", markup=False)
-            yield from self.transcript_lines()
+            yield from self.stopped("Cannot play", self.problem)
             yield Label(self.retry, id="retry", markup=False)
         yield KeysFooter()
 

@@ -20,6 +20,12 @@ class KeepsTranscript(Screen[None]):
     transcript: str | None = None
     download: bool = False
 
+    def stopped(self, title: str, problem: str) -> ComposeResult:
+        """The dialog's head: its title, why the game stopped (shown literally), and where the transcript is."""
+        yield Label(f"[b]{title}[/b]")
+        yield Label(problem, id="problem", markup=False)
+        yield from self.transcript_lines()
+
     def transcript_lines(self) -> ComposeResult:
         """The line that introduces the transcript, and in a terminal its path."""
         if self.transcript:
@@ -51,9 +57,7 @@ class ViolationScreen(ModalScreen[None], KeepsTranscript):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
-            yield Label("[b]Game stopped: the rules were broken[/b]")
-            yield Label(self.problem, id="problem", markup=False)
-            yield from self.transcript_lines()
+            yield from self.stopped("Game stopped: the rules were broken", self.problem)
         yield KeysFooter()
 
 
