@@ -131,7 +131,8 @@ def against(names: list[str], sizes: list[int], games: int, options: HoldemOptio
                                      button=seed % seats)
                         outcome = state.outcome()
                         assert outcome is not None
-                        won += max(outcome.winners) < computers and (computers > 1 or len(outcome.winners) == 1)
+                        won += bool(outcome.winners) and max(outcome.winners) < computers and (
+                            computers > 1 or len(outcome.winners) == 1)  # (no winner: a draw, not won)
                         hands += state.hand.number + 1
                     low, high = wilson(won, games)
                     print(f"{label:<10} {name:<24} {seats:>5} {computers:>9} {f'{won}/{games}':>8} {won / games:>8.0%} "
@@ -175,6 +176,11 @@ def solve(options: HoldemOptions, seats: int, hand: Hand) -> Best:
     return best
 
 
+def either_button(best: Best, number: int, chips: int) -> float:
+    """A solved game's win rate from hand ``number`` with ``chips``, averaged over who has the button."""
+    return (best(number, chips, 0) + best(number, chips, 1)) / 2
+
+
 def best_against_all_in(options: HoldemOptions, seats: int = 2) -> float:
     """The win rate of the best strategy heads-up against always-all-in, in a model solved by dynamic programming
     (:func:`solve`): every hand it shoves (or calls the shove) or folds its blind; a called shove is won with the
@@ -196,7 +202,7 @@ def best_against_all_in(options: HoldemOptions, seats: int = 2) -> float:
 
     best = solve(options, seats, hand)
     start = seats - 2
-    return (best(start, options.chips, 0) + best(start, options.chips, 1)) / 2
+    return either_button(best, start, options.chips)
 
 
 def best_against_pot(options: HoldemOptions, seats: int = 2) -> float:
@@ -216,7 +222,7 @@ def best_against_pot(options: HoldemOptions, seats: int = 2) -> float:
     survivor, the better button) or puts in its whole stack against both."""
     best = solve(options, seats, against_pot(flop_equities()[0]))
     if seats == 2:
-        return (best(0, options.chips, 0) + best(0, options.chips, 1)) / 2
+        return either_button(best, 0, options.chips)
     tie, three = three_way()
     small, big = parse_blinds(options.blinds)
     places = []
@@ -232,7 +238,7 @@ def floor_against_pot(options: HoldemOptions) -> float:
     never on the river, and splits ties. The best strategy wins at least this much, and at most
     :func:`best_against_pot`."""
     best = solve(options, 2, against_pot(flop_equities()[1]))
-    return (best(0, options.chips, 0) + best(0, options.chips, 1)) / 2
+    return either_button(best, 0, options.chips)
 
 
 def against_pot(flops: Rows) -> Hand:
