@@ -534,10 +534,9 @@ def clock_text(view: SeatView, now: float | None = None, named: Collection[int] 
     ("you 0:04 · bank 0:00"), else that of each seat it waits on ("bo 0:23 · bank 1:00", "cy sitting out 0:05"),
     without the name when it waits on one seat only and that is ``named`` by the headline beside it ("bo's turn ⏱
     0:23 · bank 1:00"); and whether mine is nearly out. ("", False) when no clock runs."""
-    clock = view.clock
-    if clock is None or view.relay_offset is None or not view.in_game:  # a shuffle step or a key may be on it
+    clock, relay = view.clock, relay_ms(view, now)
+    if clock is None or relay is None or not view.in_game:  # a shuffle step or a key may be on it
         return "", False
-    relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
     seats = [wait.seat for wait in clock.waits]
     parts, hurry = [], False
     shown = [view.me] if view.me in seats else seats
@@ -592,12 +591,17 @@ def program_gone(view: SeatView, now: float | None = None) -> tuple[str, ...]:
 
 def clock_runs(view: SeatView, seats: Sequence[int], now: float | None = None) -> str:
     """The time left, move and bank, of the first of ``seats`` whose clock runs out ("0:25"); "" with no clock."""
-    clock = view.clock
-    if clock is None or view.relay_offset is None:
+    clock, relay = view.clock, relay_ms(view, now)
+    if clock is None or relay is None:
         return ""
-    relay = round(((now or time.monotonic()) + view.relay_offset) * 1000)
     left = [sum(each) for seat in seats if (each := clock.left(seat, relay)) is not None]
     return minutes(min(left)) if left else ""
+
+
+def relay_ms(view: SeatView, now: float | None = None) -> int | None:
+    """The relay's clock now (ms), the clocks' unit, from this program's (``now``: time.monotonic()); None before
+    the relay's time is known."""
+    return None if view.relay_offset is None else round(((now or time.monotonic()) + view.relay_offset) * 1000)
 
 
 def out_seats(view: SeatView) -> list[int]:
