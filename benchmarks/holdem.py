@@ -22,7 +22,8 @@ With ``--against``, no relay and no cryptography: the computer
 three seats both ways (the computer against two copies of the policy, and
 one copy against two computers: the "computers" column), ``--games`` games
 per policy and table size (default 100), game k seeded k (its decks and the
-computer's choices) with the first button on seat k mod the seats. Prints
+computer's choices; ``--first-seed S``: from seed S on) with the first
+button on the seat of its seed mod the seats. Prints
 the computers' games won / played (a game shared at the last hand is not
 won, unless the computers share it), the win rate with a 95 % Wilson
 interval, the hands per game, and the time of each of the computer's
@@ -79,6 +80,8 @@ def main() -> None:
                         "games per policy and table size (default 100)")
     parser.add_argument("--against", help=f"comma-separated fixed policies to play on the pure rules: {', '.join(POLICIES)}")
     parser.add_argument("--seats", default="2,3", help="with --against: the table sizes (default 2,3)")
+    parser.add_argument("--first-seed", type=int, default=1, help="with --against: the seed of the first game "
+                        "(default 1; game k is seeded first-seed + k - 1)")
     parser.add_argument("--blinds", default="10/20", help="with --against: the first blinds (default 10/20)")
     parser.add_argument("--compare", metavar="REV", help="with --against: also play the computer of git revision REV "
                         "(its games/holdem/strategy.py) on the same seeds")
@@ -86,7 +89,8 @@ def main() -> None:
     if args.against:
         options = HoldemOptions(chips=args.chips, blinds=args.blinds, hands=args.hands)
         players = {"now": computer} | ({args.compare: computer_at(args.compare)} if args.compare else {})
-        against(args.against.split(","), [int(n) for n in args.seats.split(",")], args.games or 100, options, players)
+        seeds = range(args.first_seed, args.first_seed + (args.games or 100))
+        against(args.against.split(","), [int(n) for n in args.seats.split(",")], seeds, options, players)
         return
     args.games = args.games or 1
     with game_relay(args.group) as url, tempfile.TemporaryDirectory() as data_dir:
@@ -107,10 +111,11 @@ def computer_at(revision: str) -> Callable[[int | None], Policy]:
     return lambda seed: lambda view: module.decide(view, seed)
 
 
-def against(names: list[str], sizes: list[int], games: int, options: HoldemOptions,
+def against(names: list[str], sizes: list[int], seeds: range, options: HoldemOptions,
             players: dict[str, Callable[[int | None], Policy]]) -> None:
     """Each computer's win rate against each fixed policy at each table size, on the same seeds, and the time of
     each one's decisions."""
+    games = len(seeds)
     unknown = [name for name in names if name not in POLICIES]
     if unknown:
         sys.exit(f"no such policy: {', '.join(unknown)} (known: {', '.join(POLICIES)})")
@@ -125,7 +130,7 @@ def against(names: list[str], sizes: list[int], games: int, options: HoldemOptio
             for computers in (1, seats - 1) if seats > 2 else (1,):
                 for label, player in players.items():
                     won, hands = 0, 0
-                    for seed in range(1, games + 1):
+                    for seed in seeds:
                         mine = [timed(player(seed + 1_000_000 * k), times[label]) for k in range(computers)]
                         state = play([*mine, *[POLICIES[name]] * (seats - computers)], seed, options,
                                      button=seed % seats)
